@@ -1,0 +1,35 @@
+"""justjax: JAX's compilation pipeline, rebuilt in Python.
+
+`import justjax as jax` and `import justjax.numpy as jnp` run programs written for JAX.
+"""
+from justjax._src.config import config as config
+from justjax._src.core.core import Tracer as _Tracer
+from justjax._src.runtime.array import Array as Array
+from justjax._src.numpy import array_methods as _array_methods
+
+_array_methods.install(Array)
+_array_methods.install(_Tracer)
+
+from justjax._src.api import (
+    ShapeDtypeStruct as ShapeDtypeStruct,
+    block_until_ready as block_until_ready,
+    default_backend as default_backend,
+    device_count as device_count,
+    device_get as device_get,
+    device_put as device_put,
+    devices as devices,
+    eval_shape as eval_shape,
+    local_device_count as local_device_count,
+    local_devices as local_devices,
+    make_jaxpr as make_jaxpr,
+    process_count as process_count,
+    process_index as process_index,
+)
+from justjax import errors as errors
+from justjax import lax as lax
+from justjax import numpy as numpy
+from justjax import tree_util as tree_util
+from justjax import tree as tree
+from justjax import dtypes as dtypes
+
+__version__ = "0.1.0"

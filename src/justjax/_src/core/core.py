@@ -1,0 +1,310 @@
+"""Primitives, traces and tracers: the stackless tracing machinery.
+
+One current trace lives in a thread-local; `Primitive.bind` hands the primitive to it. A
+transform's trace knows its `parent_trace`, unboxes only its own tracers (anything else is a
+constant to it) and runs its rules with the parent as the current trace. There is no global
+stack of levels.
+"""
+from __future__ import annotations
+
+import contextlib
+import itertools
+import operator
+import threading
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from justjax._src import errors
+from justjax._src.core import dtypes
+from justjax._src.core.avals import ShapedArray
+
+
+class Primitive:
+    """A primitive operation. Arrays are positional, static parameters are keywords."""
+
+    multiple_results = False
+
+    def __init__(self, name: str, *, multiple_results: bool = False) -> None:
+        self.name = name
+        self.multiple_results = multiple_results
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        return trace_state.trace.process_primitive(self, args, params)
+
+    def def_impl(self, rule: Callable) -> Callable:
+        impl_rules[self] = rule
+        return rule
+
+    def def_abstract_eval(self, rule: Callable) -> Callable:
+        abstract_eval_rules[self] = rule
+        return rule
+
+    def abstract_eval(self, *avals: Any, **params: Any) -> Any:
+        """Output aval(s) of the primitive for input avals (a list if `multiple_results`)."""
+        try:
+            rule = abstract_eval_rules[self]
+        except KeyError:
+            raise NotImplementedError(f"abstract evaluation rule for '{self.name}' not implemented") from None
+        return rule(*avals, **params)
+
+
+# The two core rule tables; each transform owns its own table in its own module.
+impl_rules: dict[Primitive, Callable] = {}
+abstract_eval_rules: dict[Primitive, Callable] = {}
+
+
+# ---------------------------------------------------------------------------------------------
+# Abstract values of concrete Python values.
+
+pytype_aval_mappings: dict[type, Callable[[Any], ShapedArray]] = {}
+
+
+def _scalar_aval(x: Any) -> ShapedArray:
+    dtype = dtypes.canonicalize_dtype(dtypes.PYTHON_SCALAR_DTYPES[type(x)])
+    if type(x) is int:
+        dtypes.check_python_int_range(x, dtype)
+    return ShapedArray((), dtype, weak_type=True)
+
+
+def _numpy_aval(x: Any) -> ShapedArray:
+    dtype = np.dtype(x.dtype)
+    if dtype not in dtypes.ALL_TYPES:
+        raise TypeError(f"Value {x!r} with dtype {dtype} is not a valid JAX array type. "
+                        "Only arrays of numeric types are supported by JAX.")
+    return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(dtype))
+
+
+for _t in dtypes.PYTHON_SCALAR_DTYPES:
+    pytype_aval_mappings[_t] = _scalar_aval
+pytype_aval_mappings[np.ndarray] = _numpy_aval
+for _d in dtypes.ALL_TYPES:
+    pytype_aval_mappings[_d.type] = _numpy_aval
+
+
+def get_aval(x: Any) -> ShapedArray:
+    """The abstract value of a tracer or a concrete value (Array, NumPy value, Python scalar)."""
+    if isinstance(x, Tracer):
+        return x.aval
+    mapping = pytype_aval_mappings.get(type(x))
+    if mapping is not None:
+        return mapping(x)
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval
+    for cls in type(x).__mro__[1:]:
+        mapping = pytype_aval_mappings.get(cls)
+        if mapping is not None:
+            return mapping(x)
+    raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
+
+
+def valid_jaxtype(x: Any) -> bool:
+    try:
+        get_aval(x)
+    except TypeError:
+        return False
+    return True
+
+
+def check_arraylike(fun_name: str, *args: Any) -> None:
+    for position, arg in enumerate(args):
+        if not (isinstance(arg, Tracer) or valid_jaxtype(arg)) or isinstance(arg, (list, tuple)):
+            raise TypeError(f"{fun_name} requires ndarray or scalar arguments, "
+                            f"got {type(arg).__name__} at position {position}.")
+
+
+# ---------------------------------------------------------------------------------------------
+# Traces.
+
+class Trace:
+    """A transformation in progress. Subclasses implement `process_primitive`."""
+
+    def __init__(self) -> None:
+        self._valid = True
+
+    def process_primitive(self, primitive: Primitive, args: Sequence[Any], params: dict) -> Any:
+        raise NotImplementedError
+
+    def invalidate(self) -> None:
+        self._valid = False
+
+    def is_valid(self) -> bool:
+        return self._valid
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+
+class EvalTrace(Trace):
+    """Evaluation: runs each primitive's `impl` on concrete values."""
+
+    def process_primitive(self, primitive: Primitive, args: Sequence[Any], params: dict) -> Any:
+        for arg in args:
+            if isinstance(arg, Tracer):
+                raise escaped_tracer_error(arg)
+        try:
+            rule = impl_rules[primitive]
+        except KeyError:
+            raise NotImplementedError(f"impl rule for '{primitive.name}' not implemented") from None
+        return rule(*args, **params)
+
+
+class _TraceState(threading.local):
+    def __init__(self) -> None:
+        self.trace: Trace = eval_trace
+
+
+eval_trace = EvalTrace()
+trace_state = _TraceState()
+
+
+def current_trace() -> Trace:
+    return trace_state.trace
+
+
+@contextlib.contextmanager
+def set_current_trace(trace: Trace) -> Iterator[None]:
+    """Makes `trace` the current trace for the body of the `with`."""
+    previous = trace_state.trace
+    trace_state.trace = trace
+    try:
+        yield
+    finally:
+        trace_state.trace = previous
+
+
+_tag_counter = itertools.count()
+
+
+class TraceTag:
+    """Identifies one transformation application (one call of jvp, vmap, ...)."""
+
+    __slots__ = ("id",)
+
+    def __init__(self) -> None:
+        self.id = next(_tag_counter)
+
+    def __repr__(self) -> str:
+        return f"TraceTag({self.id})"
+
+
+def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
+    return errors.UnexpectedTracerError(
+        "Encountered an unexpected tracer. A function transformed by JAX had a side effect, "
+        f"allowing for a reference to an intermediate value with type {tracer.aval.str_short()} "
+        f"wrapped in a {type(tracer).__name__} to escape the scope of the transformation.\n"
+        "JAX transformations require that functions explicitly return their outputs, and "
+        "disallow saving intermediate values to global state.\n"
+        "See https://docs.jax.dev/en/latest/errors.html#jax.errors.UnexpectedTracerError")
+
+
+# ---------------------------------------------------------------------------------------------
+# Tracers.
+
+class Tracer:
+    """A value being traced. Operators and array methods are installed by the numpy layer."""
+
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.aval.ndim
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    @property
+    def weak_type(self) -> bool:
+        return self.aval.weak_type
+
+    def _origin_msg(self) -> str:
+        return self._trace.describe_tracer(self) if hasattr(self._trace, "describe_tracer") else ""
+
+    def __bool__(self) -> bool:
+        raise errors.TracerBoolConversionError(self)
+
+    def __index__(self) -> int:
+        raise errors.TracerIntegerConversionError(self)
+
+    def __int__(self) -> int:
+        raise errors.ConcretizationTypeError(
+            self, f"The problem arose with the `int` function. ")
+
+    def __float__(self) -> float:
+        raise errors.ConcretizationTypeError(
+            self, f"The problem arose with the `float` function. ")
+
+    def __complex__(self) -> complex:
+        raise errors.ConcretizationTypeError(
+            self, f"The problem arose with the `complex` function. ")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise errors.TracerArrayConversionError(self)
+
+    def __hash__(self) -> int:
+        raise TypeError(f"unhashable type: '{type(self).__name__}'")
+
+    def __len__(self) -> int:
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.aval.shape[0]))
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise immutable_error(self)
+
+    def __repr__(self) -> str:
+        return f"Traced<{self.aval.str_short(short_dtypes=False)}>with<{self._trace.describe()}>"
+
+    def tolist(self) -> Any:
+        raise errors.ConcretizationTypeError(self, "The problem arose with the `tolist` method. ")
+
+    def item(self, *args: Any) -> Any:
+        raise errors.ConcretizationTypeError(self, "The problem arose with the `item` method. ")
+
+
+def immutable_error(x: Any) -> TypeError:
+    return TypeError(
+        f"'{type(x).__name__}' object does not support item assignment. JAX arrays are immutable. "
+        "Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another .at[] method: "
+        "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
+def concrete_or_error(force: Callable[[Any], Any], value: Any, context: str = "") -> Any:
+    """`force(value)` if `value` is concrete, else JAX's ConcretizationTypeError."""
+    if isinstance(value, Tracer):
+        raise errors.ConcretizationTypeError(value, context)
+    return force(value)
+
+
+def concrete_dim(value: Any, context: str = "") -> int:
+    if isinstance(value, Tracer):
+        raise errors.ConcretizationTypeError(
+            value, f"{context}The size argument must be a concrete (static) integer. ")
+    return operator.index(value)
+
+
+def is_concrete(x: Any) -> bool:
+    return not isinstance(x, Tracer)

@@ -1,0 +1,318 @@
+"""JAX's dtypes: the canonical set, 64-bit canonicalization, weak types and the promotion lattice.
+
+JAX promotes along a lattice rather than NumPy's value-based tables: Python scalars are *weak*
+(they take the other operand's type), int64 with float32 gives float32, and without
+`jax_enable_x64` every 64-bit type is canonicalized to its 32-bit sibling.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from justjax._src.config import config
+
+bool_ = np.dtype(np.bool_)
+int8 = np.dtype(np.int8)
+int16 = np.dtype(np.int16)
+int32 = np.dtype(np.int32)
+int64 = np.dtype(np.int64)
+uint8 = np.dtype(np.uint8)
+uint16 = np.dtype(np.uint16)
+uint32 = np.dtype(np.uint32)
+uint64 = np.dtype(np.uint64)
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+float16 = np.dtype(np.float16)
+float32 = np.dtype(np.float32)
+float64 = np.dtype(np.float64)
+complex64 = np.dtype(np.complex64)
+complex128 = np.dtype(np.complex128)
+# The tangent type of integer and boolean values: a zero-size void, as in JAX.
+float0 = np.dtype([("float0", np.void, 0)])
+
+BOOL_TYPES = (bool_,)
+SIGNED_TYPES = (int8, int16, int32, int64)
+UNSIGNED_TYPES = (uint8, uint16, uint32, uint64)
+INT_TYPES = SIGNED_TYPES + UNSIGNED_TYPES
+FLOAT_TYPES = (bfloat16, float16, float32, float64)
+COMPLEX_TYPES = (complex64, complex128)
+ALL_TYPES = BOOL_TYPES + INT_TYPES + FLOAT_TYPES + COMPLEX_TYPES
+CUSTOM_FLOAT_TYPES = (bfloat16,)
+
+_SHORT_NAMES = {
+    bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
+    uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
+    bfloat16: "bf16", float16: "f16", float32: "f32", float64: "f64",
+    complex64: "c64", complex128: "c128", float0: "float0",
+}
+
+_CANONICAL_32 = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
+
+# Python scalar types map to these (weakly typed) before canonicalization.
+PYTHON_SCALAR_DTYPES: dict[type, np.dtype] = {
+    bool: bool_, int: int64, float: float64, complex: complex128,
+}
+
+
+def short_dtype_name(dtype: np.dtype) -> str:
+    """The short name used in jaxprs: `f32`, `i32`, `bool`, `bf16`."""
+    return _SHORT_NAMES[np.dtype(dtype)]
+
+
+def dtype_name(dtype: np.dtype) -> str:
+    return "float0" if np.dtype(dtype) == float0 else np.dtype(dtype).name
+
+
+def canonicalize_dtype(dtype: Any) -> np.dtype:
+    """Maps 64-bit types to 32-bit ones unless `jax_enable_x64` is set."""
+    dtype = np.dtype(dtype)
+    if config.read("jax_enable_x64"):
+        return dtype
+    return _CANONICAL_32.get(dtype, dtype)
+
+
+def default_int_dtype() -> np.dtype:
+    return canonicalize_dtype(int64)
+
+
+def default_uint_dtype() -> np.dtype:
+    return canonicalize_dtype(uint64)
+
+
+def default_float_dtype() -> np.dtype:
+    return canonicalize_dtype(float64)
+
+
+def default_complex_dtype() -> np.dtype:
+    return canonicalize_dtype(complex128)
+
+
+def default_dtype_of_kind(kind: str) -> np.dtype:
+    return {"b": bool_, "i": default_int_dtype(), "u": default_uint_dtype(),
+            "f": default_float_dtype(), "c": default_complex_dtype()}[kind]
+
+
+def is_python_scalar(x: Any) -> bool:
+    return type(x) in PYTHON_SCALAR_DTYPES
+
+
+def issubdtype(a: Any, b: Any) -> bool:
+    """`np.issubdtype` that also knows bfloat16 is a floating type."""
+    if isinstance(b, type) and b in (np.floating, np.inexact, np.number, np.generic):
+        if np.dtype(a) == bfloat16:
+            return True
+    if np.dtype(a) == bfloat16 and not isinstance(b, type):
+        return np.dtype(b) == bfloat16
+    return np.issubdtype(a, b)
+
+
+def is_float(dtype: Any) -> bool:
+    return np.dtype(dtype) in FLOAT_TYPES
+
+
+def is_complex(dtype: Any) -> bool:
+    return np.dtype(dtype) in COMPLEX_TYPES
+
+
+def is_inexact(dtype: Any) -> bool:
+    return is_float(dtype) or is_complex(dtype)
+
+
+def is_int(dtype: Any) -> bool:
+    return np.dtype(dtype) in INT_TYPES
+
+
+def is_signed(dtype: Any) -> bool:
+    return np.dtype(dtype) in SIGNED_TYPES
+
+
+def is_unsigned(dtype: Any) -> bool:
+    return np.dtype(dtype) in UNSIGNED_TYPES
+
+
+def is_bool(dtype: Any) -> bool:
+    return np.dtype(dtype) == bool_
+
+
+def kind(dtype: Any) -> str:
+    """'b', 'i', 'u', 'f' or 'c' (bfloat16 counts as 'f')."""
+    dtype = np.dtype(dtype)
+    return "f" if dtype == bfloat16 else dtype.kind
+
+
+def finfo(dtype: Any) -> Any:
+    dtype = np.dtype(dtype)
+    return ml_dtypes.finfo(dtype) if dtype == bfloat16 else np.finfo(dtype)
+
+
+def iinfo(dtype: Any) -> np.iinfo:
+    return np.iinfo(np.dtype(dtype))
+
+
+def to_inexact_dtype(dtype: Any) -> np.dtype:
+    """The dtype integer and bool inputs become in float-valued functions (sin, mean, ...)."""
+    dtype = np.dtype(dtype)
+    return dtype if is_inexact(dtype) else default_float_dtype()
+
+
+def to_complex_dtype(dtype: Any) -> np.dtype:
+    dtype = np.dtype(dtype)
+    if dtype in (float64, complex128):
+        return complex128
+    return complex64
+
+
+def real_dtype(dtype: Any) -> np.dtype:
+    dtype = np.dtype(dtype)
+    return {complex64: float32, complex128: float64}.get(dtype, dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# The promotion lattice.  Nodes are dtypes plus the three weak kinds int/float/complex (Python
+# types); an edge a -> b means "a promotes to b".
+_WEAK_INT, _WEAK_FLOAT, _WEAK_COMPLEX = int, float, complex
+_WEAK_NODES = (_WEAK_INT, _WEAK_FLOAT, _WEAK_COMPLEX)
+
+
+def _is_weak_node(x: Any) -> bool:
+    # Identity, not equality: np.dtype('int64') == int is True in NumPy.
+    return any(x is node for node in _WEAK_NODES)
+
+_LATTICE_EDGES: dict[Any, list[Any]] = {
+    bool_: [_WEAK_INT],
+    _WEAK_INT: [uint8, int8],
+    uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: [_WEAK_FLOAT],
+    int8: [int16], int16: [int32], int32: [int64], int64: [_WEAK_FLOAT],
+    _WEAK_FLOAT: [bfloat16, float16, _WEAK_COMPLEX],
+    bfloat16: [float32], float16: [float32], float32: [float64, complex64], float64: [complex128],
+    _WEAK_COMPLEX: [complex64], complex64: [complex128], complex128: [],
+}
+
+
+def _upper_bounds() -> dict[Any, frozenset]:
+    """For each node, the set of nodes reachable from it (itself included)."""
+    bounds: dict[Any, frozenset] = {}
+
+    def visit(node: Any) -> frozenset:
+        if node not in bounds:
+            reach = {node}
+            for succ in _LATTICE_EDGES[node]:
+                reach |= visit(succ)
+            bounds[node] = frozenset(reach)
+        return bounds[node]
+
+    for node in _LATTICE_EDGES:
+        visit(node)
+    return bounds
+
+
+_UPPER_BOUNDS = _upper_bounds()
+
+
+@functools.lru_cache(maxsize=4096)
+def _least_upper_bound(*nodes: Any) -> Any:
+    common = functools.reduce(frozenset.intersection, (_UPPER_BOUNDS[n] for n in nodes))
+    # The least upper bound is the common bound that every other common bound is above.
+    for candidate in common:
+        if common <= _UPPER_BOUNDS[candidate]:
+            return candidate
+    raise TypeError(f"no promotion path for {nodes}")  # unreachable in this lattice
+
+
+def promote_types(a: Any, b: Any) -> np.dtype:
+    """`jnp.promote_types`: the least upper bound of two dtypes in JAX's lattice.
+
+    Python scalar types stand for weak types here, as in JAX.
+    """
+    a_node = a if _is_weak_node(a) else np.dtype(a)
+    b_node = b if _is_weak_node(b) else np.dtype(b)
+    result = _least_upper_bound(a_node, b_node)
+    if _is_weak_node(result):
+        return PYTHON_SCALAR_DTYPES[result]
+    return np.dtype(result)
+
+
+def dtype_and_weak_type(x: Any) -> tuple[np.dtype, bool]:
+    """The (uncanonicalized) dtype of a value or dtype-like, and whether it is weakly typed."""
+    if type(x) in PYTHON_SCALAR_DTYPES:
+        return PYTHON_SCALAR_DTYPES[type(x)], True
+    if _is_weak_node(x):
+        return PYTHON_SCALAR_DTYPES[x], True
+    aval = getattr(x, "aval", None)
+    if aval is not None and hasattr(aval, "weak_type"):
+        return aval.dtype, aval.weak_type
+    if hasattr(x, "dtype"):
+        return np.dtype(x.dtype), False
+    try:
+        return np.dtype(x), False
+    except TypeError:
+        raise TypeError(f"Cannot determine dtype of {x!r}") from None
+
+
+def _lattice_node(dtype: np.dtype, weak: bool) -> Any:
+    if not weak or dtype == bool_:
+        return dtype
+    return {"i": _WEAK_INT, "u": _WEAK_INT, "f": _WEAK_FLOAT, "c": _WEAK_COMPLEX}[kind(dtype)]
+
+
+def result_type_and_weak(*args: Any) -> tuple[np.dtype, bool]:
+    """JAX's `result_type` plus the weak-type flag of the result.
+
+    Weak inputs take part as their weak kind, so `f16_array + 1.0` stays float16; a result
+    that is itself weak has its kind's default (canonical) width.
+    """
+    if not args:
+        raise ValueError("at least one array or dtype is required")
+    pairs = [dtype_and_weak_type(a) for a in args]
+    dtypes = [d for d, _ in pairs]
+    weaks = [w for _, w in pairs]
+    if len(pairs) == 1:
+        out, weak = dtypes[0], weaks[0]
+    elif len(set(dtypes)) == 1 and not all(weaks):
+        out, weak = dtypes[0], False
+    elif all(weaks):
+        out, weak = _least_upper_bound(*set(dtypes)), True
+    else:
+        out = _least_upper_bound(*{_lattice_node(d, w) for d, w in zip(dtypes, weaks, strict=True)})
+        weak = _is_weak_node(out)
+        if weak:
+            out = PYTHON_SCALAR_DTYPES[out]
+    out = np.dtype(out)
+    weak = weak and out != bool_
+    if weak:
+        return default_dtype_of_kind(kind(out)), True
+    return canonicalize_dtype(out), False
+
+
+def result_type(*args: Any) -> np.dtype:
+    """`jnp.result_type`: the dtype that combining `args` produces."""
+    return result_type_and_weak(*args)[0]
+
+
+def dtype_of_value(x: Any) -> np.dtype:
+    """The canonical dtype a concrete value has once it becomes an array."""
+    if type(x) in PYTHON_SCALAR_DTYPES:
+        return canonicalize_dtype(PYTHON_SCALAR_DTYPES[type(x)])
+    if hasattr(x, "dtype"):
+        return canonicalize_dtype(x.dtype)
+    return canonicalize_dtype(np.asarray(x).dtype)
+
+
+def check_python_int_range(value: int, dtype: np.dtype) -> None:
+    """Raises JAX's OverflowError for a Python int that does not fit `dtype`."""
+    if is_int(dtype):
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python int {value} too large to convert to {dtype.name}")
+
+
+def coerce_to_array(x: Any, dtype: Any = None) -> np.ndarray:
+    """A concrete value as a NumPy array of its canonical (or the given) dtype."""
+    if dtype is None:
+        dtype = dtype_of_value(x)
+    dtype = np.dtype(dtype)
+    if type(x) is int:
+        check_python_int_range(x, dtype)
+    return np.asarray(x, dtype=dtype)

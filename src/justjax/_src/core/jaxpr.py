@@ -1,0 +1,343 @@
+"""Jaxprs: variables, literals, equations, (closed) jaxprs, evaluation, type checking, printing."""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from justjax._src.core import pretty as pp
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.core import Primitive, abstract_eval_rules
+
+_var_ids = itertools.count()
+
+
+class Var:
+    """A variable of a jaxpr. Identity is object identity; names are given when printing."""
+
+    __slots__ = ("aval", "id")
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.aval = aval
+        self.id = next(_var_ids)
+
+    def __repr__(self) -> str:
+        return f"Var(id={self.id}):{self.aval.str_short()}"
+
+
+class DropVar(Var):
+    """An equation output nothing reads; prints as `_`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "_"
+
+
+class Literal:
+    """A scalar constant written inline in a jaxpr: `2.0:f32[]`."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val: Any, aval: ShapedArray) -> None:
+        self.val = val
+        self.aval = aval
+
+    def value_str(self) -> str:
+        if np.shape(self.val):
+            return "[...]"
+        return str(np.asarray(self.val).item())
+
+    def __repr__(self) -> str:
+        return f"Literal({self.value_str()})"
+
+
+Atom = Var | Literal
+
+
+@dataclass(eq=False)
+class JaxprEqn:
+    """`outvars = primitive[params] invars`."""
+
+    invars: list[Atom]
+    outvars: list[Var]
+    primitive: Primitive
+    params: dict[str, Any]
+    effects: frozenset = frozenset()
+    source_info: Any = None
+
+    def replace(self, **changes: Any) -> JaxprEqn:
+        fields_ = dict(invars=self.invars, outvars=self.outvars, primitive=self.primitive,
+                       params=self.params, effects=self.effects, source_info=self.source_info)
+        fields_.update(changes)
+        return JaxprEqn(**fields_)
+
+    def __str__(self) -> str:
+        return _pp_eqn(self, PrettyContext()).format()
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+@dataclass(eq=False)
+class Jaxpr:
+    """A typed, first-order program: `{ lambda constvars ; invars. let eqns in (outvars) }`."""
+
+    constvars: list[Var]
+    invars: list[Var]
+    outvars: list[Atom]
+    eqns: list[JaxprEqn]
+    effects: frozenset = frozenset()
+    debug_info: Any = None
+
+    @property
+    def in_avals(self) -> list[ShapedArray]:
+        return [v.aval for v in self.invars]
+
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return [v.aval for v in self.outvars]
+
+    def replace(self, **changes: Any) -> Jaxpr:
+        fields_ = dict(constvars=self.constvars, invars=self.invars, outvars=self.outvars,
+                       eqns=self.eqns, effects=self.effects, debug_info=self.debug_info)
+        fields_.update(changes)
+        return Jaxpr(**fields_)
+
+    def pretty_print(self, width: int = 80) -> str:
+        return pp_jaxpr(self, PrettyContext()).format(width)
+
+    def __str__(self) -> str:
+        return self.pretty_print()
+
+    __repr__ = __str__
+
+
+@dataclass(eq=False)
+class ClosedJaxpr:
+    """A jaxpr together with the values of its constvars."""
+
+    jaxpr: Jaxpr
+    consts: list[Any] = field(default_factory=list)
+
+    @property
+    def in_avals(self) -> list[ShapedArray]:
+        return self.jaxpr.in_avals
+
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return self.jaxpr.out_avals
+
+    @property
+    def eqns(self) -> list[JaxprEqn]:
+        return self.jaxpr.eqns
+
+    @property
+    def literals(self) -> list[Any]:
+        return self.consts
+
+    @property
+    def effects(self) -> frozenset:
+        return self.jaxpr.effects
+
+    def map_jaxpr(self, f: Callable[[Jaxpr], Jaxpr]) -> ClosedJaxpr:
+        return ClosedJaxpr(f(self.jaxpr), self.consts)
+
+    def pretty_print(self, width: int = 80) -> str:
+        return self.jaxpr.pretty_print(width)
+
+    def __str__(self) -> str:
+        return self.pretty_print()
+
+    __repr__ = __str__
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation.
+
+def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
+    """Runs `jaxpr` by binding each equation again, so it re-traces under any current transform."""
+    env: dict[Var, Any] = {}
+
+    def read(atom: Atom) -> Any:
+        return atom.val if isinstance(atom, Literal) else env[atom]
+
+    def write(var: Var, value: Any) -> None:
+        if not isinstance(var, DropVar):
+            env[var] = value
+
+    for var, value in zip(jaxpr.constvars, consts, strict=True):
+        write(var, value)
+    for var, value in zip(jaxpr.invars, args, strict=True):
+        write(var, value)
+    for eqn in jaxpr.eqns:
+        outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+        if not eqn.primitive.multiple_results:
+            outs = [outs]
+        for var, value in zip(eqn.outvars, outs, strict=True):
+            write(var, value)
+    return [read(v) for v in jaxpr.outvars]
+
+
+def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable[..., list[Any]]:
+    return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+# ---------------------------------------------------------------------------------------------
+# Type checking.
+
+class JaxprTypeError(TypeError):
+    """A jaxpr is ill-typed (a bug in a transformation, never in user code)."""
+
+
+def _types_match(a: ShapedArray, b: ShapedArray) -> bool:
+    # Weak types may differ between a binder and a use, as in JAX's typecompat.
+    return a.shape == b.shape and a.dtype == b.dtype
+
+
+def check_jaxpr(jaxpr: Jaxpr) -> None:
+    """Checks that every variable is bound once before use and every equation's types agree."""
+    defined: set[Var] = set()
+
+    def bind_var(var: Var, where: str) -> None:
+        if isinstance(var, DropVar):
+            return
+        if var in defined:
+            raise JaxprTypeError(f"variable {var!r} bound twice ({where})")
+        defined.add(var)
+
+    def read(atom: Atom, where: str) -> ShapedArray:
+        if isinstance(atom, Literal):
+            return atom.aval
+        if atom not in defined:
+            raise JaxprTypeError(f"variable {atom!r} used before it is bound ({where})")
+        return atom.aval
+
+    for var in jaxpr.constvars:
+        bind_var(var, "constvar")
+    for var in jaxpr.invars:
+        bind_var(var, "invar")
+    for eqn in jaxpr.eqns:
+        where = f"in equation {eqn}"
+        in_avals = [read(atom, where) for atom in eqn.invars]
+        if eqn.primitive in abstract_eval_rules:
+            outs = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
+            outs = outs if eqn.primitive.multiple_results else [outs]
+            if len(outs) != len(eqn.outvars):
+                raise JaxprTypeError(f"{len(outs)} results for {len(eqn.outvars)} outvars {where}")
+            for var, aval in zip(eqn.outvars, outs, strict=True):
+                if not _types_match(var.aval, aval):
+                    raise JaxprTypeError(f"outvar type {var.aval.str_short()} differs from "
+                                         f"inferred {aval.str_short()} {where}")
+        for var in eqn.outvars:
+            bind_var(var, where)
+    for atom in jaxpr.outvars:
+        read(atom, "jaxpr outvars")
+
+
+# ---------------------------------------------------------------------------------------------
+# Printing, as JAX prints jaxprs.
+
+def encode_name(n: int) -> str:
+    """0 -> 'a', 25 -> 'z', 26 -> 'ba' (JAX's names have no 'aa')."""
+    letters = ""
+    while not letters or n:
+        n, digit = divmod(n, 26)
+        letters = chr(ord("a") + digit) + letters
+    return letters
+
+
+class PrettyContext:
+    """Names variables in order of first appearance, uniquely across nested jaxprs."""
+
+    def __init__(self) -> None:
+        self.names: dict[Var, str] = {}
+        self.shared_jaxprs: dict[Jaxpr, str] = {}
+
+    def name(self, var: Var) -> str:
+        if isinstance(var, DropVar):
+            return "_"
+        name = self.names.get(var)
+        if name is None:
+            name = self.names[var] = encode_name(len(self.names))
+        return name
+
+
+def _pp_atom(atom: Atom, context: PrettyContext) -> str:
+    if isinstance(atom, Literal):
+        return f"{atom.value_str()}:{atom.aval.str_short()}"
+    return context.name(atom)
+
+
+def pp_vars(atoms: Sequence[Atom], context: PrettyContext, *, separator: str = "",
+            print_shapes: bool = False) -> pp.Doc:
+    docs = []
+    for atom in atoms:
+        name = _pp_atom(atom, context)
+        if print_shapes and not isinstance(atom, Literal):
+            name = f"{name}:{atom.aval.str_short()}"
+        docs.append(pp.text(name))
+    return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), docs)))
+
+
+def _pp_param_value(value: Any, context: PrettyContext) -> pp.Doc:
+    if type(value) is tuple and value and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in value):
+        jaxprs = [j.jaxpr if isinstance(j, ClosedJaxpr) else j for j in value]
+        return pp.group(pp.concat([
+            pp.nest(2, pp.concat([pp.text("("), pp.brk(""),
+                                  pp.join(pp.brk(), [pp_jaxpr(j, context) for j in jaxprs])])),
+            pp.brk(""), pp.text(")")]))
+    if isinstance(value, Jaxpr):
+        return pp_jaxpr(value, context)
+    if isinstance(value, ClosedJaxpr):
+        return pp_jaxpr(value.jaxpr, context)
+    if isinstance(value, np.dtype):
+        return pp.text(value.name)
+    if isinstance(value, frozenset):
+        return pp.text(f"frozenset({{{', '.join(repr(e) for e in sorted(value))}}})")
+    return pp.text(str(value))
+
+
+def pp_params(params: dict[str, Any], context: PrettyContext) -> pp.Doc:
+    if not params:
+        return pp.NIL
+    pairs = [pp.text(f"{key}=") + _pp_param_value(params[key], context) for key in sorted(params)]
+    return pp.group(pp.concat([
+        pp.nest(2, pp.concat([pp.text("["), pp.brk(""), pp.join(pp.brk(), pairs)])),
+        pp.brk(""), pp.text("]")]))
+
+
+pp_eqn_rules: dict[Primitive, Callable[[JaxprEqn, PrettyContext], pp.Doc]] = {}
+
+
+def _pp_eqn(eqn: JaxprEqn, context: PrettyContext) -> pp.Doc:
+    rule = pp_eqn_rules.get(eqn.primitive)
+    if rule is not None:
+        return rule(eqn, context)
+    return pp_eqn_default(eqn, context, eqn.params)
+
+
+def pp_eqn_default(eqn: JaxprEqn, context: PrettyContext, params: dict[str, Any]) -> pp.Doc:
+    lhs = pp_vars(eqn.outvars, context, print_shapes=True)
+    rhs = [pp.text(eqn.primitive.name), pp_params(params, context),
+           pp.text(" ") + pp_vars(eqn.invars, context)]
+    if eqn.outvars:
+        return pp.concat([lhs, pp.text(" = "), *rhs])
+    return pp.concat(rhs)
+
+
+def pp_jaxpr(jaxpr: Jaxpr, context: PrettyContext) -> pp.Doc:
+    shared = context.shared_jaxprs.get(jaxpr)
+    if shared is not None:
+        return pp.text(shared)
+    constvars = pp_vars(jaxpr.constvars, context, print_shapes=True)
+    invars = pp_vars(jaxpr.invars, context, print_shapes=True)
+    eqns = pp.join(pp.brk("; "), [_pp_eqn(e, context) for e in jaxpr.eqns])
+    outvars = pp.concat([pp.text("("), pp_vars(jaxpr.outvars, context, separator=","),
+                         pp.text(")" if len(jaxpr.outvars) != 1 else ",)")])
+    return pp.group(pp.nest(2, pp.concat([
+        pp.text("{ "), pp.text("lambda "), constvars, pp.text("; "), invars,
+        pp.text(". "), pp.text("let"), pp.nest(2, pp.brk() + eqns), pp.brk(),
+        pp.text("in "), outvars])) + pp.text(" }"))

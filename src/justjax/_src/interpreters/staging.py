@@ -1,0 +1,194 @@
+"""Tracing Python functions to jaxprs (DynamicJaxprTrace).
+
+Every primitive applied to a tracer becomes an equation. Constants met along the way become
+constvars; at the end, scalar constants are inlined as literals (`2.0:f32[]`) and unused
+constants are dropped, as in JAX.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from justjax._src import errors
+from justjax._src.core import core, dtypes
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+
+
+@dataclass(frozen=True)
+class DebugInfo:
+    """What error messages say about the function being traced."""
+
+    traced_for: str
+    func_src_info: str
+    arg_names: tuple[str, ...]
+    result_paths: tuple[str, ...] | None = None
+
+    @property
+    def func_name(self) -> str:
+        return self.func_src_info.split(" ")[0]
+
+
+def debug_info(traced_for: str, fun: Callable, args: Sequence[Any], kwargs: dict[str, Any],
+               arg_names: Sequence[str] | None = None) -> DebugInfo:
+    """Describes `fun` (name and source location) and names its flattened arguments."""
+    name = getattr(fun, "__name__", type(fun).__name__)
+    try:
+        source = inspect.getsourcefile(inspect.unwrap(fun))
+        line = inspect.getsourcelines(inspect.unwrap(fun))[1]
+        src_info = f"{name} at {source}:{line}"
+    except (TypeError, OSError):
+        src_info = name
+    return DebugInfo(traced_for, src_info, tuple(arg_names or ()))
+
+
+def signature_arg_names(fun: Callable, args: Sequence[Any], kwargs: dict[str, Any]) -> list[str]:
+    """Top-level parameter names of `args`/`kwargs` in `fun`'s signature, best effort."""
+    try:
+        bound = inspect.signature(fun).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return [f"args[{i}]" for i in range(len(args))] + list(kwargs)
+    names = []
+    for param_name, value in bound.arguments.items():
+        kind = bound.signature.parameters[param_name].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            names.extend(f"{param_name}[{i}]" for i in range(len(value)))
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            names.extend(f"{param_name}['{k}']" for k in value)
+        else:
+            names.append(param_name)
+    return names
+
+
+class DynamicJaxprTracer(core.Tracer):
+    """A value being staged into a jaxpr; `var` is its variable there."""
+
+    __slots__ = ("_aval", "var")
+
+    def __init__(self, trace: DynamicJaxprTrace, aval: ShapedArray, var: Var) -> None:
+        self._trace = trace
+        self._aval = aval
+        self.var = var
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self._aval
+
+
+def _is_literalable(value: Any) -> bool:
+    return not isinstance(value, core.Tracer) and np.shape(value) == ()
+
+
+class DynamicJaxprTrace(core.Trace):
+    """Stages primitives into a jaxpr under construction."""
+
+    def __init__(self, debug: DebugInfo | None = None) -> None:
+        super().__init__()
+        self.debug = debug
+        self.invars: list[Var] = []
+        self.eqns: list[JaxprEqn] = []
+        self.constvars: dict[int, tuple[Var, Any, DynamicJaxprTracer]] = {}
+
+    def describe(self) -> str:
+        return "DynamicJaxprTrace"
+
+    def new_arg(self, aval: ShapedArray) -> DynamicJaxprTracer:
+        var = Var(aval)
+        self.invars.append(var)
+        return DynamicJaxprTracer(self, aval, var)
+
+    def new_const(self, value: Any) -> DynamicJaxprTracer:
+        # Keyed by identity; the value itself is kept alive in the table so ids stay unique.
+        entry = self.constvars.get(id(value))
+        if entry is None:
+            aval = core.get_aval(value)
+            var = Var(aval)
+            entry = (var, value, DynamicJaxprTracer(self, aval, var))
+            self.constvars[id(value)] = entry
+        return entry[2]
+
+    def to_jaxpr_tracer(self, x: Any) -> DynamicJaxprTracer:
+        if isinstance(x, DynamicJaxprTracer) and x._trace is self:
+            return x
+        if isinstance(x, core.Tracer) and not x._trace.is_valid():
+            raise core.escaped_tracer_error(x)
+        return self.new_const(x)
+
+    def process_primitive(self, primitive: core.Primitive, args: Sequence[Any], params: dict) -> Any:
+        tracers = [self.to_jaxpr_tracer(a) for a in args]
+        out_avals = primitive.abstract_eval(*[t.aval for t in tracers], **params)
+        if not primitive.multiple_results:
+            out_avals = [out_avals]
+        outs = [DynamicJaxprTracer(self, aval, Var(aval)) for aval in out_avals]
+        self.eqns.append(JaxprEqn([t.var for t in tracers], [t.var for t in outs], primitive,
+                                  dict(params)))
+        return outs if primitive.multiple_results else outs[0]
+
+    def to_closed_jaxpr(self, outputs: Sequence[Any]) -> ClosedJaxpr:
+        """Finishes tracing: the jaxpr computing `outputs`, with scalar constants inlined."""
+        out_vars = [self.to_jaxpr_tracer(x).var for x in outputs]
+        self.invalidate()
+        literals: dict[Var, Literal] = {}
+        for var, value, _ in self.constvars.values():
+            if _is_literalable(value):
+                literals[var] = Literal(dtypes.coerce_to_array(value, var.aval.dtype)[()], var.aval)
+
+        def inline(atom: Any) -> Any:
+            return literals.get(atom, atom)
+
+        eqns = [eqn.replace(invars=[inline(v) for v in eqn.invars]) for eqn in self.eqns]
+        outvars = [inline(v) for v in out_vars]
+        used = {v for eqn in eqns for v in eqn.invars if isinstance(v, Var)}
+        used |= {v for v in outvars if isinstance(v, Var)}
+        constvars, consts = [], []
+        for var, value, _ in self.constvars.values():
+            if var in used and var not in literals:
+                constvars.append(var)
+                consts.append(value)
+        jaxpr = Jaxpr(constvars, list(self.invars), outvars, eqns, debug_info=self.debug)
+        return ClosedJaxpr(jaxpr, consts)
+
+    # -- error messages ----------------------------------------------------------------------
+    def describe_tracer(self, tracer: core.Tracer) -> str:
+        if self.debug is None:
+            return ""
+        message = (f"The error occurred while tracing the function {self.debug.func_src_info} "
+                   f"for {self.debug.traced_for}. ")
+        names = self._argument_names_feeding(tracer.var)
+        if len(names) == 1:
+            message += (f"This concrete value was not available in Python because it depends "
+                        f"on the value of the argument {names[0]}.")
+        elif names:
+            listed = ", ".join(names[:-1]) + f" and {names[-1]}"
+            message += (f"This concrete value was not available in Python because it depends "
+                        f"on the values of the arguments {listed}.")
+        return message
+
+    def _argument_names_feeding(self, var: Var) -> list[str]:
+        producers = {out: eqn for eqn in self.eqns for out in eqn.outvars}
+        seen: set[Var] = set()
+        stack = [var]
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            eqn = producers.get(current)
+            if eqn is not None:
+                stack.extend(v for v in eqn.invars if isinstance(v, Var))
+        arg_names = self.debug.arg_names if self.debug else ()
+        return [arg_names[i] if i < len(arg_names) else f"args[{i}]"
+                for i, v in enumerate(self.invars) if v in seen]
+
+
+def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray],
+                   debug: DebugInfo | None = None) -> ClosedJaxpr:
+    """Traces `fun(*tracers) -> list of outputs` on arguments of the given avals."""
+    trace = DynamicJaxprTrace(debug)
+    arg_tracers = [trace.new_arg(aval) for aval in in_avals]
+    with core.set_current_trace(trace):
+        outputs = fun(*arg_tracers)
+    return trace.to_closed_jaxpr(outputs)

@@ -1,0 +1,4 @@
+"""lax: convolution primitives."""
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,450 @@
+"""Structural primitives every library function needs: conversion, broadcasting, reshaping,
+transposition, iota, select and concatenation."""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from justjax._src.core import core, dtypes
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.core import Primitive
+from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_eqn_rules
+from justjax._src.lax import utils
+from justjax._src.lax.utils import def_numpy_impl, standard_primitive
+from justjax._src.runtime.array import Array, from_numpy, to_numpy
+
+
+def _pp_without(*hidden: str, hide_if_empty: Sequence[str] = ()) -> Callable:
+    def rule(eqn: JaxprEqn, context: PrettyContext) -> Any:
+        params = {k: v for k, v in eqn.params.items()
+                  if k not in hidden and not (k in hide_if_empty and v == ())}
+        return pp_eqn_default(eqn, context, params)
+    return rule
+
+
+# -- convert_element_type ----------------------------------------------------------------------
+
+def _convert_values(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
+    """NumPy conversion with XLA's rules: complex -> real drops the imaginary part, float -> int
+    saturates at the integer type's range with NaN -> 0, anything -> bool is `x != 0`."""
+    if new_dtype == dtypes.bool_:
+        return x != 0
+    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
+        x = np.real(x)
+    if dtypes.is_inexact(x.dtype) and dtypes.is_int(new_dtype):
+        info = np.iinfo(new_dtype)
+        wide = x.astype(np.float64)
+        wide = np.where(np.isnan(wide), 0, np.clip(np.trunc(wide), info.min, info.max))
+        # float64 cannot hold int64's max exactly; clamp again in the integer domain.
+        out = np.where(wide >= float(info.max), info.max,
+                       np.where(wide <= float(info.min), info.min, wide.astype(np.int64)
+                                if dtypes.is_signed(new_dtype) else wide.astype(np.uint64)))
+        return out.astype(new_dtype)
+    with np.errstate(all="ignore"):
+        return x.astype(new_dtype)
+
+
+convert_element_type_p = Primitive("convert_element_type")
+
+
+def _convert_abstract(x: ShapedArray, *, new_dtype: np.dtype, weak_type: bool,
+                      sharding: Any = None) -> ShapedArray:
+    return ShapedArray(x.shape, new_dtype, weak_type)
+
+
+def _convert_impl(x: Any, *, new_dtype: np.dtype, weak_type: bool, sharding: Any = None) -> Array:
+    aval = core.get_aval(x)
+    value = to_numpy(x, aval.dtype)
+    return from_numpy(_convert_values(value, np.dtype(new_dtype)),
+                      ShapedArray(aval.shape, new_dtype, weak_type))
+
+
+convert_element_type_p.def_abstract_eval(_convert_abstract)
+convert_element_type_p.def_impl(_convert_impl)
+pp_eqn_rules[convert_element_type_p] = _pp_without("sharding")
+
+
+def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any:
+    """Casts `x` to `new_dtype` (StableHLO `convert`); a no-op when nothing would change."""
+    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    aval = core.get_aval(x)
+    if not isinstance(x, core.Tracer) and not isinstance(x, Array):
+        # Constants are converted on the host, never staged (as JAX does for literals).
+        value = dtypes.coerce_to_array(x, aval.dtype) if dtypes.is_python_scalar(x) else np.asarray(x)
+        return from_numpy(_convert_values(value, new_dtype), ShapedArray(aval.shape, new_dtype, weak_type))
+    if aval.dtype == new_dtype and aval.weak_type == weak_type:
+        return x
+    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type),
+                                       sharding=None)
+
+
+def _convert_element_type_for_weak(x: Any, new_dtype: Any, weak_type: bool) -> Any:
+    return convert_element_type(x, new_dtype, weak_type)
+
+
+# -- bitcast_convert_type ----------------------------------------------------------------------
+
+def _bitcast_shape(x: ShapedArray, new_dtype: np.dtype) -> tuple[int, ...]:
+    old_size, new_size = x.dtype.itemsize, np.dtype(new_dtype).itemsize
+    if old_size == new_size:
+        return x.shape
+    if old_size > new_size:
+        return (*x.shape, old_size // new_size)
+    if not x.shape or x.shape[-1] != new_size // old_size:
+        raise TypeError(f"Attempting to convert array of shape {x.shape} from {x.dtype} of "
+                        f"size {old_size} to {np.dtype(new_dtype)} of size {new_size}, but "
+                        f"the trailing dimension must be {new_size // old_size}")
+    return x.shape[:-1]
+
+
+bitcast_convert_type_p = standard_primitive(
+    "bitcast_convert_type",
+    lambda x, *, new_dtype: _bitcast_shape(x, new_dtype),
+    lambda x, *, new_dtype: np.dtype(new_dtype),
+    utils.never_weak)
+def_numpy_impl(bitcast_convert_type_p,
+               lambda x, *, new_dtype: np.ascontiguousarray(x).view(new_dtype).reshape(
+                   _bitcast_shape(ShapedArray(x.shape, x.dtype), new_dtype)))
+
+
+def bitcast_convert_type(x: Any, new_dtype: Any) -> Any:
+    """Reinterprets the bits of `x` as `new_dtype` (StableHLO `bitcast_convert`)."""
+    return bitcast_convert_type_p.bind(x, new_dtype=dtypes.canonicalize_dtype(new_dtype))
+
+
+# -- broadcast_in_dim --------------------------------------------------------------------------
+
+def _broadcast_in_dim_shape(x: ShapedArray, *, shape: tuple[int, ...],
+                            broadcast_dimensions: tuple[int, ...], sharding: Any = None
+                            ) -> tuple[int, ...]:
+    if len(broadcast_dimensions) != x.ndim:
+        raise TypeError("broadcast_in_dim broadcast_dimensions must have length equal to "
+                        f"operand ndim; got broadcast_dimensions {broadcast_dimensions} for "
+                        f"operand ndim {x.ndim}.")
+    if len(shape) < x.ndim:
+        raise TypeError("broadcast_in_dim target broadcast shape must have equal or higher "
+                        f"rank to the operand shape; got operand ndim {x.ndim} and target "
+                        f"broadcast ndim {len(shape)}.")
+    if any(not 0 <= d < len(shape) for d in broadcast_dimensions):
+        raise TypeError(f"broadcast_in_dim broadcast_dimensions must be in range [0, "
+                        f"{len(shape)}); got {broadcast_dimensions}.")
+    if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must be strictly increasing; "
+                        f"got broadcast_dimensions {broadcast_dimensions}")
+    for operand_dim, out_dim in enumerate(broadcast_dimensions):
+        if x.shape[operand_dim] not in (1, shape[out_dim]):
+            raise TypeError(
+                "broadcast_in_dim operand dimension sizes must either be 1, or be equal to "
+                "their corresponding dimensions in the target broadcast shape; got operand of "
+                f"shape {x.shape}, target broadcast shape {shape}, broadcast_dimensions "
+                f"{broadcast_dimensions} ")
+    return tuple(shape)
+
+
+def _broadcast_in_dim_numpy(x: np.ndarray, *, shape: tuple[int, ...],
+                            broadcast_dimensions: tuple[int, ...], sharding: Any = None) -> np.ndarray:
+    expanded = [1] * len(shape)
+    for operand_dim, out_dim in enumerate(broadcast_dimensions):
+        expanded[out_dim] = x.shape[operand_dim]
+    return np.broadcast_to(x.reshape(expanded), shape)
+
+
+broadcast_in_dim_p = standard_primitive("broadcast_in_dim", _broadcast_in_dim_shape,
+                                        lambda x, **_: x.dtype, utils.first_arg_weak)
+def_numpy_impl(broadcast_in_dim_p, _broadcast_in_dim_numpy)
+pp_eqn_rules[broadcast_in_dim_p] = _pp_without("shape", "sharding",
+                                               hide_if_empty=("broadcast_dimensions",))
+
+
+def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
+    """Broadcasts `x` into `shape`, operand dim i going to `broadcast_dimensions[i]`."""
+    shape = utils.as_int_tuple(shape, "broadcast_in_dim shape")
+    broadcast_dimensions = utils.as_int_tuple(broadcast_dimensions, "broadcast_dimensions")
+    aval = core.get_aval(x)
+    if aval.shape == shape and broadcast_dimensions == tuple(range(len(shape))) and \
+            isinstance(x, (core.Tracer, Array)):
+        return x
+    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=broadcast_dimensions,
+                                   sharding=None)
+
+
+def broadcast(x: Any, sizes: Sequence[int]) -> Any:
+    """Adds leading dimensions of the given sizes."""
+    aval = core.get_aval(x)
+    sizes = tuple(sizes)
+    dims = tuple(range(len(sizes), len(sizes) + aval.ndim))
+    return broadcast_in_dim(x, sizes + aval.shape, dims)
+
+
+def broadcast_to_rank(x: Any, rank: int) -> Any:
+    aval = core.get_aval(x)
+    if aval.ndim >= rank:
+        return x
+    return broadcast(x, (1,) * (rank - aval.ndim))
+
+
+def expand_dims(x: Any, dimensions: Sequence[int]) -> Any:
+    """Inserts size-1 dimensions at `dimensions` (positions in the result)."""
+    aval = core.get_aval(x)
+    ndim_out = aval.ndim + len(dimensions)
+    dims = sorted(utils.canonical_axis(d, ndim_out, "expand_dims") for d in dimensions)
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"repeated axis in expand_dims: {tuple(dimensions)}")
+    shape = list(aval.shape)
+    for d in dims:
+        shape.insert(d, 1)
+    kept = tuple(i for i in range(ndim_out) if i not in dims)
+    return broadcast_in_dim(x, tuple(shape), kept)
+
+
+# -- reshape -----------------------------------------------------------------------------------
+
+def _reshape_shape(x: ShapedArray, *, new_sizes: tuple[int, ...], dimensions: Any,
+                   sharding: Any = None) -> tuple[int, ...]:
+    if any(d < 0 for d in new_sizes):
+        raise TypeError(f"reshape new_sizes must all be positive, got {new_sizes}.")
+    if math.prod(new_sizes) != x.size:
+        raise TypeError("reshape total size must be unchanged, got new_sizes "
+                        f"{new_sizes} (of total size {math.prod(new_sizes)}) for shape "
+                        f"{x.shape} (of total size {x.size}).")
+    if dimensions is not None and sorted(dimensions) != list(range(x.ndim)):
+        raise TypeError(f"reshape dimensions must be a permutation of operand dimensions, "
+                        f"got dimensions {dimensions} for shape {x.shape}.")
+    return tuple(new_sizes)
+
+
+def _reshape_numpy(x: np.ndarray, *, new_sizes: tuple[int, ...], dimensions: Any,
+                   sharding: Any = None) -> np.ndarray:
+    if dimensions is not None:
+        x = np.transpose(x, dimensions)
+    return np.reshape(x, new_sizes)
+
+
+reshape_p = standard_primitive("reshape", _reshape_shape, lambda x, **_: x.dtype,
+                               utils.first_arg_weak)
+def_numpy_impl(reshape_p, _reshape_numpy)
+
+
+def reshape(x: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:
+    """Reshapes `x` (row-major), after transposing by `dimensions` if given."""
+    new_sizes = utils.as_int_tuple(new_sizes, "reshape new_sizes")
+    aval = core.get_aval(x)
+    dims = None if dimensions is None else tuple(dimensions)
+    if dims is not None and dims == tuple(range(aval.ndim)):
+        dims = None
+    if aval.shape == new_sizes and dims is None and isinstance(x, (core.Tracer, Array)):
+        return x
+    return reshape_p.bind(x, new_sizes=new_sizes, dimensions=dims, sharding=None)
+
+
+# -- squeeze -----------------------------------------------------------------------------------
+
+def _squeeze_shape(x: ShapedArray, *, dimensions: tuple[int, ...]) -> tuple[int, ...]:
+    for d in dimensions:
+        if not 0 <= d < x.ndim:
+            raise ValueError(f"axis {d} is out of bounds for array of dimension {x.ndim}")
+        if x.shape[d] != 1:
+            raise ValueError("cannot select an axis to squeeze out which has size not equal to "
+                             f"one, got shape={x.shape} and dimensions={dimensions}")
+    return tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
+
+
+squeeze_p = standard_primitive("squeeze", _squeeze_shape, lambda x, **_: x.dtype,
+                               utils.first_arg_weak)
+def_numpy_impl(squeeze_p, lambda x, *, dimensions: np.reshape(
+    x, _squeeze_shape(ShapedArray(x.shape, x.dtype), dimensions=dimensions)))
+
+
+def squeeze(x: Any, dimensions: Sequence[int]) -> Any:
+    """Removes the given size-1 dimensions."""
+    aval = core.get_aval(x)
+    dims = tuple(sorted(utils.canonical_axis(d, aval.ndim, "squeeze") for d in dimensions))
+    if not dims and isinstance(x, (core.Tracer, Array)):
+        return x
+    return squeeze_p.bind(x, dimensions=dims)
+
+
+# -- transpose ---------------------------------------------------------------------------------
+
+def _transpose_shape(x: ShapedArray, *, permutation: tuple[int, ...]) -> tuple[int, ...]:
+    if sorted(permutation) != list(range(x.ndim)):
+        raise TypeError("transpose permutation isn't a permutation of operand dimensions, got "
+                        f"permutation {permutation} for operand shape {x.shape}.")
+    return tuple(x.shape[p] for p in permutation)
+
+
+transpose_p = standard_primitive("transpose", _transpose_shape, lambda x, **_: x.dtype,
+                                 utils.first_arg_weak)
+def_numpy_impl(transpose_p, lambda x, *, permutation: np.transpose(x, permutation))
+
+
+def transpose(x: Any, permutation: Sequence[int]) -> Any:
+    """Permutes the dimensions of `x` (StableHLO `transpose`)."""
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(len(permutation))) and isinstance(x, (core.Tracer, Array)):
+        return x
+    return transpose_p.bind(x, permutation=permutation)
+
+
+# -- iota --------------------------------------------------------------------------------------
+
+iota_p = Primitive("iota")
+
+
+def _iota_abstract(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int,
+                   sharding: Any = None) -> ShapedArray:
+    if not 0 <= dimension < len(shape):
+        raise ValueError(f"iota dimension must be between 0 and len(shape), got "
+                         f"dimension={dimension} for shape {shape}")
+    return ShapedArray(shape, dtype)
+
+
+def _iota_numpy(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int,
+                sharding: Any = None) -> np.ndarray:
+    line = np.arange(shape[dimension]).astype(dtype)
+    expanded = [1] * len(shape)
+    expanded[dimension] = shape[dimension]
+    return np.broadcast_to(line.reshape(expanded), shape)
+
+
+iota_p.def_abstract_eval(_iota_abstract)
+def_numpy_impl(iota_p, _iota_numpy)
+
+
+def iota(dtype: Any, size: int) -> Any:
+    """`[0, 1, ..., size - 1]` of `dtype`."""
+    return broadcasted_iota(dtype, (size,), 0)
+
+
+def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
+    """Counts along `dimension` of an array of `shape`."""
+    shape = utils.as_int_tuple(shape, "iota shape")
+    return iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=shape,
+                       dimension=int(dimension), sharding=None)
+
+
+# -- select_n ----------------------------------------------------------------------------------
+
+def _select_n_shape(which: ShapedArray, *cases: ShapedArray) -> tuple[int, ...]:
+    if not cases:
+        raise TypeError("select_n must have at least one case")
+    if any(c.shape != cases[0].shape for c in cases[1:]):
+        raise TypeError("select cases must have the same shapes, got "
+                        f"[{', '.join(str(c.shape) for c in cases)}].")
+    if which.shape and which.shape != cases[0].shape:
+        raise TypeError("select `which` must be scalar or have the same shape as cases, got "
+                        f"`which` shape {which.shape} but case shape {cases[0].shape}.")
+    return cases[0].shape
+
+
+def _select_n_dtype(which: ShapedArray, *cases: ShapedArray) -> np.dtype:
+    if any(c.dtype != cases[0].dtype for c in cases[1:]):
+        raise TypeError("lax.select_n requires arguments to have the same dtypes, got "
+                        f"{', '.join(dtypes.dtype_name(c.dtype) for c in cases)}. (Tip: "
+                        "jnp.where is a similar function that does automatic type promotion "
+                        "on inputs).")
+    if which.dtype != dtypes.bool_ and which.dtype != dtypes.int32:
+        raise TypeError(f"select `which` must be boolean or int32 type, got {which.dtype}.")
+    if which.dtype == dtypes.bool_ and len(cases) > 2:
+        raise TypeError("select with boolean `which` cannot have > 2 cases.")
+    return cases[0].dtype
+
+
+def _select_n_numpy(which: np.ndarray, *cases: np.ndarray) -> np.ndarray:
+    index = np.clip(which.astype(np.int64), 0, len(cases) - 1)
+    return np.choose(np.broadcast_to(index, cases[0].shape), cases)
+
+
+select_n_p = standard_primitive("select_n", _select_n_shape, _select_n_dtype,
+                                lambda which, *cases: all(c.weak_type for c in cases))
+def_numpy_impl(select_n_p, _select_n_numpy)
+
+
+def select_n(which: Any, *cases: Any) -> Any:
+    """`cases[which]` elementwise; `which` is bool (two cases) or int32."""
+    return select_n_p.bind(which, *cases)
+
+
+def select(pred: Any, on_true: Any, on_false: Any) -> Any:
+    """`on_true` where `pred` else `on_false`."""
+    return select_n_p.bind(pred, on_false, on_true)
+
+
+# -- clamp -------------------------------------------------------------------------------------
+
+def _clamp_shape(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> tuple[int, ...]:
+    for bound, name in ((lo, "min"), (hi, "max")):
+        if bound.shape and bound.shape != x.shape:
+            raise TypeError(f"clamp requires {name}.shape == operand.shape or {name}.shape == "
+                            f"(), got {bound.shape}.")
+    return x.shape
+
+
+def _clamp_dtype(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> np.dtype:
+    utils.check_dtype("clamp", x, utils.INT + utils.FLOAT)
+    utils.check_same_dtypes("clamp", lo, x, hi)
+    return x.dtype
+
+
+clamp_p = standard_primitive("clamp", _clamp_shape, _clamp_dtype,
+                             lambda lo, x, hi: x.weak_type)
+def_numpy_impl(clamp_p, lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi))
+
+
+def clamp(min: Any, x: Any, max: Any) -> Any:
+    """`min(max(x, min), max)` elementwise (StableHLO `clamp`)."""
+    return clamp_p.bind(min, x, max)
+
+
+# -- concatenate -------------------------------------------------------------------------------
+
+def _concatenate_shape(*operands: ShapedArray, dimension: int) -> tuple[int, ...]:
+    if not operands:
+        raise TypeError("concatenate expects at least one operand, got 0.")
+    first = operands[0]
+    if not 0 <= dimension < first.ndim:
+        raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for "
+                        f"shapes {', '.join(str(o.shape) for o in operands)}.")
+    for op in operands[1:]:
+        if op.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(zip(op.shape, first.shape))
+                                        if i != dimension):
+            raise TypeError("Cannot concatenate arrays with shapes that differ in dimensions "
+                            f"other than the one being concatenated: concatenating along "
+                            f"dimension {dimension} for shapes "
+                            f"{', '.join(str(o.shape) for o in operands)}.")
+    shape = list(first.shape)
+    shape[dimension] = sum(o.shape[dimension] for o in operands)
+    return tuple(shape)
+
+
+def _concatenate_dtype(*operands: ShapedArray, dimension: int) -> np.dtype:
+    utils.check_same_dtypes("concatenate", *operands)
+    return operands[0].dtype
+
+
+concatenate_p = standard_primitive("concatenate", _concatenate_shape, _concatenate_dtype)
+def_numpy_impl(concatenate_p, lambda *xs, dimension: np.concatenate(xs, axis=dimension))
+
+
+def concatenate(operands: Sequence[Any], dimension: int) -> Any:
+    """Joins arrays along `dimension` (StableHLO `concatenate`)."""
+    operands = list(operands)
+    if len(operands) == 1 and isinstance(operands[0], (core.Tracer, Array)):
+        return operands[0]
+    return concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+# -- copy and stop_gradient --------------------------------------------------------------------
+
+copy_p = standard_primitive("copy", lambda x: x.shape, lambda x: x.dtype, utils.first_arg_weak)
+def_numpy_impl(copy_p, np.copy)
+
+stop_gradient_p = standard_primitive("stop_gradient", lambda x: x.shape, lambda x: x.dtype,
+                                     utils.first_arg_weak)
+def_numpy_impl(stop_gradient_p, lambda x: x)
+
+
+def copy(x: Any) -> Any:
+    return copy_p.bind(x)

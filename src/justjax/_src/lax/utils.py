@@ -1,0 +1,169 @@
+"""Helpers that keep each primitive's definition short: abstract-eval factories, shared checks
+and the NumPy `impl` wrapper (the eager path until the native backend takes over)."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from justjax._src.core import core, dtypes
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.core import Primitive
+from justjax._src.runtime.array import from_numpy, to_numpy
+
+
+def standard_primitive(name: str, shape_rule: Callable, dtype_rule: Callable,
+                       weak_type_rule: Callable | None = None) -> Primitive:
+    """A single-result primitive whose abstract eval is `shape_rule` x `dtype_rule`.
+
+    The output is weakly typed when `weak_type_rule` says so; by default when every input is.
+    """
+    prim = Primitive(name)
+    weak_rule = weak_type_rule or standard_weak_type_rule
+
+    def abstract_eval(*avals: ShapedArray, **params: Any) -> ShapedArray:
+        return ShapedArray(shape_rule(*avals, **params), dtype_rule(*avals, **params),
+                           weak_rule(*avals, **params))
+
+    prim.def_abstract_eval(abstract_eval)
+    return prim
+
+
+def standard_weak_type_rule(*avals: ShapedArray, **params: Any) -> bool:
+    return bool(avals) and all(a.weak_type for a in avals)
+
+
+def never_weak(*avals: ShapedArray, **params: Any) -> bool:
+    return False
+
+
+def first_arg_weak(*avals: ShapedArray, **params: Any) -> bool:
+    return avals[0].weak_type
+
+
+def def_numpy_impl(prim: Primitive, fn: Callable, *, low_precision_in_f32: bool = False) -> None:
+    """Registers an eager implementation that runs `fn` on NumPy arrays.
+
+    Inputs are the canonical NumPy values of the arguments; the result is cast to exactly the
+    dtype and shape abstract evaluation promises, so eager results match traced types. With
+    `low_precision_in_f32`, float16/bfloat16 inputs are computed in float32 and rounded once,
+    as XLA's CPU backend does.
+    """
+    def impl(*args: Any, **params: Any) -> Any:
+        in_avals = [core.get_aval(a) for a in args]
+        out_avals = prim.abstract_eval(*in_avals, **params)
+        values = [to_numpy(a, aval.dtype) for a, aval in zip(args, in_avals, strict=True)]
+        if low_precision_in_f32:
+            values = [_widen_low_precision(v) for v in values]
+        with np.errstate(all="ignore"):
+            result = fn(*values, **params)
+        if prim.multiple_results:
+            return [from_numpy(r, a) for r, a in zip(result, out_avals, strict=True)]
+        return from_numpy(result, out_avals)
+
+    core.impl_rules[prim] = impl
+
+
+def _widen_low_precision(value: np.ndarray) -> np.ndarray:
+    if value.dtype in (dtypes.float16, dtypes.bfloat16):
+        return value.astype(np.float32)
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared shape and dtype checks.
+
+def broadcast_shapes_or_error(name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """Equal-rank shapes broadcast where sizes are equal or 1."""
+    if len({len(s) for s in shapes}) != 1:
+        raise TypeError(f"{name}: arrays must have the same number of dimensions, got "
+                        f"{set(len(s) for s in shapes)}")
+    result = []
+    for sizes in zip(*shapes):
+        non_ones = [d for d in sizes if d != 1]
+        if not non_ones:
+            result.append(1)
+        elif all(d == non_ones[0] for d in non_ones[1:]):
+            result.append(non_ones[0])
+        else:
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                            f"{', '.join(str(tuple(s)) for s in shapes)}.")
+    return tuple(result)
+
+
+def broadcasting_shape_rule(name: str, *avals: ShapedArray) -> tuple[int, ...]:
+    """Shape of an elementwise op: rank-0 operands broadcast, the rest need equal ranks and
+    sizes that are equal or 1 (lax's implicit broadcasting)."""
+    shapes = [a.shape for a in avals if a.shape]
+    if not shapes:
+        return ()
+    return broadcast_shapes_or_error(name, *shapes)
+
+
+# The jax.numpy function a lax dtype error suggests instead. Keyed by primitive name; JAX's
+# table also has keys such as 'greater' that no primitive is named, so those never match.
+_JNP_EQUIVALENTS = {
+    "abs": "fabs", "acos": "arccos", "acosh": "arccosh", "add": "add", "asin": "arcsin",
+    "asinh": "arcsinh", "atan": "arctan", "atan2": "arctan2", "atanh": "arctanh",
+    "cbrt": "cbrt", "ceil": "ceil", "concatenate": "concatenate", "cos": "cos", "cosh": "cosh",
+    "div": "divide", "eq": "equal", "exp": "exp", "expm1": "expm1", "floor": "floor",
+    "log": "log",
+    "log1p": "log1p", "max": "maximum", "min": "minimum", "mul": "multiply", "ne": "not_equal",
+    "neg": "negative", "nextafter": "nextafter", "pow": "float_power", "round": "round",
+    "shift_left": "left_shift", "shift_right_logical": "right_shift",
+    "shift_right_arithmetic": "right_shift", "sign": "sign", "sin": "sin", "sinh": "sinh",
+    "sqrt": "sqrt", "sub": "subtract", "tan": "tan", "tanh": "tanh",
+}
+
+
+def check_same_dtypes(name: str, *avals: ShapedArray) -> None:
+    if len(avals) < 2:
+        return
+    first = avals[0].dtype
+    if any(a.dtype != first for a in avals[1:]):
+        msg = (f"lax.{name} requires arguments to have the same dtypes, got "
+               f"{', '.join(dtypes.dtype_name(a.dtype) for a in avals)}.")
+        if name in _JNP_EQUIVALENTS:
+            msg += (f" (Tip: jnp.{_JNP_EQUIVALENTS[name]} is a similar function that does "
+                    "automatic type promotion on inputs).")
+        raise TypeError(msg)
+
+
+# Dtype classes accepted by elementwise primitives, with the names JAX's errors use.
+BOOL = (dtypes.bool_,)
+SIGNED = dtypes.SIGNED_TYPES
+UNSIGNED = dtypes.UNSIGNED_TYPES
+INT = dtypes.INT_TYPES
+FLOAT = dtypes.FLOAT_TYPES
+COMPLEX = dtypes.COMPLEX_TYPES
+INEXACT = FLOAT + COMPLEX
+NUMERIC = INT + INEXACT
+INT_OR_BOOL = INT + BOOL
+ANY = NUMERIC + BOOL
+
+_CLASS_NAMES = [
+    (BOOL, "bool"), (SIGNED, "signedinteger"), (UNSIGNED, "unsignedinteger"),
+    (FLOAT, "floating"), (COMPLEX, "complexfloating"),
+]
+
+
+def describe_dtype_class(accepted: Sequence[np.dtype]) -> str:
+    names = [name for group, name in _CLASS_NAMES if set(group) <= set(accepted)]
+    return ", ".join(names)
+
+
+def check_dtype(name: str, aval: ShapedArray, accepted: Sequence[np.dtype]) -> None:
+    if aval.dtype not in accepted:
+        raise TypeError(f"{name} does not accept dtype {dtypes.dtype_name(aval.dtype)}. "
+                        f"Accepted dtypes are subtypes of {describe_dtype_class(accepted)}.")
+
+
+def canonical_axis(axis: int, ndim: int, name: str) -> int:
+    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+        raise ValueError(f"{name}: axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if ndim else 0
+
+
+def as_int_tuple(seq: Sequence[Any], what: str) -> tuple[int, ...]:
+    """Static integer sequences as a tuple of ints; a traced entry is a concretization error."""
+    return tuple(core.concrete_dim(d, f"{what}: ") for d in seq)

@@ -1,0 +1,4 @@
+"""lax: windowed primitives."""
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,4 @@
+"""jax.nn functions."""
+from __future__ import annotations
+
+__all__: list[str] = []

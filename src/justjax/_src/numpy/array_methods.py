@@ -1,0 +1,166 @@
+"""The operators and methods shared by `justjax.Array` and tracers.
+
+Both classes get the same functions, so `x + 1` means the same thing eagerly and under a
+transformation. Each entry names the jax.numpy module and function that implements it.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+from typing import Any, Callable
+
+import numpy as np
+
+from justjax._src.core import core
+
+# name -> (module under justjax._src.numpy, function name, swap operands)
+_BINARY_OPERATORS: dict[str, tuple[str, str, bool]] = {
+    "__add__": ("ufuncs", "add", False), "__radd__": ("ufuncs", "add", True),
+    "__sub__": ("ufuncs", "subtract", False), "__rsub__": ("ufuncs", "subtract", True),
+    "__mul__": ("ufuncs", "multiply", False), "__rmul__": ("ufuncs", "multiply", True),
+    "__truediv__": ("ufuncs", "true_divide", False), "__rtruediv__": ("ufuncs", "true_divide", True),
+    "__floordiv__": ("ufuncs", "floor_divide", False),
+    "__rfloordiv__": ("ufuncs", "floor_divide", True),
+    "__mod__": ("ufuncs", "remainder", False), "__rmod__": ("ufuncs", "remainder", True),
+    "__divmod__": ("ufuncs", "divmod", False), "__rdivmod__": ("ufuncs", "divmod", True),
+    "__pow__": ("ufuncs", "power", False), "__rpow__": ("ufuncs", "power", True),
+    "__matmul__": ("tensor", "matmul", False), "__rmatmul__": ("tensor", "matmul", True),
+    "__and__": ("ufuncs", "bitwise_and", False), "__rand__": ("ufuncs", "bitwise_and", True),
+    "__or__": ("ufuncs", "bitwise_or", False), "__ror__": ("ufuncs", "bitwise_or", True),
+    "__xor__": ("ufuncs", "bitwise_xor", False), "__rxor__": ("ufuncs", "bitwise_xor", True),
+    "__lshift__": ("ufuncs", "left_shift", False), "__rlshift__": ("ufuncs", "left_shift", True),
+    "__rshift__": ("ufuncs", "right_shift", False), "__rrshift__": ("ufuncs", "right_shift", True),
+    "__eq__": ("ufuncs", "equal", False), "__ne__": ("ufuncs", "not_equal", False),
+    "__lt__": ("ufuncs", "less", False), "__le__": ("ufuncs", "less_equal", False),
+    "__gt__": ("ufuncs", "greater", False), "__ge__": ("ufuncs", "greater_equal", False),
+}
+
+_UNARY_OPERATORS: dict[str, tuple[str, str]] = {
+    "__neg__": ("ufuncs", "negative"), "__pos__": ("ufuncs", "positive"),
+    "__abs__": ("ufuncs", "absolute"), "__invert__": ("ufuncs", "invert"),
+}
+
+# Methods whose first argument is the array itself.
+_METHODS: dict[str, tuple[str, str]] = {
+    "all": ("reductions", "all"), "any": ("reductions", "any"),
+    "argmax": ("reductions", "argmax"), "argmin": ("reductions", "argmin"),
+    "argsort": ("sorting", "argsort"), "sort": ("sorting", "sort"),
+    "searchsorted": ("sorting", "searchsorted"), "argpartition": ("sorting", "argpartition"),
+    "astype": ("lax_numpy", "astype"), "clip": ("lax_numpy", "clip"),
+    "choose": ("lax_numpy", "choose"), "compress": ("lax_numpy", "compress"),
+    "conj": ("ufuncs", "conjugate"), "conjugate": ("ufuncs", "conjugate"),
+    "cumprod": ("reductions", "cumprod"), "cumsum": ("reductions", "cumsum"),
+    "diagonal": ("lax_numpy", "diagonal"), "dot": ("tensor", "dot"),
+    "flatten": ("lax_numpy", "ravel"), "ravel": ("lax_numpy", "ravel"),
+    "max": ("reductions", "max"), "min": ("reductions", "min"), "mean": ("reductions", "mean"),
+    "nonzero": ("lax_numpy", "nonzero"), "prod": ("reductions", "prod"),
+    "ptp": ("reductions", "ptp"), "repeat": ("lax_numpy", "repeat"),
+    "round": ("ufuncs", "round"), "squeeze": ("lax_numpy", "squeeze"),
+    "std": ("reductions", "std"), "var": ("reductions", "var"), "sum": ("reductions", "sum"),
+    "swapaxes": ("lax_numpy", "swapaxes"), "take": ("lax_numpy", "take"),
+    "trace": ("lax_numpy", "trace"), "view": ("lax_numpy", "view"),
+}
+
+
+@functools.cache
+def _function(module: str, name: str) -> Callable:
+    return getattr(importlib.import_module(f"justjax._src.numpy.{module}"), name)
+
+
+def _defers(other: Any) -> bool:
+    """Whether a binary operator should return NotImplemented for `other` (as JAX does for
+    values that are not arrays, so Python can try the reflected operator)."""
+    if isinstance(other, core.Tracer):
+        return False
+    try:
+        core.get_aval(other)
+    except TypeError:
+        return True
+    return False
+
+
+def _binary_operator(module: str, name: str, swap: bool) -> Callable:
+    def operator(self: Any, other: Any) -> Any:
+        if _defers(other):
+            return NotImplemented
+        fn = _function(module, name)
+        return fn(other, self) if swap else fn(self, other)
+    return operator
+
+
+def _unary_operator(module: str, name: str) -> Callable:
+    def operator(self: Any) -> Any:
+        return _function(module, name)(self)
+    return operator
+
+
+def _method(module: str, name: str) -> Callable:
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return _function(module, name)(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+def _reshape(self: Any, *args: Any, order: str = "C", **kwargs: Any) -> Any:
+    """`x.reshape(2, 3)` or `x.reshape((2, 3))`, as NumPy allows both."""
+    if "shape" in kwargs:
+        shape = kwargs.pop("shape")
+    elif len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        shape = args[0]
+    else:
+        shape = args
+    return _function("lax_numpy", "reshape")(self, shape, order=order, **kwargs)
+
+
+def _transpose(self: Any, *args: Any) -> Any:
+    axes = args[0] if len(args) == 1 and not isinstance(args[0], (int, np.integer)) else args
+    return _function("lax_numpy", "transpose")(self, axes or None)
+
+
+def _getitem(self: Any, index: Any) -> Any:
+    return _function("indexing", "rewriting_take")(self, index)
+
+
+def _round(self: Any, ndigits: int | None = None) -> Any:
+    if ndigits is None and self.ndim == 0 and not isinstance(self, core.Tracer):
+        return round(self.item())
+    return _function("ufuncs", "round")(self, ndigits or 0)
+
+
+def _at(self: Any) -> Any:
+    return _function("indexing", "IndexUpdateHelper")(self)
+
+
+def _T(self: Any) -> Any:
+    return _function("lax_numpy", "transpose")(self)
+
+
+def _mT(self: Any) -> Any:
+    return _function("lax_numpy", "matrix_transpose")(self)
+
+
+def _real(self: Any) -> Any:
+    return _function("ufuncs", "real")(self)
+
+
+def _imag(self: Any) -> Any:
+    return _function("ufuncs", "imag")(self)
+
+
+def install(cls: type) -> None:
+    """Gives `cls` (Array or Tracer) the jax.Array operator and method surface."""
+    for name, (module, fn, swap) in _BINARY_OPERATORS.items():
+        setattr(cls, name, _binary_operator(module, fn, swap))
+    for name, (module, fn) in _UNARY_OPERATORS.items():
+        setattr(cls, name, _unary_operator(module, fn))
+    for name, (module, fn) in _METHODS.items():
+        setattr(cls, name, _method(module, fn))
+    cls.reshape = _reshape
+    cls.transpose = _transpose
+    cls.__getitem__ = _getitem
+    cls.__round__ = _round
+    cls.at = property(_at)
+    cls.T = property(_T)
+    cls.mT = property(_mT)
+    cls.real = property(_real)
+    cls.imag = property(_imag)

@@ -1,0 +1,4 @@
+"""jax.numpy: indexing."""
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,142 @@
+"""Argument checking and promotion shared by the jax.numpy functions."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from justjax._src.config import config
+from justjax._src.core import core, dtypes
+from justjax._src.lax import structural
+from justjax._src.lax.utils import broadcast_shapes_or_error
+from justjax._src.runtime.array import Array
+
+
+def is_arraylike(x: Any) -> bool:
+    return isinstance(x, (core.Tracer, Array, np.ndarray, np.generic)) or \
+        dtypes.is_python_scalar(x)
+
+
+def check_arraylike(fun_name: str, *args: Any, emit_warning: bool = False) -> None:
+    """JAX's TypeError for list/tuple (or other non-array) arguments to jnp functions."""
+    for position, arg in enumerate(args):
+        if not is_arraylike(arg):
+            raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
+                            f"{type(arg)} at position {position}.")
+
+
+def ensure_arraylike(fun_name: str, *args: Any) -> Any:
+    check_arraylike(fun_name, *args)
+    converted = [asarray_lite(a) for a in args]
+    return converted[0] if len(converted) == 1 else converted
+
+
+def asarray_lite(x: Any) -> Any:
+    """Tracers and Arrays unchanged; NumPy values and Python scalars as Arrays."""
+    if isinstance(x, (core.Tracer, Array)):
+        return x
+    aval = core.get_aval(x)
+    return structural.convert_element_type(x, aval.dtype, aval.weak_type)
+
+
+def promote_dtypes(*args: Any) -> list[Any]:
+    """Converts all arguments to their common dtype (JAX's lattice, weak types respected)."""
+    if len(args) < 2:
+        return [asarray_lite(a) for a in args]
+    to_dtype, weak = dtypes.result_type_and_weak(*args)
+    return [structural.convert_element_type(a, to_dtype, weak) for a in args]
+
+
+def promote_dtypes_inexact(*args: Any) -> list[Any]:
+    """Like `promote_dtypes`, then integers and bools become the default float type."""
+    to_dtype, weak = dtypes.result_type_and_weak(*args)
+    to_dtype = dtypes.to_inexact_dtype(to_dtype)
+    return [structural.convert_element_type(a, to_dtype, weak) for a in args]
+
+
+def promote_dtypes_numeric(*args: Any) -> list[Any]:
+    """Like `promote_dtypes`, then bools become the default int type."""
+    to_dtype, weak = dtypes.result_type_and_weak(*args)
+    if to_dtype == dtypes.bool_:
+        to_dtype = dtypes.default_int_dtype()
+    return [structural.convert_element_type(a, to_dtype, weak) for a in args]
+
+
+def promote_dtypes_complex(*args: Any) -> list[Any]:
+    to_dtype, weak = dtypes.result_type_and_weak(*args)
+    to_dtype = dtypes.to_complex_dtype(dtypes.to_inexact_dtype(to_dtype))
+    return [structural.convert_element_type(a, to_dtype, weak) for a in args]
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """NumPy broadcasting of shapes; a `ValueError` naming them when incompatible."""
+    shapes = [tuple(s) for s in shapes]
+    if not shapes:
+        return ()
+    rank = max(len(s) for s in shapes)
+    padded = [(1,) * (rank - len(s)) + s for s in shapes]
+    try:
+        return broadcast_shapes_or_error("broadcast_shapes", *padded)
+    except TypeError:
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes="
+                         f"{[tuple(s) for s in shapes]}") from None
+
+
+def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
+    """NumPy rank promotion: prepends size-1 axes so all non-scalar operands share a rank.
+
+    Rank-0 operands are left alone: lax broadcasts scalars itself, which keeps literals in
+    jaxprs (`mul a 2.0:f32[]`).
+    """
+    if len(args) < 2:
+        return list(args)
+    shapes = [np.shape(a) if not hasattr(a, "aval") else a.aval.shape for a in args]
+    nonscalar_ranks = {len(s) for s in shapes if s}
+    if len(nonscalar_ranks) < 2:
+        return list(args)
+    mode = config.read("jax_numpy_rank_promotion")
+    if mode != "allow":
+        message = (f"Operands could not be broadcast together for {fun_name} on shapes "
+                   f"{' '.join(str(s) for s in shapes)} and with the config option "
+                   "jax_numpy_rank_promotion='raise'.")
+        if mode == "raise":
+            raise ValueError(message)
+        import warnings
+        warnings.warn(message, stacklevel=3)
+    result_rank = len(broadcast_shapes(*shapes))
+    return [structural.broadcast_to_rank(a, result_rank) if s else a
+            for a, s in zip(args, shapes, strict=True)]
+
+
+def promote_args(fun_name: str, *args: Any) -> list[Any]:
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes(*args))
+
+
+def promote_args_inexact(fun_name: str, *args: Any) -> list[Any]:
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
+
+
+def promote_args_numeric(fun_name: str, *args: Any) -> list[Any]:
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
+
+
+def canonicalize_axis(axis: int, ndim: int) -> int:
+    """A possibly negative axis as a non-negative one; numpy's AxisError message otherwise."""
+    axis = core.concrete_dim(axis, "axis argument: ")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
+
+
+def canonicalize_axes(axes: Any, ndim: int) -> tuple[int, ...]:
+    if axes is None:
+        return tuple(range(ndim))
+    if isinstance(axes, (int, np.integer)) or (hasattr(axes, "shape") and np.shape(axes) == ()):
+        axes = (axes,)
+    result = tuple(canonicalize_axis(a, ndim) for a in axes)
+    if len(set(result)) != len(result):
+        raise ValueError(f"repeated axis: {tuple(axes)}")
+    return result

@@ -1,0 +1,216 @@
+"""`justjax.Array`: an immutable array living on a (virtual CPU) device.
+
+The buffer is a read-only NumPy array of the canonical dtype. Operators and methods shared with
+tracers are installed by the numpy layer (`_src/numpy/array_methods.py`).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import numpy as np
+
+from justjax._src.core import core, dtypes
+from justjax._src.core.avals import ShapedArray
+from justjax._src.runtime.devices import Device, default_device
+
+
+class Array:
+    """A concrete array: `Array([1., 2.], dtype=float32)`."""
+
+    __slots__ = ("_value", "aval", "_device", "_committed")
+    __array_priority__ = 100
+
+    def __init__(self, value: np.ndarray, weak_type: bool = False, device: Device | None = None,
+                 committed: bool = False) -> None:
+        if not value.flags.writeable and value.flags.c_contiguous:
+            buffer = value
+        else:
+            # A private C-ordered copy that nobody can write (np.ascontiguousarray would turn
+            # 0-d values into 1-d ones).
+            buffer = np.array(value, order="C", copy=True)
+            buffer.setflags(write=False)
+        self._value = buffer
+        self.aval = ShapedArray(buffer.shape, buffer.dtype, weak_type)
+        self._device = device
+        self._committed = committed
+
+    # -- metadata --------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.aval.ndim
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    @property
+    def weak_type(self) -> bool:
+        return self.aval.weak_type
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def device(self) -> Device:
+        return self._device or default_device()
+
+    @property
+    def committed(self) -> bool:
+        return self._committed
+
+    @property
+    def sharding(self) -> Any:
+        return SingleDeviceSharding(self.device)
+
+    def devices(self) -> set[Device]:
+        return {self.device}
+
+    def is_fully_addressable(self) -> bool:
+        return True
+
+    is_fully_replicated = True
+
+    # -- host interop ----------------------------------------------------------------------
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        value = self._value
+        if dtype is not None and np.dtype(dtype) != value.dtype:
+            return value.astype(dtype)
+        return value.copy() if copy else value
+
+    def block_until_ready(self) -> Array:
+        return self
+
+    def copy_to_host_async(self) -> None:
+        return None
+
+    def is_deleted(self) -> bool:
+        return False
+
+    def delete(self) -> None:
+        return None
+
+    def tolist(self) -> Any:
+        return self._value.tolist()
+
+    def item(self, *args: Any) -> Any:
+        return self._value.item(*args)
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __float__(self) -> float:
+        self._check_scalar("float")
+        return float(self._value)
+
+    def __int__(self) -> int:
+        self._check_scalar("int")
+        return int(self._value)
+
+    def __complex__(self) -> complex:
+        self._check_scalar("complex")
+        return complex(self._value)
+
+    def __index__(self) -> int:
+        if not dtypes.is_int(self.dtype) and not dtypes.is_bool(self.dtype):
+            raise TypeError(f"Only integer scalar arrays can be converted to a scalar index.")
+        return self._value.__index__()
+
+    def _check_scalar(self, name: str) -> None:
+        if self.size != 1:
+            raise TypeError(f"only length-1 arrays can be converted to Python scalars")
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator[Array]:
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (Array(row, device=self._device) for row in self._value)
+
+    def __hash__(self) -> int:
+        raise TypeError("unhashable type: 'Array'")
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise core.immutable_error(self)
+
+    def __reduce__(self) -> tuple:
+        return (_rebuild, (self._value, self.weak_type))
+
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0:
+            return format(self._value[()], spec)
+        return format(self._value, spec)
+
+    def __str__(self) -> str:
+        return str(self._value)
+
+    def __repr__(self) -> str:
+        prefix = "Array("
+        dtype_str = f"dtype={dtypes.dtype_name(self.dtype)}"
+        if self.weak_type:
+            dtype_str += ", weak_type=True"
+        if self.size == 0 and self.shape != (0,):
+            body = f"[], shape={self.shape}"
+        else:
+            body = np.array2string(self._value, prefix=prefix, suffix=",", separator=", ",
+                                   max_line_width=100)
+        last_line_len = len(body) - body.rfind("\n") + 1
+        separator = " "
+        if last_line_len + len(dtype_str) + 1 > 100:
+            separator = "\n" + " " * len(prefix)
+        return f"{prefix}{body},{separator}{dtype_str})"
+
+
+def _rebuild(value: np.ndarray, weak_type: bool) -> Array:
+    return Array(value, weak_type)
+
+
+class SingleDeviceSharding:
+    """The sharding of an array that lives whole on one device."""
+
+    def __init__(self, device: Device) -> None:
+        self.device_set = {device}
+        self._device = device
+
+    def __repr__(self) -> str:
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
+
+
+def _array_aval(x: Array) -> ShapedArray:
+    return x.aval
+
+
+core.pytype_aval_mappings[Array] = _array_aval
+
+
+def to_numpy(x: Any, dtype: np.dtype | None = None) -> np.ndarray:
+    """A concrete value as a NumPy array, cast to `dtype` when given."""
+    if type(x) is Array:
+        value = x._value
+        return value if dtype is None or value.dtype == dtype else value.astype(dtype)
+    return dtypes.coerce_to_array(x, dtype)
+
+
+def from_numpy(value: Any, aval: ShapedArray) -> Array:
+    """Wraps a fresh NumPy result as an Array of exactly `aval`'s dtype and shape."""
+    value = np.asarray(value)
+    if value.dtype != aval.dtype:
+        value = value.astype(aval.dtype)
+    if value.shape != aval.shape:
+        value = np.broadcast_to(value, aval.shape)
+    return Array(value, aval.weak_type)

@@ -1,0 +1,4 @@
+"""jax.scipy.special functions."""
+from __future__ import annotations
+
+__all__: list[str] = []

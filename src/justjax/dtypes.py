@@ -1,0 +1,11 @@
+"""`jax.dtypes`: the dtype helpers."""
+from justjax._src.core.dtypes import (
+    bfloat16 as bfloat16,
+    canonicalize_dtype as canonicalize_dtype,
+    finfo as finfo,
+    float0 as float0,
+    iinfo as iinfo,
+    issubdtype as issubdtype,
+    promote_types as promote_types,
+    result_type as result_type,
+)

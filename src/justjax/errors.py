@@ -1,0 +1,12 @@
+"""JAX's error classes (`jax.errors`)."""
+from justjax._src.errors import (
+    ConcretizationTypeError as ConcretizationTypeError,
+    JAXIndexError as JAXIndexError,
+    JAXTypeError as JAXTypeError,
+    KeyReuseError as KeyReuseError,
+    NonConcreteBooleanIndexError as NonConcreteBooleanIndexError,
+    TracerArrayConversionError as TracerArrayConversionError,
+    TracerBoolConversionError as TracerBoolConversionError,
+    TracerIntegerConversionError as TracerIntegerConversionError,
+    UnexpectedTracerError as UnexpectedTracerError,
+)

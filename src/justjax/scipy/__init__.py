@@ -1,0 +1,2 @@
+"""`justjax.scipy`."""
+from justjax.scipy import special as special

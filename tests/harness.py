@@ -1,0 +1,152 @@
+"""The op-record table machinery (DESIGN.md "Habits").
+
+Every primitive and library function is described once by an `OpRecord`; the checks in
+`test_op_records.py` run each record against NumPy, compare traced against eager evaluation,
+and (as transforms land) gradients against finite differences and vmap against a loop.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import ml_dtypes
+import numpy as np
+
+Shape = tuple[int, ...]
+ArgMaker = Callable[[np.random.Generator, Shape, np.dtype], np.ndarray]
+
+F32 = np.dtype(np.float32)
+F16 = np.dtype(np.float16)
+BF16 = np.dtype(ml_dtypes.bfloat16)
+F64 = np.dtype(np.float64)
+C64 = np.dtype(np.complex64)
+I8 = np.dtype(np.int8)
+I32 = np.dtype(np.int32)
+U8 = np.dtype(np.uint8)
+U32 = np.dtype(np.uint32)
+BOOL = np.dtype(np.bool_)
+
+FLOATS = (F32, F16, BF16)
+INTS = (I32, I8, U8, U32)
+NUMERIC = FLOATS + INTS
+INEXACT = FLOATS + (C64,)
+
+# Default tolerances by dtype (relative and absolute alike).
+TOLERANCE = {F32: 1e-5, F16: 2e-3, BF16: 2e-2, F64: 1e-12, C64: 1e-5, I8: 0, I32: 0, U8: 0,
+             U32: 0, BOOL: 0}
+
+
+def _as(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    return np.asarray(values).astype(dtype)
+
+
+def rand_default(rng: np.random.Generator, shape: Shape, dtype: np.dtype) -> np.ndarray:
+    """Values around [-3, 3]; integers in [-5, 5] (unsigned [0, 10]); bools 50/50."""
+    dtype = np.dtype(dtype)
+    if dtype == BOOL:
+        return rng.random(shape) < 0.5
+    if dtype.kind == "u":
+        return _as(rng.integers(0, 11, shape), dtype)
+    if dtype.kind == "i":
+        return _as(rng.integers(-5, 6, shape), dtype)
+    if dtype.kind == "c":
+        return _as(rng.normal(size=shape) + 1j * rng.normal(size=shape), dtype)
+    return _as(rng.normal(scale=1.5, size=shape), dtype)
+
+
+def rand_positive(rng: np.random.Generator, shape: Shape, dtype: np.dtype) -> np.ndarray:
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        return _as(rng.integers(1, 10, shape), dtype)
+    if dtype.kind == "c":
+        return _as(rng.uniform(0.1, 3, shape) + 1j * rng.uniform(0.1, 3, shape), dtype)
+    return _as(rng.uniform(0.1, 3.0, shape), dtype)
+
+
+def rand_unit(rng: np.random.Generator, shape: Shape, dtype: np.dtype) -> np.ndarray:
+    """Inside (-1, 1), away from the ends (asin, atanh, erf_inv)."""
+    return _as(rng.uniform(-0.9, 0.9, shape), dtype)
+
+
+def rand_nonzero(rng: np.random.Generator, shape: Shape, dtype: np.dtype) -> np.ndarray:
+    values = rand_default(rng, shape, dtype)
+    return np.where(values == 0, np.array(1).astype(values.dtype), values)
+
+
+def rand_small_int(rng: np.random.Generator, shape: Shape, dtype: np.dtype) -> np.ndarray:
+    return _as(rng.integers(0, 4, shape), dtype)
+
+
+def rand_special(rng: np.random.Generator, shape: Shape, dtype: np.dtype) -> np.ndarray:
+    """Defaults sprinkled with the values that break naive code: 0, -0, inf, -inf, nan."""
+    values = rand_default(rng, shape, dtype)
+    if np.dtype(dtype).kind == "f" or np.dtype(dtype) == BF16:
+        specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype=np.float32)
+        mask = rng.random(shape) < 0.3
+        picks = rng.integers(0, len(specials), shape)
+        values = np.where(mask, specials[picks].astype(dtype), values)
+    return values
+
+
+@dataclass(frozen=True)
+class OpRecord:
+    """One function under test and how to check it.
+
+    Attributes:
+      name: the test id.
+      fun: the justjax function, called with Arrays (and `static` keyword arguments).
+      reference: the NumPy equivalent, called with NumPy arrays of the same dtypes.
+      shapes: argument shape lists to try; each entry is one call's shapes.
+      dtypes: argument dtypes to try (every argument gets the same dtype) or, per entry,
+        a tuple with one dtype per argument.
+      make_args: argument generators, one for all arguments or one per argument.
+      static: keyword arguments passed to both functions as they are.
+      tol: overrides of `TOLERANCE` by dtype.
+      expected_dtype: the result dtype JAX gives for the input dtypes, when it differs from
+        the first input's dtype; `None` means "same as the first argument".
+      differentiable: whether gradient checks apply (used once autodiff lands).
+    """
+
+    name: str
+    fun: Callable[..., Any]
+    reference: Callable[..., Any]
+    shapes: Sequence[Sequence[Shape]]
+    dtypes: Sequence[Any]
+    make_args: ArgMaker | Sequence[ArgMaker] = rand_default
+    static: dict[str, Any] = field(default_factory=dict)
+    tol: dict[np.dtype, float] = field(default_factory=dict)
+    expected_dtype: Callable[..., np.dtype] | None = None
+    differentiable: bool = True
+
+    def cases(self) -> list[tuple[tuple[Shape, ...], tuple[np.dtype, ...]]]:
+        """Every (shapes, dtypes) combination this record runs."""
+        combos = []
+        for shapes in self.shapes:
+            for dtype in self.dtypes:
+                per_arg = dtype if isinstance(dtype, tuple) else (dtype,) * len(shapes)
+                combos.append((tuple(tuple(s) for s in shapes),
+                               tuple(np.dtype(d) for d in per_arg)))
+        return combos
+
+    def make(self, rng: np.random.Generator, shapes: Sequence[Shape],
+             dtypes: Sequence[np.dtype]) -> list[np.ndarray]:
+        makers = self.make_args if isinstance(self.make_args, (list, tuple)) else \
+            [self.make_args] * len(shapes)
+        return [maker(rng, shape, dtype)
+                for maker, shape, dtype in zip(makers, shapes, dtypes, strict=True)]
+
+    def tolerance(self, dtype: np.dtype) -> float:
+        return self.tol.get(np.dtype(dtype), TOLERANCE.get(np.dtype(dtype), 1e-5))
+
+
+def assert_close(actual: Any, expected: Any, tol: float, *, context: str = "") -> None:
+    """Same shape and values within `tol` (exact for tol == 0); NaNs must match NaNs."""
+    actual = np.asarray(actual)
+    expected = np.asarray(expected)
+    assert actual.shape == expected.shape, f"{context}: shape {actual.shape} != {expected.shape}"
+    if tol == 0 or actual.dtype == BOOL:
+        np.testing.assert_array_equal(actual, expected, err_msg=context)
+        return
+    wide = np.complex128 if actual.dtype.kind == "c" else np.float64
+    np.testing.assert_allclose(actual.astype(wide), expected.astype(wide), rtol=tol, atol=tol,
+                               equal_nan=True, err_msg=context)
