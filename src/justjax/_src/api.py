@@ -126,7 +126,7 @@ def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (), axis_env
         flat_args, in_tree = tree_util.tree_flatten((tuple(dyn_args), kwargs))
         in_avals = [_abstractify(a) for a in flat_args]
         names = staging.signature_arg_names(fun, args, kwargs)
-        debug = staging.debug_info("make_jaxpr", fun, args, kwargs, names)
+        debug = staging.debug_info("jit", fun, args, kwargs, names)
         closed, out_tree = trace_flat(bound, in_tree, in_avals, debug)
         if return_shape:
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
+_DOCS = "See https://docs.jax.dev/en/latest/errors.html#jax.errors."
+
 
 class JAXTypeError(TypeError):
     """Base of justjax's TypeErrors."""
@@ -12,19 +14,30 @@ class JAXIndexError(IndexError):
     """Base of justjax's IndexErrors."""
 
 
-def _describe_tracer(tracer: Any) -> str:
+def _shape_of(tracer: Any) -> str:
+    return tracer.aval.str_short(short_dtypes=False)
+
+
+def _origin(tracer: Any) -> str:
+    """Where the tracer came from: the function being traced and the arguments it depends on."""
     describe = getattr(tracer, "_origin_msg", None)
     return describe() if describe is not None else ""
+
+
+def _with_origin(tracer: Any) -> str:
+    origin = _origin(tracer)
+    return f"{origin}\n" if origin else ""
 
 
 class ConcretizationTypeError(JAXTypeError):
     """A concrete value was needed from an abstract (traced) one."""
 
     def __init__(self, tracer: Any, context: str = "") -> None:
+        context = f"{context}\n" if context else ""
         super().__init__(
-            f"Abstract tracer value encountered where concrete value is expected: {tracer}\n"
-            f"{context}{_describe_tracer(tracer)}\n"
-            "See https://docs.jax.dev/en/latest/errors.html#jax.errors.ConcretizationTypeError")
+            "Abstract tracer value encountered where concrete value is expected: traced array "
+            f"with shape {_shape_of(tracer)}\n{context}{_with_origin(tracer)}\n"
+            f"{_DOCS}ConcretizationTypeError")
 
 
 class TracerBoolConversionError(ConcretizationTypeError):
@@ -33,9 +46,8 @@ class TracerBoolConversionError(ConcretizationTypeError):
     def __init__(self, tracer: Any) -> None:
         JAXTypeError.__init__(
             self,
-            f"Attempted boolean conversion of traced array with shape {tracer.aval.str_short()}.\n"
-            f"{_describe_tracer(tracer)}\n"
-            "See https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerBoolConversionError")
+            f"Attempted boolean conversion of traced array with shape {_shape_of(tracer)}.\n"
+            f"{_with_origin(tracer)}{_DOCS}TracerBoolConversionError")
 
 
 class TracerIntegerConversionError(JAXTypeError):
@@ -43,9 +55,8 @@ class TracerIntegerConversionError(JAXTypeError):
 
     def __init__(self, tracer: Any) -> None:
         super().__init__(
-            f"The __index__() method was called on traced array with shape {tracer.aval.str_short()}.\n"
-            f"{_describe_tracer(tracer)}\n"
-            "See https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerIntegerConversionError")
+            f"The __index__() method was called on traced array with shape {_shape_of(tracer)}\n"
+            f"{_with_origin(tracer)}{_DOCS}TracerIntegerConversionError")
 
 
 class TracerArrayConversionError(JAXTypeError):
@@ -54,8 +65,8 @@ class TracerArrayConversionError(JAXTypeError):
     def __init__(self, tracer: Any) -> None:
         super().__init__(
             "The numpy.ndarray conversion method __array__() was called on traced array "
-            f"with shape {tracer.aval.str_short()}.\n{_describe_tracer(tracer)}\n"
-            "See https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerArrayConversionError")
+            f"with shape {_shape_of(tracer)}\n{_with_origin(tracer)}"
+            f"{_DOCS}TracerArrayConversionError")
 
 
 class NonConcreteBooleanIndexError(JAXIndexError):
@@ -63,15 +74,12 @@ class NonConcreteBooleanIndexError(JAXIndexError):
 
     def __init__(self, tracer: Any) -> None:
         super().__init__(
-            f"Array boolean indices must be concrete; got {tracer}\n\n"
-            "See https://docs.jax.dev/en/latest/errors.html#jax.errors.NonConcreteBooleanIndexError")
+            f"Array boolean indices must be concrete; got {tracer.aval.str_short()}\n\n"
+            f"{_DOCS}NonConcreteBooleanIndexError")
 
 
 class UnexpectedTracerError(JAXTypeError):
     """A tracer escaped the transformation that created it."""
-
-    def __init__(self, msg: str) -> None:
-        super().__init__(msg)
 
 
 class KeyReuseError(JAXTypeError):

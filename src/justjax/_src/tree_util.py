@@ -1467,7 +1467,7 @@ register_pytree_with_keys(
     collections.OrderedDict,
     lambda x: (tuple((DictKey(k), x[k]) for k in x), tuple(x)),
     lambda keys, values: collections.OrderedDict(zip(keys, values, strict=True)),
-    lambda x: (tuple(x.values()), tuple(x)))
+    lambda x: (list(x.values()), tuple(x)))
 
 
 def _defaultdict_with_keys(d: collections.defaultdict):
@@ -1477,7 +1477,7 @@ def _defaultdict_with_keys(d: collections.defaultdict):
 
 def _defaultdict_flatten(d: collections.defaultdict):
   keys = tuple(_sorted_keys(d))
-  return tuple(d[k] for k in keys), (d.default_factory, keys)
+  return [d[k] for k in keys], (d.default_factory, keys)
 
 
 register_pytree_with_keys(

@@ -123,6 +123,8 @@ def check_arraylike(fun_name: str, *args: Any) -> None:
 class Trace:
     """A transformation in progress. Subclasses implement `process_primitive`."""
 
+    tracer_name = "Tracer"  # how this trace's tracers print: JitTracer(float32[3])
+
     def __init__(self) -> None:
         self._valid = True
 
@@ -245,16 +247,13 @@ class Tracer:
         raise errors.TracerIntegerConversionError(self)
 
     def __int__(self) -> int:
-        raise errors.ConcretizationTypeError(
-            self, f"The problem arose with the `int` function. ")
+        raise errors.ConcretizationTypeError(self, _conversion_context("int"))
 
     def __float__(self) -> float:
-        raise errors.ConcretizationTypeError(
-            self, f"The problem arose with the `float` function. ")
+        raise errors.ConcretizationTypeError(self, _conversion_context("float"))
 
     def __complex__(self) -> complex:
-        raise errors.ConcretizationTypeError(
-            self, f"The problem arose with the `complex` function. ")
+        raise errors.ConcretizationTypeError(self, _conversion_context("complex"))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         raise errors.TracerArrayConversionError(self)
@@ -276,20 +275,58 @@ class Tracer:
         raise immutable_error(self)
 
     def __repr__(self) -> str:
-        return f"Traced<{self.aval.str_short(short_dtypes=False)}>with<{self._trace.describe()}>"
+        weak = "~" if self.aval.weak_type else ""
+        return f"{self._trace.tracer_name}({weak}{self.aval.str_short(short_dtypes=False)})"
 
     def tolist(self) -> Any:
-        raise errors.ConcretizationTypeError(self, "The problem arose with the `tolist` method. ")
+        raise errors.ConcretizationTypeError(
+            self, f"The tolist() method was called on traced array with shape "
+                  f"{self.aval.str_short(short_dtypes=False)}.")
 
     def item(self, *args: Any) -> Any:
-        raise errors.ConcretizationTypeError(self, "The problem arose with the `item` method. ")
+        raise errors.ConcretizationTypeError(self, "This occurred in the item() method of jax.Array")
+
+
+def _conversion_context(fn: str) -> str:
+    return (f"The problem arose with the `{fn}` function. If trying to convert the data type of a "
+            f"value, try using `x.astype({fn})` or `jnp.array(x, {fn})` instead.")
 
 
 def immutable_error(x: Any) -> TypeError:
     return TypeError(
-        f"'{type(x).__name__}' object does not support item assignment. JAX arrays are immutable. "
-        "Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another .at[] method: "
+        "JAX arrays are immutable and do not support in-place item assignment. Instead of "
+        "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
         "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
+def canonicalize_shape(shape: Any, context: str = "") -> tuple[int, ...]:
+    """A shape argument as a tuple of ints; JAX's TypeError for traced or non-integer entries."""
+    if isinstance(shape, (int, np.integer)) or (hasattr(shape, "shape") and np.shape(shape) == ()
+                                                and not isinstance(shape, Tracer)):
+        shape = (shape,)
+    try:
+        entries = list(shape)
+    except TypeError:
+        entries = [shape]
+    result = []
+    for d in entries:
+        if isinstance(d, Tracer) or not (isinstance(d, (int, np.integer)) or
+                                         (hasattr(d, "dtype") and np.shape(d) == ()
+                                          and np.issubdtype(d.dtype, np.integer))):
+            message = ("Shapes must be 1D sequences of concrete values of integer type, "
+                       f"got {shape!r}.")
+            tracers = [t for t in entries if isinstance(t, Tracer)]
+            if tracers:
+                message += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to "
+                            "smaller subfunctions.")
+                origin = tracers[0]._origin_msg()
+                if origin:
+                    message += f"\n{origin}"
+            if context:
+                message += f"\n{context}"
+            raise TypeError(message)
+        result.append(operator.index(d))
+    return tuple(result)
 
 
 def concrete_or_error(force: Callable[[Any], Any], value: Any, context: str = "") -> Any:

@@ -7,6 +7,7 @@ constants are dropped, as in JAX.
 from __future__ import annotations
 
 import inspect
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -15,7 +16,7 @@ import numpy as np
 from justjax._src import errors
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
-from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from justjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var
 
 
 @dataclass(frozen=True)
@@ -63,10 +64,16 @@ def signature_arg_names(fun: Callable, args: Sequence[Any], kwargs: dict[str, An
     return names
 
 
+# primitive -> rule(args, params) giving concrete outputs instead of staging an equation, or
+# None to stage it. JAX folds conversions of scalar constants this way, which is why
+# `x_int8 + jnp.asarray(2)` shows the literal `2:i8[]`.
+const_fold_rules: dict[core.Primitive, Callable[[Sequence[Any], dict], Any]] = {}
+
+
 class DynamicJaxprTracer(core.Tracer):
     """A value being staged into a jaxpr; `var` is its variable there."""
 
-    __slots__ = ("_aval", "var")
+    __slots__ = ("_aval", "var", "__weakref__")
 
     def __init__(self, trace: DynamicJaxprTrace, aval: ShapedArray, var: Var) -> None:
         self._trace = trace
@@ -85,11 +92,16 @@ def _is_literalable(value: Any) -> bool:
 class DynamicJaxprTrace(core.Trace):
     """Stages primitives into a jaxpr under construction."""
 
+    tracer_name = "JitTracer"
+
     def __init__(self, debug: DebugInfo | None = None) -> None:
         super().__init__()
         self.debug = debug
         self.invars: list[Var] = []
         self.eqns: list[JaxprEqn] = []
+        # Weak references to each equation's output tracers: an output whose tracer Python has
+        # dropped and that nothing reads prints as `_`, as in JAX.
+        self.out_tracer_refs: list[list[weakref.ref]] = []
         self.constvars: dict[int, tuple[Var, Any, DynamicJaxprTracer]] = {}
 
     def describe(self) -> str:
@@ -105,6 +117,8 @@ class DynamicJaxprTrace(core.Trace):
         entry = self.constvars.get(id(value))
         if entry is None:
             aval = core.get_aval(value)
+            if isinstance(value, (np.ndarray, np.generic)) and value.dtype != aval.dtype:
+                value = value.astype(aval.dtype)  # 64-bit constants canonicalized
             var = Var(aval)
             entry = (var, value, DynamicJaxprTracer(self, aval, var))
             self.constvars[id(value)] = entry
@@ -118,6 +132,11 @@ class DynamicJaxprTrace(core.Trace):
         return self.new_const(x)
 
     def process_primitive(self, primitive: core.Primitive, args: Sequence[Any], params: dict) -> Any:
+        fold = const_fold_rules.get(primitive)
+        if fold is not None and not any(isinstance(a, core.Tracer) for a in args):
+            folded = fold(args, params)
+            if folded is not None:
+                return folded
         tracers = [self.to_jaxpr_tracer(a) for a in args]
         out_avals = primitive.abstract_eval(*[t.aval for t in tracers], **params)
         if not primitive.multiple_results:
@@ -125,6 +144,7 @@ class DynamicJaxprTrace(core.Trace):
         outs = [DynamicJaxprTracer(self, aval, Var(aval)) for aval in out_avals]
         self.eqns.append(JaxprEqn([t.var for t in tracers], [t.var for t in outs], primitive,
                                   dict(params)))
+        self.out_tracer_refs.append([weakref.ref(t) for t in outs])
         return outs if primitive.multiple_results else outs[0]
 
     def to_closed_jaxpr(self, outputs: Sequence[Any]) -> ClosedJaxpr:
@@ -143,6 +163,8 @@ class DynamicJaxprTrace(core.Trace):
         outvars = [inline(v) for v in out_vars]
         used = {v for eqn in eqns for v in eqn.invars if isinstance(v, Var)}
         used |= {v for v in outvars if isinstance(v, Var)}
+        eqns = [self._drop_dead_outputs(eqn, refs, used)
+                for eqn, refs in zip(eqns, self.out_tracer_refs, strict=True)]
         constvars, consts = [], []
         for var, value, _ in self.constvars.values():
             if var in used and var not in literals:
@@ -150,6 +172,14 @@ class DynamicJaxprTrace(core.Trace):
                 consts.append(value)
         jaxpr = Jaxpr(constvars, list(self.invars), outvars, eqns, debug_info=self.debug)
         return ClosedJaxpr(jaxpr, consts)
+
+    @staticmethod
+    def _drop_dead_outputs(eqn: JaxprEqn, refs: list[weakref.ref], used: set[Var]) -> JaxprEqn:
+        if all(var in used or ref() is not None for var, ref in zip(eqn.outvars, refs, strict=True)):
+            return eqn
+        outvars = [var if var in used or ref() is not None else DropVar(var.aval)
+                   for var, ref in zip(eqn.outvars, refs, strict=True)]
+        return eqn.replace(outvars=outvars)
 
     # -- error messages ----------------------------------------------------------------------
     def describe_tracer(self, tracer: core.Tracer) -> str:

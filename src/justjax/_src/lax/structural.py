@@ -7,10 +7,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from justjax._src import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_eqn_rules
+from justjax._src.interpreters import staging
 from justjax._src.lax import utils
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
@@ -61,8 +63,17 @@ def _convert_impl(x: Any, *, new_dtype: np.dtype, weak_type: bool, sharding: Any
                       ShapedArray(aval.shape, new_dtype, weak_type))
 
 
+def _fold_scalar_convert(args: Sequence[Any], params: dict) -> Any:
+    """Converts scalar constants at trace time instead of staging an equation (as JAX)."""
+    operand, = args
+    if np.shape(operand) != ():
+        return None
+    return _convert_impl(operand, **params)
+
+
 convert_element_type_p.def_abstract_eval(_convert_abstract)
 convert_element_type_p.def_impl(_convert_impl)
+staging.const_fold_rules[convert_element_type_p] = _fold_scalar_convert
 pp_eqn_rules[convert_element_type_p] = _pp_without("sharding")
 
 
@@ -448,3 +459,15 @@ def_numpy_impl(stop_gradient_p, lambda x: x)
 
 def copy(x: Any) -> Any:
     return copy_p.bind(x)
+
+
+def stop_gradient(x: Any) -> Any:
+    """Identity whose gradient is zero, on every leaf of a pytree.
+
+    Integer and boolean leaves pass through unchanged (they have no gradient to stop).
+    """
+    def stop(leaf: Any) -> Any:
+        if dtypes.is_inexact(core.get_aval(leaf).dtype):
+            return stop_gradient_p.bind(leaf)
+        return leaf
+    return tree_util.tree_map(stop, x)

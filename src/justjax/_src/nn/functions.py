@@ -1,4 +1,227 @@
-"""jax.nn functions."""
+"""jax.nn: activation functions and friends, written with jax.numpy and lax."""
 from __future__ import annotations
 
-__all__: list[str] = []
+import operator
+from typing import Any
+
+import numpy as np
+
+from justjax._src.core import core, dtypes
+from justjax._src.lax import elementwise as lax
+from justjax._src.lax import structural
+from justjax._src.numpy import array_creation, lax_numpy, reductions, ufuncs, util
+from justjax._src.scipy.special import logsumexp
+
+__all__ = [
+    "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
+    "identity", "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish", "one_hot",
+    "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus",
+    "sparse_plus", "squareplus", "standardize", "swish",
+]
+
+
+def identity(x: Any) -> Any:
+    """Returns `x` as an array."""
+    return util.ensure_arraylike("identity", x)
+
+
+def relu(x: Any) -> Any:
+    """`max(x, 0)` elementwise."""
+    return ufuncs.maximum(x, 0)
+
+
+def relu6(x: Any) -> Any:
+    """`min(max(x, 0), 6)` elementwise."""
+    return ufuncs.minimum(ufuncs.maximum(x, 0), 6.0)
+
+
+def squareplus(x: Any, b: Any = 4) -> Any:
+    """`(x + sqrt(x**2 + b)) / 2`."""
+    x = util.ensure_arraylike("squareplus", x)
+    y = ufuncs.add(x, ufuncs.sqrt(ufuncs.add(ufuncs.square(x), b)))
+    return ufuncs.true_divide(y, 2)
+
+
+def softplus(x: Any) -> Any:
+    """`log(1 + exp(x))`, computed stably as `logaddexp(x, 0)`."""
+    return ufuncs.logaddexp(x, 0)
+
+
+def sparse_plus(x: Any) -> Any:
+    """0 below -1, x above 1, `(x + 1)**2 / 4` between."""
+    x = util.ensure_arraylike("sparse_plus", x)
+    middle = ufuncs.true_divide(ufuncs.square(ufuncs.add(x, 1.0)), 4)
+    return lax_numpy.where(ufuncs.less_equal(x, -1.0), 0.0,
+                           lax_numpy.where(ufuncs.greater_equal(x, 1.0), x, middle))
+
+
+def soft_sign(x: Any) -> Any:
+    """`x / (|x| + 1)`."""
+    x = util.ensure_arraylike("soft_sign", x)
+    return ufuncs.true_divide(x, ufuncs.add(ufuncs.absolute(x), 1))
+
+
+def sigmoid(x: Any) -> Any:
+    """The logistic function `1 / (1 + exp(-x))` (lax.logistic)."""
+    [x] = util.promote_args_inexact("sigmoid", x)
+    return lax.logistic(x)
+
+
+def silu(x: Any) -> Any:
+    """`x * sigmoid(x)` (also called swish)."""
+    x = util.ensure_arraylike("silu", x)
+    return ufuncs.multiply(x, sigmoid(x))
+
+
+swish = silu
+
+
+def mish(x: Any) -> Any:
+    """`x * tanh(softplus(x))`."""
+    x = util.ensure_arraylike("mish", x)
+    return ufuncs.multiply(x, ufuncs.tanh(softplus(x)))
+
+
+def log_sigmoid(x: Any) -> Any:
+    """`log(sigmoid(x))`, computed stably as `-softplus(-x)`."""
+    x = util.ensure_arraylike("log_sigmoid", x)
+    return ufuncs.negative(softplus(ufuncs.negative(x)))
+
+
+def elu(x: Any, alpha: Any = 1.0) -> Any:
+    """`x` for x > 0, `alpha * (exp(x) - 1)` otherwise."""
+    x = util.ensure_arraylike("elu", x)
+    positive = ufuncs.greater(x, 0)
+    safe = lax_numpy.where(positive, 0.0, x)
+    return lax_numpy.where(positive, x, ufuncs.multiply(alpha, ufuncs.expm1(safe)))
+
+
+def leaky_relu(x: Any, negative_slope: Any = 1e-2) -> Any:
+    """`x` for x >= 0, `negative_slope * x` otherwise."""
+    x = util.ensure_arraylike("leaky_relu", x)
+    return lax_numpy.where(ufuncs.greater_equal(x, 0), x, ufuncs.multiply(negative_slope, x))
+
+
+def hard_tanh(x: Any) -> Any:
+    """`x` clipped to [-1, 1]."""
+    x = util.ensure_arraylike("hard_tanh", x)
+    return lax_numpy.where(ufuncs.greater(x, 1), 1,
+                           lax_numpy.where(ufuncs.less(x, -1), -1, x))
+
+
+def celu(x: Any, alpha: Any = 1.0) -> Any:
+    """`max(x, 0) + alpha * expm1(min(x, 0) / alpha)`."""
+    scaled = ufuncs.true_divide(ufuncs.minimum(x, 0.0), alpha)
+    return ufuncs.add(ufuncs.maximum(x, 0.0), ufuncs.multiply(alpha, ufuncs.expm1(scaled)))
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(x: Any) -> Any:
+    """The scaled exponential linear unit."""
+    return ufuncs.multiply(_SELU_SCALE, elu(x, _SELU_ALPHA))
+
+
+def gelu(x: Any, approximate: bool = True) -> Any:
+    """Gaussian error linear unit: the tanh approximation, or the exact erfc form."""
+    [x] = util.promote_args_inexact("gelu", x)
+    dtype = x.dtype
+    if approximate:
+        sqrt_2_over_pi = np.asarray(np.sqrt(2 / np.pi)).astype(dtype)
+        inner = ufuncs.multiply(sqrt_2_over_pi,
+                                ufuncs.add(x, ufuncs.multiply(0.044715, ufuncs.power(x, 3))))
+        cdf = ufuncs.multiply(0.5, ufuncs.add(1.0, ufuncs.tanh(inner)))
+        return ufuncs.multiply(x, cdf)
+    sqrt_half = np.asarray(np.sqrt(0.5)).astype(dtype)
+    erfc = lax.erfc(ufuncs.multiply(ufuncs.negative(x), sqrt_half))
+    return structural.convert_element_type(ufuncs.multiply(ufuncs.multiply(0.5, x), erfc), dtype)
+
+
+def glu(x: Any, axis: int = -1) -> Any:
+    """Gated linear unit: splits `x` in two along `axis`, `first * sigmoid(second)`."""
+    x = util.ensure_arraylike("glu", x)
+    size = x.shape[axis]
+    if size % 2:
+        raise AssertionError("axis size must be divisible by 2")
+    first, second = lax_numpy.split(x, 2, axis)
+    return ufuncs.multiply(first, sigmoid(second))
+
+
+def hard_sigmoid(x: Any) -> Any:
+    """`relu6(x + 3) / 6`."""
+    return ufuncs.true_divide(relu6(ufuncs.add(x, 3.0)), 6.0)
+
+
+def hard_silu(x: Any) -> Any:
+    """`x * hard_sigmoid(x)`."""
+    x = util.ensure_arraylike("hard_silu", x)
+    return ufuncs.multiply(x, hard_sigmoid(x))
+
+
+hard_swish = hard_silu
+
+
+def log_softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:
+    """`x - logsumexp(x)` along `axis`; masked-out elements give -inf."""
+    x = util.ensure_arraylike("log_softmax", x)
+    x_max = reductions.max(x, axis, where=where, initial=-np.inf, keepdims=True)
+    x_safe = x if where is None else lax_numpy.where(where, x, -np.inf)
+    shifted = ufuncs.subtract(x_safe, structural.stop_gradient(x_max))
+    total = reductions.sum(ufuncs.exp(shifted), axis, where=where, keepdims=True)
+    result = ufuncs.subtract(shifted, ufuncs.log(total))
+    if where is not None:
+        return lax_numpy.where(where, result, -np.inf)
+    return result
+
+
+def softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:
+    """`exp(x) / sum(exp(x))` along `axis`, shifted by the max for stability."""
+    x = util.ensure_arraylike("softmax", x)
+    x_max = reductions.max(x, axis, where=where, initial=-np.inf, keepdims=True)
+    x_safe = x if where is None else lax_numpy.where(where, x, -np.inf)
+    unnormalized = ufuncs.exp(ufuncs.subtract(x_safe, x_max))
+    total = reductions.sum(unnormalized, axis, where=where, keepdims=True)
+    result = ufuncs.true_divide(unnormalized, total)
+    if where is not None:
+        result = lax_numpy.where(where, result, 0)
+    return result
+
+
+def standardize(x: Any, axis: Any = -1, mean: Any = None, variance: Any = None,
+                epsilon: Any = 1e-5, where: Any = None, *, algorithm: str = "fast") -> Any:
+    """`(x - mean) / sqrt(variance + epsilon)` along `axis`.
+
+    With `algorithm="fast"` the variance is `mean(x**2) - mean(x)**2` clipped at zero (JAX's
+    default); `"stable"` uses the two-pass `mean((x - mean)**2)`.
+    """
+    util.check_arraylike("standardize", x)
+    if mean is None:
+        mean = reductions.mean(x, axis, keepdims=True, where=where)
+    if variance is None:
+        if algorithm == "stable":
+            variance = reductions.mean(ufuncs.square(ufuncs.subtract(x, mean)), axis,
+                                       keepdims=True, where=where)
+        elif algorithm == "fast":
+            variance = ufuncs.subtract(
+                reductions.mean(ufuncs.square(x), axis, keepdims=True, where=where),
+                ufuncs.square(mean))
+            variance = lax_numpy.clip(variance, 0)
+        else:
+            raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
+    return ufuncs.multiply(ufuncs.subtract(x, mean), lax.rsqrt(ufuncs.add(variance, epsilon)))
+
+
+def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: int = -1) -> Any:
+    """One-hot encodes integer indices; out-of-range indices give all zeros."""
+    num_classes = core.concrete_dim(
+        num_classes, "The error arose in jax.nn.one_hot argument `num_classes`. ")
+    x = array_creation.asarray(x)
+    dtype = dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
+    out_axis = util.canonicalize_axis(operator.index(axis), x.ndim + 1)
+    lhs = structural.expand_dims(x, (out_axis,))
+    rhs_shape = [1] * x.ndim
+    rhs_shape.insert(out_axis, num_classes)
+    rhs = structural.broadcasted_iota(x.dtype, rhs_shape, out_axis)
+    return lax_numpy.astype(ufuncs.equal(lhs, rhs), dtype)

@@ -125,12 +125,13 @@ class Array:
 
     def __index__(self) -> int:
         if not dtypes.is_int(self.dtype) and not dtypes.is_bool(self.dtype):
-            raise TypeError(f"Only integer scalar arrays can be converted to a scalar index.")
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
         return self._value.__index__()
 
     def _check_scalar(self, name: str) -> None:
-        if self.size != 1:
-            raise TypeError(f"only length-1 arrays can be converted to Python scalars")
+        if self.ndim != 0:
+            raise TypeError("Only scalar arrays can be converted to Python scalars; "
+                            f"got arr.ndim={self.ndim}")
 
     def __len__(self) -> int:
         if not self.shape:

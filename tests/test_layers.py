@@ -1,0 +1,93 @@
+"""The architecture's rules that a test can enforce: import direction and rule coverage."""
+from __future__ import annotations
+
+import ast
+import importlib
+import pathlib
+import pkgutil
+
+import pytest
+
+import justjax
+from justjax._src.core import core
+
+SRC = pathlib.Path(justjax.__file__).parent
+
+# DESIGN.md "Layers": imports point down only (a lower rank never imports a higher one).
+LAYER_OF_PREFIX = [
+    ("justjax._src.core", 0), ("justjax._src.config", 0), ("justjax._src.errors", 0),
+    ("justjax._src.tree_util", 0),
+    ("justjax._src.runtime", 1),
+    ("justjax._src.backends", 2),
+    ("justjax._src.hlo", 3),
+    ("justjax._src.interpreters", 4),
+    ("justjax._src.lax", 5),
+    ("justjax._src.numpy", 6), ("justjax._src.nn", 6), ("justjax._src.random", 6),
+    ("justjax._src.scipy", 6),
+    ("justjax._src.api", 7), ("justjax._src.stages", 7),
+    ("justjax", 8),
+]
+
+
+def layer(module: str) -> int:
+    for prefix, rank in LAYER_OF_PREFIX:
+        if module == prefix or module.startswith(prefix + "."):
+            return rank
+    raise AssertionError(f"module {module} belongs to no layer")
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: pathlib.Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("justjax"):
+            found.append(node.module)
+            # `from justjax._src import tree_util` imports the submodule itself.
+            found.extend(f"{node.module}.{alias.name}" for alias in node.names
+                         if (SRC.parent / node.module.replace(".", "/") / f"{alias.name}.py").exists()
+                         or (SRC.parent / node.module.replace(".", "/") / alias.name).is_dir())
+        elif isinstance(node, ast.Import):
+            found.extend(a.name for a in node.names if a.name.startswith("justjax"))
+    return found
+
+
+SOURCES = sorted(SRC.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(SRC)))
+def test_imports_point_down(path: pathlib.Path) -> None:
+    source = _module_name(path)
+    for target in _imports(path):
+        if target in ("justjax._src",):
+            continue
+        assert layer(target) <= layer(source), f"{source} (layer {layer(source)}) imports " \
+                                               f"{target} (layer {layer(target)})"
+
+
+def _all_primitives() -> list[core.Primitive]:
+    prims = {}
+    for package in ("justjax._src.lax", "justjax._src.numpy", "justjax._src.nn"):
+        pkg = importlib.import_module(package)
+        for info in pkgutil.iter_modules(pkg.__path__):
+            module = importlib.import_module(f"{package}.{info.name}")
+            for value in vars(module).values():
+                if isinstance(value, core.Primitive):
+                    prims[id(value)] = value
+    return sorted(prims.values(), key=lambda p: p.name)
+
+
+@pytest.mark.parametrize("table", ["impl_rules", "abstract_eval_rules"])
+def test_every_primitive_has_core_rules(table: str) -> None:
+    rules = getattr(core, table)
+    missing = [p.name for p in _all_primitives() if p not in rules]
+    assert not missing, f"primitives without {table}: {missing}"
+
+
+def test_primitive_names_are_unique() -> None:
+    names = [p.name for p in _all_primitives()]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
