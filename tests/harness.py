@@ -102,8 +102,9 @@ class OpRecord:
       make_args: argument generators, one for all arguments or one per argument.
       static: keyword arguments passed to both functions as they are.
       tol: overrides of `TOLERANCE` by dtype.
-      expected_dtype: the result dtype JAX gives for the input dtypes, when it differs from
-        the first input's dtype; `None` means "same as the first argument".
+      expected_dtype: the result dtype JAX gives for the input dtypes (a tuple of dtypes for
+        several results), when it differs from the first input's dtype; `None` means "every
+        result has the first argument's dtype".
       differentiable: whether gradient checks apply (used once autodiff lands).
     """
 
@@ -134,6 +135,15 @@ class OpRecord:
             [self.make_args] * len(shapes)
         return [maker(rng, shape, dtype)
                 for maker, shape, dtype in zip(makers, shapes, dtypes, strict=True)]
+
+    def result_dtypes(self, in_dtypes: Sequence[np.dtype], count: int) -> list[np.dtype]:
+        """The dtype each of `count` results must have for these input dtypes."""
+        if self.expected_dtype is None:
+            return [np.dtype(in_dtypes[0])] * count
+        expected = self.expected_dtype(*in_dtypes)
+        if isinstance(expected, (tuple, list)):
+            return [np.dtype(d) for d in expected]
+        return [np.dtype(expected)] * count
 
     def tolerance(self, dtype: np.dtype) -> float:
         return self.tol.get(np.dtype(dtype), TOLERANCE.get(np.dtype(dtype), 1e-5))

@@ -16,7 +16,7 @@ SRC = pathlib.Path(justjax.__file__).parent
 # DESIGN.md "Layers": imports point down only (a lower rank never imports a higher one).
 LAYER_OF_PREFIX = [
     ("justjax._src.core", 0), ("justjax._src.config", 0), ("justjax._src.errors", 0),
-    ("justjax._src.tree_util", 0),
+    ("justjax._src.tree_util", 0), ("justjax._src.treedef", 0), ("justjax._src.tree_errors", 0),
     ("justjax._src.runtime", 1),
     ("justjax._src.backends", 2),
     ("justjax._src.hlo", 3),

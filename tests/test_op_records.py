@@ -47,10 +47,9 @@ def test_against_numpy(record: OpRecord, shapes: tuple, dtypes: tuple) -> None:
     results = result if isinstance(result, (tuple, list)) else [result]
     expecteds = expected if isinstance(expected, (tuple, list)) else [expected]
     assert len(results) == len(expecteds)
-    for got, want in zip(results, expecteds, strict=True):
+    want_dtypes = record.result_dtypes(dtypes, len(results))
+    for got, want, want_dtype in zip(results, expecteds, want_dtypes, strict=True):
         assert isinstance(got, justjax.Array), type(got)
-        want_dtype = (record.expected_dtype(*dtypes) if record.expected_dtype
-                      else np.asarray(got).dtype)
         assert got.dtype == want_dtype, f"dtype {got.dtype} != {want_dtype}"
         assert_close(got, np.asarray(want).astype(got.dtype), record.tolerance(got.dtype),
                      context=record.name)

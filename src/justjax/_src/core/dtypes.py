@@ -240,6 +240,10 @@ def dtype_and_weak_type(x: Any) -> tuple[np.dtype, bool]:
         return PYTHON_SCALAR_DTYPES[type(x)], True
     if _is_weak_node(x):
         return PYTHON_SCALAR_DTYPES[x], True
+    if isinstance(x, (type, str, np.dtype)):
+        # A dtype-like. jnp's scalar types carry their dtype as a class attribute.
+        declared = getattr(x, "dtype", None) if isinstance(x, type) else None
+        return np.dtype(declared if isinstance(declared, np.dtype) else x), False
     aval = getattr(x, "aval", None)
     if aval is not None and hasattr(aval, "weak_type"):
         return aval.dtype, aval.weak_type

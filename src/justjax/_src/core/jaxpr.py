@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -297,7 +298,11 @@ def _pp_param_value(value: Any, context: PrettyContext) -> pp.Doc:
         return pp.text(value.name)
     if isinstance(value, frozenset):
         return pp.text(f"frozenset({{{', '.join(repr(e) for e in sorted(value))}}})")
-    return pp.text(str(value))
+    # Object addresses vary from run to run; JAX masks them so printed jaxprs are stable.
+    return pp.text(_ADDRESS.sub(lambda m: " at 0x" + "X" * len(m.group(1)), str(value)))
+
+
+_ADDRESS = re.compile(r" at 0x([0-9a-fA-F]+)")
 
 
 def pp_params(params: dict[str, Any], context: PrettyContext) -> pp.Doc:

@@ -102,7 +102,9 @@ class DynamicJaxprTrace(core.Trace):
         # Weak references to each equation's output tracers: an output whose tracer Python has
         # dropped and that nothing reads prints as `_`, as in JAX.
         self.out_tracer_refs: list[list[weakref.ref]] = []
-        self.constvars: dict[int, tuple[Var, Any, DynamicJaxprTracer]] = {}
+        # id(original value) -> (var, canonical value, tracer, original value). The original is
+        # kept alive so its id cannot be reused by another object during tracing.
+        self.constvars: dict[int, tuple[Var, Any, DynamicJaxprTracer, Any]] = {}
 
     def describe(self) -> str:
         return "DynamicJaxprTrace"
@@ -117,10 +119,11 @@ class DynamicJaxprTrace(core.Trace):
         entry = self.constvars.get(id(value))
         if entry is None:
             aval = core.get_aval(value)
+            canonical = value
             if isinstance(value, (np.ndarray, np.generic)) and value.dtype != aval.dtype:
-                value = value.astype(aval.dtype)  # 64-bit constants canonicalized
+                canonical = value.astype(aval.dtype)  # 64-bit constants canonicalized
             var = Var(aval)
-            entry = (var, value, DynamicJaxprTracer(self, aval, var))
+            entry = (var, canonical, DynamicJaxprTracer(self, aval, var), value)
             self.constvars[id(value)] = entry
         return entry[2]
 
@@ -152,7 +155,7 @@ class DynamicJaxprTrace(core.Trace):
         out_vars = [self.to_jaxpr_tracer(x).var for x in outputs]
         self.invalidate()
         literals: dict[Var, Literal] = {}
-        for var, value, _ in self.constvars.values():
+        for var, value, _, _ in self.constvars.values():
             if _is_literalable(value):
                 literals[var] = Literal(dtypes.coerce_to_array(value, var.aval.dtype)[()], var.aval)
 
@@ -166,7 +169,7 @@ class DynamicJaxprTrace(core.Trace):
         eqns = [self._drop_dead_outputs(eqn, refs, used)
                 for eqn, refs in zip(eqns, self.out_tracer_refs, strict=True)]
         constvars, consts = [], []
-        for var, value, _ in self.constvars.values():
+        for var, value, _, _ in self.constvars.values():
             if var in used and var not in literals:
                 constvars.append(var)
                 consts.append(value)

@@ -1,4 +1,551 @@
-"""lax: convolution primitives."""
+"""Convolutions: the `conv_general_dilated` primitive and its wrappers (`conv`,
+`conv_with_general_padding`, `conv_transpose`), dimension-number and padding helpers.
+
+The eager implementation is im2col-style NumPy: one batched matmul per kernel tap over every
+output position at once, with feature groups and batch groups as a leading group axis.
+"""
 from __future__ import annotations
 
-__all__: list[str] = []
+import enum
+import math
+import operator
+from typing import Any, NamedTuple, Sequence, Union
+
+import numpy as np
+
+from justjax._src.core import dtypes
+from justjax._src.core.avals import ShapedArray
+from justjax._src.lax import dot as lax_dot
+from justjax._src.lax import structural
+from justjax._src.lax import utils
+from justjax._src.lax.dot import PrecisionLike
+from justjax._src.lax.utils import def_numpy_impl, standard_primitive
+
+__all__ = [
+    "ConvDimensionNumbers",
+    "ConvGeneralDilatedDimensionNumbers",
+    "PaddingType",
+    "conv",
+    "conv_dimension_numbers",
+    "conv_general_dilated",
+    "conv_general_dilated_p",
+    "conv_general_permutations",
+    "conv_general_shape_tuple",
+    "conv_shape_tuple",
+    "conv_transpose",
+    "conv_transpose_shape_tuple",
+    "conv_with_general_padding",
+    "padtype_to_pads",
+]
+
+
+class ConvDimensionNumbers(NamedTuple):
+    """Where the batch, feature and spatial dimensions are.
+
+    lhs_spec: (batch, feature, spatial...) dimension numbers of the input.
+    rhs_spec: (out feature, in feature, spatial...) dimension numbers of the kernel.
+    out_spec: (batch, feature, spatial...) dimension numbers of the output.
+    """
+
+    lhs_spec: Sequence[int]
+    rhs_spec: Sequence[int]
+    out_spec: Sequence[int]
+
+
+ConvGeneralDilatedDimensionNumbers = Union[tuple[str, str, str], ConvDimensionNumbers, None]
+
+
+# -- padding -----------------------------------------------------------------------------------
+
+class PaddingType(enum.Enum):
+    """The padding strings `padtype_to_pads` understands."""
+
+    VALID = 1
+    SAME = 2
+    SAME_LOWER = 3
+
+
+def padtype_to_pads(in_shape: Sequence[int], window_shape: Sequence[int],
+                     window_strides: Sequence[int], padding: str | PaddingType
+                     ) -> list[tuple[int, int]]:
+    """Explicit `(low, high)` pads for a padding string.
+
+    'VALID' pads nothing; 'SAME' pads so the output has `ceil(in / stride)` elements, the odd
+    element going at the end ('SAME_LOWER': at the start).
+    """
+    if isinstance(padding, str):
+        try:
+            padding = PaddingType[padding.upper()]
+        except KeyError as err:
+            raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or "
+                               f"'SAME_LOWER', got {padding}.") from err
+    if padding == PaddingType.VALID:
+        return [(0, 0)] * len(in_shape)
+    if padding not in (PaddingType.SAME, PaddingType.SAME_LOWER):
+        raise TypeError(f"Unknown padding type: {padding}.")
+    pads = []
+    for size, window, stride in zip(in_shape, window_shape, window_strides, strict=True):
+        out_size = -(-int(size) // int(stride))
+        total = max((out_size - 1) * int(stride) + int(window) - int(size), 0)
+        small, large = total // 2, total - total // 2
+        pads.append((small, large) if padding == PaddingType.SAME else (large, small))
+    return pads
+
+
+def _dilate_shape(shape: Sequence[int], dilation: Sequence[int]) -> tuple:
+    if not all(d > 0 for d in dilation):
+        raise TypeError(f"All dilations must be positive, got {tuple(dilation)}.")
+    dilation = (1,) * (len(shape) - len(dilation)) + tuple(dilation)
+    return tuple(d if r == 1 else max(1 + r * (d - 1), 0)
+                 for d, r in zip(shape, dilation, strict=True))
+
+
+def _stride_dim(size: int, window: int, stride: int) -> int:
+    return max((size - window) // stride + 1, 0)
+
+
+# -- dimension numbers -------------------------------------------------------------------------
+
+def conv_general_permutations(dimension_numbers: tuple[str, str, str]
+                              ) -> tuple[tuple[int, ...], ...]:
+    """The permutations of string dimension numbers relative to the canonical (N, C, spatial)
+    and (O, I, spatial) orders; spatial dims are ordered as they appear in the kernel spec."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    charpairs = (("N", "C"), ("O", "I"), ("N", "C"))
+    for i, (a, b) in enumerate(charpairs):
+        if not dimension_numbers[i].count(a) == dimension_numbers[i].count(b) == 1:
+            raise TypeError(f"convolution dimension_numbers[{i}] must contain the characters "
+                            f"'{a}' and '{b}' exactly once, got {dimension_numbers[i]}.")
+        if len(dimension_numbers[i]) != len(set(dimension_numbers[i])):
+            raise TypeError(f"convolution dimension_numbers[{i}] cannot have duplicate "
+                            f"characters, got {dimension_numbers[i]}.")
+    if not (set(lhs_spec) - set(charpairs[0]) == set(rhs_spec) - set(charpairs[1])
+            == set(out_spec) - set(charpairs[2])):
+        raise TypeError("convolution dimension_numbers elements must each have the same set "
+                        f"of spatial characters, got {dimension_numbers}.")
+
+    def permutation(spec: str, charpair: tuple[str, str]) -> tuple[int, ...]:
+        spatial = [i for i, c in enumerate(spec) if c not in charpair]
+        if spec is not rhs_spec:
+            spatial = sorted(spatial, key=lambda i: rhs_spec.index(spec[i]))
+        return (spec.index(charpair[0]), spec.index(charpair[1]), *spatial)
+
+    return tuple(permutation(s, c) for s, c in zip(dimension_numbers, charpairs, strict=True))
+
+
+def conv_dimension_numbers(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                           dimension_numbers: ConvGeneralDilatedDimensionNumbers
+                           ) -> ConvDimensionNumbers:
+    """`dimension_numbers` (None, three layout strings, or `ConvDimensionNumbers`) in
+    canonical `ConvDimensionNumbers` form; None means ('NC...', 'OI...', 'NC...')."""
+    if isinstance(dimension_numbers, ConvDimensionNumbers):
+        return dimension_numbers
+    if len(lhs_shape) != len(rhs_shape):
+        raise TypeError("convolution requires lhs and rhs ndim to be equal, got "
+                        f"{len(lhs_shape)} and {len(rhs_shape)}.")
+    if dimension_numbers is None:
+        iota = tuple(range(len(lhs_shape)))
+        return ConvDimensionNumbers(iota, iota, iota)
+    if not isinstance(dimension_numbers, (list, tuple)):
+        raise TypeError("convolution dimension_numbers must be tuple/list or None, got "
+                        f"{type(dimension_numbers)}.")
+    if len(dimension_numbers) != 3:
+        raise TypeError("convolution dimension_numbers list/tuple must be length 3, got "
+                        f"{len(dimension_numbers)}.")
+    if not all(isinstance(s, str) for s in dimension_numbers):
+        raise TypeError("convolution dimension_numbers elements must be strings, got "
+                        f"{tuple(map(type, dimension_numbers))}.")
+    for i, spec in enumerate(dimension_numbers):
+        if len(spec) != len(lhs_shape):
+            raise TypeError(f"convolution dimension_numbers[{i}] must have len equal to the "
+                            f"ndim of lhs and rhs, got {len(spec)} for lhs and rhs shapes "
+                            f"{tuple(lhs_shape)} and {tuple(rhs_shape)}.")
+    return ConvDimensionNumbers(*conv_general_permutations(tuple(dimension_numbers)))
+
+
+# -- shapes ------------------------------------------------------------------------------------
+
+def conv_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                     strides: Sequence[int], pads: str | Sequence[tuple[int, int]],
+                     batch_group_count: int = 1) -> tuple[int, ...]:
+    """Output shape of a convolution whose operands are in canonical (N, C, spatial) and
+    (O, I, spatial) order."""
+    if isinstance(pads, str):
+        pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
+    if len(pads) != len(lhs_shape) - 2:
+        raise TypeError("Wrong number of explicit pads for convolution: expected "
+                        f"{len(lhs_shape) - 2}, got {len(pads)}.")
+    padded = [d + lo + hi for d, (lo, hi) in zip(lhs_shape[2:], pads, strict=True)]
+    if any(d < 0 for d in padded):
+        raise ValueError("Negative padding is larger than the size of the corresponding "
+                         f"dimension: got padding={pads} for lhs_shape[2:]={lhs_shape[2:]}")
+    out_space = tuple(_stride_dim(d, k, s)
+                      for d, k, s in zip(padded, rhs_shape[2:], strides, strict=True))
+    batch = lhs_shape[0] // batch_group_count if batch_group_count > 1 else lhs_shape[0]
+    return tuple(int(d) for d in (batch, rhs_shape[0], *out_space))
+
+
+def conv_general_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                             window_strides: Sequence[int],
+                             padding: str | Sequence[tuple[int, int]],
+                             dimension_numbers: tuple[str, str, str]) -> tuple[int, ...]:
+    """Output shape of a convolution with string dimension numbers."""
+    lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
+    out = conv_shape_tuple(tuple(np.take(lhs_shape, lhs_perm)),
+                           tuple(np.take(rhs_shape, rhs_perm)), window_strides, padding)
+    return tuple(int(d) for d in np.take(out, np.argsort(out_perm)))
+
+
+def _conv_transpose_padding(k: int, s: int, padding: Any) -> tuple[int, int]:
+    """Before and after padding of one spatial dim of a transposed convolution."""
+    if padding == "SAME":
+        pad_len = k + s - 2
+        pad_a = k - 1 if s > k - 1 else int(math.ceil(pad_len / 2))
+    elif padding == "VALID":
+        pad_len = k + s - 2 + max(k - s, 0)
+        pad_a = k - 1
+    elif isinstance(padding, tuple):
+        pads = tuple(k - p - 1 for p in padding)
+        pad_a = pads[0]
+        pad_len = sum(pads)
+    else:
+        raise ValueError(f"Invalid padding mode: {padding}")
+    return pad_a, pad_len - pad_a
+
+
+def conv_transpose_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                               window_strides: Sequence[int],
+                               padding: str | Sequence[tuple[int, int]],
+                               dimension_numbers: tuple[str, str, str]) -> tuple[int, ...]:
+    """Output shape of `conv_transpose` with string dimension numbers."""
+    lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
+    lhs_trans = np.take(lhs_shape, lhs_perm)
+    rhs_trans = np.take(rhs_shape, rhs_perm)
+    if isinstance(padding, str):
+        padding = [_conv_transpose_padding(k, s, padding)
+                   for k, s in zip(rhs_trans[2:], window_strides, strict=True)]
+    totals = [sum(p) for p in padding]
+    unpadded = [(i - 1) * s - k + 2
+                for i, k, s in zip(lhs_trans[2:], rhs_trans[2:], window_strides, strict=True)]
+    out_trans = (lhs_trans[0], rhs_trans[0],
+                 *(u + p for u, p in zip(unpadded, totals, strict=True)))
+    return tuple(int(d) for d in np.take(out_trans, np.argsort(out_perm)))
+
+
+# -- the primitive -----------------------------------------------------------------------------
+
+def _check_groups(lhs: ShapedArray, rhs: ShapedArray, dnums: ConvDimensionNumbers,
+                  feature_group_count: int, batch_group_count: int) -> None:
+    if not feature_group_count > 0:
+        raise ValueError("conv_general_dilated feature_group_count must be a positive "
+                         f"integer, got {feature_group_count}.")
+    lhs_features = lhs.shape[dnums.lhs_spec[1]]
+    quotient, remainder = divmod(lhs_features, feature_group_count)
+    if remainder:
+        raise ValueError("conv_general_dilated feature_group_count must divide lhs feature "
+                         f"dimension size, but {feature_group_count} does not divide "
+                         f"{lhs_features}.")
+    rhs_in_features = rhs.shape[dnums.rhs_spec[1]]
+    if quotient != rhs_in_features:
+        raise ValueError("conv_general_dilated lhs feature dimension size divided by "
+                         "feature_group_count must equal the rhs input feature dimension "
+                         f"size, but {lhs_features} // {feature_group_count} != "
+                         f"{rhs_in_features}.")
+    rhs_out_features = rhs.shape[dnums.rhs_spec[0]]
+    if rhs_out_features % feature_group_count:
+        raise ValueError("conv_general_dilated rhs output feature dimension size must be a "
+                         f"multiple of feature_group_count, but {rhs_out_features} is not a "
+                         f"multiple of {feature_group_count}.")
+    if not batch_group_count > 0:
+        raise ValueError("conv_general_dilated batch_group_count must be a positive integer, "
+                         f"got {batch_group_count}.")
+    lhs_batch = lhs.shape[dnums.lhs_spec[0]]
+    if batch_group_count > 1 and lhs_batch % batch_group_count:
+        raise ValueError("conv_general_dilated batch_group_count must divide lhs batch "
+                         f"dimension size, but {batch_group_count} does not divide "
+                         f"{lhs_batch}.")
+    if rhs_out_features % batch_group_count:
+        raise ValueError("conv_general_dilated rhs output feature dimension size must be a "
+                         f"multiple of batch_group_count, but {rhs_out_features} is not a "
+                         f"multiple of {batch_group_count}.")
+    if batch_group_count > 1 and feature_group_count > 1:
+        raise ValueError("At most one of batch_group_count and feature_group_count may be > 1, "
+                         f"got batch_group_count={batch_group_count} and "
+                         f"feature_group_count={feature_group_count}")
+
+
+def _conv_shape_rule(lhs: ShapedArray, rhs: ShapedArray, *, window_strides: tuple,
+                     padding: tuple, lhs_dilation: tuple, rhs_dilation: tuple,
+                     dimension_numbers: ConvDimensionNumbers, feature_group_count: int,
+                     batch_group_count: int, **_: Any) -> tuple[int, ...]:
+    if lhs.ndim != rhs.ndim:
+        raise ValueError("conv_general_dilated lhs and rhs must have the same number of "
+                         f"dimensions, but got {lhs.shape} and {rhs.shape}.")
+    _check_groups(lhs, rhs, dimension_numbers, feature_group_count, batch_group_count)
+    num_spatial = len(dimension_numbers.rhs_spec) - 2
+    if num_spatial != len(window_strides):
+        raise ValueError("conv_general_dilated window and window_strides must have the same "
+                         f"number of dimensions, but got {num_spatial} and "
+                         f"{len(window_strides)}")
+    lhs_perm, rhs_perm, out_perm = dimension_numbers
+    lhs_trans = _dilate_shape(tuple(np.take(lhs.shape, lhs_perm)), lhs_dilation)
+    rhs_trans = _dilate_shape(tuple(np.take(rhs.shape, rhs_perm)), rhs_dilation)
+    out_trans = conv_shape_tuple(lhs_trans, rhs_trans, window_strides, padding,
+                                 batch_group_count)
+    return tuple(int(d) for d in np.take(out_trans, np.argsort(out_perm)))
+
+
+def validate_preferred_element_type(input_dtype: np.dtype, preferred: np.dtype) -> None:
+    """JAX's compatibility rules for an explicit accumulation type of a convolution."""
+    if not (dtypes.is_int(input_dtype) and dtypes.is_float(preferred)):
+        kinds = (dtypes.is_int, dtypes.is_float, dtypes.is_complex)
+        if any(kind(input_dtype) and not kind(preferred) for kind in kinds):
+            raise TypeError("Input type is incompatible with `preferred_element_type`. The "
+                            "compatible combinations of (input_type, preferred_element_type) "
+                            "are (integral, integral), (integral, floating), (floating, "
+                            "floating), (complex, complex.")
+        if dtypes.is_signed(input_dtype) and not dtypes.is_signed(preferred):
+            raise TypeError("`preferred_element_type` must have the same signedness as the "
+                            "original type.")
+    if np.dtype(preferred).itemsize < np.dtype(input_dtype).itemsize:
+        raise TypeError("`preferred_element_type` must not be narrower than the original type.")
+
+
+def _conv_dtype_rule(lhs: ShapedArray, rhs: ShapedArray, *, preferred_element_type: Any,
+                     **_: Any) -> np.dtype:
+    utils.check_same_dtypes("conv_general_dilated", lhs, rhs)
+    if preferred_element_type is None:
+        return lhs.dtype
+    validate_preferred_element_type(lhs.dtype, preferred_element_type)
+    return np.dtype(preferred_element_type)
+
+
+def _dilate_values(x: np.ndarray, dilation: Sequence[int]) -> np.ndarray:
+    """Inserts `dilation - 1` zeros between the elements of each spatial dim."""
+    if all(d == 1 for d in dilation):
+        return x
+    shape = x.shape[:2] + _dilate_shape(x.shape[2:], dilation)
+    out = np.zeros(shape, x.dtype)
+    out[(slice(None), slice(None), *(slice(None, None, d) for d in dilation))] = x
+    return out
+
+
+def _pad_values(x: np.ndarray, padding: Sequence[tuple[int, int]]) -> np.ndarray:
+    """Zero padding of the spatial dims; negative padding crops."""
+    crop = tuple(slice(max(-lo, 0), size - max(-hi, 0))
+                 for size, (lo, hi) in zip(x.shape[2:], padding, strict=True))
+    x = x[(slice(None), slice(None), *crop)]
+    widths = [(0, 0), (0, 0)] + [(max(lo, 0), max(hi, 0)) for lo, hi in padding]
+    return np.pad(x, widths)
+
+
+def _conv_by_taps(x: np.ndarray, w: np.ndarray, strides: Sequence[int],
+                  rhs_dilation: Sequence[int], feature_groups: int,
+                  batch_groups: int) -> np.ndarray:
+    """Convolution of padded (N, C, spatial) input with (O, I, spatial) kernel.
+
+    Each kernel tap contributes one strided view of the input, contracted with that tap's
+    (O, I) weights for all output positions at once; groups are a leading matmul batch axis.
+    """
+    n, c = x.shape[:2]
+    o, i = w.shape[:2]
+    window = [(k - 1) * r + 1 for k, r in zip(w.shape[2:], rhs_dilation, strict=True)]
+    out_space = [_stride_dim(d, k, s) for d, k, s in zip(x.shape[2:], window, strides,
+                                                         strict=True)]
+    positions = math.prod(out_space)
+    groups = max(feature_groups, batch_groups)
+    if batch_groups > 1:
+        lhs_rows = x.reshape(groups, n // groups, c, *x.shape[2:])
+        acc = np.zeros((groups, n // groups, o // groups, positions), x.dtype)
+        weights = w.reshape(groups, 1, o // groups, i, *w.shape[2:])
+    else:
+        lhs_rows = x.reshape(n, groups, c // groups, *x.shape[2:])
+        acc = np.zeros((n, groups, o // groups, positions), x.dtype)
+        weights = w.reshape(1, groups, o // groups, i, *w.shape[2:])
+    if positions:
+        for tap in np.ndindex(*w.shape[2:]):
+            window_slice = tuple(slice(t * r, t * r + (size - 1) * s + 1, s) for t, r, size, s
+                                 in zip(tap, rhs_dilation, out_space, strides, strict=True))
+            patch = lhs_rows[(Ellipsis, *window_slice)]
+            acc += np.matmul(weights[(Ellipsis, *tap)], patch.reshape(*patch.shape[:3], -1))
+    if batch_groups > 1:
+        acc = np.swapaxes(acc, 0, 1)
+    return acc.reshape(acc.shape[0], o, *out_space)
+
+
+def _conv_numpy(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: tuple, padding: tuple,
+                lhs_dilation: tuple, rhs_dilation: tuple,
+                dimension_numbers: ConvDimensionNumbers, feature_group_count: int,
+                batch_group_count: int, precision: Any, preferred_element_type: Any,
+                out_sharding: Any) -> np.ndarray:
+    out_dtype = _conv_dtype_rule(ShapedArray(lhs.shape, lhs.dtype),
+                                 ShapedArray(rhs.shape, rhs.dtype),
+                                 preferred_element_type=preferred_element_type)
+    lhs_perm, rhs_perm, out_perm = dimension_numbers
+    x, w = lax_dot.accumulate_in(out_dtype, np.transpose(lhs, lhs_perm),
+                                 np.transpose(rhs, rhs_perm))
+    x = _pad_values(_dilate_values(x, lhs_dilation), padding)
+    out = _conv_by_taps(x, w, window_strides, rhs_dilation, feature_group_count,
+                        batch_group_count)
+    out = lax_dot.finish_accumulation(out, out_dtype)
+    return np.transpose(out, np.argsort(out_perm))
+
+
+conv_general_dilated_p = standard_primitive("conv_general_dilated", _conv_shape_rule,
+                                            _conv_dtype_rule)
+def_numpy_impl(conv_general_dilated_p, _conv_numpy)
+
+
+# -- public functions --------------------------------------------------------------------------
+
+def _explicit_padding(padding: Any) -> tuple[tuple[int, int], ...]:
+    try:
+        return tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
+    except (ValueError, TypeError) as err:
+        raise ValueError("padding argument to conv_general_dilated should be a string or a "
+                         f"sequence of (low, high) pairs, got {padding}") from err
+
+
+def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int],
+                         padding: str | Sequence[tuple[int, int]],
+                         lhs_dilation: Sequence[int] | None = None,
+                         rhs_dilation: Sequence[int] | None = None,
+                         dimension_numbers: ConvGeneralDilatedDimensionNumbers = None,
+                         feature_group_count: int = 1, batch_group_count: int = 1,
+                         precision: PrecisionLike = None, preferred_element_type: Any = None,
+                         out_sharding: Any = None) -> Any:
+    """General n-dimensional convolution with dilations and groups (StableHLO `convolution`).
+
+    Args:
+      lhs: the rank n+2 input.
+      rhs: the rank n+2 kernel.
+      window_strides: n strides.
+      padding: 'SAME', 'SAME_LOWER', 'VALID' or n `(low, high)` pairs (negative crops).
+      lhs_dilation: n input dilations (transposed convolution); string padding needs none.
+      rhs_dilation: n kernel dilations (atrous convolution).
+      dimension_numbers: None (NC..., OI..., NC...), `ConvDimensionNumbers`, or three layout
+        strings such as ('NHWC', 'HWIO', 'NHWC').
+      feature_group_count, batch_group_count: grouped convolution (at most one above 1).
+      precision: as for `dot_general`.
+      preferred_element_type: the accumulation and result dtype.
+      out_sharding: must be None (one device).
+
+    Returns:
+      The convolution, laid out by `dimension_numbers`' output spec.
+    """
+    lhs_aval = lax_dot.operand_aval(lhs, "conv_general_dilated", 0)
+    rhs_aval = lax_dot.operand_aval(rhs, "conv_general_dilated", 1)
+    dnums = conv_dimension_numbers(lhs_aval.shape, rhs_aval.shape, dimension_numbers)
+    lax_dot.check_no_sharding(out_sharding, "conv_general_dilated")
+    if lhs_dilation is None:
+        lhs_dilation = (1,) * (lhs_aval.ndim - 2)
+    elif isinstance(padding, str) and any(d != 1 for d in lhs_dilation):
+        raise ValueError("String padding is not implemented for transposed convolution using "
+                         "this op. Please either exactly specify the required padding or use "
+                         "conv_transpose.")
+    if rhs_dilation is None:
+        rhs_dilation = (1,) * (rhs_aval.ndim - 2)
+    if isinstance(padding, str):
+        kernel_space = np.take(rhs_aval.shape, dnums.rhs_spec)[2:]
+        effective = [int(k) if r == 1 else max(1 + r * (int(k) - 1), 0)
+                     for k, r in zip(kernel_space, rhs_dilation, strict=True)]
+        padding = padtype_to_pads(np.take(lhs_aval.shape, dnums.lhs_spec)[2:], effective,
+                                  window_strides, padding)
+    padding = _explicit_padding(padding)
+    if preferred_element_type is not None:
+        preferred_element_type = lax_dot.canonicalize_user_dtype(preferred_element_type,
+                                                                 "conv_general_dilated")
+    return conv_general_dilated_p.bind(
+        lhs, rhs, window_strides=tuple(window_strides), padding=padding,
+        lhs_dilation=tuple(lhs_dilation), rhs_dilation=tuple(rhs_dilation),
+        dimension_numbers=dnums, feature_group_count=feature_group_count,
+        batch_group_count=batch_group_count,
+        precision=lax_dot.canonicalize_precision(precision),
+        preferred_element_type=preferred_element_type, out_sharding=None)
+
+
+def conv(lhs: Any, rhs: Any, window_strides: Sequence[int], padding: str,
+         precision: PrecisionLike = None, preferred_element_type: Any = None) -> Any:
+    """`conv_general_dilated` in NC.../OI... layout without dilation or groups."""
+    return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def conv_with_general_padding(lhs: Any, rhs: Any, window_strides: Sequence[int],
+                              padding: str | Sequence[tuple[int, int]],
+                              lhs_dilation: Sequence[int] | None,
+                              rhs_dilation: Sequence[int] | None,
+                              precision: PrecisionLike = None,
+                              preferred_element_type: Any = None) -> Any:
+    """`conv_general_dilated` in NC.../OI... layout with explicit dilations."""
+    return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
+                                rhs_dilation=rhs_dilation, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+_TRANSPOSE_DEFAULT_LAYOUTS = {
+    2: ("NC", "IO", "NC"), 3: ("NHC", "HIO", "NHC"), 4: ("NHWC", "HWIO", "NHWC"),
+    5: ("NHWDC", "HWDIO", "NHWDC"),
+}
+
+
+def _flip_and_swap_kernel(rhs: Any, dnums: ConvDimensionNumbers) -> Any:
+    """The kernel with spatial dims reversed and in/out feature dims exchanged."""
+    from justjax._src.lax import slicing  # a sibling written alongside; imported when used
+    rhs = slicing.rev(rhs, tuple(dnums.rhs_spec[2:]))
+    permutation = list(range(len(dnums.rhs_spec)))
+    out_dim, in_dim = dnums.rhs_spec[0], dnums.rhs_spec[1]
+    permutation[out_dim], permutation[in_dim] = in_dim, out_dim
+    return structural.transpose(rhs, permutation)
+
+
+def conv_transpose(lhs: Any, rhs: Any, strides: Sequence[int],
+                   padding: str | Sequence[tuple[int, int]],
+                   rhs_dilation: Sequence[int] | None = None,
+                   dimension_numbers: ConvGeneralDilatedDimensionNumbers = None,
+                   transpose_kernel: bool = False, precision: PrecisionLike = None,
+                   preferred_element_type: Any = None,
+                   use_consistent_padding: bool = False) -> Any:
+    """Transposed ("fractionally strided") convolution: `conv_general_dilated` with the input
+    dilated by `strides`.
+
+    Args:
+      lhs, rhs: input and kernel of equal rank.
+      strides: the fractional strides (the input dilation).
+      padding: 'SAME' or 'VALID' (the padding of the forward convolution), or explicit pairs:
+        for the transposed convolution itself, or of the forward convolution when
+        `use_consistent_padding`.
+      rhs_dilation: kernel dilation.
+      dimension_numbers: defaults to the TensorFlow layout ('NHWC', 'HWIO', 'NHWC').
+      transpose_kernel: flip the spatial dims and swap the feature dims of the kernel (the
+        gradient-of-conv convention of Keras' Conv2DTranspose).
+
+    Returns:
+      The transposed convolution.
+    """
+    lhs_shape = lax_dot.operand_aval(lhs, "conv_general_dilated", 0).shape
+    rhs_shape = lax_dot.operand_aval(rhs, "conv_general_dilated", 1).shape
+    assert len(lhs_shape) == len(rhs_shape) and len(lhs_shape) >= 2
+    ndims = len(lhs_shape)
+    if dimension_numbers is None:
+        if ndims not in _TRANSPOSE_DEFAULT_LAYOUTS:
+            raise ValueError("No 4+ dimensional dimension_number defaults.")
+        dimension_numbers = _TRANSPOSE_DEFAULT_LAYOUTS[ndims]
+    dnums = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    kernel_space = [rhs_shape[d] for d in dnums.rhs_spec[2:]]
+    if rhs_dilation is None:
+        rhs_dilation = (1,) * (ndims - 2)
+    if use_consistent_padding or (isinstance(padding, str) and padding in {"SAME", "VALID"}):
+        effective = [k if r == 1 else max(1 + r * (k - 1), 0)
+                     for k, r in zip(kernel_space, rhs_dilation, strict=True)]
+        per_dim = [padding] * len(strides) if isinstance(padding, str) else padding
+        pads = tuple(_conv_transpose_padding(k, s, tuple(p) if isinstance(p, list) else p)
+                     for k, s, p in zip(effective, strides, per_dim, strict=True))
+    else:
+        pads = padding
+    if transpose_kernel:
+        rhs = _flip_and_swap_kernel(rhs, dnums)
+    one = (1,) * (ndims - 2)
+    return conv_general_dilated(lhs, rhs, one, pads, strides, rhs_dilation, dnums,
+                                precision=precision,
+                                preferred_element_type=preferred_element_type)

@@ -1,4 +1,563 @@
-"""lax: dot primitives."""
+"""Contractions: the `dot_general` primitive, `lax.dot`, `lax.batch_matmul`, and the precision
+enums (`Precision`, `DotAlgorithm`, `DotAlgorithmPreset`) shared with convolutions.
+
+Result dtypes follow XLA's shape inference as JAX mirrors it: mixed operand dtypes are allowed
+and the "higher precision" operand type wins; `preferred_element_type` widens the result.
+Eager values accumulate exactly as XLA's CPU backend does: operands of different dtypes are first
+converted to the result dtype, integer accumulation wraps, float16/bfloat16 accumulate in
+float32 and are rounded once.
+"""
 from __future__ import annotations
 
-__all__: list[str] = []
+import enum
+import math
+import operator
+import warnings
+from typing import Any, NamedTuple, Sequence, Union
+
+import numpy as np
+
+from justjax._src.config import config
+from justjax._src.core import core, dtypes
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_eqn_rules
+from justjax._src.lax.structural import _convert_values
+from justjax._src.lax.utils import def_numpy_impl, standard_primitive
+
+__all__ = [
+    "CanonicalPrecision",
+    "DotAlgorithm",
+    "DotAlgorithmPreset",
+    "DotDimensionNumbers",
+    "Precision",
+    "PrecisionLike",
+    "batch_matmul",
+    "canonicalize_precision",
+    "dot",
+    "dot_general",
+    "dot_general_p",
+]
+
+
+# -- precision ---------------------------------------------------------------------------------
+
+class Precision(enum.Enum):
+    """Precision of matrix-multiply-like operations (a hint only: CPU computes in full).
+
+    DEFAULT (aliases 'default', 'fastest', 'bfloat16'), HIGH ('high', 'bfloat16_3x',
+    'tensorfloat32') and HIGHEST ('highest', 'float32').
+    """
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value: object) -> Precision | None:
+        return _PRECISION_STRINGS.get(value)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+# Insertion order is the order JAX's error message lists them in.
+_PRECISION_STRINGS: dict[Any, Precision] = {
+    "highest": Precision.HIGHEST,
+    "float32": Precision.HIGHEST,
+    "high": Precision.HIGH,
+    "bfloat16_3x": Precision.HIGH,
+    "tensorfloat32": Precision.HIGH,
+    "default": Precision.DEFAULT,
+    "bfloat16": Precision.DEFAULT,
+    "fastest": Precision.DEFAULT,
+    None: Precision.DEFAULT,
+}
+
+
+class DotAlgorithm(NamedTuple):
+    """An explicit dot algorithm: the operand types rounded to, the accumulation type, and the
+    component counts of multi-pass emulations."""
+
+    lhs_precision_type: Any
+    rhs_precision_type: Any
+    accumulation_type: Any
+    lhs_component_count: int = 1
+    rhs_component_count: int = 1
+    num_primitive_operations: int = 1
+    allow_imprecise_accumulation: bool = False
+
+
+class DotAlgorithmPreset(enum.Enum):
+    """Named dot algorithms, `LHS_RHS_ACCUM` (input and accumulation element types)."""
+
+    DEFAULT = enum.auto()
+    ANY_F8_ANY_F8_F32 = enum.auto()
+    ANY_F8_ANY_F8_F32_FAST_ACCUM = enum.auto()
+    ANY_F8_ANY_F8_ANY = enum.auto()
+    ANY_F8_ANY_F8_ANY_FAST_ACCUM = enum.auto()
+    F16_F16_F16 = enum.auto()
+    F16_F16_F32 = enum.auto()
+    BF16_BF16_BF16 = enum.auto()
+    BF16_BF16_F32 = enum.auto()
+    BF16_BF16_F32_X3 = enum.auto()
+    BF16_BF16_F32_X6 = enum.auto()
+    BF16_BF16_F32_X9 = enum.auto()
+    TF32_TF32_F32 = enum.auto()
+    TF32_TF32_F32_X3 = enum.auto()
+    F32_F32_F32 = enum.auto()
+    F64_F64_F64 = enum.auto()
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def supported_lhs_types(self) -> tuple[np.dtype, ...] | None:
+        """Operand types the algorithm takes as they are; others are converted to the first."""
+        name = self.name
+        if name == "DEFAULT" or name.startswith("ANY_F8"):
+            return None
+        if name.startswith("F16_"):
+            return (dtypes.float16,)
+        if name in ("BF16_BF16_BF16", "BF16_BF16_F32"):
+            return (dtypes.bfloat16, dtypes.float32)
+        if name == "F64_F64_F64":
+            return (dtypes.float64,)
+        return (dtypes.float32,)
+
+    @property
+    def supported_rhs_types(self) -> tuple[np.dtype, ...] | None:
+        return self.supported_lhs_types
+
+    @property
+    def accumulation_type(self) -> np.dtype | None:
+        name = self.name
+        if name in ("DEFAULT", "ANY_F8_ANY_F8_ANY", "ANY_F8_ANY_F8_ANY_FAST_ACCUM"):
+            return None
+        return {"F16_F16_F16": dtypes.float16, "BF16_BF16_BF16": dtypes.bfloat16,
+                "F64_F64_F64": dtypes.float64}.get(name, dtypes.float32)
+
+    def supported_output_types(self, lhs_dtype: Any, rhs_dtype: Any
+                               ) -> tuple[np.dtype, ...] | None:
+        if self.name in ("F16_F16_F32", "BF16_BF16_F32"):
+            narrow = dtypes.float16 if self.name.startswith("F16") else dtypes.bfloat16
+            if dtypes.promote_types(lhs_dtype, rhs_dtype) == narrow:
+                return (dtypes.float32, narrow)
+            return (dtypes.float32,)
+        if self.name.startswith("ANY_F8_ANY_F8_F32"):
+            return (dtypes.float32, dtypes.float16, dtypes.bfloat16)
+        accumulation = self.accumulation_type
+        return None if accumulation is None else (accumulation,)
+
+
+PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision],
+                      DotAlgorithm, DotAlgorithmPreset]
+CanonicalPrecision = Union[None, tuple[Precision, Precision], DotAlgorithm, DotAlgorithmPreset]
+DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
+                            tuple[Sequence[int], Sequence[int]]]
+
+# The presets XLA's CPU backend can run; others fail when the computation is compiled.
+_CPU_ALGORITHMS = frozenset({
+    DotAlgorithmPreset.DEFAULT, DotAlgorithmPreset.F16_F16_F16, DotAlgorithmPreset.F32_F32_F32,
+    DotAlgorithmPreset.F64_F64_F64, DotAlgorithmPreset.BF16_BF16_F32,
+    DotAlgorithmPreset.BF16_BF16_F32_X3, DotAlgorithmPreset.BF16_BF16_F32_X6,
+})
+
+
+def canonicalize_precision(precision: PrecisionLike) -> CanonicalPrecision:
+    """A precision argument as the param `dot_general` stores: None, a pair of `Precision`s,
+    or an algorithm. `None` takes `jax_default_matmul_precision` when that flag is set."""
+    if precision is None:
+        default = config.read("jax_default_matmul_precision")
+        if default is None:
+            return None
+        try:
+            return canonicalize_precision(default)
+        except ValueError:
+            raise ValueError(
+                "jax_default_matmul_precision flag must be set to None, a value in "
+                f"{list(_PRECISION_STRINGS)}, or the name of a lax.DotAlgorithmPreset, "
+                f"but got {default}") from None
+    if isinstance(precision, str):
+        if precision in _PRECISION_STRINGS:
+            return Precision(precision), Precision(precision)
+        if precision in DotAlgorithmPreset.__members__:
+            return DotAlgorithmPreset[precision]
+    elif isinstance(precision, Precision):
+        return precision, precision
+    elif isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        return precision
+    elif isinstance(precision, (list, tuple)) and len(precision) == 2:
+        if all(isinstance(p, Precision) for p in precision):
+            return tuple(precision)
+        if all(isinstance(p, str) for p in precision):
+            return canonicalize_precision(precision[0])[0], canonicalize_precision(precision[1])[0]
+    raise ValueError(
+        "Precision argument must be one of:\n"
+        "- None,\n"
+        f"- a string in {list(_PRECISION_STRINGS)},\n"
+        "- a lax.Precision value,\n"
+        "- a tuple of two lax.Precision values or strings,\n"
+        "- a lax.DotAlgorithmPreset or the name of one of these presets, or\n"
+        "- a lax.DotAlgorithm value;\n"
+        f"but got {precision}.")
+
+
+# -- helpers shared with convolution -----------------------------------------------------------
+
+_PYTHON_TYPE_DEFAULTS = {bool: lambda: dtypes.bool_, int: dtypes.default_int_dtype,
+                         float: dtypes.default_float_dtype, complex: dtypes.default_complex_dtype}
+
+
+def canonicalize_user_dtype(dtype: Any, fun_name: str) -> np.dtype:
+    """A user-requested dtype (e.g. `preferred_element_type`) in canonical form; a 64-bit type
+    without x64 is truncated with JAX's warning."""
+    if isinstance(dtype, type) and dtype in _PYTHON_TYPE_DEFAULTS:
+        return _PYTHON_TYPE_DEFAULTS[dtype]()
+    np_dtype = np.dtype(dtype)
+    if np_dtype not in dtypes.ALL_TYPES:
+        raise TypeError(f"JAX only supports number, bool, and string dtypes, got dtype {dtype} "
+                        f"in {fun_name}")
+    canonical = dtypes.canonicalize_dtype(np_dtype)
+    if canonical != np_dtype:
+        warnings.warn(
+            f"Explicitly requested dtype {dtype} requested in {fun_name} is not available, and "
+            f"will be truncated to dtype {canonical.name}. To enable more dtypes, set the "
+            "jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell environment "
+            "variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
+            stacklevel=3)
+    return canonical
+
+
+def operand_aval(x: Any, prim_name: str, position: int) -> ShapedArray:
+    """The aval of a primitive operand, with JAX's error for values that are not arrays."""
+    try:
+        if isinstance(x, (list, tuple)):
+            raise TypeError
+        return core.get_aval(x)
+    except TypeError:
+        raise TypeError(f"Error interpreting argument to {prim_name} as a JAX value. The "
+                        f"problematic value is of type {type(x)} and was passed to {prim_name} "
+                        f"at position {position}.\n") from None
+
+
+def bit_width(dtype: np.dtype) -> int:
+    """Bits of one element (1 for bool), as XLA counts them."""
+    if dtypes.is_bool(dtype):
+        return 1
+    if dtypes.is_int(dtype):
+        return dtypes.iinfo(dtype).bits
+    return dtypes.finfo(dtype).bits
+
+
+def convert_values(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """XLA's `convert` on NumPy values (saturating float -> int, wrapping int -> int)."""
+    dtype = np.dtype(dtype)
+    return x if x.dtype == dtype else _convert_values(x, dtype)
+
+
+def accumulate_in(dtype: np.dtype, *operands: np.ndarray) -> list[np.ndarray]:
+    """Operands converted to the NumPy type that accumulates `dtype` results exactly as XLA's CPU
+    backend does: bools and integers as 64-bit integers (wrapped back later), float16 and
+    bfloat16 in float32. Integer results of float operands keep the float arithmetic."""
+    dtype = np.dtype(dtype)
+    if dtypes.is_bool(dtype):
+        return [(x != 0).astype(np.int64) for x in operands]
+    if dtypes.is_int(dtype) and not any(dtypes.is_inexact(x.dtype) for x in operands):
+        wide = np.uint64 if dtypes.is_unsigned(dtype) else np.int64
+        return [convert_values(x, dtype).astype(wide) for x in operands]
+    if dtypes.is_int(dtype):
+        dtype = np.result_type(*[_work_float(x.dtype) for x in operands])
+    return [x.astype(_work_float(dtype)) for x in operands]
+
+
+def _work_float(dtype: np.dtype) -> np.dtype:
+    if dtype in (dtypes.float16, dtypes.bfloat16) or dtypes.is_int(dtype) or dtypes.is_bool(dtype):
+        return np.dtype(np.float32)
+    return np.dtype(dtype)
+
+
+def finish_accumulation(result: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """An accumulated result rounded (floats), wrapped (integers) or tested (bools) into `dtype`."""
+    dtype = np.dtype(dtype)
+    if dtypes.is_bool(dtype):
+        return result != 0
+    if dtypes.is_int(dtype) and dtypes.is_inexact(result.dtype):
+        return convert_values(result, dtype)
+    return result.astype(dtype)
+
+
+# -- dot_general -------------------------------------------------------------------------------
+
+def _ensure_index_tuple(x: Any) -> tuple[int, ...]:
+    try:
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(operator.index(i) for i in x)
+
+
+def _check_dims_in_range(side: str, ndim: int, contracting: tuple, batch: tuple) -> None:
+    if all(0 <= d < ndim for d in contracting + batch):
+        return
+    raise TypeError(f"dot_general requires {side} dimension numbers to be nonnegative and less "
+                    f"than the number of axes of the {side} value, got {side}_batch of {batch} "
+                    f"and {side}_contracting of {contracting} for {side} of rank {ndim}")
+
+
+def _check_distinct(side: str, contracting: tuple, batch: tuple) -> None:
+    if len(set(batch)) != len(batch):
+        raise TypeError(f"dot_general requires {side} batch dimensions to be distinct, got "
+                        f"{side}_batch {batch}.")
+    if len(set(contracting)) != len(contracting):
+        raise TypeError(f"dot_general requires {side} contracting dimensions to be distinct, "
+                        f"got {side}_contracting {contracting}.")
+
+
+def _dot_general_shape_rule(lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers: Any,
+                            precision: Any, preferred_element_type: Any,
+                            out_sharding: Any) -> tuple[int, ...]:
+    (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
+    _check_dims_in_range("lhs", lhs.ndim, lhs_contracting, lhs_batch)
+    _check_dims_in_range("rhs", rhs.ndim, rhs_contracting, rhs_batch)
+    if len(lhs_batch) != len(rhs_batch):
+        raise TypeError("dot_general requires equal numbers of lhs_batch and rhs_batch "
+                        f"dimensions, got lhs_batch {lhs_batch} and rhs_batch {rhs_batch}.")
+    _check_distinct("lhs", lhs_contracting, lhs_batch)
+    _check_distinct("rhs", rhs_contracting, rhs_batch)
+    for side, contracting, batch in (("lhs", lhs_contracting, lhs_batch),
+                                     ("rhs", rhs_contracting, rhs_batch)):
+        if set(contracting) & set(batch):
+            raise TypeError(f"dot_general requires {side} batch dimensions to be disjoint from "
+                            f"contracting dimensions, got {side}_batch {batch} and "
+                            f"{side}_contracting {contracting}.")
+    lhs_batch_shape = tuple(lhs.shape[i] for i in lhs_batch)
+    rhs_batch_shape = tuple(rhs.shape[i] for i in rhs_batch)
+    if lhs_batch_shape != rhs_batch_shape:
+        raise TypeError("dot_general requires lhs batch dimensions and rhs batch dimensions to "
+                        f"have the same shape, got {lhs_batch_shape} and {rhs_batch_shape}.")
+    lhs_contracting_shape = tuple(lhs.shape[i] for i in lhs_contracting)
+    rhs_contracting_shape = tuple(rhs.shape[i] for i in rhs_contracting)
+    if lhs_contracting_shape != rhs_contracting_shape:
+        raise TypeError("dot_general requires contracting dimensions to have the same shape, "
+                        f"got {lhs_contracting_shape} and {rhs_contracting_shape}.")
+    return dot_general_shape(lhs.shape, rhs.shape, dimension_numbers)
+
+
+def _free_dims(ndim: int, *used: Sequence[int]) -> list[int]:
+    taken = {d for dims in used for d in dims}
+    return [d for d in range(ndim) if d not in taken]
+
+
+def dot_general_shape(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                      dimension_numbers: Any) -> tuple[int, ...]:
+    """Result shape: batch dims, then the lhs free dims, then the rhs free dims."""
+    (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
+    batch = tuple(lhs_shape[i] for i in lhs_batch)
+    lhs_free = tuple(lhs_shape[i] for i in _free_dims(len(lhs_shape), lhs_contracting, lhs_batch))
+    rhs_free = tuple(rhs_shape[i] for i in _free_dims(len(rhs_shape), rhs_contracting, rhs_batch))
+    return batch + lhs_free + rhs_free
+
+
+def _type_properties(dtype: np.dtype) -> tuple:
+    """XLA's ordering of element types by precision (`primitive_util::HigherPrecisionType`)."""
+    is_complex = dtypes.is_complex(dtype)
+    component = dtypes.real_dtype(dtype) if is_complex else dtype
+    is_float = dtypes.is_float(component)
+    info = dtypes.finfo(component) if is_float else None
+    return (is_complex, info.maxexp if is_float else -1, info.nmant if is_float else -1,
+            bit_width(component), not dtypes.is_unsigned(component))
+
+
+def _maybe_upcast(result_dtype: np.dtype, preferred: np.dtype | None,
+                  check_bit_width: bool) -> np.dtype:
+    if preferred is None or result_dtype == preferred:
+        return result_dtype
+    if (check_bit_width and not dtypes.is_float(result_dtype)
+            and bit_width(preferred) < bit_width(result_dtype)):
+        raise TypeError("`preferred_element_type` must not be narrower than the original type, "
+                        f"got preferred_element_type of {preferred} for result type of "
+                        f"{result_dtype}.")
+    return np.dtype(preferred)
+
+
+def _dot_general_dtype_rule(lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers: Any,
+                            precision: Any, preferred_element_type: Any,
+                            out_sharding: Any) -> np.dtype:
+    lhs_props, rhs_props = _type_properties(lhs.dtype), _type_properties(rhs.dtype)
+    if lhs_props > rhs_props:
+        result = lhs.dtype
+    elif rhs_props > lhs_props:
+        result = rhs.dtype
+    else:
+        if lhs.dtype != rhs.dtype:
+            raise TypeError(f"lax.dot_general argument type error: {lhs.dtype}, {rhs.dtype}")
+        result = lhs.dtype
+    has_algorithm = isinstance(precision, (DotAlgorithm, DotAlgorithmPreset))
+    return _maybe_upcast(result, preferred_element_type, check_bit_width=not has_algorithm)
+
+
+def algorithm_compute_types(algorithm: DotAlgorithm | DotAlgorithmPreset, lhs_dtype: np.dtype,
+                            rhs_dtype: np.dtype, out_dtype: np.dtype
+                            ) -> tuple[np.dtype, np.dtype, np.dtype | None]:
+    """The operand and accumulation types an algorithm computes with."""
+    if isinstance(algorithm, DotAlgorithm):
+        return (np.dtype(algorithm.lhs_precision_type), np.dtype(algorithm.rhs_precision_type),
+                np.dtype(algorithm.accumulation_type))
+
+    def pick(dtype: np.dtype, supported: Sequence[np.dtype] | None) -> np.dtype:
+        if supported is None or np.dtype(dtype) in supported:
+            return dtype
+        return np.dtype(supported[0])
+
+    lhs_type = pick(lhs_dtype, algorithm.supported_lhs_types)
+    rhs_type = pick(rhs_dtype, algorithm.supported_rhs_types)
+    return lhs_type, rhs_type, pick(out_dtype, algorithm.supported_output_types(lhs_type, rhs_type))
+
+
+def check_cpu_algorithm(precision: Any, prim_name: str) -> None:
+    """XLA's CPU backend runs only some algorithms; JAX refuses the others when compiling."""
+    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)) and \
+            precision not in _CPU_ALGORITHMS:
+        raise ValueError(f"The precision '{precision}' is not supported by {prim_name} on CPU")
+
+
+def _contract(lhs: np.ndarray, rhs: np.ndarray, dimension_numbers: Any) -> np.ndarray:
+    """`dot_general` as one batched matmul: (B, M, K) @ (B, K, N)."""
+    (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
+    lhs_free = _free_dims(lhs.ndim, lhs_contracting, lhs_batch)
+    rhs_free = _free_dims(rhs.ndim, rhs_contracting, rhs_batch)
+    lhs_t = np.transpose(lhs, (*lhs_batch, *lhs_free, *lhs_contracting))
+    rhs_t = np.transpose(rhs, (*rhs_batch, *rhs_contracting, *rhs_free))
+    batch_shape = tuple(lhs.shape[d] for d in lhs_batch)
+    lhs_free_shape = tuple(lhs.shape[d] for d in lhs_free)
+    rhs_free_shape = tuple(rhs.shape[d] for d in rhs_free)
+    size_b, size_m, size_n = map(math.prod, (batch_shape, lhs_free_shape, rhs_free_shape))
+    size_k = math.prod(lhs.shape[d] for d in lhs_contracting)
+    out = np.matmul(lhs_t.reshape(size_b, size_m, size_k), rhs_t.reshape(size_b, size_k, size_n))
+    return out.reshape(batch_shape + lhs_free_shape + rhs_free_shape)
+
+
+def _dot_general_numpy(lhs: np.ndarray, rhs: np.ndarray, *, dimension_numbers: Any,
+                       precision: Any, preferred_element_type: Any,
+                       out_sharding: Any) -> np.ndarray:
+    out_dtype = _dot_general_dtype_rule(
+        ShapedArray(lhs.shape, lhs.dtype), ShapedArray(rhs.shape, rhs.dtype),
+        dimension_numbers=dimension_numbers, precision=precision,
+        preferred_element_type=preferred_element_type, out_sharding=out_sharding)
+    accumulation = out_dtype
+    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        check_cpu_algorithm(precision, "dot_general")
+        lhs_type, rhs_type, acc_type = algorithm_compute_types(precision, lhs.dtype, rhs.dtype,
+                                                               out_dtype)
+        lhs, rhs = convert_values(lhs, lhs_type), convert_values(rhs, rhs_type)
+        accumulation = acc_type if acc_type is not None else out_dtype
+    elif lhs.dtype != rhs.dtype:
+        # XLA's CPU backend converts mixed operands to the result type before the dot.
+        lhs, rhs = convert_values(lhs, out_dtype), convert_values(rhs, out_dtype)
+    lhs, rhs = accumulate_in(accumulation, lhs, rhs)
+    result = finish_accumulation(_contract(lhs, rhs, dimension_numbers), accumulation)
+    return convert_values(result, out_dtype)
+
+
+dot_general_p = standard_primitive("dot_general", _dot_general_shape_rule,
+                                   _dot_general_dtype_rule)
+def_numpy_impl(dot_general_p, _dot_general_numpy)
+
+
+def _pp_dot_general(eqn: JaxprEqn, context: PrettyContext) -> Any:
+    # As JAX: None-valued params and out_sharding are hidden, dimension numbers print as lists.
+    params = {k: v for k, v in eqn.params.items() if v is not None and k != "out_sharding"}
+    (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = eqn.params["dimension_numbers"]
+    params["dimension_numbers"] = ((list(lhs_contracting), list(rhs_contracting)),
+                                   (list(lhs_batch), list(rhs_batch)))
+    return pp_eqn_default(eqn, context, params)
+
+
+pp_eqn_rules[dot_general_p] = _pp_dot_general
+
+
+def check_no_sharding(out_sharding: Any, fun_name: str) -> None:
+    """Output shardings need a mesh of several devices, which justjax's backend lacks."""
+    if out_sharding is not None:
+        raise ValueError(f"{fun_name}: out_sharding is not supported on justjax's single-device "
+                         f"backend, got {out_sharding!r}")
+
+
+def dot_general(lhs: Any, rhs: Any, dimension_numbers: DotDimensionNumbers,
+                precision: PrecisionLike = None, preferred_element_type: Any = None, *,
+                out_sharding: Any = None) -> Any:
+    """General contraction (StableHLO `dot_general`); an alias of `dot` taking
+    `dimension_numbers` positionally.
+
+    Args:
+      lhs, rhs: arrays.
+      dimension_numbers: `((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`.
+      precision: None, a `Precision` (or pair, or their string names) or an algorithm.
+      preferred_element_type: the result (and accumulation) dtype, if not the default.
+
+    Returns:
+      The batch dimensions, then the lhs free dimensions, then the rhs free dimensions.
+    """
+    return dot(lhs, rhs, dimension_numbers=dimension_numbers, precision=precision,
+               preferred_element_type=preferred_element_type, out_sharding=out_sharding)
+
+
+def dot(lhs: Any, rhs: Any, *, dimension_numbers: DotDimensionNumbers | None = None,
+        precision: PrecisionLike = None, preferred_element_type: Any = None,
+        out_sharding: Any = None) -> Any:
+    """Dot product / contraction (StableHLO `dot_general`).
+
+    Without `dimension_numbers` only un-batched matrix-matrix, matrix-vector and
+    vector-vector products are accepted (the last lhs axis contracts with the first rhs axis).
+
+    Args:
+      lhs, rhs: arrays.
+      dimension_numbers: optional `((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`.
+      precision: None, a `Precision` (or pair, or their string names) or an algorithm.
+      preferred_element_type: the result (and accumulation) dtype, if not the default.
+      out_sharding: must be None (one device).
+
+    Returns:
+      The batch dimensions, then the lhs free dimensions, then the rhs free dimensions.
+    """
+    lhs_shape = operand_aval(lhs, "dot_general", 0).shape
+    rhs_shape = operand_aval(rhs, "dot_general", 1).shape
+    if dimension_numbers is None:
+        if 1 <= len(lhs_shape) <= 2 and 1 <= len(rhs_shape) <= 2 and \
+                lhs_shape[-1] == rhs_shape[0]:
+            dimension_numbers = (((len(lhs_shape) - 1,), (0,)), ((), ()))
+        else:
+            raise ValueError(
+                "jax.lax.dot: dimension_numbers must be specified when not performing simple "
+                "un-batched matrix-matrix, matrix-vector, or vector-vector products; got "
+                f"lhs_shape={lhs_shape} rhs_shape={rhs_shape}")
+    check_no_sharding(out_sharding, "dot_general")
+    (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
+    dims = ((_ensure_index_tuple(lhs_contracting), _ensure_index_tuple(rhs_contracting)),
+            (_ensure_index_tuple(lhs_batch), _ensure_index_tuple(rhs_batch)))
+    if preferred_element_type is not None:
+        preferred_element_type = canonicalize_user_dtype(preferred_element_type, "dot")
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=dims,
+                              precision=canonicalize_precision(precision),
+                              preferred_element_type=preferred_element_type,
+                              out_sharding=None)
+
+
+def batch_matmul(lhs: Any, rhs: Any, precision: PrecisionLike = None) -> Any:
+    """Matrix product over the last two axes, the leading axes being batch axes of equal rank."""
+    lhs_ndim = operand_aval(lhs, "dot_general", 0).ndim
+    rhs_ndim = operand_aval(rhs, "dot_general", 1).ndim
+    if min(lhs_ndim, rhs_ndim) < 2:
+        raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {lhs_ndim}, "
+                         f"{rhs_ndim}")
+    if lhs_ndim != rhs_ndim:
+        raise ValueError(f"Arguments to batch_matmul must have same ndim, got {lhs_ndim}, "
+                         f"{rhs_ndim}")
+    batch = tuple(range(lhs_ndim - 2))
+    return dot_general(lhs, rhs, (((lhs_ndim - 1,), (rhs_ndim - 2,)), (batch, batch)),
+                       precision=precision)

@@ -358,6 +358,11 @@ pp_eqn_rules[mul_p] = _pp_hiding_none("out_dtype")
 
 # -- public lax functions ----------------------------------------------------------------------
 
+# lax function names that differ from their primitive's name.
+_PUBLIC_NAMES = {"not": "bitwise_not", "and": "bitwise_and", "or": "bitwise_or",
+                 "xor": "bitwise_xor"}
+
+
 def _unary(prim: Primitive) -> Callable[[Any], Any]:
     if prim in ACCURACY_PRIMITIVES:
         def op(x: Any, accuracy: Any = None) -> Any:
@@ -365,7 +370,7 @@ def _unary(prim: Primitive) -> Callable[[Any], Any]:
     else:
         def op(x: Any) -> Any:
             return prim.bind(x)
-    op.__name__ = prim.name
+    op.__name__ = op.__qualname__ = _PUBLIC_NAMES.get(prim.name, prim.name)
     op.__doc__ = f"Elementwise `{prim.name}` (lowers to the StableHLO op of the same meaning)."
     return op
 
@@ -377,7 +382,7 @@ def _binary(prim: Primitive) -> Callable[[Any, Any], Any]:
     else:
         def op(x: Any, y: Any) -> Any:
             return prim.bind(x, y)
-    op.__name__ = prim.name
+    op.__name__ = op.__qualname__ = _PUBLIC_NAMES.get(prim.name, prim.name)
     op.__doc__ = f"Elementwise `{prim.name}` of two arrays of one dtype and shape (or scalars)."
     return op
 

@@ -1,4 +1,724 @@
-"""lax: reductions primitives."""
+"""Reduction primitives: the monoid reductions (`reduce_sum`, `reduce_max`, ...), the general
+variadic `reduce` holding a reducer jaxpr, `argmax`/`argmin` and the cumulative reductions.
+
+Semantics follow XLA on CPU: max/min propagate NaN and order -0.0 below 0.0, sums start from
++0.0 (so a sum of negative zeros is +0.0), integer arithmetic wraps, complex max/min compare
+(real, imag) lexicographically, and float16/bfloat16 are accumulated in float32 and rounded once.
+An empty reduction gives the reducer's identity.
+"""
 from __future__ import annotations
 
-__all__: list[str] = []
+import operator
+import re
+import warnings
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from justjax._src import tree_util
+from justjax._src.core import core, dtypes
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.core import Primitive
+from justjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, PrettyContext,
+                                     eval_jaxpr, pp_eqn_default, pp_eqn_rules)
+from justjax._src.interpreters import staging
+from justjax._src.lax import elementwise, structural, utils
+from justjax._src.lax.utils import def_numpy_impl, standard_primitive
+from justjax._src.runtime.array import Array, from_numpy, to_numpy
+
+__all__ = [
+    "reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and",
+    "reduce_or", "reduce_xor", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin",
+    "cumlogsumexp",
+    "reduce_p", "reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p",
+    "reduce_and_p", "reduce_or_p", "reduce_xor_p", "argmax_p", "argmin_p", "cumsum_p",
+    "cumprod_p", "cummax_p", "cummin_p", "cumlogsumexp_p",
+]
+
+
+# -- identities ---------------------------------------------------------------------------------
+
+def _max_identity(dtype: np.dtype) -> np.ndarray:
+    """The identity of max: -inf for inexact types, the minimum integer, False."""
+    dtype = np.dtype(dtype)
+    if dtypes.is_inexact(dtype):
+        return np.array(-np.inf, dtype)
+    if dtypes.is_int(dtype):
+        return np.array(dtypes.iinfo(dtype).min, dtype)
+    if dtypes.is_bool(dtype):
+        return np.array(False)
+    raise ValueError(f"Unsupported dtype for max: {dtype}")
+
+
+def _min_identity(dtype: np.dtype) -> np.ndarray:
+    """The identity of min: inf for inexact types, the maximum integer, True."""
+    dtype = np.dtype(dtype)
+    if dtypes.is_inexact(dtype):
+        return np.array(np.inf, dtype)
+    if dtypes.is_int(dtype):
+        return np.array(dtypes.iinfo(dtype).max, dtype)
+    if dtypes.is_bool(dtype):
+        return np.array(True)
+    raise ValueError(f"Unsupported dtype for min: {dtype}")
+
+
+def _and_identity(dtype: np.dtype) -> np.ndarray:
+    return np.array(-1).astype(dtype)
+
+
+def _or_identity(dtype: np.dtype) -> np.ndarray:
+    return np.array(0, dtype)
+
+
+# -- shape and dtype rules ----------------------------------------------------------------------
+
+def _reduce_op_shape_rule(operand: ShapedArray, *, axes: tuple[int, ...], **_: Any
+                          ) -> tuple[int, ...]:
+    if len(axes) != len(set(axes)):
+        raise ValueError(f"duplicate value in 'axes' of reduction: {axes}")
+    if not all(0 <= a < operand.ndim for a in axes):
+        raise ValueError(f"reduction axes {axes} contains out-of-bounds indices for {operand}.")
+    return tuple(d for i, d in enumerate(operand.shape) if i not in axes)
+
+
+def _number_dtype_rule(name: str) -> Callable[..., np.dtype]:
+    def rule(operand: ShapedArray, **_: Any) -> np.dtype:
+        if not dtypes.issubdtype(operand.dtype, np.number):
+            raise TypeError(f"{name} does not accept dtype {dtypes.dtype_name(operand.dtype)}. "
+                            "Accepted dtypes are subtypes of number.")
+        return operand.dtype
+    return rule
+
+
+def _input_dtype(operand: ShapedArray, **_: Any) -> np.dtype:
+    return operand.dtype
+
+
+def _delete_dims(shape: tuple[int, ...], dims: Sequence[int]) -> tuple[int, ...]:
+    # JAX computes these shapes with np.delete, so negative dimensions are accepted here, and
+    # out-of-range ones raise NumPy's IndexError; XLA rejects both later (see `_check_dims`).
+    return tuple(int(d) for d in np.delete(np.array(shape, dtype=np.int64), list(dims)))
+
+
+def _reduce_logical_shape_rule(operand: ShapedArray, *, axes: tuple[int, ...]
+                               ) -> tuple[int, ...]:
+    if operand.dtype != np.bool_ and not dtypes.is_int(operand.dtype):
+        raise TypeError("logical reduction requires operand dtype bool or int, got "
+                        f"{dtypes.dtype_name(operand.dtype)}.")
+    return _delete_dims(operand.shape, axes)
+
+
+def _check_dims(dims: Sequence[int], ndim: int) -> None:
+    """XLA's verifier checks on reduction dimensions (for primitives whose abstract evaluation,
+    as in JAX, lets negative or repeated dimensions through)."""
+    for d in dims:
+        if not 0 <= d < ndim:
+            raise ValueError(f"Out-of-bounds dimension {d}, expected to be in range [0, {ndim})")
+    seen = set()
+    for d in dims:
+        if d in seen:
+            raise ValueError(f"Duplicate reduction dimension: {d}")
+        seen.add(d)
+
+
+# -- NumPy implementations with XLA's semantics -------------------------------------------------
+
+def _positive_zero_sum(result: np.ndarray) -> np.ndarray:
+    # XLA starts a sum from +0.0, so -0.0 sums become +0.0; adding +0.0 does exactly that.
+    if dtypes.is_inexact(result.dtype):
+        return result + np.zeros((), result.dtype)
+    return result
+
+
+def _sum_numpy(x: np.ndarray, *, axes: tuple[int, ...], out_sharding: Any = None) -> np.ndarray:
+    if not axes:
+        return x
+    return _positive_zero_sum(np.sum(x, axis=axes, dtype=x.dtype))
+
+
+def _prod_numpy(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
+    if not axes:
+        return x
+    return np.prod(x, axis=axes, dtype=x.dtype)
+
+
+def _complex_choose(acc: np.ndarray, x: np.ndarray, direction: str) -> np.ndarray:
+    """XLA's complex max/min: compare real parts, imaginary parts on a tie; comparisons with NaN
+    are false, so the second operand is taken."""
+    compare = np.greater if direction == "max" else np.less
+    real_eq = np.real(acc) == np.real(x)
+    pick_acc = np.where(real_eq, compare(np.imag(acc), np.imag(x)),
+                        compare(np.real(acc), np.real(x)))
+    return np.where(pick_acc, acc, x)
+
+
+def _to_last_axis(x: np.ndarray, axes: Sequence[int]) -> np.ndarray:
+    """Moves `axes` to the end and flattens them into one axis (row-major)."""
+    kept = [d for d in range(x.ndim) if d not in axes]
+    moved = np.transpose(x, kept + list(axes))
+    reduced_size = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
+    return moved.reshape(moved.shape[:len(kept)] + (reduced_size,))
+
+
+def _complex_fold(x: np.ndarray, axes: Sequence[int], direction: str) -> np.ndarray:
+    flat = _to_last_axis(x, axes)
+    identity = _max_identity if direction == "max" else _min_identity
+    acc = np.full(flat.shape[:-1], identity(x.dtype), dtype=x.dtype)
+    for j in range(flat.shape[-1]):
+        acc = _complex_choose(acc, flat[..., j], direction)
+    return acc
+
+
+def _fix_zero_signs(result: np.ndarray, has_signed_zero: np.ndarray, direction: str
+                    ) -> np.ndarray:
+    """Max prefers +0.0 over -0.0 and min prefers -0.0, as XLA's maximum/minimum do."""
+    if direction == "max":
+        return np.where((result == 0) & has_signed_zero, np.zeros((), result.dtype), result)
+    return np.where((result == 0) & has_signed_zero, -np.zeros((), result.dtype), result)
+
+
+def _zero_of_sign(x: np.ndarray, direction: str) -> np.ndarray:
+    """Where `x` holds the zero that `direction` prefers (+0.0 for max, -0.0 for min)."""
+    negative = np.signbit(x)
+    return (x == 0) & (~negative if direction == "max" else negative)
+
+
+def _minmax_numpy(direction: str) -> Callable[..., np.ndarray]:
+    def fn(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
+        if not axes:
+            return x
+        if dtypes.is_complex(x.dtype):
+            return _complex_fold(x, axes, direction)
+        identity = (_max_identity if direction == "max" else _min_identity)(x.dtype)
+        reducer = np.max if direction == "max" else np.min
+        result = np.asarray(reducer(x, axis=axes, initial=identity))
+        if dtypes.is_float(x.dtype):
+            result = _fix_zero_signs(result, np.any(_zero_of_sign(x, direction), axis=axes),
+                                     direction)
+        return result
+    return fn
+
+
+def _logical_numpy(ufunc: np.ufunc) -> Callable[..., np.ndarray]:
+    def fn(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
+        _check_dims(axes, x.ndim)
+        if not axes:
+            return x
+        return ufunc.reduce(x, axis=axes)
+    return fn
+
+
+# -- the monoid reduction primitives ------------------------------------------------------------
+
+reduce_sum_p = standard_primitive("reduce_sum", _reduce_op_shape_rule,
+                                  _number_dtype_rule("reduce_sum"))
+def_numpy_impl(reduce_sum_p, _sum_numpy, low_precision_in_f32=True)
+
+reduce_prod_p = standard_primitive("reduce_prod", _reduce_op_shape_rule,
+                                   _number_dtype_rule("reduce_prod"))
+def_numpy_impl(reduce_prod_p, _prod_numpy, low_precision_in_f32=True)
+
+reduce_max_p = standard_primitive("reduce_max", _reduce_op_shape_rule, _input_dtype)
+def_numpy_impl(reduce_max_p, _minmax_numpy("max"), low_precision_in_f32=True)
+
+reduce_min_p = standard_primitive("reduce_min", _reduce_op_shape_rule, _input_dtype)
+def_numpy_impl(reduce_min_p, _minmax_numpy("min"), low_precision_in_f32=True)
+
+reduce_and_p = standard_primitive("reduce_and", _reduce_logical_shape_rule, _input_dtype,
+                                  utils.never_weak)
+def_numpy_impl(reduce_and_p, _logical_numpy(np.bitwise_and))
+
+reduce_or_p = standard_primitive("reduce_or", _reduce_logical_shape_rule, _input_dtype,
+                                 utils.never_weak)
+def_numpy_impl(reduce_or_p, _logical_numpy(np.bitwise_or))
+
+reduce_xor_p = standard_primitive("reduce_xor", _reduce_logical_shape_rule, _input_dtype,
+                                  utils.never_weak)
+def_numpy_impl(reduce_xor_p, _logical_numpy(np.bitwise_xor))
+
+
+def _axes_tuple(axes: Sequence[int]) -> tuple[int, ...]:
+    return utils.as_int_tuple(tuple(axes), "reduction axes")
+
+
+def reduce_sum(operand: Any, axes: Sequence[int], *, out_sharding: Any = None) -> Any:
+    """Sum of the elements over `axes` (StableHLO `reduce` with an `add` body).
+
+    Unlike `jnp.sum`, narrow types are not upcast for the result.
+
+    Args:
+      operand: a numeric array.
+      axes: unique axes, each in `[0, operand.ndim)`.
+    Returns:
+      An array of `operand`'s dtype with `axes` removed from the shape.
+    """
+    return reduce_sum_p.bind(operand, axes=_axes_tuple(axes), out_sharding=out_sharding)
+
+
+def reduce_prod(operand: Any, axes: Sequence[int]) -> Any:
+    """Product of the elements over `axes` (StableHLO `reduce` with a `multiply` body)."""
+    return reduce_prod_p.bind(operand, axes=_axes_tuple(axes))
+
+
+def reduce_max(operand: Any, axes: Sequence[int]) -> Any:
+    """Maximum over `axes`; NaN wins (StableHLO `reduce` with a `maximum` body)."""
+    return reduce_max_p.bind(operand, axes=_axes_tuple(axes))
+
+
+def reduce_min(operand: Any, axes: Sequence[int]) -> Any:
+    """Minimum over `axes`; NaN wins (StableHLO `reduce` with a `minimum` body)."""
+    return reduce_min_p.bind(operand, axes=_axes_tuple(axes))
+
+
+def reduce_and(operand: Any, axes: Sequence[int]) -> Any:
+    """Bitwise AND over `axes` of a bool or integer array (StableHLO `reduce` with `and`)."""
+    return reduce_and_p.bind(operand, axes=_axes_tuple(axes))
+
+
+def reduce_or(operand: Any, axes: Sequence[int]) -> Any:
+    """Bitwise OR over `axes` of a bool or integer array (StableHLO `reduce` with `or`)."""
+    return reduce_or_p.bind(operand, axes=_axes_tuple(axes))
+
+
+def reduce_xor(operand: Any, axes: Sequence[int]) -> Any:
+    """Bitwise XOR over `axes` of a bool or integer array (StableHLO `reduce` with `xor`)."""
+    return reduce_xor_p.bind(operand, axes=_axes_tuple(axes))
+
+
+# -- argmax / argmin ----------------------------------------------------------------------------
+
+def _argminmax_shape_rule(operand: ShapedArray, *, axes: tuple[int, ...], index_dtype: Any
+                          ) -> tuple[int, ...]:
+    axis, = axes
+    if not 0 <= axis < operand.ndim:
+        raise ValueError(f"Invalid axis {axis} for operand shape {operand.shape}")
+    if operand.shape[axis] < 1:
+        raise ValueError("argmin and argmax require non-empty reduced dimension. "
+                         f"operand.shape={operand.shape} axis={axis}")
+    return operand.shape[:axis] + operand.shape[axis + 1:]
+
+
+def _argminmax_dtype_rule(operand: ShapedArray, *, axes: tuple[int, ...], index_dtype: Any
+                          ) -> np.dtype:
+    if not dtypes.is_int(index_dtype):
+        raise TypeError("index_dtype must be an integer type, but got "
+                        f"{dtypes.dtype_name(index_dtype)}")
+    return np.dtype(index_dtype)
+
+
+def _argminmax_numpy(direction: str) -> Callable[..., np.ndarray]:
+    # np.argmax/np.argmin return the first NaN if there is one and the first index among ties,
+    # which is what JAX's variadic-reduce lowering computes.
+    finder = np.argmax if direction == "max" else np.argmin
+
+    def fn(x: np.ndarray, *, axes: tuple[int, ...], index_dtype: Any) -> np.ndarray:
+        if dtypes.is_complex(x.dtype):
+            # The lowering compares with gt/lt, which reject complex operands.
+            op = "gt" if direction == "max" else "lt"
+            raise TypeError(f"{op} does not accept dtype {dtypes.dtype_name(x.dtype)} at "
+                            f"position 0. Accepted dtypes at position 0 are subtypes of "
+                            "integer, floating, bool.")
+        axis, = axes
+        return finder(x, axis=axis).astype(index_dtype)
+    return fn
+
+
+argmax_p = standard_primitive("argmax", _argminmax_shape_rule, _argminmax_dtype_rule,
+                              utils.never_weak)
+def_numpy_impl(argmax_p, _argminmax_numpy("max"), low_precision_in_f32=True)
+
+argmin_p = standard_primitive("argmin", _argminmax_shape_rule, _argminmax_dtype_rule,
+                              utils.never_weak)
+def_numpy_impl(argmin_p, _argminmax_numpy("min"), low_precision_in_f32=True)
+
+
+_PYTHON_TYPE_DTYPES = {bool: dtypes.bool_, int: dtypes.int64, float: dtypes.float64,
+                       complex: dtypes.complex128}
+
+
+def _user_index_dtype(index_dtype: Any, fun_name: str) -> np.dtype:
+    """A user-given dtype checked and canonicalized as JAX does (with its x64 warning)."""
+    if index_dtype is None:
+        raise ValueError("dtype must be specified.")
+    if isinstance(index_dtype, (Array, core.Tracer)):
+        raise ValueError("Passing an array as a dtype argument is no longer supported; "
+                         "instead of dtype=arr use dtype=arr.dtype.")
+    if isinstance(index_dtype, type) and index_dtype in _PYTHON_TYPE_DTYPES:
+        return dtypes.canonicalize_dtype(_PYTHON_TYPE_DTYPES[index_dtype])
+    requested = np.dtype(index_dtype)
+    if requested not in dtypes.ALL_TYPES:
+        raise TypeError("JAX only supports number, bool, and string dtypes, got dtype "
+                        f"{index_dtype} in {fun_name}")
+    canonical = dtypes.canonicalize_dtype(requested)
+    if canonical != requested:
+        warnings.warn(
+            f"Explicitly requested dtype {requested} requested in {fun_name} is not available, "
+            f"and will be truncated to dtype {canonical.name}. To enable more dtypes, set the "
+            "jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell environment "
+            "variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
+            UserWarning, stacklevel=3)
+    return canonical
+
+
+def argmax(operand: Any, axis: int, index_dtype: Any) -> Any:
+    """Index of the maximum along `axis`: the first NaN if any, else the first maximal element.
+
+    Lowers to a variadic StableHLO `reduce` over (value, iota) pairs.
+    """
+    index_dtype = _user_index_dtype(index_dtype, "argmax")
+    return argmax_p.bind(operand, axes=(operator.index(axis),), index_dtype=index_dtype)
+
+
+def argmin(operand: Any, axis: int, index_dtype: Any) -> Any:
+    """Index of the minimum along `axis`: the first NaN if any, else the first minimal element.
+
+    Lowers to a variadic StableHLO `reduce` over (value, iota) pairs.
+    """
+    index_dtype = _user_index_dtype(index_dtype, "argmin")
+    return argmin_p.bind(operand, axes=(operator.index(axis),), index_dtype=index_dtype)
+
+
+# -- the general variadic reduce ----------------------------------------------------------------
+
+def _split_half(values: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    half = len(values) // 2
+    return list(values[:half]), list(values[half:])
+
+
+def _reduce_abstract_eval(*avals: ShapedArray, computation: Callable, jaxpr: ClosedJaxpr,
+                          dimensions: tuple[int, ...]) -> list[ShapedArray]:
+    operands, inits = _split_half(avals)
+    if any(a.shape != () for a in inits):
+        raise ValueError(f"reduce found non-scalar initial value: {[a.shape for a in inits]}")
+    shapes = [_delete_dims(op.shape, dimensions) for op in operands]
+    if [op.dtype for op in operands] != [a.dtype for a in inits]:
+        raise TypeError("reduce operand dtypes should match corresponding initial value "
+                        f"dtypes, got operands={list(operands)} and initial_values={list(inits)}")
+    out_avals = jaxpr.out_avals
+    if len(out_avals) == len(inits) and any(
+            (o.shape, o.dtype) != (i.shape, i.dtype)
+            for o, i in zip(out_avals, inits, strict=True)):
+        raise TypeError("reduce computation must return values of the initial values' types, "
+                        f"got {[o.str_short() for o in out_avals]} for "
+                        f"{[i.str_short() for i in inits]}")
+    return [ShapedArray(shape, op.dtype, op.weak_type and init.weak_type)
+            for shape, op, init in zip(shapes, operands, inits, strict=True)]
+
+
+def _contains_jaxpr(value: Any) -> bool:
+    if isinstance(value, (Jaxpr, ClosedJaxpr)):
+        return True
+    return isinstance(value, (tuple, list)) and any(_contains_jaxpr(v) for v in value)
+
+
+def _is_elementwise_batchable(closed: ClosedJaxpr, batch: int) -> bool:
+    """Whether the scalar reducer can run on vectors of `batch` elements at once, giving the
+    same result as running it element by element.
+
+    True when the jaxpr is made of scalar values only, holds no sub-jaxprs, and abstract
+    evaluation with the batched arguments as `(batch,)` vectors keeps every value derived from
+    them a `(batch,)` vector (shape-specific primitives such as reshape fail that check).
+    """
+    jaxpr = closed.jaxpr
+    if any(np.shape(c) != () for c in closed.consts):
+        return False
+    if any(v.aval.shape != () for e in jaxpr.eqns for v in e.outvars):
+        return False
+    if any(_contains_jaxpr(p) for e in jaxpr.eqns for p in e.params.values()):
+        return False
+    batched = {v: v.aval.update(shape=(batch,)) for v in jaxpr.invars}
+
+    def aval_of(atom: Any) -> ShapedArray:
+        return atom.aval if isinstance(atom, Literal) else batched.get(atom, atom.aval)
+
+    for eqn in jaxpr.eqns:
+        in_avals = [aval_of(a) for a in eqn.invars]
+        is_batched = any(not isinstance(a, Literal) and a in batched for a in eqn.invars)
+        try:
+            outs = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
+        except Exception:  # noqa: BLE001 - any failure means "not batchable"
+            return False
+        outs = outs if eqn.primitive.multiple_results else [outs]
+        want = (batch,) if is_batched else ()
+        if any(o.shape != want for o in outs):
+            return False
+        if is_batched:
+            batched.update({v: o for v, o in zip(eqn.outvars, outs, strict=True)})
+    return True
+
+
+def _run_reducer(closed: ClosedJaxpr, accs: list[Any], elems: list[Any]) -> list[Any]:
+    with core.set_current_trace(core.eval_trace):
+        return eval_jaxpr(closed.jaxpr, closed.consts, *accs, *elems)
+
+
+def _fold(closed: ClosedJaxpr, inits: list[np.ndarray], flats: list[np.ndarray],
+          out_avals: Sequence[ShapedArray]) -> list[np.ndarray]:
+    """Left fold `acc = reducer(acc, x_j)` from the initial values over the last axis of each
+    `(M, N)` operand: vectorized over M when the reducer allows it, else element by element."""
+    m, n = flats[0].shape
+    if m > 1 and _is_elementwise_batchable(closed, m):
+        accs = [np.broadcast_to(i, (m,)) for i in inits]
+        for j in range(n):
+            accs = _run_reducer(closed, accs, [from_numpy(f[:, j], ShapedArray((m,), f.dtype))
+                                               for f in flats])
+        return [np.broadcast_to(np.asarray(a), (m,)).astype(av.dtype)
+                for a, av in zip(accs, out_avals, strict=True)]
+    results = [np.empty((m,), av.dtype) for av in out_avals]
+    for row in range(m):
+        accs: list[Any] = list(inits)
+        for j in range(n):
+            accs = _run_reducer(closed, accs, [f[row, j] for f in flats])
+        for result, acc in zip(results, accs, strict=True):
+            result[row] = np.asarray(acc)
+    return results
+
+
+def _reduce_impl(*args: Any, computation: Callable, jaxpr: ClosedJaxpr,
+                 dimensions: tuple[int, ...]) -> list[Array]:
+    in_avals = [core.get_aval(a) for a in args]
+    out_avals = reduce_p.abstract_eval(*in_avals, computation=computation, jaxpr=jaxpr,
+                                       dimensions=dimensions)
+    operand_avals, init_avals = _split_half(in_avals)
+    _check_dims(dimensions, operand_avals[0].ndim)
+    operands, inits = _split_half([to_numpy(a, av.dtype)
+                                   for a, av in zip(args, in_avals, strict=True)])
+    if not dimensions:
+        # XLA turns a reduction over no dimensions into its operand.
+        return [from_numpy(op, av) for op, av in zip(operands, out_avals, strict=True)]
+    flats = [_to_last_axis(op, dimensions) for op in operands]
+    out_shape = flats[0].shape[:-1]
+    n = flats[0].shape[-1]
+    flats = [f.reshape((int(np.prod(out_shape, dtype=np.int64)), n)) for f in flats]
+    if flats[0].shape[0] == 0:
+        return [from_numpy(np.empty(out_shape, av.dtype), av) for av in out_avals]
+    results = _fold(jaxpr, inits, flats, out_avals)
+    return [from_numpy(r.reshape(out_shape), av)
+            for r, av in zip(results, out_avals, strict=True)]
+
+
+class _Text:
+    """A param value that prints as the given text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _pp_reduce(eqn: JaxprEqn, context: PrettyContext) -> Any:
+    # JAX masks object addresses in printed params (`<function f at 0xXXXXXXXXXXXX>`) so that
+    # jaxpr text is deterministic.
+    text = re.sub(r" at 0x([0-9a-fA-F]+)", lambda m: " at 0x" + "X" * len(m.group(1)),
+                  str(eqn.params["computation"]))
+    return pp_eqn_default(eqn, context, {**eqn.params, "computation": _Text(text)})
+
+
+reduce_p = Primitive("reduce", multiple_results=True)
+reduce_p.def_abstract_eval(_reduce_abstract_eval)
+reduce_p.def_impl(_reduce_impl)
+pp_eqn_rules[reduce_p] = _pp_reduce
+
+
+def _is_concrete_scalar(x: Any) -> bool:
+    return core.is_concrete(x) and core.get_aval(x).shape == ()
+
+
+def _monoid_reducer(computation: Callable, init_values: Sequence[Any]) -> Callable | None:
+    """The specific reduction primitive that `computation` with this initial value is, if any
+    (a concrete scalar identity of add, mul, max, min or a bitwise op)."""
+    if len(init_values) != 1 or not _is_concrete_scalar(init_values[0]):
+        return None
+    init, = init_values
+    dtype = core.get_aval(init).dtype
+    value = to_numpy(init, dtype)
+    int_like = dtypes.is_bool(dtype) or dtypes.is_int(dtype)
+    candidates: list[tuple[Callable, bool, Callable, Callable]] = [
+        (elementwise.add, True, lambda d: np.array(0, d), reduce_sum),
+        (elementwise.mul, True, lambda d: np.array(1, d), reduce_prod),
+        (elementwise.bitwise_or, int_like, _or_identity, reduce_or),
+        (elementwise.bitwise_and, int_like, _and_identity, reduce_and),
+        (elementwise.bitwise_xor, int_like, _or_identity, reduce_xor),
+        (elementwise.max, True, _max_identity, reduce_max),
+        (elementwise.min, True, _min_identity, reduce_min),
+    ]
+    for op, applies, identity, reducer in candidates:
+        if computation is op:
+            return reducer if applies and bool(np.equal(value, identity(dtype))) else None
+    return None
+
+
+def _is_weakly_typed(*values: Any) -> bool:
+    return all(core.get_aval(v).weak_type for v in values)
+
+
+def _trace_reducer(computation: Callable, init_values: Any, flat_inits: Sequence[Any]
+                   ) -> tuple[ClosedJaxpr, Any]:
+    """Traces `computation(acc, x)` on the initial values' avals: its jaxpr and output tree."""
+    init_avals = [core.get_aval(v) for v in flat_inits]
+    in_tree = tree_util.tree_structure((init_values, init_values))
+    flat_avals = init_avals + init_avals
+    debug = staging.debug_info("reduce comp", computation, (init_values, init_values), {})
+    out_trees: list[Any] = []
+
+    def flat_computation(*flat_args: Any) -> list[Any]:
+        xs, ys = tree_util.tree_unflatten(in_tree, list(flat_args))
+        out_flat, out_tree = tree_util.tree_flatten(computation(xs, ys))
+        for leaf in out_flat:
+            if not (isinstance(leaf, core.Tracer) or core.valid_jaxtype(leaf)):
+                raise TypeError(f"function {debug.func_src_info} traced for reduce comp "
+                                f"returned a value of type {type(leaf)}, which is not a "
+                                "valid JAX type")
+        out_trees.append(out_tree)
+        return out_flat
+
+    closed = staging.trace_to_jaxpr(flat_computation, flat_avals, debug)
+    if any(isinstance(c, core.Tracer) for c in closed.consts):
+        raise NotImplementedError(
+            "Reduction computations can't close over Tracers. Please open an issue "
+            "at https://github.com/jax-ml/jax.")
+    return closed, out_trees[0]
+
+
+def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], Any],
+           dimensions: Sequence[int], out_sharding: Any = None) -> Any:
+    """XLA's Reduce: folds `computation` over `dimensions`, starting from `init_values`.
+
+    `init_values` must be scalar identities of `computation`, which must be associative (the
+    order of application is unspecified). Recognized monoids (add/mul/max/min/and/or/xor with
+    their identity) become `reduce_sum`, `reduce_max`, ...; any other computation is traced to
+    a jaxpr and bound as the variadic `reduce` primitive (StableHLO `reduce`).
+
+    Args:
+      operands: an array or a pytree of arrays of one shape.
+      init_values: scalars in the same pytree structure as `operands`.
+      computation: `(accumulated, element) -> accumulated` on pytrees of scalars.
+      dimensions: the dimensions to reduce.
+    Returns:
+      The reduced array(s), in the structure `computation` returns.
+    """
+    flat_operands, operand_tree = tree_util.tree_flatten(operands)
+    flat_inits, init_tree = tree_util.tree_flatten(init_values)
+    if operand_tree != init_tree:
+        raise ValueError("Operands must have the same tree structure as init_values: "
+                         f"{operand_tree} vs. {init_tree}")
+    if len(flat_operands) != len(flat_inits):
+        raise ValueError("Must have same total number of operands as init_values: "
+                         f" {len(flat_operands)} vs. {len(flat_inits)}")
+    monoid_reducer = _monoid_reducer(computation, flat_inits)
+    if monoid_reducer is not None:
+        # The specific primitives have their own weak-type rules; the result is weak only when
+        # operand and initial value both are, as for the general reduce.
+        weak_type = _is_weakly_typed(*flat_operands) and _is_weakly_typed(*flat_inits)
+        kwargs = {"out_sharding": out_sharding} if out_sharding is not None else {}
+        out = monoid_reducer(*flat_operands, dimensions, **kwargs)
+        return structural.convert_element_type(out, core.get_aval(out).dtype, weak_type)
+    closed, out_tree = _trace_reducer(computation, init_values, flat_inits)
+    # A computation returning another number of leaves than there are operands fails here, with
+    # the pytree error JAX gives when it unflattens the results.
+    tree_util.tree_unflatten(out_tree, flat_operands)
+    outs = reduce_p.bind(*flat_operands, *flat_inits, computation=computation, jaxpr=closed,
+                         dimensions=_axes_tuple(dimensions))
+    return tree_util.tree_unflatten(out_tree, outs)
+
+
+# -- cumulative reductions ----------------------------------------------------------------------
+
+def _cumred_shape_rule(x: ShapedArray, *, axis: int, reverse: bool) -> tuple[int, ...]:
+    if axis < 0:
+        raise ValueError("XLA operations do not allow negative axes")
+    if axis >= x.ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of shape {x.shape}")
+    return x.shape
+
+
+def _complex_cumulative(x: np.ndarray, axis: int, step: Callable) -> np.ndarray:
+    moved = np.moveaxis(x, axis, -1)
+    out = np.empty_like(moved)
+    acc = None
+    for j in range(moved.shape[-1]):
+        acc = moved[..., j] if acc is None else step(acc, moved[..., j])
+        out[..., j] = acc
+    return np.moveaxis(out, -1, axis)
+
+
+def _cummax_like(direction: str) -> Callable[[np.ndarray, int], np.ndarray]:
+    def fn(x: np.ndarray, axis: int) -> np.ndarray:
+        if dtypes.is_complex(x.dtype):
+            return _complex_cumulative(x, axis, lambda a, b: _complex_choose(a, b, direction))
+        ufunc = np.maximum if direction == "max" else np.minimum
+        result = ufunc.accumulate(x, axis=axis)
+        if dtypes.is_float(x.dtype):
+            seen = np.logical_or.accumulate(_zero_of_sign(x, direction), axis=axis)
+            result = _fix_zero_signs(result, seen, direction)
+        return result
+    return fn
+
+
+def _complex_logaddexp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # log(exp(a) + exp(b)) about the operand with the larger real part, for stability.
+    big = np.where(np.real(a) >= np.real(b), a, b)
+    small = np.where(np.real(a) >= np.real(b), b, a)
+    return big + np.log1p(np.exp(small - big))
+
+
+def _cumlogsumexp(x: np.ndarray, axis: int) -> np.ndarray:
+    if dtypes.is_int(x.dtype):
+        # The lowering builds a -inf initial value of the integer type.
+        raise OverflowError("cannot convert float infinity to integer")
+    if dtypes.is_complex(x.dtype):
+        wide = x.astype(np.complex128)
+        return _complex_cumulative(wide, axis, _complex_logaddexp)
+    return np.logaddexp.accumulate(x, axis=axis)
+
+
+def _cumulative_numpy(fn: Callable[[np.ndarray, int], np.ndarray]) -> Callable[..., np.ndarray]:
+    def impl(x: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
+        if x.shape[axis] == 0:
+            return x
+        if reverse:
+            x = np.flip(x, axis)
+        result = fn(x, axis)
+        return np.flip(result, axis) if reverse else result
+    return impl
+
+
+def _cumulative_primitive(name: str, fn: Callable[[np.ndarray, int], np.ndarray]) -> Primitive:
+    prim = standard_primitive(name, _cumred_shape_rule, _number_dtype_rule(name))
+    def_numpy_impl(prim, _cumulative_numpy(fn), low_precision_in_f32=True)
+    return prim
+
+
+cumsum_p = _cumulative_primitive(
+    "cumsum", lambda x, axis: _positive_zero_sum(np.cumsum(x, axis=axis, dtype=x.dtype)))
+cumprod_p = _cumulative_primitive(
+    "cumprod", lambda x, axis: np.cumprod(x, axis=axis, dtype=x.dtype))
+cummax_p = _cumulative_primitive("cummax", _cummax_like("max"))
+cummin_p = _cumulative_primitive("cummin", _cummax_like("min"))
+cumlogsumexp_p = _cumulative_primitive("cumlogsumexp", _cumlogsumexp)
+
+
+def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Cumulative sum along `axis` (lowers to StableHLO `reduce_window`)."""
+    return cumsum_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Cumulative product along `axis` (lowers to StableHLO `reduce_window`)."""
+    return cumprod_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cummax(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Cumulative maximum along `axis`; NaN propagates (StableHLO `reduce_window`)."""
+    return cummax_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cummin(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Cumulative minimum along `axis`; NaN propagates (StableHLO `reduce_window`)."""
+    return cummin_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Cumulative `log(sum(exp(x)))` along `axis` (StableHLO `reduce_window` of logaddexp)."""
+    return cumlogsumexp_p.bind(operand, axis=int(axis), reverse=bool(reverse))

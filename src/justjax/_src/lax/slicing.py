@@ -1,4 +1,923 @@
-"""lax: slicing primitives."""
+"""lax: slicing primitives: slice, dynamic_slice, dynamic_update_slice, pad, rev, gather and
+the scatter family, with XLA's semantics.
+
+Out-of-range start indices of `dynamic_slice`/`dynamic_update_slice` are clamped so the whole
+window fits, as XLA does. `gather` clamps start indices (modes CLIP and PROMISE_IN_BOUNDS) or
+fills whole out-of-bounds windows with `fill_value` (FILL_OR_DROP). Scatters drop whole
+out-of-bounds update windows unless the mode is CLIP. Duplicate scatter indices accumulate for
+the combining scatters; for plain `scatter` the last update in row-major update order wins, and
+a custom `update_jaxpr` (from `scatter_apply`) is applied once per duplicate, in order.
+"""
 from __future__ import annotations
 
-__all__: list[str] = []
+import builtins
+import enum
+import functools
+import operator
+from typing import Any, Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from justjax._src.core import core, dtypes
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.core import Primitive
+from justjax._src.core.jaxpr import Jaxpr, eval_jaxpr
+from justjax._src.interpreters import staging
+from justjax._src.lax import elementwise, structural, utils
+from justjax._src.lax.utils import def_numpy_impl, standard_primitive
+from justjax._src.runtime.array import from_numpy, to_numpy
+
+__all__ = [
+    "slice", "slice_in_dim", "index_in_dim", "dynamic_slice", "dynamic_slice_in_dim",
+    "dynamic_index_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim",
+    "dynamic_update_index_in_dim", "pad", "rev", "gather", "scatter", "scatter_add",
+    "scatter_sub", "scatter_mul", "scatter_min", "scatter_max", "scatter_apply",
+    "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode",
+    "slice_p", "dynamic_slice_p", "dynamic_update_slice_p", "pad_p", "rev_p", "gather_p",
+    "scatter_p", "scatter_add_p", "scatter_sub_p", "scatter_mul_p", "scatter_min_p",
+    "scatter_max_p",
+]
+
+_slice = builtins.slice
+
+
+def _check_shapelike(fun_name: str, arg_name: str, obj: Any) -> None:
+    """JAX's checks that a static parameter is a sequence of nonnegative integers."""
+    if not isinstance(obj, (tuple, list, np.ndarray)):
+        raise TypeError(f"{fun_name} {arg_name} must be of type tuple/list/ndarray, "
+                        f"got {type(obj)}.")
+    if not len(obj):
+        return
+    if any(not isinstance(d, (int, np.integer)) or isinstance(d, bool) for d in obj):
+        raise TypeError(f"{fun_name} {arg_name} must have every element be an integer type, "
+                        f"got {tuple(map(type, obj))}.")
+    if not all(d >= 0 for d in obj):
+        raise TypeError(f"{fun_name} {arg_name} must have every element be nonnegative, "
+                        f"got {obj}.")
+
+
+def _dtype_of(x: Any) -> np.dtype:
+    return core.get_aval(x).dtype
+
+
+# -- slice -------------------------------------------------------------------------------------
+
+def _slice_shape(operand: ShapedArray, *, start_indices: tuple[int, ...],
+                 limit_indices: tuple[int, ...], strides: tuple[int, ...] | None
+                 ) -> tuple[int, ...]:
+    _check_shapelike("slice", "start_indices", start_indices)
+    _check_shapelike("slice", "limit_indices", limit_indices)
+    if operand.ndim != len(start_indices):
+        raise TypeError("slice start_indices must have length equal to the number of dimensions "
+                        f"of the operand, got indices {start_indices} for operand shape "
+                        f"{operand.shape}.")
+    if len(start_indices) != len(limit_indices):
+        raise TypeError("slice limit_indices must have the same length as start_indices, got "
+                        f"start_indices {start_indices} and limit_indices {limit_indices}.")
+    if not all(map(operator.ge, operand.shape, limit_indices)):
+        raise TypeError("slice limit_indices must be less than or equal to operand shape, got "
+                        f"limit_indices {limit_indices} for operand shape {operand.shape}.")
+    if not all(map(operator.ge, limit_indices, start_indices)):
+        raise TypeError("slice limit_indices must be greater than or equal to start_indices, "
+                        f"got start_indices {start_indices} and limit_indices {limit_indices}.")
+    diff = tuple(int(l) - int(s) for s, l in zip(start_indices, limit_indices, strict=True))
+    if strides is None or tuple(strides) == (1,) * operand.ndim:
+        return diff
+    _check_shapelike("slice", "strides", strides)
+    if len(strides) != operand.ndim:
+        raise TypeError("slice strides must have length equal to the number of dimensions of "
+                        f"the operand, got strides {strides} for operand shape {operand.shape}.")
+    if not all(s > 0 for s in strides):
+        raise TypeError(f"slice strides must be positive, got {strides}")
+    return tuple(builtins.max(0, (d - 1) // int(s) + 1) for d, s in zip(diff, strides, strict=True))
+
+
+def _slice_numpy(x: np.ndarray, *, start_indices: tuple[int, ...],
+                 limit_indices: tuple[int, ...], strides: tuple[int, ...] | None) -> np.ndarray:
+    steps = strides if strides is not None else (1,) * x.ndim
+    return x[tuple(_slice(int(s), int(l), int(st))
+                   for s, l, st in zip(start_indices, limit_indices, steps, strict=True))]
+
+
+slice_p = standard_primitive("slice", _slice_shape, lambda x, **_: x.dtype)
+def_numpy_impl(slice_p, _slice_numpy)
+
+
+def slice(operand: Any, start_indices: Sequence[int], limit_indices: Sequence[int],
+          strides: Sequence[int] | None = None) -> Any:
+    """`operand[start:limit:stride]` per dimension, with static bounds (StableHLO `slice`)."""
+    return slice_p.bind(operand, start_indices=tuple(start_indices),
+                        limit_indices=tuple(limit_indices),
+                        strides=None if strides is None else tuple(strides))
+
+
+def slice_in_dim(operand: Any, start_index: int | None, limit_index: int | None,
+                 stride: int = 1, axis: int = 0) -> Any:
+    """`lax.slice` along one `axis`; None bounds mean the whole axis, negatives count back."""
+    shape = core.get_aval(operand).shape
+    axis = int(axis)
+    size = shape[axis]
+    start = 0 if start_index is None else core.concrete_dim(start_index, "slice_in_dim: ")
+    limit = size if limit_index is None else core.concrete_dim(limit_index, "slice_in_dim: ")
+    start = start + size if start < 0 else start
+    limit = limit + size if limit < 0 else limit
+    starts = [0] * len(shape)
+    limits = list(shape)
+    strides = [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = start, limit, operator.index(stride)
+    return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True) -> Any:
+    """`operand[..., index]` along `axis` for a static `index` (a size-1 `slice`)."""
+    index, axis = core.concrete_dim(index, "index_in_dim: "), int(axis)
+    size = core.get_aval(operand).shape[axis]
+    wrapped = index + size if index < 0 else index
+    if not 0 <= wrapped < size:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+    result = slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
+    return result if keepdims else structural.squeeze(result, (axis,))
+
+
+# -- dynamic_slice / dynamic_update_slice ------------------------------------------------------
+
+def _check_start_index_dtypes(name: str, starts: Sequence[ShapedArray]) -> None:
+    if any(i.dtype != starts[0].dtype or not dtypes.is_int(i.dtype) for i in starts):
+        sep = ": " if name == "dynamic_slice" else " "
+        raise TypeError(f"index arguments to {name} must be integers of the same type, "
+                        f"got{sep}{', '.join(i.dtype.name for i in starts)}")
+
+
+def _dynamic_slice_shape(operand: ShapedArray, *starts: ShapedArray,
+                         slice_sizes: tuple[int, ...]) -> tuple[int, ...]:
+    if len(slice_sizes) != operand.ndim or len(starts) != operand.ndim:
+        raise TypeError("dynamic_slice needs one start index and one slice size per operand "
+                        f"dimension, got {len(starts)} indices and slice_sizes {slice_sizes} "
+                        f"for operand shape {operand.shape}.")
+    if not all(map(operator.ge, operand.shape, slice_sizes)):
+        raise TypeError("slice slice_sizes must be less than or equal to operand shape, got "
+                        f"slice_sizes {slice_sizes} for operand shape {operand.shape}.")
+    if not all(s >= 0 for s in slice_sizes):
+        raise TypeError("slice slice_sizes must be greater than or equal to zero, got "
+                        f"slice_sizes of {slice_sizes}.")
+    if any(i.ndim != 0 for i in starts):
+        raise TypeError("start_indices arguments to dynamic_slice must be scalars,  got "
+                        f"indices {starts}")
+    return tuple(slice_sizes)
+
+
+def _dynamic_slice_dtype(operand: ShapedArray, *starts: ShapedArray, **_: Any) -> np.dtype:
+    _check_start_index_dtypes("dynamic_slice", starts)
+    return operand.dtype
+
+
+def _clamped_window(starts: Sequence[np.ndarray], shape: Sequence[int],
+                    sizes: Sequence[int]) -> tuple[builtins.slice, ...]:
+    """XLA clamps each start into [0, dim - size] so the whole window is in bounds."""
+    return tuple(_slice(s, s + n) for s, n in (
+        (builtins.min(builtins.max(int(start), 0), dim - size), size)
+        for start, dim, size in zip(starts, shape, sizes, strict=True)))
+
+
+dynamic_slice_p = standard_primitive("dynamic_slice", _dynamic_slice_shape, _dynamic_slice_dtype,
+                                     utils.first_arg_weak)
+def_numpy_impl(dynamic_slice_p, lambda x, *starts, slice_sizes:
+               x[_clamped_window(starts, x.shape, slice_sizes)])
+
+
+def _dus_shape(operand: ShapedArray, update: ShapedArray, *starts: ShapedArray
+               ) -> tuple[int, ...]:
+    if operand.ndim != update.ndim:
+        raise TypeError("dynamic_update_slice update must have the same rank as operand, got "
+                        f"update shape {update.shape} for operand shape {operand.shape}.")
+    if operand.ndim != len(starts):
+        raise TypeError("dynamic_update_slice start_indices must have length equal to the rank "
+                        f"of operand, got indices {starts} for operand shape "
+                        f"{operand.shape}.")
+    if not all(map(operator.ge, operand.shape, update.shape)):
+        raise TypeError("dynamic_update_slice update shape must be smaller than operand shape, "
+                        f"got update shape {update.shape} for operand shape {operand.shape}.")
+    if any(i.ndim != 0 for i in starts):
+        raise TypeError("start_indices arguments to dynamic_update_slice must be scalars, got "
+                        f"indices {starts}")
+    return operand.shape
+
+
+def _dus_dtype(operand: ShapedArray, update: ShapedArray, *starts: ShapedArray) -> np.dtype:
+    utils.check_same_dtypes("dynamic_update_slice", operand, update)
+    _check_start_index_dtypes("dynamic_update_slice", starts)
+    return operand.dtype
+
+
+def _dus_numpy(x: np.ndarray, update: np.ndarray, *starts: np.ndarray) -> np.ndarray:
+    out = x.copy()
+    out[_clamped_window(starts, x.shape, update.shape)] = update
+    return out
+
+
+dynamic_update_slice_p = standard_primitive("dynamic_update_slice", _dus_shape, _dus_dtype)
+def_numpy_impl(dynamic_update_slice_p, _dus_numpy)
+
+
+def _dynamic_slice_indices(operand: Any, start_indices: Any,
+                           allow_negative_indices: bool | Sequence[bool]) -> list[Any]:
+    """Start indices with negative ones counted from the end, as JAX normalizes them."""
+    shape = core.get_aval(operand).shape
+    if len(start_indices) != len(shape):
+        raise ValueError("Length of slice indices must match number of operand dimensions "
+                         f"({len(start_indices)} vs {shape})")
+    if not isinstance(start_indices, Sequence):
+        if core.get_aval(start_indices).ndim != 1:
+            raise ValueError("Slice indices must be a 1D sequence, got "
+                             f"{core.get_aval(start_indices).shape}")
+        start_indices = list(start_indices)
+    if isinstance(allow_negative_indices, bool):
+        allow_negative_indices = [allow_negative_indices] * len(start_indices)
+    result = []
+    for i, d, allow_negative in zip(start_indices, shape, allow_negative_indices, strict=True):
+        dtype = _dtype_of(i)
+        if dtypes.is_unsigned(dtype):
+            result.append(i)
+        elif isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+            if not allow_negative and i < 0:
+                raise ValueError(f"Index {i} is out of bounds for dimension {d} if "
+                                 "allow_negative_indices=False")
+            static = int(i) + d if allow_negative and i < 0 else int(i)
+            result.append(structural.convert_element_type(static, dtype))
+        elif allow_negative:
+            size = structural.convert_element_type(d, dtype)
+            negative = elementwise.lt(i, np.zeros((), dtype))
+            result.append(structural.select(negative, elementwise.add(i, size), i))
+        else:
+            result.append(i)
+    return result
+
+
+def dynamic_slice(operand: Any, start_indices: Any, slice_sizes: Sequence[int], *,
+                  allow_negative_indices: bool | Sequence[bool] = True) -> Any:
+    """A window of static `slice_sizes` at dynamic `start_indices`, clamped into bounds
+    (StableHLO `dynamic_slice`)."""
+    starts = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
+    sizes = core.canonicalize_shape(slice_sizes)
+    return dynamic_slice_p.bind(operand, *starts, slice_sizes=tuple(sizes))
+
+
+def dynamic_update_slice(operand: Any, update: Any, start_indices: Any, *,
+                         allow_negative_indices: bool | Sequence[bool] = True) -> Any:
+    """`operand` with `update` written at `start_indices`, clamped so it fits
+    (StableHLO `dynamic_update_slice`)."""
+    starts = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
+    return dynamic_update_slice_p.bind(operand, update, *starts)
+
+
+def _zero_index_like(index: Any) -> Any:
+    # JAX's lax._const: a Python scalar stays one, anything else becomes a NumPy scalar.
+    if dtypes.is_python_scalar(index):
+        return 0
+    return np.zeros((), _dtype_of(index))
+
+
+def dynamic_slice_in_dim(operand: Any, start_index: Any, slice_size: int, axis: int = 0, *,
+                         allow_negative_indices: bool = True) -> Any:
+    """`dynamic_slice` along one `axis` (other axes whole)."""
+    shape = core.get_aval(operand).shape
+    axis = int(axis)
+    starts: list[Any] = [_zero_index_like(start_index)] * len(shape)
+    starts[axis] = start_index
+    sizes = list(shape)
+    sizes[axis] = core.concrete_dim(slice_size, "dynamic_slice_in_dim: ")
+    allow = [False] * len(shape)
+    allow[axis] = allow_negative_indices
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow)
+
+
+def dynamic_index_in_dim(operand: Any, index: Any, axis: int = 0, keepdims: bool = True, *,
+                         allow_negative_indices: bool = True) -> Any:
+    """`operand[..., index]` along `axis` for a possibly traced `index` (clamped)."""
+    result = dynamic_slice_in_dim(operand, index, 1, axis,
+                                  allow_negative_indices=allow_negative_indices)
+    return result if keepdims else structural.squeeze(result, (int(axis),))
+
+
+def dynamic_update_slice_in_dim(operand: Any, update: Any, start_index: Any, axis: int, *,
+                                allow_negative_indices: bool = True) -> Any:
+    """`dynamic_update_slice` with a start index along one `axis` only."""
+    ndim = core.get_aval(operand).ndim
+    axis = int(axis)
+    starts: list[Any] = [_zero_index_like(start_index)] * ndim
+    starts[axis] = start_index
+    allow = [False] * ndim
+    allow[axis] = allow_negative_indices
+    return dynamic_update_slice(operand, update, starts, allow_negative_indices=allow)
+
+
+def dynamic_update_index_in_dim(operand: Any, update: Any, index: Any, axis: int, *,
+                                allow_negative_indices: bool = True) -> Any:
+    """Writes `update` (with or without the size-1 `axis`) at `index` along `axis`."""
+    axis = int(axis)
+    if core.get_aval(update).ndim != core.get_aval(operand).ndim:
+        update = structural.expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis,
+                                       allow_negative_indices=allow_negative_indices)
+
+
+# -- pad and rev -------------------------------------------------------------------------------
+
+def _pad_shape(operand: ShapedArray, padding_value: ShapedArray, *,
+               padding_config: tuple) -> tuple[int, ...]:
+    if padding_value.ndim != 0:
+        raise ValueError(f"padding_value must be a scalar; got np.shape(padding_value)="
+                         f"{padding_value.shape}")
+    if len(padding_config) != operand.ndim:
+        raise ValueError("length of padding_config must equal the number of axes of operand, "
+                         f"got padding_config {padding_config} for operand shape "
+                         f"{operand.shape}")
+    if not all(i >= 0 for _, _, i in padding_config):
+        raise ValueError("interior padding in padding_config must be nonnegative, got "
+                         f"padding_config {padding_config}")
+    result = tuple(int(lo) + int(hi) + (builtins.max(0, 1 + (i + 1) * (d - 1)) if i else d)
+                   for (lo, hi, i), d in zip(padding_config, operand.shape, strict=True))
+    if not all(d >= 0 for d in result):
+        raise ValueError(f"Dimension size after padding is not at least 0, got result shape "
+                         f"{result}, for padding_config {padding_config} and operand shape "
+                         f"{operand.shape}")
+    return result
+
+
+def _pad_dtype(operand: ShapedArray, padding_value: ShapedArray, **_: Any) -> np.dtype:
+    if operand.dtype != padding_value.dtype:
+        raise TypeError("pad operand and padding_value must be same dtype: got "
+                        f"{operand.dtype} and {padding_value.dtype}.")
+    return operand.dtype
+
+
+def _pad_numpy(x: np.ndarray, value: np.ndarray, *, padding_config: tuple) -> np.ndarray:
+    out_shape = _pad_shape(ShapedArray(x.shape, x.dtype), ShapedArray((), x.dtype),
+                           padding_config=padding_config)
+    out = np.full(out_shape, value, dtype=x.dtype)
+    sources, targets = [], []
+    for (lo, _, interior), size, out_size in zip(padding_config, x.shape, out_shape, strict=True):
+        # Element k lands at lo + k * (interior + 1); negative padding crops what falls outside.
+        positions = int(lo) + np.arange(size) * (int(interior) + 1)
+        kept = (positions >= 0) & (positions < out_size)
+        sources.append(np.nonzero(kept)[0])
+        targets.append(positions[kept])
+    out[np.ix_(*targets)] = x[np.ix_(*sources)]
+    return out
+
+
+pad_p = standard_primitive("pad", _pad_shape, _pad_dtype)
+def_numpy_impl(pad_p, _pad_numpy)
+
+
+def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Any:
+    """Pads with `padding_value`: (low, high, interior) per dimension; negative low/high crop
+    (StableHLO `pad`)."""
+    return pad_p.bind(operand, padding_value, padding_config=tuple(padding_config))
+
+
+def _rev_shape(operand: ShapedArray, *, dimensions: tuple[int, ...]) -> tuple[int, ...]:
+    _check_shapelike("rev", "dimensions", dimensions)
+    if len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev dimensions must be unique, got {dimensions}.")
+    if dimensions and not builtins.max(dimensions) < operand.ndim:
+        raise TypeError("rev dimensions must all be less than operand ndim, got dimensions "
+                        f"{dimensions} for operand ndim {operand.ndim}.")
+    return operand.shape
+
+
+rev_p = standard_primitive("rev", _rev_shape, lambda x, **_: x.dtype)
+def_numpy_impl(rev_p, lambda x, *, dimensions: np.flip(x, tuple(dimensions)) if dimensions
+               else x)
+
+
+def rev(operand: Any, dimensions: Sequence[int]) -> Any:
+    """Reverses `operand` along `dimensions` (StableHLO `reverse`)."""
+    return rev_p.bind(operand, dimensions=tuple(dimensions))
+
+
+# -- dimension numbers and modes ---------------------------------------------------------------
+
+class GatherDimensionNumbers(NamedTuple):
+    """XLA's gather dimension numbers; the index vector is always the last index dimension.
+
+    offset_dims: output dims holding the (non-collapsed) slice window, ascending.
+    collapsed_slice_dims: operand dims with slice size 1 that are dropped, ascending.
+    start_index_map: operand dim addressed by each entry of the index vector.
+    operand_batching_dims / start_indices_batching_dims: paired batch dims of operand and
+    indices (operand slice size 1), gathered elementwise.
+    """
+
+    offset_dims: tuple[int, ...]
+    collapsed_slice_dims: tuple[int, ...]
+    start_index_map: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...] = ()
+    start_indices_batching_dims: tuple[int, ...] = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    """XLA's scatter dimension numbers (the transpose of gather's); the index vector is the
+    last index dimension."""
+
+    update_window_dims: Sequence[int]
+    inserted_window_dims: Sequence[int]
+    scatter_dims_to_operand_dims: Sequence[int]
+    operand_batching_dims: Sequence[int] = ()
+    scatter_indices_batching_dims: Sequence[int] = ()
+
+
+class GatherScatterMode(enum.Enum):
+    """How out-of-bounds gather/scatter indices behave.
+
+    CLIP clamps start indices so the whole window is in bounds. FILL_OR_DROP fills a gathered
+    window that is not entirely in bounds with the fill value, and drops such scatter windows.
+    PROMISE_IN_BOUNDS makes no promise; in practice gathers clamp and scatters drop.
+    """
+
+    CLIP = enum.auto()
+    FILL_OR_DROP = enum.auto()
+    PROMISE_IN_BOUNDS = enum.auto()
+    ONE_HOT = enum.auto()
+
+    @staticmethod
+    def from_any(s: str | GatherScatterMode | None) -> GatherScatterMode:
+        """Parses 'clip', 'fill'/'drop'/None, 'promise_in_bounds', 'one_hot' or a mode."""
+        if isinstance(s, GatherScatterMode):
+            return s
+        if s == "clip":
+            return GatherScatterMode.CLIP
+        if s is None or s == "fill" or s == "drop":
+            return GatherScatterMode.FILL_OR_DROP
+        if s == "promise_in_bounds":
+            return GatherScatterMode.PROMISE_IN_BOUNDS
+        if s == "one_hot":
+            return GatherScatterMode.ONE_HOT
+        raise ValueError(f'Unknown gather mode "{s}"')
+
+
+def _is_sorted(dims: Sequence[int], op: str, name: str) -> None:
+    if any(dims[i] < dims[i - 1] for i in range(1, len(dims))):
+        raise TypeError(f"{name} in {op} op must be sorted; got {dims}")
+
+
+def _dims_in_range(dims: Sequence[int], rank: int, op: str, name: str) -> None:
+    for dim in dims:
+        if dim < 0 or dim >= rank:
+            raise TypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); "
+                            f"got: {dim}.")
+
+
+def _no_duplicate_dims(dims: Sequence[int], op: str, name: str) -> None:
+    if len(set(dims)) != len(dims):
+        raise TypeError(f"{name} in {op} op must not repeat; got: {dims}.")
+
+
+def _disjoint_dims(dims1: Sequence[int], dims2: Sequence[int], op: str, name1: str,
+                   name2: str) -> None:
+    if not set(dims1).isdisjoint(dims2):
+        raise TypeError(f"{name1} and {name2} in {op} op must be disjoint; got: {dims1} and "
+                        f"{dims2}.")
+
+
+def _check_sorted_unique_in_range(dims: Sequence[int], rank: int, op: str, name: str) -> None:
+    _is_sorted(dims, op, name)
+    _no_duplicate_dims(dims, op, name)
+    _dims_in_range(dims, rank, op, name)
+
+
+def _check_batching_dims(op: str, operand: ShapedArray, indices: ShapedArray,
+                         operand_dims: Sequence[int], index_dims: Sequence[int],
+                         index_name: str) -> None:
+    _no_duplicate_dims(index_dims, op, index_name)
+    _dims_in_range(index_dims, indices.ndim, op, index_name)
+    Op = op.capitalize()
+    if indices.ndim - 1 in index_dims:
+        raise TypeError(f"{Op} op cannot have the index vector dimension as a batching "
+                        f"dimension; got {index_dims}.")
+    if len(operand_dims) != len(index_dims):
+        raise TypeError(f"{Op} op requires equal numbers of operand_batching_dims and "
+                        f"{index_name}, got {operand_dims} and"
+                        f"{'' if op == 'gather' else ' '}{index_dims}.")
+    operand_batch = tuple(operand.shape[i] for i in operand_dims)
+    index_batch = tuple(indices.shape[i] for i in index_dims)
+    if operand_batch != index_batch:
+        raise TypeError(f"{Op} op requires operand batching dimensions and indices batching "
+                        f"dimensions to have the same shape, got {operand_batch} and "
+                        f"{index_batch}.")
+
+
+# -- gather ------------------------------------------------------------------------------------
+
+def _gather_shape(operand: ShapedArray, indices: ShapedArray, *,
+                  dimension_numbers: GatherDimensionNumbers, slice_sizes: tuple[int, ...],
+                  **_: Any) -> tuple[int, ...]:
+    dn = dimension_numbers
+    if indices.ndim < 1:
+        raise TypeError(f"Gather index leaf dimension must be within [0, rank(indices) + 1). "
+                        f"rank(indices) is {indices.ndim} and gather index leaf dimension is "
+                        f"{indices.ndim - 1}.")
+    _is_sorted(dn.offset_dims, "gather", "offset_dims")
+    _no_duplicate_dims(dn.offset_dims, "gather", "offset_dims")
+    out_rank = len(dn.offset_dims) + indices.ndim - 1
+    for i, dim in enumerate(dn.offset_dims):
+        if dim < 0 or dim >= out_rank:
+            raise TypeError(f"Offset dimension {i} in gather op is out of bounds; got {dim}, "
+                            f"but should have been in [0, {out_rank})")
+    if len(dn.start_index_map) != indices.shape[-1]:
+        raise TypeError(f"Gather op has {len(dn.start_index_map)} elements in start_index_map "
+                        f"and the bound of dimension index_vector_dim={indices.ndim - 1} of "
+                        f"indices is {indices.shape[-1]}. These two numbers must be equal.")
+    for i, dim in enumerate(dn.start_index_map):
+        if dim < 0 or dim >= operand.ndim:
+            raise TypeError(f"Invalid start_index_map; domain is [0, {operand.ndim}), got: "
+                            f"{i}->{dim}.")
+    _no_duplicate_dims(dn.start_index_map, "gather", "start_index_map")
+    _check_sorted_unique_in_range(dn.collapsed_slice_dims, operand.ndim, "gather",
+                                  "collapsed_slice_dims")
+    _check_sorted_unique_in_range(dn.operand_batching_dims, operand.ndim, "gather",
+                                  "operand_batching_dims")
+    _disjoint_dims(dn.collapsed_slice_dims, dn.operand_batching_dims, "gather",
+                   "collapsed_slice_dims", "operand_batching_dims")
+    _disjoint_dims(dn.start_index_map, dn.operand_batching_dims, "gather", "start_index_map",
+                   "operand_batching_dims")
+    _check_batching_dims("gather", operand, indices, dn.operand_batching_dims,
+                         dn.start_indices_batching_dims, "start_indices_batching_dims")
+    if operand.ndim != len(slice_sizes):
+        raise TypeError(f"Gather op must have one slice size for every input dimension; got: "
+                        f"len(slice_sizes)={len(slice_sizes)}, input_shape.rank={operand.ndim}")
+    if len(slice_sizes) != (len(dn.offset_dims) + len(dn.collapsed_slice_dims)
+                            + len(dn.operand_batching_dims)):
+        raise TypeError("All components of the offset index in a gather op must either be a "
+                        f"offset dimension or explicitly collapsed/batching; got "
+                        f"len(slice_sizes)={len(slice_sizes)}, output_slice_sizes="
+                        f"{dn.offset_dims}, collapsed_slice_dims={dn.collapsed_slice_dims}, "
+                        f"operand_batching_dims={dn.operand_batching_dims}.")
+    for i, (size, bound) in enumerate(zip(slice_sizes, operand.shape, strict=True)):
+        if indices.size and not 0 <= size <= bound:
+            raise TypeError(f"Slice size at index {i} in gather op is out of range, must be "
+                            f"within [0, {bound} + 1), got {size}.")
+    for i, dim in enumerate(dn.collapsed_slice_dims):
+        if slice_sizes[dim] != 1:
+            raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
+                            f"{slice_sizes[dim]} for index {dim} at position {i}.")
+    for i, dim in enumerate(dn.operand_batching_dims):
+        if slice_sizes[dim] > 1:
+            raise TypeError(f"Gather op can only have operand batching dims with bound 0/1, but "
+                            f"bound is {slice_sizes[dim]} for index {dim} at position {i}.")
+    return _gather_out_shape(indices.shape, dn, slice_sizes)
+
+
+def _gather_out_shape(indices_shape: Sequence[int], dn: GatherDimensionNumbers,
+                      slice_sizes: Sequence[int]) -> tuple[int, ...]:
+    batch = iter(indices_shape[:-1])
+    windows = iter(s for i, s in enumerate(slice_sizes)
+                   if i not in dn.collapsed_slice_dims and i not in dn.operand_batching_dims)
+    rank = len(dn.offset_dims) + len(indices_shape) - 1
+    return tuple(next(windows) if i in dn.offset_dims else next(batch) for i in range(rank))
+
+
+def _gather_dtype(operand: ShapedArray, indices: ShapedArray, **_: Any) -> np.dtype:
+    if not dtypes.is_int(indices.dtype):
+        raise ValueError("indices must have an integer type")
+    return operand.dtype
+
+
+def _on_axes(values: np.ndarray, axes: Sequence[int], rank: int) -> np.ndarray:
+    """Reshapes `values` (dims in the order of `axes`) to rank `rank`, sizes on `axes`."""
+    shape = [1] * rank
+    for axis, size in zip(axes, values.shape, strict=True):
+        shape[axis] = size
+    return values.reshape(shape)
+
+
+def _operand_coordinates(operand_shape: Sequence[int], starts: np.ndarray,
+                         start_dims: Sequence[int], batching: Sequence[tuple[int, int]],
+                         batch_axes: Sequence[int], windows: dict[int, tuple[int, int]],
+                         rank: int) -> list[np.ndarray]:
+    """Per operand dim, the coordinate of every result element (broadcastable to the result).
+
+    `starts` has the index-batch shape plus the index vector; `batching` pairs operand batch
+    dims with index batch dims; `windows` maps an operand window dim to (result axis, size).
+    """
+    batch_shape = starts.shape[:-1]
+    coords = []
+    for d in range(len(operand_shape)):
+        coord = np.zeros([1] * rank, np.int64)
+        if d in start_dims:
+            coord = _on_axes(starts[..., list(start_dims).index(d)], batch_axes, rank)
+        for operand_dim, index_dim in batching:
+            if operand_dim == d:
+                line_shape = [n if i == index_dim else 1 for i, n in enumerate(batch_shape)]
+                line = np.arange(batch_shape[index_dim]).reshape(line_shape)
+                coord = _on_axes(line, batch_axes, rank)
+        if d in windows:
+            axis, size = windows[d]
+            coord = coord + _on_axes(np.arange(size), [axis], rank)
+        coords.append(coord)
+    return coords
+
+
+def _window_bounds(indices: np.ndarray, operand_shape: Sequence[int], start_dims: Sequence[int],
+                   window_sizes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Clamped int64 starts, and a mask of index vectors whose whole window is in bounds."""
+    starts = indices.astype(np.int64)
+    upper = np.array([operand_shape[d] - s for d, s in zip(start_dims, window_sizes, strict=True)],
+                     dtype=np.int64)
+    if dtypes.is_unsigned(indices.dtype) and indices.dtype.itemsize == 8:
+        starts = np.where(indices > np.iinfo(np.int64).max, -1, starts)  # wrapped: out of bounds
+    in_bounds = np.all((starts >= 0) & (starts <= upper), axis=-1)
+    return np.clip(starts, 0, np.maximum(upper, 0)), in_bounds
+
+
+def _fill_scalar(fill_value: Any, dtype: np.dtype) -> np.ndarray:
+    return structural._convert_values(np.asarray(fill_value), dtype)
+
+
+def _gather_numpy(operand: np.ndarray, indices: np.ndarray, *,
+                  dimension_numbers: GatherDimensionNumbers, slice_sizes: tuple[int, ...],
+                  mode: GatherScatterMode, fill_value: Any, **_: Any) -> np.ndarray:
+    dn = dimension_numbers
+    out_shape = _gather_out_shape(indices.shape, dn, slice_sizes)
+    if 0 in out_shape:
+        return np.zeros(out_shape, operand.dtype)
+    rank = len(out_shape)
+    window_dims = [d for d in range(operand.ndim)
+                   if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims]
+    windows = {d: (axis, slice_sizes[d]) for d, axis in zip(window_dims, dn.offset_dims,
+                                                              strict=True)}
+    batch_axes = [i for i in range(rank) if i not in dn.offset_dims]
+    starts, in_bounds = _window_bounds(indices, operand.shape, dn.start_index_map,
+                                       [slice_sizes[d] for d in dn.start_index_map])
+    coords = _operand_coordinates(operand.shape, starts, dn.start_index_map,
+                                  list(zip(dn.operand_batching_dims,
+                                           dn.start_indices_batching_dims, strict=True)),
+                                  batch_axes, windows, rank)
+    if coords:
+        result = operand[tuple(np.broadcast_to(c, out_shape) for c in coords)]
+    else:
+        result = np.broadcast_to(operand, out_shape)
+    if mode == GatherScatterMode.FILL_OR_DROP:
+        keep = _on_axes(in_bounds, batch_axes, rank)
+        result = np.where(keep, result, _fill_scalar(fill_value, operand.dtype))
+    return result
+
+
+gather_p = standard_primitive("gather", _gather_shape, _gather_dtype, utils.first_arg_weak)
+def_numpy_impl(gather_p, _gather_numpy)
+
+
+def _default_fill_value(dtype: np.dtype) -> Any:
+    if dtypes.is_inexact(dtype):
+        return np.nan
+    if dtypes.is_signed(dtype):
+        return int(dtypes.iinfo(dtype).min)
+    if dtypes.is_unsigned(dtype):
+        return int(dtypes.iinfo(dtype).max)
+    return True
+
+
+def gather(operand: Any, start_indices: Any, dimension_numbers: GatherDimensionNumbers,
+           slice_sizes: Sequence[int], *, unique_indices: bool = False,
+           indices_are_sorted: bool = False, mode: str | GatherScatterMode | None = None,
+           fill_value: Any = None) -> Any:
+    """XLA's gather: windows of `slice_sizes` taken at `start_indices` (StableHLO `gather`).
+
+    Args:
+      mode: 'clip' or 'promise_in_bounds' (the default) clamp the start indices;
+        'fill'/'drop' give `fill_value` for any window not entirely in bounds.
+      fill_value: defaults to NaN for inexact dtypes, the minimum of signed and the maximum of
+        unsigned integers, and True for bools.
+    """
+    parsed = GatherScatterMode.from_any(GatherScatterMode.PROMISE_IN_BOUNDS if mode is None
+                                        else mode)
+    if parsed == GatherScatterMode.FILL_OR_DROP:
+        if fill_value is None:
+            fill_value = _default_fill_value(_dtype_of(operand))
+    else:
+        fill_value = None
+    return gather_p.bind(operand, start_indices, dimension_numbers=dimension_numbers,
+                         slice_sizes=core.canonicalize_shape(slice_sizes),
+                         unique_indices=bool(unique_indices),
+                         indices_are_sorted=bool(indices_are_sorted), mode=parsed,
+                         fill_value=fill_value)
+
+
+# -- scatter -----------------------------------------------------------------------------------
+
+def _scatter_shape(operand: ShapedArray, indices: ShapedArray, updates: ShapedArray, *,
+                   dimension_numbers: ScatterDimensionNumbers, **_: Any) -> tuple[int, ...]:
+    dn = dimension_numbers
+    if indices.ndim < 1:
+        raise TypeError(f"Scatter index leaf dimension must be within [0, rank(indices) + 1). "
+                        f"rank(indices) is {indices.ndim} and scatter index leaf dimension is "
+                        f"{indices.ndim - 1}.")
+    expected_rank = indices.ndim - 1 + len(dn.update_window_dims)
+    if updates.ndim != expected_rank:
+        raise TypeError(f"Updates tensor must be of rank {expected_rank}; got {updates.ndim}.")
+    _check_sorted_unique_in_range(dn.update_window_dims, updates.ndim, "scatter",
+                                  "update_window_dims")
+    _check_sorted_unique_in_range(dn.inserted_window_dims, operand.ndim, "scatter",
+                                  "inserted_window_dims")
+    _check_sorted_unique_in_range(dn.operand_batching_dims, operand.ndim, "scatter",
+                                  "operand_batching_dims")
+    _disjoint_dims(dn.inserted_window_dims, dn.operand_batching_dims, "scatter",
+                   "inserted_window_dims", "operand_batching_dims")
+    _disjoint_dims(dn.scatter_dims_to_operand_dims, dn.operand_batching_dims, "scatter",
+                   "scatter_dims_to_operand_dims", "operand_batching_dims")
+    _check_batching_dims("scatter", operand, indices, dn.operand_batching_dims,
+                         dn.scatter_indices_batching_dims, "scatter_indices_batching_dims")
+    scatter_axes = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+    update_batch = tuple(updates.shape[scatter_axes[i]] for i in dn.scatter_indices_batching_dims)
+    operand_batch = tuple(operand.shape[i] for i in dn.operand_batching_dims)
+    if operand_batch != update_batch:
+        raise TypeError("Scatter op requires operand batching dimensions and updates batching "
+                        f"dimensions to have the same shape, got {operand_batch} and "
+                        f"{update_batch}.")
+    window_size = (len(dn.update_window_dims) + len(dn.inserted_window_dims)
+                   + len(dn.operand_batching_dims))
+    if operand.ndim != window_size:
+        raise TypeError(f"Scatter op has window of size {window_size}; doesn't match operand "
+                        f"of rank {operand.ndim}.")
+    if len(dn.scatter_dims_to_operand_dims) != indices.shape[-1]:
+        raise TypeError(f"Scatter op has {len(dn.scatter_dims_to_operand_dims)} elements in "
+                        "scatter_dims_to_operand_dims and the bound of dimension "
+                        f"index_vector_dim={indices.ndim - 1} of indices is "
+                        f"{indices.shape[-1]}. These two numbers must be equal")
+    for i, dim in enumerate(dn.scatter_dims_to_operand_dims):
+        if dim < 0 or dim >= operand.ndim:
+            raise TypeError(f"Invalid scatter_dims_to_operand_dims mapping; domain is "
+                            f"[0, {operand.ndim}), got: {i}->{dim}.")
+    _no_duplicate_dims(dn.scatter_dims_to_operand_dims, "scatter",
+                       "scatter_dims_to_operand_dims")
+    window_bounds = [operand.shape[i] for i in range(operand.ndim)
+                     if i not in dn.inserted_window_dims and i not in dn.operand_batching_dims]
+    for bound, dim in zip(window_bounds, dn.update_window_dims, strict=True):
+        if bound < updates.shape[dim]:
+            raise TypeError("Bounds of the window dimensions of updates must not exceed the "
+                            "bounds of the corresponding dimensions of operand. For dimension "
+                            f"{dim}, updates bound is {updates.shape[dim]}, operand bound is "
+                            f"{bound}.")
+    for axis, bound in zip(scatter_axes, indices.shape[:-1], strict=True):
+        if updates.shape[axis] != bound:
+            raise TypeError("Bounds of the scatter dimensions of updates must be the same as "
+                            "the bounds of the corresponding dimensions of scatter indices. For "
+                            f"scatter dimension {axis}, updates bound is {updates.shape[axis]}, "
+                            f"indices bound is {bound}.")
+    return operand.shape
+
+
+def _scatter_dtype(operand: ShapedArray, indices: ShapedArray, updates: ShapedArray,
+                   **_: Any) -> np.dtype:
+    if not dtypes.is_int(indices.dtype):
+        raise ValueError("indices must have an integer type")
+    utils.check_same_dtypes("scatter", operand, updates)
+    return operand.dtype
+
+
+def _scatter_targets(operand_shape: Sequence[int], indices: np.ndarray, updates: np.ndarray,
+                     dn: ScatterDimensionNumbers, mode: GatherScatterMode
+                     ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """The operand index of every update element that is applied, and those updates (flat,
+    in row-major update order)."""
+    rank = updates.ndim
+    window_dims = [d for d in range(len(operand_shape))
+                   if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
+    windows = {d: (axis, updates.shape[axis])
+               for d, axis in zip(window_dims, dn.update_window_dims, strict=True)}
+    sizes = [windows[d][1] if d in windows else 1 for d in dn.scatter_dims_to_operand_dims]
+    starts, in_bounds = _window_bounds(indices, operand_shape, dn.scatter_dims_to_operand_dims,
+                                       sizes)
+    batch_axes = [d for d in range(rank) if d not in dn.update_window_dims]
+    coords = _operand_coordinates(operand_shape, starts, dn.scatter_dims_to_operand_dims,
+                                  list(zip(dn.operand_batching_dims,
+                                           dn.scatter_indices_batching_dims, strict=True)),
+                                  batch_axes, windows, rank)
+    keep = np.ones(updates.shape, bool)
+    if mode != GatherScatterMode.CLIP:
+        keep = np.broadcast_to(_on_axes(in_bounds, batch_axes, rank), updates.shape)
+    targets = tuple(np.broadcast_to(c, updates.shape)[keep] for c in coords)
+    return targets, updates[keep]
+
+
+def _apply_update_jaxpr(out: np.ndarray, targets: tuple[np.ndarray, ...], values: np.ndarray,
+                        jaxpr: Jaxpr, consts: Sequence[Any]) -> None:
+    """`out[t] = f(out[t], v)` for each update in order; duplicates are applied in rounds."""
+    if not values.size:
+        return
+    linear = np.ravel_multi_index(targets, out.shape)
+    order = np.argsort(linear, kind="stable")
+    first = np.r_[True, linear[order][1:] != linear[order][:-1]]
+    group_start = np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
+    occurrence = np.empty(len(order), np.int64)
+    occurrence[order] = np.arange(len(order)) - group_start
+    flat = out.reshape(-1)
+    aval = ShapedArray((), out.dtype)
+    for round_ in range(int(occurrence.max()) + 1):
+        chosen = occurrence == round_
+        where = linear[chosen]
+        current = from_numpy(flat[where], aval.update(shape=where.shape))
+        update = from_numpy(values[chosen], aval.update(shape=where.shape))
+        with core.set_current_trace(core.eval_trace):
+            result, = eval_jaxpr(jaxpr, consts, current, update)
+        flat[where] = to_numpy(result, out.dtype)
+
+
+def _scatter_impl_fn(combine: Callable | None) -> Callable:
+    def impl(operand: np.ndarray, indices: np.ndarray, updates: np.ndarray, *,
+             dimension_numbers: ScatterDimensionNumbers, mode: GatherScatterMode,
+             update_jaxpr: Jaxpr | None, update_consts: Sequence[Any], **_: Any) -> np.ndarray:
+        out = np.array(operand, copy=True).reshape(operand.shape or (1,))
+        targets, values = _scatter_targets(operand.shape, indices, updates, dimension_numbers,
+                                           mode)
+        if not targets:  # a rank-0 operand: every update lands on its single element
+            targets = (np.zeros(values.shape, np.int64),)
+        if combine is not None:
+            combine.at(out, targets, values)
+        elif update_jaxpr is not None:
+            _apply_update_jaxpr(out, targets, values, update_jaxpr, update_consts)
+        else:
+            out[targets] = values  # NumPy assigns repeated indices in order: the last wins
+        return out.reshape(operand.shape)
+    return impl
+
+
+def _scatter_primitive(name: str, combine: Callable | None) -> Primitive:
+    prim = standard_primitive(name, _scatter_shape, _scatter_dtype, utils.first_arg_weak)
+    def_numpy_impl(prim, _scatter_impl_fn(combine))
+    return prim
+
+
+scatter_p = _scatter_primitive("scatter", None)
+scatter_add_p = _scatter_primitive("scatter-add", np.add)
+scatter_sub_p = _scatter_primitive("scatter-sub", np.subtract)
+scatter_mul_p = _scatter_primitive("scatter-mul", np.multiply)
+scatter_min_p = _scatter_primitive("scatter-min", np.minimum)
+scatter_max_p = _scatter_primitive("scatter-max", np.maximum)
+
+
+@functools.lru_cache(maxsize=512)
+def _reduction_jaxpr(computation: Callable, dtype: np.dtype) -> tuple[Jaxpr, tuple]:
+    """The jaxpr of `computation` on two scalars of `dtype` (a scatter's `update_jaxpr`)."""
+    aval = ShapedArray((), dtype)
+    closed = staging.trace_to_jaxpr(lambda x, y: [computation(x, y)], [aval, aval])
+    if any(isinstance(c, core.Tracer) for c in closed.consts):
+        # As in JAX: the computation becomes a static parameter, so it cannot hold tracers.
+        raise NotImplementedError("Reduction computations can't close over Tracers. Please "
+                                  "open an issue at https://github.com/jax-ml/jax.")
+    return closed.jaxpr, tuple(closed.consts)
+
+
+def _scatter_with(prim: Primitive, computation: Callable | None) -> Callable:
+    def scatter_fn(operand: Any, scatter_indices: Any, updates: Any,
+                   dimension_numbers: ScatterDimensionNumbers, *,
+                   indices_are_sorted: bool = False, unique_indices: bool = False,
+                   mode: str | GatherScatterMode | None = None) -> Any:
+        if computation is None:
+            jaxpr, consts = None, ()
+        else:
+            jaxpr, consts = _reduction_jaxpr(computation, _dtype_of(operand))
+        return prim.bind(operand, scatter_indices, updates, update_jaxpr=jaxpr,
+                         update_consts=consts, dimension_numbers=dimension_numbers,
+                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                         mode=GatherScatterMode.from_any(mode))
+    scatter_fn.__name__ = prim.name.replace("-", "_")
+    scatter_fn.__doc__ = (f"XLA's scatter combining with `{prim.name}` (StableHLO `scatter`). "
+                          "`mode` 'clip' clamps windows into bounds; 'fill'/'drop' (the "
+                          "default) and 'promise_in_bounds' drop out-of-bounds windows.")
+    return scatter_fn
+
+
+scatter = _scatter_with(scatter_p, None)
+scatter_add = _scatter_with(scatter_add_p, elementwise.add)
+scatter_sub = _scatter_with(scatter_sub_p, elementwise.sub)
+scatter_mul = _scatter_with(scatter_mul_p, elementwise.mul)
+scatter_min = _scatter_with(scatter_min_p, elementwise.min)
+scatter_max = _scatter_with(scatter_max_p, elementwise.max)
+scatter.__doc__ = ("XLA's scatter overwriting with `updates` (StableHLO `scatter`); with "
+                   "duplicate indices the last update in row-major order wins.")
+
+
+def scatter_apply(operand: Any, scatter_indices: Any, func: Callable[[Any], Any],
+                  dimension_numbers: ScatterDimensionNumbers, *,
+                  update_shape: Sequence[int] = (), indices_are_sorted: bool = False,
+                  unique_indices: bool = False,
+                  mode: str | GatherScatterMode | None = None) -> Any:
+    """Replaces `operand` at the indices by `func(operand)`; `func` is applied once per
+    duplicate index (a `scatter` whose update computation ignores the update)."""
+    dtype = _dtype_of(operand)
+    unused = structural.broadcast_in_dim(structural.convert_element_type(0, dtype),
+                                         tuple(update_shape), ())
+    try:
+        jaxpr, consts = _apply_jaxpr(func, dtype)
+    except TypeError:  # an unhashable callable: nothing to cache it by
+        jaxpr, consts = _reduction_jaxpr.__wrapped__(lambda x, _: func(x), dtype)
+    return scatter_p.bind(operand, scatter_indices, unused, update_jaxpr=jaxpr,
+                          update_consts=consts, dimension_numbers=dimension_numbers,
+                          indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                          mode=GatherScatterMode.from_any(mode))
+
+
+@functools.lru_cache(maxsize=512)
+def _apply_jaxpr(func: Callable, dtype: np.dtype) -> tuple[Jaxpr, tuple]:
+    """The update jaxpr `(x, _) -> func(x)` of `scatter_apply`, cached per function."""
+    return _reduction_jaxpr.__wrapped__(lambda x, _: func(x), dtype)

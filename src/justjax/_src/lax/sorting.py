@@ -1,4 +1,198 @@
-"""lax: sorting primitives."""
+"""Sorting primitives: the multi-operand `sort` and `top_k`.
+
+`sort` orders lexicographically by its first `num_keys` operands, stably. Float keys use JAX's
+comparator: -0.0 equals 0.0 and every NaN (of either sign) sorts after +inf; complex keys
+compare (real, imag). `top_k` uses XLA's total order instead (-NaN < -inf < ... < -0.0 < 0.0 <
+... < inf < NaN), largest first, ties in index order.
+"""
 from __future__ import annotations
 
-__all__: list[str] = []
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from justjax._src.core import core, dtypes
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.core import Primitive
+from justjax._src.lax.utils import def_numpy_impl
+
+__all__ = ["sort", "sort_key_val", "top_k", "sort_p", "top_k_p"]
+
+
+def _canonicalize_axis(axis: int, ndim: int) -> int:
+    """`axis` in `[0, ndim)`, negative axes counting from the end (JAX's `canonicalize_axis`)."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis + ndim if axis < 0 else axis
+
+
+# -- sort ---------------------------------------------------------------------------------------
+
+def _sort_abstract_eval(*avals: ShapedArray, dimension: int, is_stable: bool, num_keys: int
+                        ) -> list[ShapedArray]:
+    if any(a.shape != avals[0].shape for a in avals[1:]):
+        shapes = " ".join(str(a.shape) for a in avals)
+        raise TypeError(f"Arguments to sort must have equal shapes, got: {shapes}")
+    # JAX leaves these two to the XLA verifier; checking them here keeps the error early.
+    if not 0 <= dimension < avals[0].ndim:
+        raise ValueError(f"sort dimension {dimension} is out of bounds for array of dimension "
+                         f"{avals[0].ndim}")
+    if not 1 <= num_keys <= len(avals):
+        raise ValueError(f"num_keys={num_keys} must be between 1 and len(operand)={len(avals)}")
+    return list(avals)
+
+
+def _float_sort_keys(x: np.ndarray) -> list[np.ndarray]:
+    """Keys ordering a float array as JAX's sort comparator does: NaNs (all alike) after
+    everything else, -0.0 equal to 0.0. Primary key first."""
+    wide = x.astype(np.float64)
+    is_nan = np.isnan(wide)
+    # + 0.0 turns -0.0 into 0.0; NaNs become 0.0 so that only the NaN flag orders them.
+    value = np.where(is_nan, 0.0, wide) + 0.0
+    return [is_nan.astype(np.int8), value]
+
+
+def _sort_keys(x: np.ndarray) -> list[np.ndarray]:
+    if dtypes.is_complex(x.dtype):
+        return _float_sort_keys(np.real(x)) + _float_sort_keys(np.imag(x))
+    if dtypes.is_float(x.dtype):
+        return _float_sort_keys(x)
+    if dtypes.is_bool(x.dtype):
+        return [x.astype(np.int8)]
+    return [x]
+
+
+def _sort_numpy(*operands: np.ndarray, dimension: int, is_stable: bool, num_keys: int
+                ) -> list[np.ndarray]:
+    # Always stable: a stable order is also a valid result of an unstable sort.
+    if operands[0].size == 0:
+        return list(operands)
+    keys = [k for op in operands[:num_keys] for k in _sort_keys(op)]
+    # np.lexsort (stable) takes its primary key last.
+    permutation = np.lexsort(keys[::-1], axis=dimension)
+    return [np.take_along_axis(op, permutation, axis=dimension) for op in operands]
+
+
+sort_p = Primitive("sort", multiple_results=True)
+sort_p.def_abstract_eval(_sort_abstract_eval)
+def_numpy_impl(sort_p, _sort_numpy)
+
+
+def _ndim(x: Any) -> int:
+    return core.get_aval(x).ndim
+
+
+def sort(operand: Any, dimension: int = -1, is_stable: bool = True, num_keys: int = 1) -> Any:
+    """XLA's Sort (StableHLO `sort` with a lexicographic less-than comparator).
+
+    Float keys: -0.0 and 0.0 are equal and NaNs sort to the end; complex keys compare
+    (real, imag) lexicographically.
+
+    Args:
+      operand: an array, or a sequence of arrays of one shape.
+      dimension: the dimension to sort along.
+      is_stable: whether equal keys keep their order.
+      num_keys: how many leading operands are keys (lexicographic, the first primary); the
+        rest follow the same permutation.
+    Returns:
+      The sorted array, or a tuple of the sorted operands.
+    """
+    if isinstance(operand, Sequence):
+        if len(operand) == 0:
+            raise TypeError("Sort requires at least one operand")
+        if not 1 <= num_keys <= len(operand):
+            raise ValueError(f"num_keys={num_keys} must be between 1 and "
+                             f"len(operand)={len(operand)}")
+        dimension = _canonicalize_axis(dimension, _ndim(operand[0]))
+        return tuple(sort_p.bind(*operand, dimension=dimension, is_stable=is_stable,
+                                 num_keys=num_keys))
+    if num_keys != 1:
+        raise ValueError(f"num_keys={num_keys} must equal 1 for a single operand.")
+    dimension = _canonicalize_axis(dimension, _ndim(operand))
+    return sort_p.bind(operand, dimension=dimension, is_stable=is_stable, num_keys=1)[0]
+
+
+def sort_key_val(keys: Any, values: Any, dimension: int = -1, is_stable: bool = True
+                 ) -> tuple[Any, Any]:
+    """Sorts `keys` along `dimension` and applies the same permutation to `values`."""
+    dimension = _canonicalize_axis(dimension, _ndim(keys))
+    sorted_keys, sorted_values = sort_p.bind(keys, values, dimension=dimension,
+                                             is_stable=is_stable, num_keys=1)
+    return sorted_keys, sorted_values
+
+
+# -- top_k --------------------------------------------------------------------------------------
+
+_INT32_MAX = int(np.iinfo(np.int32).max)
+
+
+def _top_k_abstract_eval(operand: ShapedArray, *, k: int, axis: int) -> list[ShapedArray]:
+    if dtypes.is_complex(operand.dtype):
+        raise ValueError("top_k is not compatible with complex inputs.")
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    if operand.ndim == 0:
+        raise TypeError(f"top_k operand must have >= 1 dimension, got {operand.shape}")
+    if not 0 <= axis < operand.ndim:
+        raise ValueError(f"axis argument out of range: axis={axis} for "
+                         f"operand.shape={operand.shape}")
+    shape = list(operand.shape)
+    if shape[axis] < k:
+        raise ValueError("k argument to top_k must be no larger than size along axis;"
+                         f" got k={k} with shape={shape} and axis={axis}")
+    if shape[axis] > _INT32_MAX + 1:
+        raise ValueError("top_k returns int32 indices, which will overflow for array dimensions "
+                         f"larger than the maximum int32 ({_INT32_MAX}). Got "
+                         f"operand.shape={operand.shape}")
+    shape[axis] = k
+    # As in JAX, both outputs keep the operand's weak type, the int32 indices included.
+    return [operand.update(shape=tuple(shape)),
+            operand.update(shape=tuple(shape), dtype=dtypes.int32)]
+
+
+def _total_order_key(x: np.ndarray) -> np.ndarray:
+    """Integers ordered as XLA's total order on `x`'s values (floats by their bit patterns)."""
+    if dtypes.is_float(x.dtype):
+        bits = x.astype(np.float64).view(np.int64)
+        # Negative floats order by decreasing magnitude: flip their magnitude bits.
+        return np.where(bits < 0, bits ^ np.int64(0x7FFF_FFFF_FFFF_FFFF), bits)
+    if x.dtype == np.uint64:
+        return x
+    return x.astype(np.int64)
+
+
+def _top_k_numpy(x: np.ndarray, *, k: int, axis: int) -> list[np.ndarray]:
+    # ~key reverses the order without overflow, so a stable ascending sort of it puts the
+    # largest first and keeps equal elements in index order.
+    order = np.argsort(~_total_order_key(x), axis=axis, kind="stable")
+    indices = np.take(order, np.arange(k), axis=axis)
+    return [np.take_along_axis(x, indices, axis=axis), indices.astype(np.int32)]
+
+
+top_k_p = Primitive("top_k", multiple_results=True)
+top_k_p.def_abstract_eval(_top_k_abstract_eval)
+def_numpy_impl(top_k_p, _top_k_numpy)
+
+
+def top_k(operand: Any, k: int, *, axis: int = -1) -> list[Any]:
+    """The `k` largest entries along `axis` and their int32 indices, largest first.
+
+    Equal elements appear in index order (lower index first). Lowers to CHLO `top_k` (on the
+    last axis, with transposes around it for other axes).
+
+    Args:
+      operand: an array of a non-complex type with at least one dimension.
+      k: how many entries to return.
+      axis: the axis to search (default the last).
+    Returns:
+      `[values, indices]`, each with `axis` of size `k`.
+    """
+    k = core.concrete_dim(k, "top_k k: ")
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    axis = _canonicalize_axis(axis, _ndim(operand))
+    # A list, as JAX returns it.
+    return list(top_k_p.bind(operand, k=k, axis=axis))

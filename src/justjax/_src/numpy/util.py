@@ -39,19 +39,29 @@ def asarray_lite(x: Any) -> Any:
     return structural.convert_element_type(x, aval.dtype, aval.weak_type)
 
 
+def _convert(x: Any, dtype: np.dtype, weak_type: bool) -> Any:
+    """`convert_element_type`, except that host values already of the right type pass through
+    untouched, so a NumPy constant used twice in a trace stays one constvar (as in JAX)."""
+    if not isinstance(x, (core.Tracer, Array)):
+        aval = core.get_aval(x)
+        if aval.dtype == dtype and aval.weak_type == weak_type:
+            return x
+    return structural.convert_element_type(x, dtype, weak_type)
+
+
 def promote_dtypes(*args: Any) -> list[Any]:
     """Converts all arguments to their common dtype (JAX's lattice, weak types respected)."""
     if len(args) < 2:
         return [asarray_lite(a) for a in args]
     to_dtype, weak = dtypes.result_type_and_weak(*args)
-    return [structural.convert_element_type(a, to_dtype, weak) for a in args]
+    return [_convert(a, to_dtype, weak) for a in args]
 
 
 def promote_dtypes_inexact(*args: Any) -> list[Any]:
     """Like `promote_dtypes`, then integers and bools become the default float type."""
     to_dtype, weak = dtypes.result_type_and_weak(*args)
     to_dtype = dtypes.to_inexact_dtype(to_dtype)
-    return [structural.convert_element_type(a, to_dtype, weak) for a in args]
+    return [_convert(a, to_dtype, weak) for a in args]
 
 
 def promote_dtypes_numeric(*args: Any) -> list[Any]:
@@ -59,13 +69,13 @@ def promote_dtypes_numeric(*args: Any) -> list[Any]:
     to_dtype, weak = dtypes.result_type_and_weak(*args)
     if to_dtype == dtypes.bool_:
         to_dtype = dtypes.default_int_dtype()
-    return [structural.convert_element_type(a, to_dtype, weak) for a in args]
+    return [_convert(a, to_dtype, weak) for a in args]
 
 
 def promote_dtypes_complex(*args: Any) -> list[Any]:
     to_dtype, weak = dtypes.result_type_and_weak(*args)
     to_dtype = dtypes.to_complex_dtype(dtypes.to_inexact_dtype(to_dtype))
-    return [structural.convert_element_type(a, to_dtype, weak) for a in args]
+    return [_convert(a, to_dtype, weak) for a in args]
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:

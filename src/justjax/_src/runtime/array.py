@@ -165,15 +165,15 @@ class Array:
         dtype_str = f"dtype={dtypes.dtype_name(self.dtype)}"
         if self.weak_type:
             dtype_str += ", weak_type=True"
-        if self.size == 0 and self.shape != (0,):
+        line_width = np.get_printoptions()["linewidth"]
+        if self.size == 0:
             body = f"[], shape={self.shape}"
         else:
             body = np.array2string(self._value, prefix=prefix, suffix=",", separator=", ",
-                                   max_line_width=100)
+                                   max_line_width=line_width)
         last_line_len = len(body) - body.rfind("\n") + 1
-        separator = " "
-        if last_line_len + len(dtype_str) + 1 > 100:
-            separator = "\n" + " " * len(prefix)
+        # JAX pads with spaces (no newline) when the dtype would overflow the last line.
+        separator = " " * len(prefix) if last_line_len + len(dtype_str) + 2 > line_width else " "
         return f"{prefix}{body},{separator}{dtype_str})"
 
 
