@@ -276,7 +276,7 @@ def _general_reduce_records() -> list[OpRecord]:
                      np.prod(shape)).reshape(shape).astype(dtype),
                   lambda rng, shape, dtype: np.broadcast_to(
                       np.arange(shape[-1]), shape).astype(dtype)],
-                 differentiable=False),
+                 expected_dtype=lambda a, b: (a, b), differentiable=False),
         OpRecord("reduce_monoid_max", lambda x: lax.reduce(x, -np.inf, lax.max, (1,)),
                  lambda x: np.max(_wide(x), axis=1), [[(2, 3)], [(3, 4, 2)]], (F32, BF16),
                  expected_dtype=_same, differentiable=False),

@@ -10,6 +10,15 @@ from tests.harness import (BF16, BOOL, C64, F16, F32, FLOATS, I8, I32, INTS, U8,
 SORT_DTYPES = FLOATS + INTS + (BOOL,)
 
 
+def _each_operand(*dtypes_in: np.dtype) -> tuple[np.dtype, ...]:
+    """Multi-operand sorts return each operand in its own dtype."""
+    return dtypes_in
+
+
+def _values_and_indices(dtype: np.dtype) -> tuple[np.dtype, np.dtype]:
+    return dtype, np.dtype(np.int32)
+
+
 def _same(dtype: np.dtype, *rest: np.dtype) -> np.dtype:
     return np.dtype(dtype)
 
@@ -66,28 +75,34 @@ def _sort_records() -> list[OpRecord]:
         OpRecord("sort_key_val_ties", lambda k, v: lax.sort_key_val(k, v),
                  lambda k, v: _np_sort(k, v), [[(10,), (10,)], [(3, 8), (3, 8)]],
                  [(F32, I32), (I32, F32), (BOOL, U8), (BF16, F16)],
-                 [rand_small_int, rand_default], differentiable=False),
+                 [rand_small_int, rand_default], expected_dtype=_each_operand,
+                 differentiable=False),
         OpRecord("sort_key_val_dim0", lambda k, v: lax.sort_key_val(k, v, dimension=0),
                  lambda k, v: _np_sort(k, v, axis=0), [[(6, 3), (6, 3)]], [(F32, I32)],
-                 [rand_small_int, rand_default], differentiable=False),
+                 [rand_small_int, rand_default], expected_dtype=_each_operand,
+                 differentiable=False),
         OpRecord("sort_three_operands_one_key",
                  lambda a, b, c: lax.sort((a, b, c), num_keys=1),
                  lambda a, b, c: _np_sort(a, b, c), [[(9,), (9,), (9,)], [(2, 6)] * 3],
-                 [(F32, I32, F32), (I8, F32, BOOL)], rand_small_int, differentiable=False),
+                 [(F32, I32, F32), (I8, F32, BOOL)], rand_small_int, expected_dtype=_each_operand,
+                 differentiable=False),
         OpRecord("sort_two_keys",
                  lambda a, b, c: lax.sort([a, b, c], num_keys=2),
                  lambda a, b, c: _np_sort(a, b, c, num_keys=2),
                  [[(12,), (12,), (12,)], [(3, 7)] * 3],
-                 [(I32, F32, I32), (F32, BOOL, F32)], rand_small_int, differentiable=False),
+                 [(I32, F32, I32), (F32, BOOL, F32)], rand_small_int, expected_dtype=_each_operand,
+                 differentiable=False),
         OpRecord("sort_three_keys_dim0",
                  lambda a, b, c: lax.sort((a, b, c), dimension=0, num_keys=3),
                  lambda a, b, c: _np_sort(a, b, c, axis=0, num_keys=3),
                  [[(10, 2), (10, 2), (10, 2)]], [(U8, I32, F32)], rand_small_int,
+                 expected_dtype=_each_operand,
                  differentiable=False),
         OpRecord("sort_two_keys_special",
                  lambda a, b: lax.sort((a, b), num_keys=2),
                  lambda a, b: _np_sort(a, b, num_keys=2), [[(16,), (16,)]], [(F32, F32)],
-                 [rand_special, rand_small_int], differentiable=False),
+                 [rand_special, rand_small_int], expected_dtype=_each_operand,
+                 differentiable=False),
     ]
     return records
 
@@ -98,18 +113,18 @@ def _top_k_records() -> list[OpRecord]:
         records.append(OpRecord(
             f"top_k_{k}", lambda x, k=k: lax.top_k(x, k), lambda x, k=k: _np_top_k(x, k),
             [[(5,)], [(2, 6)], [(2, 3, 4)]], FLOATS + (I32, U8, U32, I8, BOOL), rand_default,
-            differentiable=False))
+            expected_dtype=_values_and_indices, differentiable=False))
     records += [
         OpRecord("top_k_ties", lambda x: lax.top_k(x, 4), lambda x: _np_top_k(x, 4),
-                 [[(9,)], [(3, 6)]], (F32, I32, BF16), rand_small_int, differentiable=False),
+                 [[(9,)], [(3, 6)]], (F32, I32, BF16), rand_small_int, expected_dtype=_values_and_indices, differentiable=False),
         OpRecord("top_k_axis0", lambda x: lax.top_k(x, 2, axis=0),
                  lambda x: _np_top_k(x, 2, axis=0), [[(4, 3)], [(5, 2, 3)]], (F32, I32),
-                 rand_small_int, differentiable=False),
+                 rand_small_int, expected_dtype=_values_and_indices, differentiable=False),
         OpRecord("top_k_all", lambda x: lax.top_k(x, x.shape[-1]),
                  lambda x: _np_top_k(x, x.shape[-1]), [[(6,)], [(2, 5)]], (F32,),
-                 rand_small_int, differentiable=False),
+                 rand_small_int, expected_dtype=_values_and_indices, differentiable=False),
         OpRecord("top_k_zero", lambda x: lax.top_k(x, 0), lambda x: _np_top_k(x, 0),
-                 [[(4,)], [(2, 3)]], (F32,), differentiable=False),
+                 [[(4,)], [(2, 3)]], (F32,), expected_dtype=_values_and_indices, differentiable=False),
     ]
     return records
 

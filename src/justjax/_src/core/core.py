@@ -67,7 +67,8 @@ def _scalar_aval(x: Any) -> ShapedArray:
     dtype = dtypes.canonicalize_dtype(dtypes.PYTHON_SCALAR_DTYPES[type(x)])
     if type(x) is int:
         dtypes.check_python_int_range(x, dtype)
-    return ShapedArray((), dtype, weak_type=True)
+    # Python bools are not weakly typed: bool has no wider kind to defer to.
+    return ShapedArray((), dtype, weak_type=type(x) is not bool)
 
 
 def _numpy_aval(x: Any) -> ShapedArray:

@@ -152,9 +152,19 @@ def iinfo(dtype: Any) -> np.iinfo:
 
 
 def to_inexact_dtype(dtype: Any) -> np.dtype:
-    """The dtype integer and bool inputs become in float-valued functions (sin, mean, ...)."""
+    """The dtype integer and bool inputs become in float-valued functions (sin, mean, ...):
+    float32 for bool and integers up to 32 bits, float64 for 64-bit ones (canonicalized
+    later, so float32 again without x64)."""
     dtype = np.dtype(dtype)
-    return dtype if is_inexact(dtype) else default_float_dtype()
+    if is_inexact(dtype):
+        return dtype
+    return float64 if dtype in (int64, uint64) else float32
+
+
+def to_numeric_dtype(dtype: Any) -> np.dtype:
+    """bool becomes int32 (whatever the x64 setting); other dtypes are unchanged."""
+    dtype = np.dtype(dtype)
+    return int32 if dtype == bool_ else dtype
 
 
 def to_complex_dtype(dtype: Any) -> np.dtype:

@@ -69,16 +69,22 @@ def signature_arg_names(fun: Callable, args: Sequence[Any], kwargs: dict[str, An
 # `x_int8 + jnp.asarray(2)` shows the literal `2:i8[]`.
 const_fold_rules: dict[core.Primitive, Callable[[Sequence[Any], dict], Any]] = {}
 
+# primitive -> rule(args, params) returning an input to stand for the output when the
+# equation would be the identity (a broadcast to the same shape, a conversion to the same
+# type), or None. As in JAX, no equation is staged then.
+forwarding_rules: dict[core.Primitive, Callable[[Sequence[Any], dict], Any]] = {}
+
 
 class DynamicJaxprTracer(core.Tracer):
-    """A value being staged into a jaxpr; `var` is its variable there."""
+    """A value being staged into a jaxpr; `jaxpr_var` is its variable there (not `var`, which
+    is the array method `x.var()`)."""
 
-    __slots__ = ("_aval", "var", "__weakref__")
+    __slots__ = ("_aval", "jaxpr_var", "__weakref__")
 
     def __init__(self, trace: DynamicJaxprTrace, aval: ShapedArray, var: Var) -> None:
         self._trace = trace
         self._aval = aval
-        self.var = var
+        self.jaxpr_var = var
 
     @property
     def aval(self) -> ShapedArray:
@@ -135,6 +141,11 @@ class DynamicJaxprTrace(core.Trace):
         return self.new_const(x)
 
     def process_primitive(self, primitive: core.Primitive, args: Sequence[Any], params: dict) -> Any:
+        forward = forwarding_rules.get(primitive)
+        if forward is not None:
+            forwarded = forward(args, params)
+            if forwarded is not None:
+                return forwarded
         fold = const_fold_rules.get(primitive)
         if fold is not None and not any(isinstance(a, core.Tracer) for a in args):
             folded = fold(args, params)
@@ -145,19 +156,22 @@ class DynamicJaxprTrace(core.Trace):
         if not primitive.multiple_results:
             out_avals = [out_avals]
         outs = [DynamicJaxprTracer(self, aval, Var(aval)) for aval in out_avals]
-        self.eqns.append(JaxprEqn([t.var for t in tracers], [t.var for t in outs], primitive,
+        self.eqns.append(JaxprEqn([t.jaxpr_var for t in tracers], [t.jaxpr_var for t in outs], primitive,
                                   dict(params)))
         self.out_tracer_refs.append([weakref.ref(t) for t in outs])
         return outs if primitive.multiple_results else outs[0]
 
     def to_closed_jaxpr(self, outputs: Sequence[Any]) -> ClosedJaxpr:
         """Finishes tracing: the jaxpr computing `outputs`, with scalar constants inlined."""
-        out_vars = [self.to_jaxpr_tracer(x).var for x in outputs]
+        out_vars = [self.to_jaxpr_tracer(x).jaxpr_var for x in outputs]
         self.invalidate()
         literals: dict[Var, Literal] = {}
         for var, value, _, _ in self.constvars.values():
             if _is_literalable(value):
-                literals[var] = Literal(dtypes.coerce_to_array(value, var.aval.dtype)[()], var.aval)
+                # A Python scalar keeps its Python value: `lax.add(x, 0.1)` prints `0.1:f32[]`.
+                literal = value if dtypes.is_python_scalar(value) else \
+                    dtypes.coerce_to_array(value, var.aval.dtype)[()]
+                literals[var] = Literal(literal, var.aval)
 
         def inline(atom: Any) -> Any:
             return literals.get(atom, atom)
@@ -190,7 +204,7 @@ class DynamicJaxprTrace(core.Trace):
             return ""
         message = (f"The error occurred while tracing the function {self.debug.func_src_info} "
                    f"for {self.debug.traced_for}. ")
-        names = self._argument_names_feeding(tracer.var)
+        names = self._argument_names_feeding(tracer.jaxpr_var)
         if len(names) == 1:
             message += (f"This concrete value was not available in Python because it depends "
                         f"on the value of the argument {names[0]}.")

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import scipy.special
 
-from justjax._src.core import dtypes
+from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_eqn_rules
@@ -33,8 +33,8 @@ def naryop(name: str, accepted: Sequence[Sequence[np.dtype]], numpy_fn: Callable
     def dtype_rule(*avals: ShapedArray, **params: Any) -> np.dtype:
         if len(avals) != len(accepted):
             raise TypeError(f"{name} takes {len(accepted)} operands, got {len(avals)}")
-        for aval, ok in zip(avals, accepted, strict=True):
-            utils.check_dtype(name, aval, ok)
+        for position, (aval, ok) in enumerate(zip(avals, accepted, strict=True)):
+            utils.check_dtype(name, aval, ok, position if len(avals) > 1 else None)
         if require_same_dtypes:
             utils.check_same_dtypes(name, *avals)
         return result_dtype(avals[0].dtype)
@@ -231,8 +231,7 @@ sign_p = unop("sign", NUMERIC, _sign)
 floor_p = unop("floor", FLOAT, np.floor)
 ceil_p = unop("ceil", FLOAT, np.ceil)
 round_p = unop("round", FLOAT, _round)
-is_finite_p = unop("is_finite", FLOAT, np.isfinite, result_dtype=_to_bool,
-                   weak_type_rule=utils.never_weak)
+is_finite_p = unop("is_finite", FLOAT, np.isfinite, result_dtype=_to_bool)
 exp_p = unop("exp", INEXACT, np.exp)
 exp2_p = unop("exp2", INEXACT, np.exp2)
 log_p = unop("log", INEXACT, np.log)
@@ -265,7 +264,7 @@ population_count_p = unop("population_count", INT, _population_count)
 clz_p = unop("clz", INT, _clz)
 real_p = unop("real", COMPLEX, np.real, result_dtype=_to_real)
 imag_p = unop("imag", COMPLEX, np.imag, result_dtype=_to_real)
-conj_p = unop("conj", INEXACT, np.conj,
+conj_p = unop("conj", INEXACT, lambda x, input_dtype: np.conj(x),
               result_dtype=lambda d: d if dtypes.is_complex(d) else dtypes.to_complex_dtype(d))
 square_p = unop("square", NUMERIC, np.square)
 integer_pow_p = unop("integer_pow", NUMERIC, _integer_pow)
@@ -274,10 +273,10 @@ add_p = binop("add", NUMERIC, np.add)
 sub_p = binop("sub", NUMERIC, np.subtract)
 mul_p = binop("mul", NUMERIC, np.multiply)
 div_p = binop("div", NUMERIC, _div)
-rem_p = binop("rem", NUMERIC, _rem)
+rem_p = binop("rem", INT + FLOAT, _rem)
 max_p = binop("max", ANY, np.maximum)
 min_p = binop("min", ANY, np.minimum)
-atan2_p = binop("atan2", FLOAT, np.arctan2)
+atan2_p = binop("atan2", INEXACT, np.arctan2)
 nextafter_p = binop("nextafter", FLOAT, _nextafter, low_precision_in_f32=False)
 and_p = binop("and", INT_OR_BOOL, np.bitwise_and)
 or_p = binop("or", INT_OR_BOOL, np.bitwise_or)
@@ -289,14 +288,13 @@ pow_p = naryop("pow", [INEXACT, INEXACT + INT], _pow, require_same_dtypes=False)
 complex_p = binop("complex", (dtypes.float32, dtypes.float64), lambda x, y: x + 1j * y,
                   result_dtype=dtypes.to_complex_dtype)
 
-eq_p = binop("eq", ANY, np.equal, result_dtype=_to_bool, weak_type_rule=utils.never_weak)
-ne_p = binop("ne", ANY, np.not_equal, result_dtype=_to_bool, weak_type_rule=utils.never_weak)
+eq_p = binop("eq", ANY, np.equal, result_dtype=_to_bool)
+ne_p = binop("ne", ANY, np.not_equal, result_dtype=_to_bool)
 _ORDERED = utils.INT + utils.FLOAT + utils.BOOL
-lt_p = binop("lt", _ORDERED, np.less, result_dtype=_to_bool, weak_type_rule=utils.never_weak)
-le_p = binop("le", _ORDERED, np.less_equal, result_dtype=_to_bool, weak_type_rule=utils.never_weak)
-gt_p = binop("gt", _ORDERED, np.greater, result_dtype=_to_bool, weak_type_rule=utils.never_weak)
-ge_p = binop("ge", _ORDERED, np.greater_equal, result_dtype=_to_bool,
-             weak_type_rule=utils.never_weak)
+lt_p = binop("lt", _ORDERED, np.less, result_dtype=_to_bool)
+le_p = binop("le", _ORDERED, np.less_equal, result_dtype=_to_bool)
+gt_p = binop("gt", _ORDERED, np.greater, result_dtype=_to_bool)
+ge_p = binop("ge", _ORDERED, np.greater_equal, result_dtype=_to_bool)
 
 
 def _pow_dtype_check(*avals: ShapedArray) -> None:
@@ -311,8 +309,8 @@ _pow_abstract_eval = pow_p.abstract_eval
 def _pow_abstract(*avals: ShapedArray, **params: Any) -> ShapedArray:
     out = ShapedArray(utils.broadcasting_shape_rule("pow", *avals), avals[0].dtype,
                       utils.standard_weak_type_rule(*avals))
-    for aval, accepted in zip(avals, (INEXACT, INEXACT + INT), strict=True):
-        utils.check_dtype("pow", aval, accepted)
+    for position, (aval, accepted) in enumerate(zip(avals, (INEXACT, INEXACT + INT), strict=True)):
+        utils.check_dtype("pow", aval, accepted, position)
     _pow_dtype_check(*avals)
     return out
 
@@ -323,7 +321,8 @@ pow_p.def_abstract_eval(_pow_abstract)
 def _integer_pow_abstract(x: ShapedArray, *, y: int) -> ShapedArray:
     utils.check_dtype("integer_pow", x, NUMERIC)
     if y < 0 and dtypes.is_int(x.dtype):
-        raise TypeError(f"Integers cannot be raised to negative powers, got integer_pow(x, {y})")
+        raise TypeError("Integers cannot be raised to negative powers, got "
+                        f"integer_pow({x.str_short(short_dtypes=False)}, {y})")
     return x
 
 
@@ -424,7 +423,13 @@ population_count = _unary(population_count_p)
 clz = _unary(clz_p)
 real = _unary(real_p)
 imag = _unary(imag_p)
-conj = _unary(conj_p)
+
+
+def conj(x: Any) -> Any:
+    """Complex conjugate; real inputs become complex (StableHLO `complex(real, -imag)`)."""
+    return conj_p.bind(x, input_dtype=core.get_aval(x).dtype)
+
+
 square = _unary(square_p)
 
 add = _binary(add_p)

@@ -74,6 +74,18 @@ def _fold_scalar_convert(args: Sequence[Any], params: dict) -> Any:
 convert_element_type_p.def_abstract_eval(_convert_abstract)
 convert_element_type_p.def_impl(_convert_impl)
 staging.const_fold_rules[convert_element_type_p] = _fold_scalar_convert
+
+
+def _forward_same_type_convert(args: Sequence[Any], params: dict) -> Any:
+    operand, = args
+    aval = core.get_aval(operand)
+    if isinstance(operand, core.Tracer) and aval.dtype == params["new_dtype"] and \
+            aval.weak_type == params["weak_type"]:
+        return operand
+    return None
+
+
+staging.forwarding_rules[convert_element_type_p] = _forward_same_type_convert
 pp_eqn_rules[convert_element_type_p] = _pp_without("sharding")
 
 
@@ -165,6 +177,18 @@ def _broadcast_in_dim_numpy(x: np.ndarray, *, shape: tuple[int, ...],
 broadcast_in_dim_p = standard_primitive("broadcast_in_dim", _broadcast_in_dim_shape,
                                         lambda x, **_: x.dtype, utils.first_arg_weak)
 def_numpy_impl(broadcast_in_dim_p, _broadcast_in_dim_numpy)
+
+
+def _forward_identity_broadcast(args: Sequence[Any], params: dict) -> Any:
+    operand, = args
+    aval = core.get_aval(operand)
+    if aval.shape == params["shape"] and params["broadcast_dimensions"] == tuple(range(aval.ndim)) \
+            and isinstance(operand, core.Tracer):
+        return operand
+    return None
+
+
+staging.forwarding_rules[broadcast_in_dim_p] = _forward_identity_broadcast
 pp_eqn_rules[broadcast_in_dim_p] = _pp_without("shape", "sharding",
                                                hide_if_empty=("broadcast_dimensions",))
 
@@ -174,8 +198,8 @@ def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequenc
     shape = utils.as_int_tuple(shape, "broadcast_in_dim shape")
     broadcast_dimensions = utils.as_int_tuple(broadcast_dimensions, "broadcast_dimensions")
     aval = core.get_aval(x)
-    if aval.shape == shape and broadcast_dimensions == tuple(range(len(shape))) and \
-            isinstance(x, (core.Tracer, Array)):
+    # Only rank-0 to rank-0 is a no-op, exactly where JAX skips the equation.
+    if aval.ndim == len(shape) == 0 and isinstance(x, (core.Tracer, Array)):
         return x
     return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=broadcast_dimensions,
                                    sharding=None)
@@ -198,6 +222,8 @@ def broadcast_to_rank(x: Any, rank: int) -> Any:
 
 def expand_dims(x: Any, dimensions: Sequence[int]) -> Any:
     """Inserts size-1 dimensions at `dimensions` (positions in the result)."""
+    if not dimensions and isinstance(x, (core.Tracer, Array)):
+        return x
     aval = core.get_aval(x)
     ndim_out = aval.ndim + len(dimensions)
     dims = sorted(utils.canonical_axis(d, ndim_out, "expand_dims") for d in dimensions)
@@ -245,7 +271,8 @@ def reshape(x: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None =
     dims = None if dimensions is None else tuple(dimensions)
     if dims is not None and dims == tuple(range(aval.ndim)):
         dims = None
-    if aval.shape == new_sizes and dims is None and isinstance(x, (core.Tracer, Array)):
+    if aval.shape and aval.shape == new_sizes and dims is None and \
+            isinstance(x, (core.Tracer, Array)):
         return x
     return reshape_p.bind(x, new_sizes=new_sizes, dimensions=dims, sharding=None)
 
@@ -306,6 +333,9 @@ iota_p = Primitive("iota")
 
 def _iota_abstract(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int,
                    sharding: Any = None) -> ShapedArray:
+    if np.dtype(dtype) == dtypes.bool_ or np.dtype(dtype) not in dtypes.ALL_TYPES:
+        raise TypeError(f"iota does not accept dtype {dtypes.dtype_name(dtype)}. Accepted "
+                        "dtypes are subtypes of integer, floating, complexfloating.")
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be between 0 and len(shape), got "
                          f"dimension={dimension} for shape {shape}")
@@ -418,8 +448,11 @@ def _concatenate_shape(*operands: ShapedArray, dimension: int) -> tuple[int, ...
     if not 0 <= dimension < first.ndim:
         raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for "
                         f"shapes {', '.join(str(o.shape) for o in operands)}.")
+    if any(op.ndim != first.ndim for op in operands[1:]):
+        raise TypeError("Cannot concatenate arrays with different numbers of dimensions: got "
+                        f"{', '.join(str(o.shape) for o in operands)}.")
     for op in operands[1:]:
-        if op.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(zip(op.shape, first.shape))
+        if any(a != b for i, (a, b) in enumerate(zip(op.shape, first.shape))
                                         if i != dimension):
             raise TypeError("Cannot concatenate arrays with shapes that differ in dimensions "
                             f"other than the one being concatenated: concatenating along "

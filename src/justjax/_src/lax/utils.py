@@ -141,21 +141,32 @@ NUMERIC = INT + INEXACT
 INT_OR_BOOL = INT + BOOL
 ANY = NUMERIC + BOOL
 
-_CLASS_NAMES = [
-    (BOOL, "bool"), (SIGNED, "signedinteger"), (UNSIGNED, "unsignedinteger"),
-    (FLOAT, "floating"), (COMPLEX, "complexfloating"),
-]
-
-
 def describe_dtype_class(accepted: Sequence[np.dtype]) -> str:
-    names = [name for group, name in _CLASS_NAMES if set(group) <= set(accepted)]
+    """The NumPy abstract types JAX names in dtype errors, e.g. 'integer, bool'."""
+    accepted = set(accepted)
+    names = []
+    if set(INT) <= accepted:
+        names.append("integer")
+    else:
+        names += [name for group, name in ((SIGNED, "signedinteger"), (UNSIGNED, "unsignedinteger"))
+                  if set(group) <= accepted]
+    names += [name for group, name in ((FLOAT, "floating"), (COMPLEX, "complexfloating"),
+                                       (BOOL, "bool")) if set(group) <= accepted]
     return ", ".join(names)
 
 
-def check_dtype(name: str, aval: ShapedArray, accepted: Sequence[np.dtype]) -> None:
-    if aval.dtype not in accepted:
-        raise TypeError(f"{name} does not accept dtype {dtypes.dtype_name(aval.dtype)}. "
-                        f"Accepted dtypes are subtypes of {describe_dtype_class(accepted)}.")
+def check_dtype(name: str, aval: ShapedArray, accepted: Sequence[np.dtype],
+                position: int | None = None) -> None:
+    """JAX's TypeError when `aval`'s dtype is not accepted (with the operand position for
+    operations of several operands)."""
+    if aval.dtype in accepted:
+        return
+    dtype, allowed = dtypes.dtype_name(aval.dtype), describe_dtype_class(accepted)
+    if position is None:
+        raise TypeError(f"{name} does not accept dtype {dtype}. Accepted dtypes are subtypes "
+                        f"of {allowed}.")
+    raise TypeError(f"{name} does not accept dtype {dtype} at position {position}. Accepted "
+                    f"dtypes at position {position} are subtypes of {allowed}.")
 
 
 def canonical_axis(axis: int, ndim: int, name: str) -> int:

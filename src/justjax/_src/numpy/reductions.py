@@ -1,5 +1,6 @@
 """jax.numpy reductions: sums, products, extrema, means and variances, their NaN-ignoring
-forms, argmax/argmin, cumulative reductions and order statistics (median, quantile).
+forms, argmax/argmin and cumulative reductions (order statistics such as median and quantile
+live with sorting, in `sorting.py`).
 
 Everything is written with lax, in the order JAX emits its equations, so traced programs print
 the jaxprs JAX prints. Result dtypes follow JAX: sums and products of small integers and bools
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import math
 import operator
-import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -18,60 +18,23 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import reductions as lax_reductions
-from justjax._src.lax import slicing as lax_slicing
-from justjax._src.lax import sorting as lax_sorting
 from justjax._src.lax import structural
-from justjax._src.numpy import util
-from justjax._src.runtime.array import Array
+from justjax._src.numpy import ufuncs, util
+from justjax._src.numpy.scalar_types import check_and_canonicalize_user_dtype
 
 __all__ = [
     "sum", "prod", "max", "min", "amax", "amin", "all", "any", "mean", "average", "var", "std",
     "ptp", "count_nonzero", "argmax", "argmin", "nanargmax", "nanargmin",
     "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd",
     "cumsum", "cumprod", "cumulative_sum", "cumulative_prod", "nancumsum", "nancumprod",
-    "median", "nanmedian", "quantile", "nanquantile", "percentile", "nanpercentile",
 ]
 
 Axis = int | Sequence[int] | None
 
 _builtin_all = all
-_builtin_any = any
-_builtin_max = max
-_builtin_sum = sum
 
 # ---------------------------------------------------------------------------------------------
 # Shared helpers.
-
-_DEFAULT_DTYPE_OF_TYPE: dict[type, Callable[[], np.dtype]] = {
-    bool: lambda: dtypes.bool_, int: dtypes.default_int_dtype,
-    float: dtypes.default_float_dtype, complex: dtypes.default_complex_dtype,
-}
-
-
-def check_user_dtype(dtype: Any, fun_name: str | None = None) -> np.dtype:
-    """A user's `dtype=` argument in canonical form, with JAX's errors and x64 warning."""
-    if dtype is None:
-        raise ValueError("dtype must be specified.")
-    if isinstance(dtype, (Array, core.Tracer)):
-        raise ValueError("Passing an array as a dtype argument is no longer supported; "
-                         "instead of dtype=arr use dtype=arr.dtype.")
-    if isinstance(dtype, type) and dtype in _DEFAULT_DTYPE_OF_TYPE:
-        return _DEFAULT_DTYPE_OF_TYPE[dtype]()
-    np_dtype = np.dtype(dtype)
-    if np_dtype not in dtypes.ALL_TYPES:
-        where = f" in {fun_name}" if fun_name else ""
-        raise TypeError(f"JAX only supports number, bool, and string dtypes, got dtype "
-                        f"{dtype}{where}")
-    canonical = dtypes.canonicalize_dtype(np_dtype)
-    if canonical != np_dtype:
-        where = f" requested in {fun_name}" if fun_name else ""
-        warnings.warn(f"Explicitly requested dtype {np_dtype}{where} is not available, and "
-                      f"will be truncated to dtype {canonical.name}. To enable more dtypes, set "
-                      "the jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell "
-                      "environment variable. See https://github.com/jax-ml/jax#current-gotchas "
-                      "for more.", stacklevel=4)
-    return canonical
-
 
 def _upcast_f16(dtype: np.dtype) -> np.dtype:
     """float16/bfloat16 accumulate in float32 (as JAX does for sums and means)."""
@@ -133,8 +96,8 @@ def _axis_size(shape: tuple[int, ...], axis: Axis) -> int:
 
 
 def _init_value(dtype: np.dtype, value: Any) -> np.ndarray:
-    """A reduction's identity as a NumPy scalar of `dtype`: infinities become the largest
-    finite values for types without them and the integer extremes for integer types."""
+    """A reduction's identity as a NumPy scalar of `dtype` (staged as a literal); for
+    integers the infinities of max/min become the type's extremes."""
     if dtypes.is_bool(dtype):
         return np.array(value > 0, dtype=dtype)
     if dtypes.is_int(dtype) and np.isinf(value):
@@ -152,13 +115,26 @@ def _isnan(x: Any) -> Any:
     return lax.ne(x, x)
 
 
+def _broadcast_in_dim(x: Any, shape: Sequence[int], dims: Sequence[int]) -> Any:
+    """`lax.broadcast_in_dim`, except that an identity broadcast gives `x` itself: JAX's
+    tracing forwards those instead of staging an equation."""
+    if tuple(core.get_aval(x).shape) == tuple(shape):
+        return x
+    return structural.broadcast_in_dim(x, tuple(shape), tuple(dims))
+
+
+def _expand_dims(x: Any, dims: Sequence[int]) -> Any:
+    """`lax.expand_dims`; inserting no dimensions stages nothing (as in JAX)."""
+    return structural.expand_dims(x, tuple(dims)) if len(dims) else x
+
+
 def _broadcast_to(x: Any, shape: tuple[int, ...]) -> Any:
     """NumPy-style broadcast of `x` to `shape` (trailing dimensions aligned)."""
     aval = core.get_aval(x)
     if aval.shape == tuple(shape):
         return util.asarray_lite(x)
     lead = len(shape) - aval.ndim
-    if lead < 0 or not _builtin_all(d in (1, s) for d, s in zip(aval.shape, shape[lead:])):
+    if lead < 0 or not _builtin_all(d in (1, s) for d, s in zip(aval.shape, shape[lead:], strict=True)):
         raise ValueError(f"Incompatible types for broadcasting: input type="
                          f"{aval.str_short()} and requested shape {tuple(shape)}")
     return structural.broadcast_in_dim(x, tuple(shape), tuple(range(lead, len(shape))))
@@ -172,7 +148,7 @@ def _broadcast_arrays(*args: Any) -> list[Any]:
     return [_broadcast_to(a, shape) for a in args]
 
 
-def where_(condition: Any, x: Any, y: Any) -> Any:
+def _where(condition: Any, x: Any, y: Any) -> Any:
     """`x` where `condition` else `y`, with promotion and broadcasting (jnp.where's three
     argument form; shared by the reductions and sorting modules)."""
     condition, x, y = util.ensure_arraylike("where", condition, x, y)
@@ -242,7 +218,7 @@ def _reduction(a: Any, name: str, op: str, init_val: Any, *, has_identity: bool 
         if promote_integers:
             result_dtype = _promote_integer_dtype(result_dtype)
     else:
-        result_dtype = check_user_dtype(dtype, name)
+        result_dtype = check_and_canonicalize_user_dtype(dtype, name)
     computation_dtype = result_dtype
     if upcast_f16_for_computation and dtypes.is_inexact(result_dtype):
         computation_dtype = _upcast_f16(result_dtype)
@@ -252,7 +228,7 @@ def _reduction(a: Any, name: str, op: str, init_val: Any, *, has_identity: bool 
     reducer_name, combine = _REDUCERS[op]
     init = _init_value(computation_dtype, init_val)
     if where_mask is not None:
-        a = where_(where_mask, a, init)
+        a = _where(where_mask, a, init)
     result = getattr(lax_reductions, reducer_name)(a, dims)
     if initial is not None:
         initial_arr = structural.convert_element_type(initial, computation_dtype)
@@ -261,9 +237,8 @@ def _reduction(a: Any, name: str, op: str, init_val: Any, *, has_identity: bool 
                              f"{core.get_aval(initial_arr).shape}")
         result = combine(initial_arr, result)
     if keepdims:
-        result = structural.expand_dims(result, dims)
-    final_dtype = result_dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
-    return structural.convert_element_type(result, final_dtype)
+        result = _expand_dims(result, dims)
+    return structural.convert_element_type(result, result_dtype)
 
 
 def sum(a: Any, axis: Axis = None, dtype: Any = None, out: None = None,
@@ -377,7 +352,7 @@ def _mean(a: Any, axis: Axis, dtype: Any, out: Any, keepdims: bool, *, where: An
     if dtype is None:
         result_dtype = dtypes.to_inexact_dtype(a.dtype)
     else:
-        result_dtype = check_user_dtype(dtype, "mean")
+        result_dtype = check_and_canonicalize_user_dtype(dtype, "mean")
     computation_dtype = result_dtype
     if upcast_f16_for_computation and dtypes.is_inexact(result_dtype):
         computation_dtype = _upcast_f16(result_dtype)
@@ -484,13 +459,12 @@ def _var(a: Any, *, axis: Axis, dtype: Any, out: Any, correction: Any, keepdims:
          where: Any, a_mean: Any) -> Any:
     where = _check_where("var", where)
     if dtype is not None:
-        dtype = check_user_dtype(dtype, "var")
+        dtype = check_and_canonicalize_user_dtype(dtype, "var")
     _check_out(out, "var")
     computation_dtype, dtype = _var_promote_types(a.dtype, dtype)
     a = structural.convert_element_type(a, computation_dtype)
     if a_mean is None:
-        a_mean = globals()["mean"](a, axis, dtype=computation_dtype, keepdims=True,
-                                   where=where)
+        a_mean = mean(a, axis, dtype=computation_dtype, keepdims=True, where=where)
     else:
         a_mean = structural.convert_element_type(util.ensure_arraylike("var", a_mean),
                                                  computation_dtype)
@@ -505,7 +479,7 @@ def _var(a: Any, *, axis: Axis, dtype: Any, out: Any, correction: Any, keepdims:
                          structural.convert_element_type(correction, computation_dtype))
     result = sum(centered, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
     result = structural.convert_element_type(lax.div(result, normalizer), dtype)
-    return where_(lax.gt(normalizer, _const(normalizer, 0)), result, np.nan)
+    return _where(lax.gt(normalizer, _const(normalizer, 0)), result, np.nan)
 
 
 def std(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
@@ -516,7 +490,7 @@ def std(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: in
     a = util.ensure_arraylike("std", a)
     where = _check_where("std", where)
     if dtype is not None:
-        dtype = check_user_dtype(dtype, "std")
+        dtype = check_and_canonicalize_user_dtype(dtype, "std")
         if not dtypes.is_inexact(dtype):
             raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
     _check_out(out, "std")
@@ -557,7 +531,7 @@ def _arg_extremum(name: str, reducer: str, a: Any, axis: Any, out: Any, keepdims
     index_dtype = dtypes.default_int_dtype()
     result = getattr(lax_reductions, reducer)(a, util.canonicalize_axis(axis, a.ndim),
                                               index_dtype)
-    return structural.expand_dims(result, dims) if keepdims else result
+    return _expand_dims(result, dims) if keepdims else result
 
 
 def argmax(a: Any, axis: int | None = None, out: None = None,
@@ -582,8 +556,8 @@ def _nan_arg_extremum(name: str, fun: Callable, fill: float, a: Any, axis: Any, 
     if not dtypes.is_inexact(a.dtype):
         return fun(a, axis=axis, keepdims=keepdims)
     nan_mask = _isnan(a)
-    result = fun(where_(nan_mask, fill, a), axis=axis, keepdims=keepdims)
-    return where_(all(nan_mask, axis=axis, keepdims=keepdims), -1, result)
+    result = fun(_where(nan_mask, fill, a), axis=axis, keepdims=keepdims)
+    return _where(all(nan_mask, axis=axis, keepdims=keepdims), -1, result)
 
 
 def nanargmax(a: Any, axis: int | None = None, out: None = None,
@@ -610,11 +584,11 @@ def _nan_reduction(a: Any, name: str, reduction: Callable, init_val: Any,
     where = _check_where(name, where)
     if not dtypes.is_inexact(a.dtype):
         return reduction(a, axis=axis, keepdims=keepdims, where=where, **kwargs)
-    filled = where_(_isnan(a), _init_value(a.dtype, init_val), a)
+    filled = _where(_isnan(a), _init_value(a.dtype, init_val), a)
     result = reduction(filled, axis=axis, keepdims=keepdims, where=where, **kwargs)
     if not nan_if_all_nan:
         return result
-    return where_(all(_isnan(a), axis=axis, keepdims=keepdims), _const(a, np.nan), result)
+    return _where(all(_isnan(a), axis=axis, keepdims=keepdims), _const(a, np.nan), result)
 
 
 def nanmin(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False,
@@ -637,7 +611,7 @@ def nansum(a: Any, axis: Axis = None, dtype: Any = None, out: None = None,
            keepdims: bool = False, initial: Any = None, where: Any = None) -> Any:
     """`sum` treating NaNs as zero."""
     if dtype is not None:
-        dtype = check_user_dtype(dtype, "nanprod")
+        dtype = check_and_canonicalize_user_dtype(dtype, "nanprod")
     return _nan_reduction(a, "nansum", sum, 0, nan_if_all_nan=False,
                           axis=_ensure_optional_axes(axis), dtype=dtype, out=out,
                           keepdims=keepdims, initial=initial, where=where)
@@ -647,7 +621,7 @@ def nanprod(a: Any, axis: Axis = None, dtype: Any = None, out: None = None,
             keepdims: bool = False, initial: Any = None, where: Any = None) -> Any:
     """`prod` treating NaNs as one."""
     if dtype is not None:
-        dtype = check_user_dtype(dtype, "nanprod")
+        dtype = check_and_canonicalize_user_dtype(dtype, "nanprod")
     return _nan_reduction(a, "nanprod", prod, 1, nan_if_all_nan=False,
                           axis=_ensure_optional_axes(axis), dtype=dtype, out=out,
                           keepdims=keepdims, initial=initial, where=where)
@@ -665,7 +639,7 @@ def nanmean(a: Any, axis: Axis = None, dtype: Any = None, out: None = None,
     if dtype is None:
         dtype = dtypes.to_inexact_dtype(a.dtype)
     else:
-        dtype = check_user_dtype(dtype, "mean")
+        dtype = check_and_canonicalize_user_dtype(dtype, "mean")
     not_nan = lax.bitwise_not(_isnan(a))
     normalizer = sum(not_nan, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
     total = nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where)
@@ -678,7 +652,7 @@ def nanvar(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof:
     a = util.ensure_arraylike("nanvar", a)
     where = _check_where("nanvar", where)
     if dtype is not None:
-        dtype = check_user_dtype(dtype, "nanvar")
+        dtype = check_and_canonicalize_user_dtype(dtype, "nanvar")
     _check_out(out, "nanvar")
     axis = _ensure_optional_axes(axis)
     computation_dtype, dtype = _var_promote_types(a.dtype, dtype)
@@ -688,26 +662,19 @@ def nanvar(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof:
     else:
         mean = structural.convert_element_type(util.ensure_arraylike("nanvar", mean),
                                                computation_dtype)
-    centered = where_(_isnan(a), 0, lax.sub(a, mean))
+    centered = _where(_isnan(a), 0, lax.sub(a, mean))
     if dtypes.is_complex(centered.dtype):
         centered = lax.real(lax.mul(centered, lax.conj(centered)))
     else:
         centered = lax.square(centered)
     normalizer = sum(lax.bitwise_not(_isnan(a)), axis=axis, keepdims=keepdims, where=where)
-    normalizer = lax.sub(normalizer, _ddof_like(normalizer, ddof))
+    normalizer = ufuncs.subtract(normalizer, ddof)
     normalizer_mask = lax.le(normalizer, _const(normalizer, 0))
     result = sum(centered, axis, keepdims=keepdims, where=where)
-    result = where_(normalizer_mask, np.nan, result)
-    divisor = where_(normalizer_mask, 1, normalizer)
+    result = _where(normalizer_mask, np.nan, result)
+    divisor = _where(normalizer_mask, 1, normalizer)
     result = lax.div(result, structural.convert_element_type(divisor, result.dtype))
     return structural.convert_element_type(result, dtype)
-
-
-def _ddof_like(normalizer: Any, ddof: Any) -> Any:
-    """`ddof` promoted against the integer count, as `normalizer - ddof` would be."""
-    count, ddof = util.promote_dtypes(normalizer, ddof)
-    del count
-    return ddof
 
 
 def nanstd(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
@@ -716,7 +683,7 @@ def nanstd(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof:
     a = util.ensure_arraylike("nanstd", a)
     where = _check_where("nanstd", where)
     if dtype is not None:
-        dtype = check_user_dtype(dtype, "nanstd")
+        dtype = check_and_canonicalize_user_dtype(dtype, "nanstd")
     _check_out(out, "nanstd")
     return lax.sqrt(nanvar(a, axis=_ensure_optional_axes(axis), dtype=dtype, ddof=ddof,
                            keepdims=keepdims, where=where, mean=mean))
@@ -732,11 +699,11 @@ def _cumulative_reduction(name: str, reduction: str, a: Any, axis: int | None, d
     if out is not None:
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported")
     axis = None if axis is None else core.concrete_dim(axis, f"axis argument to jnp.{name}: ")
-    if axis is None or a.ndim == 0:
+    if axis is None:
         a = structural.reshape(a, (a.size,))
     axis = util.canonicalize_axis(0 if axis is None else axis, a.ndim)
     if fill_nan:
-        a = where_(_isnan(a), _const(a, fill_value), a)
+        a = _where(_isnan(a), _const(a, fill_value), a)
     if dtype is None:
         if promote_integers or a.dtype == dtypes.bool_:
             result_type = _promote_integer_dtype(a.dtype)
@@ -749,7 +716,7 @@ def _cumulative_reduction(name: str, reduction: str, a: Any, axis: int | None, d
             a = lax.ne(a, _const(a, 0))
         computation_type = _promote_integer_dtype(result_type)
     else:
-        result_type = check_user_dtype(dtype, name)
+        result_type = check_and_canonicalize_user_dtype(dtype, name)
         computation_type = result_type
     a = structural.convert_element_type(a, computation_type)
     result = getattr(lax_reductions, reduction)(a, axis)
@@ -804,7 +771,7 @@ def cumulative_sum(x: Any, /, *, axis: int | None = None, dtype: Any = None,
     x = util.ensure_arraylike("cumulative_sum", x)
     axis = _cumulative_axis(x, axis, "sum")
     if dtype is not None:
-        dtype = check_user_dtype(dtype)
+        dtype = check_and_canonicalize_user_dtype(dtype)
     out = _cumulative_reduction("_cumsum_with_promotion", "cumsum", x, axis, dtype,
                                 promote_integers=True)
     return _with_initial(out, axis, 0) if include_initial else out
@@ -816,6 +783,7 @@ def cumulative_prod(x: Any, /, *, axis: int | None = None, dtype: Any = None,
     x = util.ensure_arraylike("cumulative_prod", x)
     axis = _cumulative_axis(x, axis, "product")
     if dtype is not None:
-        dtype = check_user_dtype(dtype)
+        dtype = check_and_canonicalize_user_dtype(dtype)
     out = _cumulative_reduction("cumulative_prod", "cumprod", x, axis, dtype)
     return _with_initial(out, axis, 1) if include_initial else out
+

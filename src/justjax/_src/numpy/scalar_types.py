@@ -208,7 +208,6 @@ def _is_weak_python_type(x: Any) -> builtins.bool:
     return any(x is t for t in (int, float, complex))
 
 
-
 def promote_types(a: Any, b: Any) -> np.dtype:
     """`jnp.promote_types`: the dtype both arguments promote to in JAX's lattice.
 

@@ -60,15 +60,14 @@ def promote_dtypes(*args: Any) -> list[Any]:
 def promote_dtypes_inexact(*args: Any) -> list[Any]:
     """Like `promote_dtypes`, then integers and bools become the default float type."""
     to_dtype, weak = dtypes.result_type_and_weak(*args)
-    to_dtype = dtypes.to_inexact_dtype(to_dtype)
+    to_dtype = dtypes.canonicalize_dtype(dtypes.to_inexact_dtype(to_dtype))
     return [_convert(a, to_dtype, weak) for a in args]
 
 
 def promote_dtypes_numeric(*args: Any) -> list[Any]:
     """Like `promote_dtypes`, then bools become the default int type."""
     to_dtype, weak = dtypes.result_type_and_weak(*args)
-    if to_dtype == dtypes.bool_:
-        to_dtype = dtypes.default_int_dtype()
+    to_dtype = dtypes.to_numeric_dtype(to_dtype)
     return [_convert(a, to_dtype, weak) for a in args]
 
 
