@@ -27,7 +27,9 @@ from justjax._src.api import (
 )
 from justjax import errors as errors
 from justjax import lax as lax
+from justjax import nn as nn
 from justjax import numpy as numpy
+from justjax import scipy as scipy
 from justjax import tree_util as tree_util
 from justjax import tree as tree
 from justjax import dtypes as dtypes

@@ -72,7 +72,8 @@ RECORDS = [
     unary("abs_complex", lax.abs, np.abs, (C64,), expected_dtype=lambda d: np.dtype(np.float32)),
     unary("not", lax.bitwise_not, np.invert, (BOOL,) + INTS, differentiable=False),
     unary("population_count", lax.population_count,
-          lambda x: np.bitwise_count(x).astype(x.dtype), INTS, differentiable=False),
+          lambda x: np.bitwise_count(x.view(f"u{x.dtype.itemsize}")).astype(x.dtype), INTS,
+          differentiable=False),
     unary("clz", lax.clz,
           lambda x: np.array([x.dtype.itemsize * 8 - int(v).bit_length()
                               for v in x.reshape(-1).view(f"u{x.dtype.itemsize}")],

@@ -127,7 +127,9 @@ def _shift(kind: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
 
 
 def _population_count(x: np.ndarray) -> np.ndarray:
-    return np.bitwise_count(x).astype(x.dtype)
+    # Count the two's-complement bits: np.bitwise_count counts those of |x| for signed ints.
+    unsigned = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+    return np.bitwise_count(unsigned).astype(x.dtype)
 
 
 def _clz(x: np.ndarray) -> np.ndarray:

@@ -9,7 +9,8 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import structural
-from justjax._src.numpy import array_creation, lax_numpy, reductions, ufuncs, util
+from justjax._src.numpy import (array_creation, dtype_ops, joining, reductions, selection, ufuncs,
+                                util)
 from justjax._src.scipy.special import logsumexp
 
 __all__ = [
@@ -51,8 +52,8 @@ def sparse_plus(x: Any) -> Any:
     """0 below -1, x above 1, `(x + 1)**2 / 4` between."""
     x = util.ensure_arraylike("sparse_plus", x)
     middle = ufuncs.true_divide(ufuncs.square(ufuncs.add(x, 1.0)), 4)
-    return lax_numpy.where(ufuncs.less_equal(x, -1.0), 0.0,
-                           lax_numpy.where(ufuncs.greater_equal(x, 1.0), x, middle))
+    return selection.where(ufuncs.less_equal(x, -1.0), 0.0,
+                           selection.where(ufuncs.greater_equal(x, 1.0), x, middle))
 
 
 def soft_sign(x: Any) -> Any:
@@ -62,9 +63,9 @@ def soft_sign(x: Any) -> Any:
 
 
 def sigmoid(x: Any) -> Any:
-    """The logistic function `1 / (1 + exp(-x))` (lax.logistic)."""
-    [x] = util.promote_args_inexact("sigmoid", x)
-    return lax.logistic(x)
+    """The logistic function `1 / (1 + exp(-x))` (lax.logistic; integers are rejected, as
+    in JAX)."""
+    return lax.logistic(util.ensure_arraylike("sigmoid", x))
 
 
 def silu(x: Any) -> Any:
@@ -92,21 +93,21 @@ def elu(x: Any, alpha: Any = 1.0) -> Any:
     """`x` for x > 0, `alpha * (exp(x) - 1)` otherwise."""
     x = util.ensure_arraylike("elu", x)
     positive = ufuncs.greater(x, 0)
-    safe = lax_numpy.where(positive, 0.0, x)
-    return lax_numpy.where(positive, x, ufuncs.multiply(alpha, ufuncs.expm1(safe)))
+    safe = selection.where(positive, 0.0, x)
+    return selection.where(positive, x, ufuncs.multiply(alpha, ufuncs.expm1(safe)))
 
 
 def leaky_relu(x: Any, negative_slope: Any = 1e-2) -> Any:
     """`x` for x >= 0, `negative_slope * x` otherwise."""
     x = util.ensure_arraylike("leaky_relu", x)
-    return lax_numpy.where(ufuncs.greater_equal(x, 0), x, ufuncs.multiply(negative_slope, x))
+    return selection.where(ufuncs.greater_equal(x, 0), x, ufuncs.multiply(negative_slope, x))
 
 
 def hard_tanh(x: Any) -> Any:
     """`x` clipped to [-1, 1]."""
     x = util.ensure_arraylike("hard_tanh", x)
-    return lax_numpy.where(ufuncs.greater(x, 1), 1,
-                           lax_numpy.where(ufuncs.less(x, -1), -1, x))
+    return selection.where(ufuncs.greater(x, 1), 1,
+                           selection.where(ufuncs.less(x, -1), -1, x))
 
 
 def celu(x: Any, alpha: Any = 1.0) -> Any:
@@ -145,7 +146,7 @@ def glu(x: Any, axis: int = -1) -> Any:
     size = x.shape[axis]
     if size % 2:
         raise AssertionError("axis size must be divisible by 2")
-    first, second = lax_numpy.split(x, 2, axis)
+    first, second = joining.split(x, 2, axis)
     return ufuncs.multiply(first, sigmoid(second))
 
 
@@ -167,12 +168,12 @@ def log_softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:
     """`x - logsumexp(x)` along `axis`; masked-out elements give -inf."""
     x = util.ensure_arraylike("log_softmax", x)
     x_max = reductions.max(x, axis, where=where, initial=-np.inf, keepdims=True)
-    x_safe = x if where is None else lax_numpy.where(where, x, -np.inf)
+    x_safe = x if where is None else selection.where(where, x, -np.inf)
     shifted = ufuncs.subtract(x_safe, structural.stop_gradient(x_max))
     total = reductions.sum(ufuncs.exp(shifted), axis, where=where, keepdims=True)
     result = ufuncs.subtract(shifted, ufuncs.log(total))
     if where is not None:
-        return lax_numpy.where(where, result, -np.inf)
+        return selection.where(where, result, -np.inf)
     return result
 
 
@@ -180,12 +181,12 @@ def softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:
     """`exp(x) / sum(exp(x))` along `axis`, shifted by the max for stability."""
     x = util.ensure_arraylike("softmax", x)
     x_max = reductions.max(x, axis, where=where, initial=-np.inf, keepdims=True)
-    x_safe = x if where is None else lax_numpy.where(where, x, -np.inf)
+    x_safe = x if where is None else selection.where(where, x, -np.inf)
     unnormalized = ufuncs.exp(ufuncs.subtract(x_safe, x_max))
     total = reductions.sum(unnormalized, axis, where=where, keepdims=True)
     result = ufuncs.true_divide(unnormalized, total)
     if where is not None:
-        result = lax_numpy.where(where, result, 0)
+        result = selection.where(where, result, 0)
     return result
 
 
@@ -207,7 +208,7 @@ def standardize(x: Any, axis: Any = -1, mean: Any = None, variance: Any = None,
             variance = ufuncs.subtract(
                 reductions.mean(ufuncs.square(x), axis, keepdims=True, where=where),
                 ufuncs.square(mean))
-            variance = lax_numpy.clip(variance, 0)
+            variance = selection.clip(variance, 0)
         else:
             raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
     return ufuncs.multiply(ufuncs.subtract(x, mean), lax.rsqrt(ufuncs.add(variance, epsilon)))
@@ -224,4 +225,4 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: int = -1) -> A
     rhs_shape = [1] * x.ndim
     rhs_shape.insert(out_axis, num_classes)
     rhs = structural.broadcasted_iota(x.dtype, rhs_shape, out_axis)
-    return lax_numpy.astype(ufuncs.equal(lhs, rhs), dtype)
+    return dtype_ops.astype(ufuncs.equal(lhs, rhs), dtype)

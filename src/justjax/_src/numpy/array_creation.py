@@ -592,7 +592,7 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False,
 def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:
     """`jnp.indices`: the index grid of an array of shape `dimensions`, stacked along axis 0
     (a tuple of broadcastable arrays when `sparse`)."""
-    from justjax._src.numpy import lax_numpy
+    from justjax._src.numpy import joining  # joining imports this module
     dtype = check_and_canonicalize_user_dtype(int if dtype is None else dtype, "indices")
     dims = tuple(core.concrete_or_error(operator.index, d, "dimensions argument of jnp.indices")
                  for d in dimensions)
@@ -606,4 +606,4 @@ def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) 
         output.append(structural.broadcast_in_dim(idx, grid_shape, (i,)))
     if sparse:
         return tuple(output)
-    return lax_numpy.stack(output, 0) if output else array([], dtype=dtype)
+    return joining.stack(output, 0) if output else array([], dtype=dtype)

@@ -46,19 +46,19 @@ _METHODS: dict[str, tuple[str, str]] = {
     "argmax": ("reductions", "argmax"), "argmin": ("reductions", "argmin"),
     "argsort": ("sorting", "argsort"), "sort": ("sorting", "sort"),
     "searchsorted": ("sorting", "searchsorted"), "argpartition": ("sorting", "argpartition"),
-    "astype": ("lax_numpy", "astype"), "clip": ("lax_numpy", "clip"),
-    "choose": ("lax_numpy", "choose"), "compress": ("lax_numpy", "compress"),
+    "astype": ("dtype_ops", "astype"), "clip": ("selection", "clip"),
+    "choose": ("selection", "choose"),
     "conj": ("ufuncs", "conjugate"), "conjugate": ("ufuncs", "conjugate"),
     "cumprod": ("reductions", "cumprod"), "cumsum": ("reductions", "cumsum"),
-    "diagonal": ("lax_numpy", "diagonal"), "dot": ("tensor", "dot"),
-    "flatten": ("lax_numpy", "ravel"), "ravel": ("lax_numpy", "ravel"),
+    "diagonal": ("diagonals", "diagonal"), "dot": ("tensor", "dot"),
+    "flatten": ("shape_ops", "ravel"), "ravel": ("shape_ops", "ravel"),
     "max": ("reductions", "max"), "min": ("reductions", "min"), "mean": ("reductions", "mean"),
-    "nonzero": ("lax_numpy", "nonzero"), "prod": ("reductions", "prod"),
-    "ptp": ("reductions", "ptp"), "repeat": ("lax_numpy", "repeat"),
-    "round": ("ufuncs", "round"), "squeeze": ("lax_numpy", "squeeze"),
+    "nonzero": ("selection", "nonzero"), "prod": ("reductions", "prod"),
+    "ptp": ("reductions", "ptp"), "repeat": ("rearranging", "repeat"),
+    "round": ("ufuncs", "round"), "squeeze": ("shape_ops", "squeeze"),
     "std": ("reductions", "std"), "var": ("reductions", "var"), "sum": ("reductions", "sum"),
-    "swapaxes": ("lax_numpy", "swapaxes"), "take": ("lax_numpy", "take"),
-    "trace": ("lax_numpy", "trace"), "view": ("lax_numpy", "view"),
+    "swapaxes": ("shape_ops", "swapaxes"), "take": ("indexing", "take"),
+    "trace": ("diagonals", "trace"), "view": ("dtype_ops", "view"),
 }
 
 
@@ -109,12 +109,12 @@ def _reshape(self: Any, *args: Any, order: str = "C", **kwargs: Any) -> Any:
         shape = args[0]
     else:
         shape = args
-    return _function("lax_numpy", "reshape")(self, shape, order=order, **kwargs)
+    return _function("shape_ops", "reshape")(self, shape, order=order, **kwargs)
 
 
 def _transpose(self: Any, *args: Any) -> Any:
     axes = args[0] if len(args) == 1 and not isinstance(args[0], (int, np.integer)) else args
-    return _function("lax_numpy", "transpose")(self, axes or None)
+    return _function("shape_ops", "transpose")(self, axes or None)
 
 
 def _getitem(self: Any, index: Any) -> Any:
@@ -127,16 +127,21 @@ def _round(self: Any, ndigits: int | None = None) -> Any:
     return _function("ufuncs", "round")(self, ndigits or 0)
 
 
+def _compress(self: Any, condition: Any, axis: int | None = None, **kwargs: Any) -> Any:
+    """`a.compress(condition)` is `jnp.compress(condition, a)`: the array comes second."""
+    return _function("selection", "compress")(condition, self, axis, **kwargs)
+
+
 def _at(self: Any) -> Any:
     return _function("indexing", "IndexUpdateHelper")(self)
 
 
 def _T(self: Any) -> Any:
-    return _function("lax_numpy", "transpose")(self)
+    return _function("shape_ops", "transpose")(self)
 
 
 def _mT(self: Any) -> Any:
-    return _function("lax_numpy", "matrix_transpose")(self)
+    return _function("shape_ops", "matrix_transpose")(self)
 
 
 def _real(self: Any) -> Any:
@@ -156,6 +161,7 @@ def install(cls: type) -> None:
     for name, (module, fn) in _METHODS.items():
         setattr(cls, name, _method(module, fn))
     cls.reshape = _reshape
+    cls.compress = _compress
     cls.transpose = _transpose
     cls.__getitem__ = _getitem
     cls.__round__ = _round

@@ -25,7 +25,7 @@ from justjax._src.lax import structural
 from justjax._src.numpy import util
 from justjax._src.runtime.array import Array, from_numpy
 
-__all__ = ["take", "take_along_axis"]
+__all__ = ["put_along_axis", "take", "take_along_axis"]
 
 GatherScatterMode = slicing.GatherScatterMode
 
@@ -979,3 +979,34 @@ def _gather_along_axis(a: Any, indices: Any, axis: int, out_shape: Sequence[int]
         start_indices_batching_dims=tuple(indices_batching))
     return slicing.gather(a, gather_indices, dnums, tuple(slice_sizes), mode=mode,
                           fill_value=fill_value)
+
+
+def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None,
+                   inplace: bool = True, *, mode: str | None = None) -> Any:
+    """`arr` with `values` written at `indices` along `axis` (the inverse of
+    `take_along_axis`). JAX arrays are immutable, so `inplace=False` is required."""
+    if inplace:
+        raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
+                         "arrays are immutable. Pass inplace=False to instead return an "
+                         "updated array.")
+    a, indices = util.ensure_arraylike("put_along_axis", arr, indices)
+    original_shape = core.get_aval(a).shape
+    if axis is None:
+        a = structural.reshape(a, (core.get_aval(a).size,))
+        axis = 0
+    rank = core.get_aval(a).ndim
+    idx_aval = core.get_aval(indices)
+    if idx_aval.ndim != rank:
+        raise ValueError("indices and arr must have the same number of dimensions; "
+                         f"{idx_aval.ndim} vs. {rank}")
+    axis = util.canonicalize_axis(axis, rank)
+    # One index array per dimension, broadcasting against `indices` (NumPy's recipe).
+    index: list[Any] = []
+    for dim, size in enumerate(core.get_aval(a).shape):
+        if dim == axis:
+            index.append(indices)
+        else:
+            shape = (1,) * dim + (size,) + (1,) * (rank - dim - 1)
+            index.append(structural.broadcasted_iota(np.int32, shape, dim))
+    updated = IndexUpdateHelper(a)[tuple(index)].set(values, mode=mode)
+    return structural.reshape(updated, original_shape)

@@ -827,8 +827,9 @@ def unique_values(x: Any, /, *, size: int | None = None, fill_value: Any = None)
 def _unique_sorted_mask(ar: Any, axis: int, equal_nan: bool) -> tuple[Any, Any, Any]:
     """The slices along `axis` sorted lexicographically, a mask of the first of each run of
     equal slices, and the sorting permutation."""
-    from justjax._src.numpy import array_creation, lax_numpy  # they import this module
-    aux = lax_numpy.moveaxis(ar, axis, 0)
+    # Imported here: these modules import this one.
+    from justjax._src.numpy import array_creation, shape_ops
+    aux = shape_ops.moveaxis(ar, axis, 0)
     if dtypes.is_complex(aux.dtype):
         aux = _where(ufuncs.isnan(aux), _const(aux, np.nan), aux)
     size, *out_shape = aux.shape
@@ -857,7 +858,8 @@ def _unique_sorted_mask(ar: Any, axis: int, equal_nan: bool) -> tuple[Any, Any, 
 def _unique(ar: Any, axis: int, return_index: bool, return_inverse: bool,
             return_counts: bool, *, equal_nan: bool, size: int | None,
             fill_value: Any) -> Any:
-    from justjax._src.numpy import array_creation, lax_numpy  # they import this module
+    # Imported here: these modules import this one.
+    from justjax._src.numpy import array_creation, selection, shape_ops
     if ar.shape[axis] == 0 and size and fill_value is None:
         raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, "
                          "fill_value must be specified")
@@ -866,11 +868,11 @@ def _unique(ar: Any, axis: int, return_index: bool, return_inverse: bool,
         ind = core.concrete_or_error(lambda x: x, mask,
                                      "The error arose in jnp.unique(). " + _UNIQUE_SIZE_HINT)
     else:
-        ind = lax_numpy.nonzero(mask, size=size)[0]
+        ind = selection.nonzero(mask, size=size)[0]
     result = aux[ind] if aux.size else aux
     if size is not None and fill_value is not None:
         result = _fill_unique(result, mask, size, fill_value)
-    ret: tuple[Any, ...] = (lax_numpy.moveaxis(result, 0, axis),)
+    ret: tuple[Any, ...] = (shape_ops.moveaxis(result, 0, axis),)
     int_dtype = dtypes.default_int_dtype()
     if return_index:
         ret += (perm[ind] if aux.size else perm,)
@@ -899,15 +901,16 @@ def _fill_unique(result: Any, mask: Any, size: int, fill_value: Any) -> Any:
 
 
 def _unique_counts(ar: Any, axis: int, aux: Any, mask: Any, size: int | None) -> Any:
-    from justjax._src.numpy import array_creation, lax_numpy  # they import this module
+    # Imported here: these modules import this one.
+    from justjax._src.numpy import array_creation, joining, numeric, selection
     int_dtype = dtypes.default_int_dtype()
     if aux.size:
         if size is None:
-            idx = lax_numpy.append(lax_numpy.nonzero(mask)[0], mask.size)
+            idx = joining.append(selection.nonzero(mask)[0], mask.size)
         else:
-            idx = lax_numpy.nonzero(mask, size=size + 1)[0]
+            idx = selection.nonzero(mask, size=size + 1)[0]
             idx = idx.at[1:].set(_where(idx[1:], idx[1:], mask.size))
-        return lax_numpy.diff(idx)
+        return numeric.diff(idx)
     if ar.shape[axis]:
         return array_creation.full((1,), ar.shape[axis], dtype=int_dtype)
     return array_creation.empty(0, dtype=int_dtype)

@@ -7,7 +7,7 @@ import numpy as np
 
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import structural
-from justjax._src.numpy import lax_numpy, reductions, ufuncs, util
+from justjax._src.numpy import reductions, selection, shape_ops, ufuncs, util
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "logit", "logsumexp",
            "ndtr", "xlog1py", "xlogy"]
@@ -65,24 +65,24 @@ def ndtr(x: Any) -> Any:
 def xlogy(x: Any, y: Any) -> Any:
     """`x * log(y)`, defined as 0 where x == 0."""
     x, y = util.promote_args_inexact("xlogy", x, y)
-    safe_y = lax_numpy.where(ufuncs.equal(x, 0), 1, y)
-    return lax_numpy.where(ufuncs.equal(x, 0), 0, ufuncs.multiply(x, ufuncs.log(safe_y)))
+    safe_y = selection.where(ufuncs.equal(x, 0), 1, y)
+    return selection.where(ufuncs.equal(x, 0), 0, ufuncs.multiply(x, ufuncs.log(safe_y)))
 
 
 def xlog1py(x: Any, y: Any) -> Any:
     """`x * log1p(y)`, defined as 0 where x == 0."""
     x, y = util.promote_args_inexact("xlog1py", x, y)
-    safe_y = lax_numpy.where(ufuncs.equal(x, 0), 0, y)
-    return lax_numpy.where(ufuncs.equal(x, 0), 0, ufuncs.multiply(x, ufuncs.log1p(safe_y)))
+    safe_y = selection.where(ufuncs.equal(x, 0), 0, y)
+    return selection.where(ufuncs.equal(x, 0), 0, ufuncs.multiply(x, ufuncs.log1p(safe_y)))
 
 
 def entr(x: Any) -> Any:
     """`-x log(x)` for x > 0, 0 at 0, -inf below."""
     [x] = util.promote_args_inexact("entr", x)
-    safe = lax_numpy.where(ufuncs.greater(x, 0), x, 1)
+    safe = selection.where(ufuncs.greater(x, 0), x, 1)
     value = ufuncs.negative(ufuncs.multiply(x, ufuncs.log(safe)))
-    return lax_numpy.where(ufuncs.less(x, 0), -np.inf,
-                           lax_numpy.where(ufuncs.equal(x, 0), 0, value))
+    return selection.where(ufuncs.less(x, 0), -np.inf,
+                           selection.where(ufuncs.equal(x, 0), 0, value))
 
 
 def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
@@ -101,13 +101,13 @@ def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
     """
     if b is not None:
         a, b = util.promote_args_inexact("logsumexp", a, b)
-        a = lax_numpy.where(ufuncs.not_equal(b, 0), a, -np.inf)
+        a = selection.where(ufuncs.not_equal(b, 0), a, -np.inf)
     else:
         [a] = util.promote_args_inexact("logsumexp", a)
     axes = util.canonicalize_axes(axis, a.ndim)
     amax = reductions.max(a, axis=axes, keepdims=True, where=where, initial=-np.inf)
     # Shifting by a non-finite max would give NaNs; such slices use a shift of 0.
-    amax = structural.stop_gradient(lax_numpy.where(ufuncs.isfinite(amax), amax, 0))
+    amax = structural.stop_gradient(selection.where(ufuncs.isfinite(amax), amax, 0))
     exp_a = ufuncs.exp(ufuncs.subtract(a, amax))
     if b is not None:
         exp_a = ufuncs.multiply(exp_a, b)
@@ -116,9 +116,9 @@ def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
     if return_sign or not np.issubdtype(a.dtype, np.complexfloating):
         sumexp = ufuncs.absolute(sumexp)
     out = ufuncs.add(ufuncs.log(sumexp),
-                     amax if keepdims else lax_numpy.squeeze(amax, axis=axes))
+                     amax if keepdims else shape_ops.squeeze(amax, axis=axes))
     if return_sign:
         return out, sign
     if b is not None and not np.issubdtype(out.dtype, np.complexfloating):
-        out = lax_numpy.where(ufuncs.less(sign, 0), np.nan, out)
+        out = selection.where(ufuncs.less(sign, 0), np.nan, out)
     return out

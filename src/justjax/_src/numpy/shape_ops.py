@@ -1,133 +1,36 @@
-"""jax.numpy's shape and manipulation functions, written with lax.
+"""jax.numpy's shape functions, written with lax: array properties (`ndim`, `shape`, `size`,
+`isscalar`), reshaping and transposition, `squeeze`/`expand_dims`/`atleast_*d`, and broadcasting.
 
-Covers reshaping and transposition, joining and splitting, flips, rolls, tiling, repeats,
-padding, triangles and diagonals, `where`/`select`/`clip`, `nonzero` and friends, `astype`/`view`,
-comparisons of whole arrays, index arithmetic and a few numerical helpers (`diff`, `interp`,
-`gradient`, `trapezoid`). JAX wraps several of these in `jit`; until `jit` lands they are traced
-inline, so their jaxprs equal what JAX prints under `jax.disable_jit()`.
+It also holds the small helpers the other modules split from JAX's `lax_numpy` share (`_aval`,
+`_shape`, `_asarray`, `canonicalize_shape`, `user_dtype`, ...); it imports none of those modules,
+so they can import these names directly.
+
+JAX wraps several of these in `jit`; until `jit` lands they are traced inline, so their jaxprs
+equal what JAX prints under `jax.disable_jit()`.
 """
 from __future__ import annotations
 
-import builtins
 import math
 import operator
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from justjax._src.core import core, dtypes
+from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
-from justjax._src.core.core import Primitive
-from justjax._src.lax import elementwise as lax
-from justjax._src.lax import slicing as lax_slicing
 from justjax._src.lax import structural as lax_struct
-from justjax._src.lax import utils as lax_utils
-from justjax._src.lax.utils import def_numpy_impl, standard_primitive
-from justjax._src.numpy import array_creation, indexing, reductions, sorting, ufuncs, util
+from justjax._src.numpy import scalar_types, util
 from justjax._src.runtime.array import Array
 
-__all__ = [
-    "append", "argwhere", "array_equal", "array_equiv", "array_split", "astype",
-    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "broadcast_shapes",
-    "broadcast_to", "choose", "clip", "column_stack", "compress", "concat", "concatenate",
-    "delete", "diag", "diag_indices", "diag_indices_from", "diagflat", "diagonal", "diff",
-    "dsplit", "dstack", "ediff1d", "expand_dims", "extract", "fill_diagonal", "flatnonzero",
-    "flip", "fliplr", "flipud", "gradient", "hsplit", "hstack", "insert", "interp",
-    "iscomplexobj", "isrealobj", "isscalar", "isclose", "allclose", "ix_", "matrix_transpose",
-    "moveaxis", "ndim", "nonzero", "permute_dims", "piecewise", "polyval", "ravel",
-    "ravel_multi_index", "repeat", "reshape", "resize", "roll", "rollaxis", "rot90", "select",
-    "shape", "size", "split", "squeeze", "stack", "swapaxes", "tile", "trace", "transpose",
-    "trapezoid", "tril", "triu", "unravel_index", "unstack", "view", "vsplit", "vstack", "where",
-    "pad",
-]
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "broadcast_shapes",
+           "broadcast_to", "expand_dims", "isscalar", "matrix_transpose", "moveaxis", "ndim",
+           "permute_dims", "ravel", "reshape", "rollaxis", "shape", "size", "squeeze", "swapaxes",
+           "transpose"]
 
 
 # ---------------------------------------------------------------------------------------------
-# lax primitives that JAX defines in lax.py (`tile`, `split`, `stack`) and that no lax module
-# of ours has yet. They belong in `_src/lax/structural.py`; jnp.tile/split/stack need them to
-# print JAX's jaxprs.
-
-def _tile_shape(x: ShapedArray, *, reps: tuple[int, ...]) -> tuple[int, ...]:
-    if x.ndim != len(reps):
-        raise TypeError("reps length must be equal to the ndim of x, got "
-                        f"len(reps)={len(reps)} and x.ndim={x.ndim}.")
-    return tuple(d * r for d, r in zip(x.shape, reps, strict=True))
-
-
-tile_p = standard_primitive("tile", _tile_shape, lambda x, **_: x.dtype, lax_utils.first_arg_weak)
-def_numpy_impl(tile_p, lambda x, *, reps: np.tile(x, reps))
-
-
-def lax_tile(operand: Any, reps: Sequence[int]) -> Any:
-    """`lax.tile`: repeats `operand` `reps[i]` times along dimension i (StableHLO
-    `broadcast_in_dim` + `reshape`)."""
-    return tile_p.bind(operand, reps=tuple(reps))
-
-
-def _stack_shape(*operands: ShapedArray, axis: int) -> tuple[int, ...]:
-    if not operands:
-        raise ValueError("stack expects at least one operand, got 0.")
-    if len({op.ndim for op in operands}) != 1:
-        raise ValueError("Cannot stack arrays with different numbers of dimensions: got "
-                         f"{', '.join(str(o.shape) for o in operands)}.")
-    if len({op.shape for op in operands}) != 1:
-        raise ValueError("All input arrays must have the same shape. Got "
-                         f"{', '.join(str(o.shape) for o in operands)}.")
-    shape = list(operands[0].shape)
-    shape.insert(axis, len(operands))
-    return tuple(shape)
-
-
-def _stack_dtype(*operands: ShapedArray, axis: int) -> np.dtype:
-    lax_utils.check_same_dtypes("stack", *operands)
-    return operands[0].dtype
-
-
-stack_p = standard_primitive("stack", _stack_shape, _stack_dtype)
-def_numpy_impl(stack_p, lambda *xs, axis: np.stack(xs, axis=axis))
-
-
-def lax_stack(operands: Sequence[Any], axis: int = 0) -> Any:
-    """`lax.stack`: joins equal-shaped arrays along a new axis (StableHLO `broadcast_in_dim`
-    of each operand + `concatenate`)."""
-    arrays = [util.asarray_lite(op) for op in operands]
-    axis = util.canonicalize_axis(axis, arrays[0].ndim + 1)
-    return stack_p.bind(*arrays, axis=axis)
-
-
-def _split_abstract(x: ShapedArray, *, sizes: tuple[int, ...], axis: int) -> list[ShapedArray]:
-    if any(s < 0 for s in sizes):
-        raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
-    if x.shape[axis] != sum(sizes):
-        raise ValueError(f"Sum of sizes {np.sum(sizes)} must be equal to dimension {axis} of "
-                         f"the operand shape {list(x.shape)}")
-    shapes = []
-    for size in sizes:
-        shape = list(x.shape)
-        shape[axis] = size
-        shapes.append(ShapedArray(tuple(shape), x.dtype, x.weak_type))
-    return shapes
-
-
-def _split_numpy(x: np.ndarray, *, sizes: tuple[int, ...], axis: int) -> list[np.ndarray]:
-    return np.split(x, np.cumsum(sizes)[:-1].astype(np.int64), axis=axis)
-
-
-split_p = Primitive("split", multiple_results=True)
-split_p.def_abstract_eval(_split_abstract)
-def_numpy_impl(split_p, _split_numpy)
-
-
-def lax_split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list[Any]:
-    """`lax.split`: chunks of the given sizes along `axis` (StableHLO `slice`s)."""
-    operand = util.asarray_lite(operand)
-    return split_p.bind(operand, sizes=tuple(sizes),
-                        axis=util.canonicalize_axis(axis, operand.ndim))
-
-
-# ---------------------------------------------------------------------------------------------
-# Small shared helpers.
+# Helpers shared by the jax.numpy shape modules.
 
 def _aval(x: Any) -> ShapedArray:
     return core.get_aval(x)
@@ -166,15 +69,21 @@ def canonicalize_shape(shape: Any, context: str = "") -> tuple[int, ...]:
     msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
     if context:
         msg += f" {context}."
-    if any(isinstance(d, core.Tracer) for d in np.atleast_1d(np.asarray(shape, dtype=object))):
+    if any(isinstance(d, core.Tracer) for d in (shape if isinstance(shape, (list, tuple)) else ())):
         msg += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
                 "subfunctions.")
     raise TypeError(msg)
 
 
-def user_dtype(dtype: Any) -> np.dtype:
-    """A dtype argument in its canonical (x64-dependent) form."""
-    return dtypes.canonicalize_dtype(np.dtype(dtype))
+def _concrete(value: Any, context: str = "") -> Any:
+    """`value` itself if it is concrete; JAX's ConcretizationTypeError for a tracer."""
+    return core.concrete_or_error(lambda v: v, value, context)
+
+
+def user_dtype(dtype: Any, fun_name: str) -> np.dtype:
+    """A dtype argument in its canonical (x64-dependent) form, with JAX's checks and warning
+    for 64-bit requests."""
+    return scalar_types.check_and_canonicalize_user_dtype(dtype, fun_name)
 
 
 def _const(x: Any, value: Any) -> Array:
@@ -194,49 +103,42 @@ def _is_array(x: Any) -> bool:
     return isinstance(x, (np.ndarray, Array, core.Tracer))
 
 
+def _warn_if_not_arraylike(name: str, a: Any) -> None:
+    """JAX 0.10 still accepts lists here, with a DeprecationWarning."""
+    if not util.is_arraylike(a):
+        warnings.warn(f"{name} requires ndarray or scalar arguments, got {type(a)} at position "
+                      "0. In a future JAX release this will be an error.", DeprecationWarning,
+                      stacklevel=3)
+
+
+# ---------------------------------------------------------------------------------------------
+# Array properties.
+
 def ndim(a: Any) -> int:
-    """Number of dimensions of an array or scalar (`TypeError` for lists, as in JAX)."""
-    if hasattr(a, "ndim") and not isinstance(a, (list, tuple)):
-        return a.ndim
-    util.check_arraylike("ndim", a)
-    return np.ndim(a)
+    """Number of dimensions of an array or scalar."""
+    _warn_if_not_arraylike("ndim", a)
+    return len(_shape_of(a))
 
 
 def shape(a: Any) -> tuple[int, ...]:
-    """Shape of an array or scalar (`TypeError` for lists, as in JAX)."""
-    if hasattr(a, "shape") and not isinstance(a, (list, tuple)):
-        return tuple(a.shape)
-    util.check_arraylike("shape", a)
-    return np.shape(a)
+    """Shape of an array or scalar."""
+    _warn_if_not_arraylike("shape", a)
+    return _shape_of(a)
 
 
 def size(a: Any, axis: int | Sequence[int] | None = None) -> int:
     """Number of elements of an array, or along the given axis or axes."""
-    if not (hasattr(a, "shape") and not isinstance(a, (list, tuple))):
-        util.check_arraylike("size", a)
-    a_shape = np.shape(a) if not hasattr(a, "shape") else tuple(a.shape)
+    _warn_if_not_arraylike("size", a)
+    a_shape = _shape_of(a)
     if axis is None:
         return math.prod(a_shape)
-    axes = util.canonicalize_axes(axis, len(a_shape))
-    return math.prod(a_shape[i] for i in axes)
+    return math.prod(a_shape[i] for i in util.canonicalize_axes(axis, len(a_shape)))
 
 
-def iscomplexobj(x: Any) -> bool:
-    """Whether `x` has a complex dtype (or is a complex scalar)."""
-    if isinstance(x, (builtins.complex, np.complexfloating)):
-        return True
-    if x is None or isinstance(x, (bool, int, float, str, np.generic)):
-        return False
-    try:
-        dtype = x.dtype
-    except AttributeError:
-        dtype = np.asarray(x).dtype
-    return dtypes.is_complex(dtype)
-
-
-def isrealobj(x: Any) -> bool:
-    """Whether `x` is not of a complex type."""
-    return not iscomplexobj(x)
+def _shape_of(a: Any) -> tuple[int, ...]:
+    if isinstance(a, (core.Tracer, Array)):
+        return _shape(a)
+    return tuple(np.shape(a))
 
 
 def isscalar(element: Any) -> bool:
@@ -278,7 +180,7 @@ def _compute_newshape(arr: Any, newshape: Any) -> tuple[int, ...]:
     return newshape
 
 
-def reshape(a: Any, shape: Any = None, order: str = "C", *, copy: bool | None = None,
+def reshape(a: Any, shape: Any, order: str = "C", *, copy: bool | None = None,
             out_sharding: Any = None) -> Any:
     """Gives `a` a new shape (one entry may be -1); `order='F'` reads and writes column-major.
 
@@ -377,14 +279,19 @@ def squeeze(a: Any, axis: int | Sequence[int] | None = None) -> Any:
     if axis is None:
         axes = tuple(i for i, d in enumerate(_shape(arr)) if d == 1)
     else:
-        axes = _index_tuple(axis)
+        axes = tuple(util.canonicalize_axis(i, _ndim(arr)) for i in _index_tuple(axis))
     return lax_struct.squeeze(arr, axes)
 
 
 def expand_dims(a: Any, axis: int | Sequence[int]) -> Any:
     """Inserts size-1 axes at the given positions of the result."""
     a = util.ensure_arraylike("expand_dims", a)
-    return lax_struct.expand_dims(a, _index_tuple(axis))
+    axes = _index_tuple(axis)
+    ndim_out = _ndim(a) + len(axes)
+    dims = [util.canonicalize_axis(i, ndim_out) for i in axes]
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"repeated axis in lax.expand_dims: {axes}")
+    return lax_struct.expand_dims(a, dims)
 
 
 def _atleast(x: Any, n: int) -> Any:

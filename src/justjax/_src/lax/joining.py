@@ -1,0 +1,208 @@
+"""Primitives that join, split and tile whole arrays: `tile`, `stack`, `split` and `unstack`.
+
+JAX defines these in `lax.py` beside `concatenate`; jax.numpy's `tile`, `stack`, `split` (and
+its variants) and `unstack` bind them, so their jaxprs print as JAX's do. No param of these
+primitives is hidden when printing, so none needs a pp rule.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+from justjax._src.core import core
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.core import Primitive
+from justjax._src.lax import structural
+from justjax._src.lax import utils
+from justjax._src.lax.utils import def_numpy_impl, standard_primitive
+from justjax._src.runtime.array import Array
+
+__all__ = ["split", "stack", "tile", "unstack", "split_p", "stack_p", "tile_p", "unstack_p"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Argument helpers. They repeat jax.numpy's (`_src/numpy/util.py`) so the ops layer never
+# imports the library layer.
+
+def _asarray(x: Any) -> Any:
+    """Tracers and Arrays unchanged; NumPy values and Python scalars as Arrays."""
+    if isinstance(x, (core.Tracer, Array)):
+        return x
+    aval = core.get_aval(x)
+    return structural.convert_element_type(x, aval.dtype, aval.weak_type)
+
+
+def _canonicalize_axis(axis: int, ndim: int) -> int:
+    """A possibly negative axis as a non-negative one; numpy's AxisError message otherwise."""
+    axis = core.concrete_dim(axis, "axis argument: ")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
+
+
+def _check_integer_shape(shape: tuple[Any, ...]) -> None:
+    """JAX's TypeError when an output shape has non-integer (or traced) entries."""
+    try:
+        for d in shape:
+            if isinstance(d, core.Tracer):
+                raise TypeError("traced dimension")
+            operator.index(d)
+        return
+    except TypeError:
+        pass
+    msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
+    if any(isinstance(d, core.Tracer) for d in shape):
+        msg += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
+                "subfunctions.")
+    raise TypeError(msg)
+
+
+# ---------------------------------------------------------------------------------------------
+# tile
+
+def _tile_shape(x: ShapedArray, *, reps: tuple[int, ...]) -> tuple[int, ...]:
+    if x.ndim != len(reps):
+        raise TypeError("reps length must be equal to the ndim of x, got "
+                        f"len(reps)={len(reps)} and x.ndim={x.ndim}.")
+    return tuple(d * r for d, r in zip(x.shape, reps, strict=True))
+
+
+tile_p = standard_primitive("tile", _tile_shape, lambda x, **_: x.dtype, utils.first_arg_weak)
+def_numpy_impl(tile_p, lambda x, *, reps: np.tile(x, reps))
+
+
+def tile(operand: Any, reps: Sequence[int]) -> Any:
+    """`lax.tile`: repeats `operand` `reps[i]` times along dimension i.
+
+    Lowers to a StableHLO `broadcast_in_dim` between two `reshape`s.
+
+    Args:
+      operand: the array to tile.
+      reps: one repeat count per dimension of `operand`.
+
+    Returns:
+      An array of shape `(operand.shape[0] * reps[0], ..., operand.shape[-1] * reps[-1])`.
+    """
+    if len(reps) == core.get_aval(operand).ndim:
+        # Non-integer reps fail as the output shape they would give, as in JAX.
+        _check_integer_shape(tuple(np.multiply(core.get_aval(operand).shape, reps)))
+    return tile_p.bind(operand, reps=tuple(reps))
+
+
+# ---------------------------------------------------------------------------------------------
+# stack
+
+def _stack_shape(*operands: ShapedArray, axis: int) -> tuple[int, ...]:
+    if not operands:
+        raise ValueError("stack expects at least one operand, got 0.")
+    if len({op.ndim for op in operands}) != 1:
+        raise ValueError("Cannot stack arrays with different numbers of dimensions: got "
+                         f"{', '.join(str(o.shape) for o in operands)}.")
+    if len({op.shape for op in operands}) != 1:
+        raise ValueError("All input arrays must have the same shape. Got "
+                         f"{', '.join(str(o.shape) for o in operands)}.")
+    shape = list(operands[0].shape)
+    shape.insert(axis, len(operands))
+    return tuple(shape)
+
+
+def _stack_dtype(*operands: ShapedArray, axis: int) -> np.dtype:
+    utils.check_same_dtypes("stack", *operands)
+    return operands[0].dtype
+
+
+stack_p = standard_primitive("stack", _stack_shape, _stack_dtype)
+def_numpy_impl(stack_p, lambda *xs, axis: np.stack(xs, axis=axis))
+
+
+def stack(operands: Sequence[Any], axis: int = 0) -> Any:
+    """`lax.stack`: joins equal-shaped arrays of one dtype along a new axis.
+
+    Lowers to StableHLO `broadcast_in_dim` of each operand + `concatenate`.
+
+    Args:
+      operands: the arrays to stack (same shape and dtype).
+      axis: position of the new axis in the result.
+
+    Returns:
+      An array with one more dimension than the operands, of size `len(operands)` at `axis`.
+    """
+    arrays = [_asarray(op) for op in operands]
+    axis = _canonicalize_axis(axis, arrays[0].ndim + 1)
+    return stack_p.bind(*arrays, axis=axis)
+
+
+# ---------------------------------------------------------------------------------------------
+# split
+
+def _split_abstract(x: ShapedArray, *, sizes: tuple[int, ...], axis: int) -> list[ShapedArray]:
+    if any(s < 0 for s in sizes):
+        raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
+    if x.shape[axis] != sum(sizes):
+        raise ValueError(f"Sum of sizes {np.sum(sizes)} must be equal to dimension {axis} of "
+                         f"the operand shape {list(x.shape)}")
+    shapes = []
+    for size in sizes:
+        shape = list(x.shape)
+        shape[axis] = size
+        shapes.append(ShapedArray(tuple(shape), x.dtype, x.weak_type))
+    return shapes
+
+
+def _split_numpy(x: np.ndarray, *, sizes: tuple[int, ...], axis: int) -> list[np.ndarray]:
+    return np.split(x, np.cumsum(sizes)[:-1].astype(np.int64), axis=axis)
+
+
+split_p = Primitive("split", multiple_results=True)
+split_p.def_abstract_eval(_split_abstract)
+def_numpy_impl(split_p, _split_numpy)
+
+
+def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list[Any]:
+    """`lax.split`: consecutive chunks of the given sizes along `axis`.
+
+    Lowers to one StableHLO `slice` per chunk.
+
+    Args:
+      operand: the array to split.
+      sizes: the chunk sizes; they must sum to `operand.shape[axis]`.
+      axis: the axis to split along.
+
+    Returns:
+      `len(sizes)` arrays, the i-th of size `sizes[i]` along `axis`.
+    """
+    operand = _asarray(operand)
+    return split_p.bind(operand, sizes=tuple(sizes),
+                        axis=_canonicalize_axis(axis, operand.ndim))
+
+
+# ---------------------------------------------------------------------------------------------
+# unstack
+
+def _unstack_abstract(x: ShapedArray, *, axis: int) -> list[ShapedArray]:
+    shape = x.shape[:axis] + x.shape[axis + 1:]
+    return [ShapedArray(shape, x.dtype, x.weak_type)] * x.shape[axis]
+
+
+unstack_p = Primitive("unstack", multiple_results=True)
+unstack_p.def_abstract_eval(_unstack_abstract)
+def_numpy_impl(unstack_p, lambda x, *, axis: [np.take(x, i, axis=axis)
+                                              for i in range(x.shape[axis])])
+
+
+def unstack(x: Any, axis: int = 0) -> tuple[Any, ...]:
+    """`lax.unstack`: the slices of `x` along `axis`, that axis removed.
+
+    Lowers to one StableHLO `slice` + `reshape` per slice.
+
+    Args:
+      x: the array to unstack.
+      axis: the axis to unstack along.
+
+    Returns:
+      A tuple of `x.shape[axis]` arrays.
+    """
+    arr = _asarray(x)
+    return tuple(unstack_p.bind(arr, axis=_canonicalize_axis(axis, arr.ndim)))

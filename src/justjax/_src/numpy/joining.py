@@ -1,0 +1,316 @@
+"""jax.numpy's joining and splitting functions, written with lax: `concatenate`, `stack` and
+its variants, `split` and its variants, `unstack`, and `append`/`insert`/`delete`.
+
+`stack`, `split` and `unstack` bind the lax primitives of the same names (`_src/lax/joining.py`),
+so their jaxprs print as JAX's do.
+
+JAX wraps several of these in `jit`; until `jit` lands they are traced inline, so their jaxprs
+equal what JAX prints under `jax.disable_jit()`.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+from justjax._src.core import core, dtypes
+from justjax._src.lax import joining as lax_joining
+from justjax._src.lax import structural as lax_struct
+# dtype_ops, joining and selection import one another, so their functions are looked up
+# on the module at call time rather than imported by name.
+from justjax._src.numpy import array_creation, dtype_ops, reductions, selection, sorting, util
+from justjax._src.numpy.shape_ops import (_asarray, _atleast, _aval, _concrete, _is_array, _ndim,
+                                         _shape, atleast_1d, atleast_2d, atleast_3d,
+                                         broadcast_shapes, expand_dims, moveaxis, ravel, transpose)
+from justjax._src.runtime.array import Array
+
+__all__ = ["append", "array_split", "column_stack", "concat", "concatenate", "delete", "dsplit",
+           "dstack", "hsplit", "hstack", "insert", "split", "stack", "unstack", "vsplit", "vstack"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Joining.
+
+def _concatenate_array(arr: Any, axis: int | None, dtype: Any = None) -> Any:
+    """Concatenation of the rows of one array: a single reshape, as in JAX."""
+    arr = array_creation.asarray(arr, dtype=dtype)
+    aval = _aval(arr)
+    if aval.ndim == 0 or aval.shape[0] == 0:
+        raise ValueError("Need at least one array to concatenate.")
+    if axis is None:
+        return lax_struct.reshape(arr, (aval.size,))
+    if aval.ndim == 1:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    axis = util.canonicalize_axis(axis, aval.ndim - 1)
+    s = aval.shape
+    new_shape = s[1:axis + 1] + (s[0] * s[axis + 1],) + s[axis + 2:]
+    dimensions = (*range(1, axis + 1), 0, *range(axis + 1, aval.ndim))
+    return lax_struct.reshape(arr, new_shape, dimensions)
+
+
+def concatenate(arrays: Any, axis: int | None = 0, dtype: Any = None) -> Any:
+    """Joins arrays along an existing axis (`axis=None` joins them flattened)."""
+    if isinstance(arrays, (np.ndarray, Array, core.Tracer)):
+        return _concatenate_array(arrays, axis, dtype)
+    util.check_arraylike("concatenate", *arrays)
+    arrays = [_asarray(a) for a in arrays]
+    if not arrays:
+        raise ValueError("Need at least one array to concatenate.")
+    if axis is None:
+        return concatenate([ravel(a) for a in arrays], axis=0, dtype=dtype)
+    if _ndim(arrays[0]) == 0:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    axis = util.canonicalize_axis(axis, _ndim(arrays[0]))
+    if dtype is None:
+        arrays = util.promote_dtypes(*arrays)
+    else:
+        arrays = [array_creation.asarray(a, dtype=dtype) for a in arrays]
+    return lax_struct.concatenate(arrays, axis)
+
+
+def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Any:
+    """Array-API spelling of `concatenate`."""
+    util.check_arraylike("concat", *arrays)
+    return concatenate(arrays, axis=axis)
+
+
+def stack(arrays: Any, axis: int = 0, out: None = None, dtype: Any = None) -> Any:
+    """Joins equal-shaped arrays along a new axis."""
+    if not len(arrays):
+        raise ValueError("Need at least one array to stack.")
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
+    if isinstance(arrays, (np.ndarray, Array, core.Tracer)):
+        axis = util.canonicalize_axis(axis, arrays.ndim)
+        return concatenate(expand_dims(arrays, axis + 1), axis=axis, dtype=dtype)
+    util.check_arraylike("stack", *arrays)
+    if dtype is not None:
+        arrays = [array_creation.asarray(a, dtype=dtype) for a in arrays]
+    else:
+        arrays = util.promote_dtypes(*arrays)
+    return lax_joining.stack(arrays, axis=axis)
+
+
+def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
+    """The slices of `x` along `axis` (the `unstack` primitive, as in JAX)."""
+    x = util.ensure_arraylike("unstack", x)
+    return lax_joining.unstack(x, axis=axis)
+
+
+def _rows_expanded(tup: Any, rank: int, trailing: bool = False) -> Any:
+    """Each row of `tup` raised to `rank` dimensions, kept stacked (JAX vmaps atleast_nd)."""
+    aval = _aval(tup)
+    row = aval.shape[1:]
+    missing = rank - len(row)
+    if missing <= 0:
+        return tup
+    if trailing:
+        new_row = (1,) * (missing - 1 if row else missing) + row + ((1,) if row else ())
+        dims = tuple(range(missing - (1 if row else 0), missing - (1 if row else 0) + len(row)))
+    else:
+        new_row = (1,) * missing + row
+        dims = tuple(range(missing, rank))
+    # Bound directly: JAX's vmap of atleast_nd leaves NumPy integers in the params.
+    return lax_struct.broadcast_in_dim_p.bind(
+        tup, shape=(aval.shape[0], *new_row),
+        broadcast_dimensions=(0, *(np.int64(d + 1) for d in dims)), sharding=None)
+
+
+def vstack(tup: Any, dtype: Any = None) -> Any:
+    """Stacks arrays row-wise (along axis 0, after raising them to 2-D)."""
+    if isinstance(tup, (np.ndarray, Array, core.Tracer)):
+        arrs = _rows_expanded(_asarray(tup), 2)
+    else:
+        util.check_arraylike("vstack", *tup)
+        arrs = [atleast_2d(m) for m in tup]
+    return concatenate(arrs, axis=0, dtype=dtype)
+
+
+def hstack(tup: Any, dtype: Any = None) -> Any:
+    """Stacks arrays column-wise (axis 1, or axis 0 for 1-D inputs)."""
+    if isinstance(tup, (np.ndarray, Array, core.Tracer)):
+        arrs = _rows_expanded(_asarray(tup), 1)
+        arr0_ndim = _ndim(arrs) - 1
+    else:
+        util.check_arraylike("hstack", *tup)
+        arrs = [atleast_1d(m) for m in tup]
+        arr0_ndim = _ndim(arrs[0])
+    return concatenate(arrs, axis=0 if arr0_ndim == 1 else 1, dtype=dtype)
+
+
+def dstack(tup: Any, dtype: Any = None) -> Any:
+    """Stacks arrays depth-wise (axis 2, after raising them to 3-D)."""
+    if isinstance(tup, (np.ndarray, Array, core.Tracer)):
+        arrs = _rows_expanded(_asarray(tup), 3, trailing=True)
+    else:
+        util.check_arraylike("dstack", *tup)
+        arrs = [atleast_3d(m) for m in tup]
+    return concatenate(arrs, axis=2, dtype=dtype)
+
+
+def column_stack(tup: Any) -> Any:
+    """Stacks 1-D arrays as columns of a 2-D array (2-D arrays as they are)."""
+    if isinstance(tup, (np.ndarray, Array, core.Tracer)):
+        arr = _asarray(tup)
+        if _ndim(arr) < 3:
+            arr = transpose(_rows_expanded(arr, 2), (0, 2, 1))
+        return concatenate(arr, axis=1)
+    util.check_arraylike("column_stack", *tup)
+    arrs = [_asarray(a) for a in tup]
+    arrs = [transpose(atleast_2d(a)) if _ndim(a) < 2 else a for a in arrs]
+    return concatenate(arrs, axis=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Splitting.
+
+def _split(op: str, ary: Any, indices_or_sections: Any, axis: int = 0) -> list[Any]:
+    ary = util.ensure_arraylike(op, ary)
+    axis = core.concrete_or_error(operator.index, axis, f"in jax.numpy.{op} argument `axis`")
+    length = _shape(ary)[util.canonicalize_axis(axis, _ndim(ary))]
+    if isinstance(indices_or_sections, (tuple, list)) or (
+            _is_array(indices_or_sections) and np.ndim(indices_or_sections) > 0):
+        points = [core.concrete_or_error(operator.index, i, f"in jax.numpy.{op} argument 1")
+                  for i in indices_or_sections]
+        sizes = list(np.diff(np.asarray([0] + points + [length])))
+    else:
+        sections = core.concrete_or_error(int, indices_or_sections, f"in jax.numpy.{op} argument 1")
+        part, rest = divmod(length, sections)
+        if rest == 0:
+            sizes = [part] * sections
+        elif op == "array_split":
+            sizes = [part + 1] * rest + [part] * (sections - rest)
+        else:
+            raise ValueError(f"array split does not result in an equal division: rest is {rest}")
+    return list(lax_joining.split(ary, [np.int64(s) for s in sizes], axis=axis))
+
+
+def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list[Any]:
+    """Splits into equal sections, or at the given indices, along `axis`."""
+    return _split("split", ary, indices_or_sections, axis=axis)
+
+
+def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list[Any]:
+    """Like `split`, but sections may differ in size by one."""
+    return _split("array_split", ary, indices_or_sections, axis=axis)
+
+
+def vsplit(ary: Any, indices_or_sections: Any) -> list[Any]:
+    """`split` along axis 0."""
+    return _split("vsplit", ary, indices_or_sections, axis=0)
+
+
+def hsplit(ary: Any, indices_or_sections: Any) -> list[Any]:
+    """`split` along axis 1 (axis 0 for 1-D arrays)."""
+    a = util.ensure_arraylike("hsplit", ary)
+    return _split("hsplit", a, indices_or_sections, axis=0 if _ndim(a) == 1 else 1)
+
+
+def dsplit(ary: Any, indices_or_sections: Any) -> list[Any]:
+    """`split` along axis 2."""
+    return _split("dsplit", ary, indices_or_sections, axis=2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Inserting and deleting.
+
+def append(arr: Any, values: Any, axis: int | None = None) -> Any:
+    """`values` appended along `axis` (both flattened when `axis` is None)."""
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)], 0)
+    return concatenate([arr, values], axis=axis)
+
+
+def delete(arr: Any, obj: Any, axis: int | None = None, *,
+           assume_unique_indices: bool = False) -> Any:
+    """`arr` without the entries `obj` (int, slice, index array or mask) along `axis`."""
+    a = util.ensure_arraylike("delete", arr)
+    if axis is None:
+        a = ravel(a)
+        axis = 0
+    axis = util.canonicalize_axis(axis, _ndim(a))
+    lead = (slice(None),) * axis
+    try:
+        index = operator.index(obj)
+    except TypeError:
+        pass
+    else:
+        index = util.canonicalize_axis(index, _shape(a)[axis])
+        return concatenate([a[lead + (slice(0, index),)], a[lead + (slice(index + 1, None),)]],
+                           axis=axis)
+    if isinstance(obj, slice):
+        obj = array_creation.arange(_shape(a)[axis])[obj]
+        assume_unique_indices = True
+    util.check_arraylike("delete", a, obj)
+    if dtypes.is_int(_aval(obj).dtype) and assume_unique_indices:
+        return a[lead + (_kept_indices(_asarray(obj), _shape(a)[axis]),)]
+    obj_array = core.concrete_or_error(np.asarray, obj, "'obj' array argument of jnp.delete()")
+    if np.issubdtype(obj_array.dtype, np.integer):
+        mask = np.ones(_shape(a)[axis], dtype=bool)
+        mask[obj_array] = False
+    elif obj_array.dtype == bool:
+        if obj_array.shape != (_shape(a)[axis],):
+            raise ValueError("np.delete(arr, obj): for boolean indices, obj must be "
+                             "one-dimensional with length matching specified axis.")
+        mask = ~obj_array
+    else:
+        raise ValueError(f"np.delete(arr, obj): got obj.dtype={obj_array.dtype}; must be "
+                         "integer or bool.")
+    return a[lead + (mask,)]
+
+
+def _kept_indices(obj: Any, n: int) -> Any:
+    """The positions left after deleting the unique indices `obj` from range(n) (traceable)."""
+    obj = ravel(obj)
+    obj = selection.clip(selection.where(obj < 0, obj + n, obj), 0, n)
+    obj = sorting.sort(obj)
+    obj = obj - array_creation.arange(_shape(obj)[0], dtype=_aval(obj).dtype)
+    i = array_creation.arange(n - _aval(obj).size, dtype=_aval(obj).dtype)
+    return i + reductions.sum(i[None, :] >= obj[:, None], axis=0, dtype=_aval(i).dtype)
+
+
+def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
+    """`values` inserted before the indices `obj` along `axis`."""
+    util.check_arraylike("insert", arr, 0 if isinstance(obj, slice) else obj, values)
+    a, values_arr = _asarray(arr), _asarray(values)
+    if axis is None:
+        a = ravel(a)
+        axis = 0
+    axis = util.canonicalize_axis(_concrete(axis, "axis argument of jnp.insert()"),
+                                  _ndim(a))
+    if isinstance(obj, slice):
+        indices = array_creation.arange(*obj.indices(_shape(a)[axis]))
+    else:
+        indices = _asarray(obj)
+    if _ndim(indices) > 1:
+        raise ValueError("jnp.insert(): obj must be a slice, a one-dimensional array, or a "
+                         f"scalar; got {obj}")
+    if not dtypes.is_int(_aval(indices).dtype):
+        if _aval(indices).size == 0 and not isinstance(obj, (Array, core.Tracer)):
+            indices = dtype_ops.astype(indices, int)
+        else:
+            raise ValueError(f"jnp.insert(): index array must be integer typed; got {obj}")
+    values_arr = _atleast(dtype_ops.astype(values_arr, _aval(a).dtype), _ndim(a))
+    if _aval(indices).size == 1:
+        index = ravel(indices)[0]
+        if _ndim(indices) == 0:
+            values_arr = moveaxis(values_arr, 0, axis)
+        indices = array_creation.full(_shape(values_arr)[axis], index)
+    return _insert_at(a, indices, values_arr, axis)
+
+
+def _insert_at(a: Any, indices: Any, values_arr: Any, axis: int) -> Any:
+    n_input = _shape(a)[axis]
+    n_insert = broadcast_shapes(_shape(indices), (_shape(values_arr)[axis],))[0]
+    out_shape = list(_shape(a))
+    out_shape[axis] += n_insert
+    out = array_creation.zeros(tuple(out_shape), _aval(a).dtype)
+    indices = selection.clip(selection.where(indices < 0, indices + n_input, indices), 0, n_input)
+    values_ind = indices.at[sorting.argsort(indices)].add(
+        array_creation.arange(n_insert, dtype=_aval(indices).dtype))
+    arr_mask = array_creation.ones(n_input + n_insert, dtype=bool).at[values_ind].set(False)
+    arr_ind = selection.where(arr_mask, size=n_input)[0]
+    lead = (slice(None),) * axis
+    out = out.at[lead + (values_ind,)].set(values_arr)
+    return out.at[lead + (arr_ind,)].set(a)
