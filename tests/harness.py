@@ -6,11 +6,14 @@ and (as transforms land) gradients against finite differences and vmap against a
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import ml_dtypes
 import numpy as np
+
+import justjax
 
 Shape = tuple[int, ...]
 ArgMaker = Callable[[np.random.Generator, Shape, np.dtype], np.ndarray]
@@ -160,3 +163,37 @@ def assert_close(actual: Any, expected: Any, tol: float, *, context: str = "") -
     wide = np.complex128 if actual.dtype.kind == "c" else np.float64
     np.testing.assert_allclose(actual.astype(wide), expected.astype(wide), rtol=tol, atol=tol,
                                equal_nan=True, err_msg=context)
+
+
+def widen(x: Any, *, integers_to: Any = None, bools_to: Any = None) -> np.ndarray:
+    """A full-precision copy of `x` for NumPy references: floats (bfloat16 included) as
+    float64, complex as complex128; integers and bools cast to `integers_to` / `bools_to`
+    when given, else unchanged."""
+    x = np.asarray(x)
+    kind = "f" if x.dtype == BF16 else x.dtype.kind
+    if kind == "f":
+        return x.astype(np.float64)
+    if kind == "c":
+        return x.astype(np.complex128)
+    if kind in "iu" and integers_to is not None:
+        return x.astype(integers_to)
+    if kind == "b" and bools_to is not None:
+        return x.astype(bools_to)
+    return x
+
+
+def widened(fn: Callable[..., Any], **widen_options: Any) -> Callable[..., Any]:
+    """`fn` applied to `widen`ed copies of its array arguments."""
+    return lambda *args, **kwargs: fn(*[widen(a, **widen_options) for a in args], **kwargs)
+
+
+@contextlib.contextmanager
+def x64_mode(enabled: bool) -> Iterator[None]:
+    """Runs the body with `jax_enable_x64` set to `enabled`, restoring it afterwards."""
+    with justjax.config.override("jax_enable_x64", enabled):
+        yield
+
+
+def dtype_by_name(name: str) -> np.dtype:
+    """`np.dtype(name)`, also for 'bfloat16' (which NumPy alone does not know)."""
+    return BF16 if name == "bfloat16" else np.dtype(name)

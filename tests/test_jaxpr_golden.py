@@ -8,13 +8,13 @@ from __future__ import annotations
 import pathlib
 import re
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 import justjax as jax
 import justjax.numpy as jnp
 from justjax import lax
+from tests.harness import dtype_by_name
 
 GOLDEN = pathlib.Path(__file__).parent / "golden" / "jaxprs.txt"
 
@@ -66,10 +66,6 @@ _ARRAY = re.compile(r"jax\.Array\((\w+)\[([\d, ]*)\](, weak_type=True)?\)")
 _NDARRAY = re.compile(r"ndarray\((\w+)\[([\d, ]*)\]\)")
 
 
-def _dtype(name: str) -> np.dtype:
-    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
-
-
 def _shape(text: str) -> tuple[int, ...]:
     return tuple(int(d) for d in text.split(",") if d.strip())
 
@@ -82,7 +78,7 @@ def _make_args(description: str) -> list:
     for token in re.findall(r"jax\.Array\([^)]*\)|ndarray\([^)]*\)|"
                             r"float64\([^)]*\)|float [-\d.]+|int -?\d+|bool \w+", description):
         if m := _ARRAY.fullmatch(token):
-            value = np.ones(_shape(m.group(2)), dtype=_dtype(m.group(1)))
+            value = np.ones(_shape(m.group(2)), dtype=dtype_by_name(m.group(1)))
             arr = jax.device_put(value)
             if m.group(3):
                 arr = jax.device_put(float(value))

@@ -7,9 +7,8 @@ with `jax_disable_jit`: JAX wraps those functions in `jit`, which justjax cannot
 """
 from __future__ import annotations
 
-import contextlib
 import warnings
-from typing import Any, Iterator
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -19,6 +18,7 @@ import justjax
 import justjax.numpy as jnp
 from justjax import errors
 from justjax._src.numpy import ufuncs
+from tests.harness import x64_mode
 
 # expression -> [(dtype, shape, weak_type, value bytes as hex), ...] or
 #               ("error", exception class, first line of the message)
@@ -711,14 +711,6 @@ GOLDEN = [
      '{ lambda ; . let\n    a:f32[] = sign 1.0:f32[]\n    b:f32[] = div 1.0:f32[] a\n    c:f32[] = log b\n    d:f32[] = mul c 0.4342944920063019:f32[]\n    e:f32[] = div 8.0:f32[] a\n    f:f32[] = log e\n    g:f32[] = mul f 0.4342944920063019:f32[]\n    h:f32[] = sub g d\n    _:f32[] = div h 3.0:f32[]\n    i:f32[3] = iota[dimension=0 dtype=float32 shape=(3,) sharding=None] \n    j:f32[3] = div i 3.0:f32[]\n    k:f32[1] = reshape[dimensions=None new_sizes=(1,) sharding=None] d\n    l:f32[3] = sub 1.0:f32[] j\n    m:f32[3] = mul k l\n    n:f32[1] = reshape[dimensions=None new_sizes=(1,) sharding=None] g\n    o:f32[3] = mul n j\n    p:f32[3] = add m o\n    q:f32[1] = broadcast_in_dim g\n    r:f32[4] = concatenate[dimension=0] p q\n    s:f32[4] = pow 10.0:f32[] r\n    t:f32[4] = mul a s\n  in (t,) }'),
 ]
 
-@contextlib.contextmanager
-def x64_mode(enabled: bool) -> Iterator[None]:
-    previous = justjax.config.read("jax_enable_x64")
-    justjax.config.update("jax_enable_x64", enabled)
-    try:
-        yield
-    finally:
-        justjax.config.update("jax_enable_x64", previous)
 
 
 def _np_dtype(name: str) -> np.dtype:

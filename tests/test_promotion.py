@@ -5,10 +5,9 @@ and the result types of common constructors and functions, with x64 off and on.
 """
 from __future__ import annotations
 
-import contextlib
 import re
 import warnings
-from typing import Any, Iterator
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -17,6 +16,7 @@ import pytest
 import justjax
 import justjax.numpy as jnp
 from justjax import lax
+from tests.harness import dtype_by_name, x64_mode
 
 # The tables, verbatim from /work/ref/dtype_promotion.txt (x64 off, then on).
 TABLES = {
@@ -576,18 +576,9 @@ SHORT = {"b1": "bool", "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "
 
 
 def _dtype(short: str) -> np.dtype:
-    name = SHORT[short]
-    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
+    return dtype_by_name(SHORT[short])
 
 
-@contextlib.contextmanager
-def x64_mode(enabled: bool) -> Iterator[None]:
-    previous = justjax.config.read("jax_enable_x64")
-    justjax.config.update("jax_enable_x64", enabled)
-    try:
-        yield
-    finally:
-        justjax.config.update("jax_enable_x64", previous)
 
 
 def _parse_table(text: str) -> tuple[list[str], dict[tuple[str, str], str]]:
@@ -710,17 +701,13 @@ def test_misc_promotion(x64: bool, expression: str, result: str) -> None:
         value = _eval(expression)
         if m := re.fullmatch(r"(\w+) weak_type=(\w+)\s+value=(.*)", result):
             dtype, weak, text = m.groups()
-            assert np.dtype(value.dtype) == np.dtype(_dtype_by_name(dtype))
+            assert np.dtype(value.dtype) == np.dtype(dtype_by_name(dtype))
             assert value.weak_type == (weak == "True")
             assert repr(value) == text
         elif result.startswith("<class "):
             assert f"<class 'jax.numpy.{value.__name__}'>" == result
         else:
             assert repr(value) == result
-
-
-def _dtype_by_name(name: str) -> np.dtype:
-    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
 
 
 def _constructor_cases() -> list[Any]:
@@ -746,7 +733,7 @@ def test_constructor_and_function_types(x64: bool, expression: str, result: str)
         dtype, weak, shape = re.fullmatch(r"(\w+)\s+weak_type=(\w+)\s+shape=(.*)",
                                           result).groups()
         value = _eval(expression)
-        assert np.dtype(value.dtype) == _dtype_by_name(dtype)
+        assert np.dtype(value.dtype) == dtype_by_name(dtype)
         assert value.weak_type == (weak == "True")
         assert str(tuple(value.shape)) == shape
 

@@ -11,8 +11,8 @@ from typing import Any, Callable
 import numpy as np
 
 import justjax.numpy as jnp
-from tests.harness import (BF16, BOOL, C64, F16, F32, I8, I32, U8, U32, OpRecord, rand_default,
-                           rand_positive)
+from tests.harness import (BF16, BOOL, C64, F16, F32, I32, I8, U32, U8, OpRecord, rand_default,
+                           rand_positive, widen)
 
 SHAPES_ANY = [[(5,)], [(2, 3, 4)]]
 SHAPES_2D = [[(2, 3)], [(2, 3, 4)]]
@@ -62,13 +62,7 @@ def _cumsum_dtype(dtype: np.dtype, *rest: np.dtype) -> np.dtype:
 
 
 def _wide(x: np.ndarray) -> np.ndarray:
-    """Floats as float64 and complex as complex128, so references compute in full precision."""
-    if x.dtype == BF16 or x.dtype.kind == "f":
-        return x.astype(np.float64)
-    if x.dtype.kind == "c":
-        return x.astype(np.complex128)
-    return x
-
+    return widen(x)
 
 def widened(fn: Callable[..., Any]) -> Callable[..., Any]:
     """`fn` applied to the inputs in full precision (integers and bools unchanged)."""

@@ -7,18 +7,12 @@ import warnings
 import numpy as np
 
 import justjax.numpy as jnp
-from tests.harness import BF16, BOOL, C64, F16, F32, I8, I32, OpRecord, rand_default
-
+from tests.harness import (BF16, BOOL, C64, F16, F32, I32, I8, OpRecord, rand_default, widen)
 TOL = {F32: 2e-5, BF16: 3e-2, F16: 4e-3, C64: 2e-5}
 
 
 def _wide(x: np.ndarray) -> np.ndarray:
-    if x.dtype.kind == "c":
-        return x.astype(np.complex128)
-    if x.dtype.kind in "iub":
-        return x.astype(np.int64)
-    return x.astype(np.float64)
-
+    return widen(x, integers_to=np.int64, bools_to=np.int64)
 
 def _wrap(fn):
     """A NumPy reference applied to exact wide copies of the arguments."""

@@ -12,8 +12,9 @@ from typing import Any, Callable
 import numpy as np
 
 import justjax.numpy as jnp
-from tests.harness import (BF16, BOOL, C64, F16, F32, I8, I32, U8, U32, OpRecord, rand_default,
-                           rand_nonzero, rand_positive, rand_small_int, rand_special, rand_unit)
+from tests.harness import (BF16, BOOL, C64, F16, F32, I32, I8, U32, U8, OpRecord, rand_default,
+                           rand_nonzero, rand_positive, rand_small_int, rand_special, rand_unit,
+                           widen)
 
 UNARY_SHAPES = [[()], [(2, 3)]]
 # Equal shapes, NumPy broadcasting (3,1)x(1,4), rank promotion, and scalar with array.
@@ -30,10 +31,7 @@ MIXED_INT = ((I8, I32), (U8, I8), (BOOL, I8), (U32, I32))
 
 
 def _wide(x: np.ndarray) -> np.ndarray:
-    """Float64 (complex128 for complex) copy of an input, for wide references."""
-    x = np.asarray(x)
-    return x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
-
+    return widen(x, integers_to=np.float64, bools_to=np.float64)
 
 def wide(fn: Callable[..., Any]) -> Callable[..., Any]:
     """`fn` applied to float64 copies of the arguments."""

@@ -8,20 +8,14 @@ import string
 import numpy as np
 
 from justjax import lax
-from tests.harness import (BF16, BOOL, C64, F16, F32, I8, I32, U8, OpRecord, rand_default)
+from tests.harness import (BF16, BOOL, C64, F16, F32, I32, I8, U8, OpRecord, rand_default, widen)
 
 # ---------------------------------------------------------------------------------------------
 # References.
 
 
 def _wide(x: np.ndarray) -> np.ndarray:
-    """Exact-enough NumPy arithmetic: float64, complex128 or int64."""
-    if x.dtype.kind == "c":
-        return x.astype(np.complex128)
-    if x.dtype.kind in "iub":
-        return x.astype(np.int64)
-    return x.astype(np.float64)
-
+    return widen(x, integers_to=np.int64, bools_to=np.int64)
 
 def dot_general_reference(lhs: np.ndarray, rhs: np.ndarray, dimension_numbers, **_) -> np.ndarray:
     (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers

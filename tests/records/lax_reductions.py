@@ -6,8 +6,8 @@ from typing import Any, Callable
 import numpy as np
 
 from justjax import lax
-from tests.harness import (BF16, BOOL, C64, F16, F32, FLOATS, I8, I32, INTS, U8, U32, OpRecord,
-                           rand_default, rand_positive, rand_small_int, rand_special)
+from tests.harness import (BF16, BOOL, C64, F16, F32, FLOATS, I32, I8, INTS, U32, U8, OpRecord,
+                           rand_default, rand_positive, rand_small_int, rand_special, widen)
 
 # Shapes with the reduced axes chosen per record; empty shapes exercise identities.
 SHAPES = [[(5,)], [(2, 3)], [(2, 3, 4)]]
@@ -23,14 +23,7 @@ def _int32(*dtypes: np.dtype) -> np.dtype:
 
 
 def _wide(x: np.ndarray) -> np.ndarray:
-    """Floats in float64, complex in complex128 (the reference computes in full precision)."""
-    kind = "f" if x.dtype == BF16 else x.dtype.kind
-    if kind == "f":
-        return x.astype(np.float64)
-    if kind == "c":
-        return x.astype(np.complex128)
-    return x
-
+    return widen(x)
 
 def _reduce_in(x: np.ndarray, fn: Callable, axes: tuple[int, ...]) -> np.ndarray:
     if x.dtype.kind in "iub":

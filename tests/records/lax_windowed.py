@@ -7,13 +7,9 @@ import operator
 import numpy as np
 
 from justjax import lax
-from tests.harness import BF16, BOOL, F16, F32, I8, I32, U8, OpRecord, rand_default
-
-
+from tests.harness import (BF16, BOOL, F16, F32, I32, I8, U8, OpRecord, rand_default, widen)
 def _wide(x: np.ndarray) -> np.ndarray:
-    return x.astype(np.int64 if x.dtype.kind in "iu" else
-                    bool if x.dtype.kind == "b" else np.float64)
-
+    return widen(x, integers_to=np.int64)
 
 def _pads(padding, shape, window, strides):
     if not isinstance(padding, str):

@@ -224,16 +224,7 @@ def lax_full_like(x: Any, fill_value: Any, dtype: Any = None,
 def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
     """NumPy broadcasting of `x` to `shape` (a `broadcast_in_dim`; nothing when equal)."""
     x = util.ensure_arraylike("broadcast_to", x)
-    shape = canonicalize_shape(shape)
-    aval = core.get_aval(x)
-    if aval.shape == shape:
-        return x
-    lead = len(shape) - aval.ndim
-    if lead < 0 or not all(d in (1, s) for d, s in zip(aval.shape, shape[lead:], strict=True)):
-        requested = aval.update(shape=shape, weak_type=False).str_short(short_dtypes=False)
-        raise ValueError(f"Incompatible types for broadcasting: input type="
-                         f"{aval.str_short(short_dtypes=False)} and requested type={requested}")
-    return structural.broadcast_in_dim(x, shape, tuple(range(lead, len(shape))))
+    return util.broadcast_to(x, canonicalize_shape(shape))
 
 
 def _check_forgot_shape_tuple(name: str, shape: Any, dtype: Any) -> None:

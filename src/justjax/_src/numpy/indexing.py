@@ -254,28 +254,6 @@ def _normalize_array_index(index: Any, size: int) -> Any:
     return structural.select(negative, lax.add(index, size_value), index)
 
 
-def _broadcast_to(x: Any, shape: Sequence[int]) -> Any:
-    """`jnp.broadcast_to` (leading axes added, size-1 axes stretched) with JAX's error."""
-    aval = core.get_aval(x)
-    shape = tuple(shape)
-    if aval.shape == shape:
-        return x
-    nlead = len(shape) - aval.ndim
-    compatible = nlead >= 0 and all(d in (1, s) for d, s in zip(aval.shape, shape[nlead:]))
-    if not compatible:
-        raise ValueError(f"Incompatible types for broadcasting: input type={aval} and "
-                         f"requested type={aval.update(shape=shape, weak_type=False)}")
-    return structural.broadcast_in_dim(x, shape, tuple(range(nlead, len(shape))))
-
-
-def _broadcast_arrays(*arrays: Any) -> list[Any]:
-    shapes = [core.get_aval(a).shape for a in arrays]
-    if all(s == shapes[0] for s in shapes):
-        return list(arrays)
-    result = util.broadcast_shapes(*shapes)
-    return [_broadcast_to(a, result) for a in arrays]
-
-
 def _full_like(x: Any, fill: Any, shape: Sequence[int]) -> Any:
     aval = core.get_aval(x)
     value = structural.convert_element_type(fill, aval.dtype, aval.weak_type)
@@ -516,7 +494,7 @@ def _to_gather(parsed: list[_Index], shape: tuple[int, ...], normalize: bool
     slice_shape, newaxis_dims, reversed_dims, gather_slice_shape = [], [], [], []
     for n, entry in enumerate(indices):
         if advanced and n == (adv_positions[0] if contiguous else 0):
-            arrays = _broadcast_arrays(*advanced)
+            arrays = util.broadcast_arrays(*advanced)
             adv_shape = list(core.get_aval(arrays[0]).shape)
             start_dim = len(gather_indices_shape)
             gather_indices.extend((structural.convert_element_type(a, index_dtype), start_dim)
@@ -682,7 +660,7 @@ def _scatter_update(x: Any, idx: Any, y: Any, scatter_op: Callable, *,
     if 0 in indexer.slice_shape:
         return x
     x, y = util.promote_dtypes(x, y)
-    y = _broadcast_to(y, indexer.slice_shape)
+    y = util.broadcast_to(y, indexer.slice_shape)
     y = structural.squeeze(y, indexer.newaxis_dims)
     if indexer.reversed_y_dims:
         y = slicing.rev(y, indexer.reversed_y_dims)

@@ -128,26 +128,6 @@ def _expand_dims(x: Any, dims: Sequence[int]) -> Any:
     return structural.expand_dims(x, tuple(dims)) if len(dims) else x
 
 
-def _broadcast_to(x: Any, shape: tuple[int, ...]) -> Any:
-    """NumPy-style broadcast of `x` to `shape` (trailing dimensions aligned)."""
-    aval = core.get_aval(x)
-    if aval.shape == tuple(shape):
-        return util.asarray_lite(x)
-    lead = len(shape) - aval.ndim
-    if lead < 0 or not _builtin_all(d in (1, s) for d, s in zip(aval.shape, shape[lead:], strict=True)):
-        raise ValueError(f"Incompatible types for broadcasting: input type="
-                         f"{aval.str_short()} and requested shape {tuple(shape)}")
-    return structural.broadcast_in_dim(x, tuple(shape), tuple(range(lead, len(shape))))
-
-
-def _broadcast_arrays(*args: Any) -> list[Any]:
-    shapes = [core.get_aval(a).shape for a in args]
-    if _builtin_all(s == shapes[0] for s in shapes):
-        return [util.asarray_lite(a) for a in args]
-    shape = util.broadcast_shapes(*shapes)
-    return [_broadcast_to(a, shape) for a in args]
-
-
 def _where(condition: Any, x: Any, y: Any) -> Any:
     """`x` where `condition` else `y`, with promotion and broadcasting (jnp.where's three
     argument form; shared by the reductions and sorting modules)."""
@@ -156,9 +136,9 @@ def _where(condition: Any, x: Any, y: Any) -> Any:
         condition = lax.ne(condition, _const(condition, 0))
     x, y = util.promote_dtypes(x, y)
     if condition.ndim == 0:
-        x, y = _broadcast_arrays(x, y)
+        x, y = util.broadcast_arrays(x, y)
     else:
-        condition, x, y = _broadcast_arrays(condition, x, y)
+        condition, x, y = util.broadcast_arrays(condition, x, y)
     if 0 in x.shape:
         return x
     return structural.select(condition, x, y)
@@ -331,7 +311,7 @@ def _count(a: Any, axis: Axis, keepdims: bool, where: Any, dtype: np.dtype) -> A
     """How many elements each mean divides by, as `dtype`."""
     if where is None:
         return structural.convert_element_type(_axis_size(a.shape, axis), dtype)
-    return sum(_broadcast_to(where, a.shape), axis, dtype=dtype, keepdims=keepdims)
+    return sum(util.broadcast_to(where, a.shape), axis, dtype=dtype, keepdims=keepdims)
 
 
 def mean(a: Any, axis: Axis = None, dtype: Any = None, out: None = None,
@@ -392,7 +372,7 @@ def average(a: Any, axis: Axis = None, weights: Any = None, returned: bool = Fal
     if not returned:
         return avg
     if avg.shape != weights_sum.shape:
-        weights_sum = _broadcast_to(weights_sum, avg.shape)
+        weights_sum = util.broadcast_to(weights_sum, avg.shape)
     return avg, weights_sum
 
 

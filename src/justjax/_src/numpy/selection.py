@@ -18,7 +18,7 @@ from justjax._src.lax import structural as lax_struct
 # on the module at call time rather than imported by name.
 from justjax._src.numpy import (array_creation, dtype_ops, joining, reductions, sorting, ufuncs,
                                 util)
-from justjax._src.numpy.shape_ops import (_asarray, _aval, _broadcast_arrays, _lax_broadcast_to,
+from justjax._src.numpy.shape_ops import (_asarray, _aval, _broadcast_arrays,
                                          _ndim, _shape, _zeros_like_scalar, atleast_1d,
                                          broadcast_arrays, expand_dims, moveaxis, ravel, reshape,
                                          transpose)
@@ -100,7 +100,7 @@ def piecewise(x: Any, condlist: Any, funclist: list[Any], *args: Any, **kw: Any)
     branches = []
     for f in funclist:
         value = f(x_arr, *args, **kw) if callable(f) else array_creation.array(f, dtype=dtype)
-        branches.append(_lax_broadcast_to(dtype_ops.astype(value, dtype), _shape(x_arr)))
+        branches.append(util.broadcast_to(dtype_ops.astype(value, dtype), _shape(x_arr)))
     return lax_struct.select_n(lax_struct.convert_element_type(indices, np.int32), *branches)
 
 

@@ -339,35 +339,16 @@ def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
     return util.broadcast_shapes(*shapes)
 
 
-def _lax_broadcast_to(arr: Any, shape: tuple[int, ...]) -> Any:
-    aval = _aval(arr)
-    if aval.shape == shape:
-        return _asarray(arr)
-    nlead = len(shape) - aval.ndim
-    if nlead < 0:
-        raise ValueError("Cannot broadcast to shape with fewer dimensions: "
-                         f"arr_shape={aval.shape} shape={shape}")
-    if any(d not in (1, s) for d, s in zip(aval.shape, shape[nlead:], strict=True)):
-        requested = ShapedArray(shape, aval.dtype).str_short(short_dtypes=False)
-        raise ValueError("Incompatible types for broadcasting: input type="
-                         f"{aval.str_short(short_dtypes=False)} and requested type={requested}")
-    return lax_struct.broadcast_in_dim(arr, shape, tuple(range(nlead, len(shape))))
-
-
 def broadcast_to(array: Any, shape: Any, *, out_sharding: Any = None) -> Any:
     """Broadcasts `array` to `shape` (StableHLO `broadcast_in_dim`)."""
     arr = util.ensure_arraylike("broadcast_to", array)
     if not isinstance(shape, tuple) and np.ndim(shape) == 0:
         shape = (shape,)
-    return _lax_broadcast_to(arr, canonicalize_shape(shape))
+    return util.broadcast_to(arr, canonicalize_shape(shape))
 
 
 def _broadcast_arrays(*args: Any) -> list[Any]:
-    shapes = [_shape(a) for a in args]
-    if not shapes or all(s == shapes[0] for s in shapes):
-        return [_asarray(a) for a in args]
-    result_shape = util.broadcast_shapes(*shapes)
-    return [_lax_broadcast_to(_asarray(a), result_shape) for a in args]
+    return util.broadcast_arrays(*[_asarray(a) for a in args])
 
 
 def broadcast_arrays(*args: Any) -> list[Any]:

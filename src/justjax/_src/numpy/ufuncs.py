@@ -91,14 +91,6 @@ def _to_bool(x: Any) -> Any:
     return x if _dtype(x) == dtypes.bool_ else lax.ne(x, _const(x, 0))
 
 
-def _broadcast_arrays(*args: Any) -> list[Any]:
-    shapes = [core.get_aval(a).shape for a in args]
-    if builtins.all(s == shapes[0] for s in shapes):
-        return [util.asarray_lite(a) for a in args]
-    shape = util.broadcast_shapes(*shapes)
-    return [broadcast_to(a, shape) for a in args]
-
-
 @_jitted_in_jax
 def _where(condition: Any, x: Any, y: Any) -> Any:
     """jnp.where's three-argument form: `x` where `condition` else `y`, promoted and
@@ -108,9 +100,9 @@ def _where(condition: Any, x: Any, y: Any) -> Any:
         condition = lax.ne(condition, _zero(condition))
     x, y = util.promote_dtypes(x, y)
     if np.ndim(condition) == 0:
-        x, y = _broadcast_arrays(x, y)
+        x, y = util.broadcast_arrays(x, y)
     else:
-        condition, x, y = _broadcast_arrays(condition, x, y)
+        condition, x, y = util.broadcast_arrays(condition, x, y)
     if 0 in core.get_aval(x).shape:
         return x
     return structural.select(condition, x, y)
@@ -999,7 +991,7 @@ def gcd(x1: Any, x2: Any) -> Any:
     x1, x2 = util.promote_dtypes(x1, x2)
     if not _is_int(x1):
         raise ValueError("Arguments to jax.numpy.gcd must be integers.")
-    x1, x2 = _broadcast_arrays(x1, x2)
+    x1, x2 = util.broadcast_arrays(x1, x2)
     a, b = absolute(x1), absolute(x2)
     for _ in range(_euclid_steps(_dtype(a))):
         b_nonzero = not_equal(b, 0)

@@ -149,3 +149,30 @@ def canonicalize_axes(axes: Any, ndim: int) -> tuple[int, ...]:
     if len(set(result)) != len(result):
         raise ValueError(f"repeated axis: {tuple(axes)}")
     return result
+
+
+def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
+    """NumPy broadcasting of `x` to `shape` (leading axes added, size-1 axes stretched) as one
+    `broadcast_in_dim`; `x` itself (as an array) when the shape already matches."""
+    aval = core.get_aval(x)
+    shape = tuple(shape)
+    if aval.shape == shape:
+        return asarray_lite(x)
+    lead = len(shape) - aval.ndim
+    if lead < 0:
+        raise ValueError("Cannot broadcast to shape with fewer dimensions: "
+                         f"arr_shape={aval.shape} shape={shape}")
+    if any(d not in (1, s) for d, s in zip(aval.shape, shape[lead:], strict=True)):
+        requested = aval.update(shape=shape, weak_type=False).str_short(short_dtypes=False)
+        raise ValueError("Incompatible types for broadcasting: input type="
+                         f"{aval.str_short(short_dtypes=False)} and requested type={requested}")
+    return structural.broadcast_in_dim(x, shape, tuple(range(lead, len(shape))))
+
+
+def broadcast_arrays(*args: Any) -> list[Any]:
+    """The arguments as arrays broadcast against each other (unchanged when shapes agree)."""
+    shapes = [core.get_aval(a).shape for a in args]
+    if all(s == shapes[0] for s in shapes):
+        return [asarray_lite(a) for a in args]
+    result = broadcast_shapes(*shapes)
+    return [broadcast_to(a, result) for a in args]
