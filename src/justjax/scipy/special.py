@@ -1,3 +1,15 @@
 """`justjax.scipy.special`. Re-exports only."""
-# TEMPORARY star import while the module grows; replaced by explicit re-exports.
-from justjax._src.scipy.special import *  # noqa: F401,F403
+from justjax._src.scipy.special import (
+    digamma as digamma,
+    entr as entr,
+    erf as erf,
+    erfc as erfc,
+    erfinv as erfinv,
+    expit as expit,
+    gammaln as gammaln,
+    logit as logit,
+    logsumexp as logsumexp,
+    ndtr as ndtr,
+    xlog1py as xlog1py,
+    xlogy as xlogy,
+)

@@ -21,6 +21,24 @@ from justjax._src.lax import utils
 from justjax._src.lax.utils import (ANY, COMPLEX, FLOAT, INEXACT, INT, INT_OR_BOOL, NUMERIC,
                                     def_numpy_impl, standard_primitive)
 
+__all__ = [
+    "RoundingMethod", "abs", "abs_p", "acos", "acos_p", "acosh", "acosh_p", "add", "add_p",
+    "and_p", "asin", "asin_p", "asinh", "asinh_p", "atan", "atan2", "atan2_p", "atan_p",
+    "atanh", "atanh_p", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cbrt",
+    "cbrt_p", "ceil", "ceil_p", "clz", "clz_p", "complex", "complex_p", "conj", "conj_p", "cos",
+    "cos_p", "cosh", "cosh_p", "digamma", "digamma_p", "div", "div_p", "eq", "eq_p", "erf",
+    "erf_inv", "erf_inv_p", "erf_p", "erfc", "erfc_p", "exp", "exp2", "exp2_p", "exp_p",
+    "expm1", "expm1_p", "floor", "floor_p", "ge", "ge_p", "gt", "gt_p", "imag", "imag_p",
+    "integer_pow", "integer_pow_p", "is_finite", "is_finite_p", "le", "le_p", "lgamma",
+    "lgamma_p", "log", "log1p", "log1p_p", "log_p", "logistic", "logistic_p", "lt", "lt_p",
+    "max", "max_p", "min", "min_p", "mul", "mul_p", "ne", "ne_p", "neg", "neg_p", "nextafter",
+    "nextafter_p", "not_p", "or_p", "population_count", "population_count_p", "pow", "pow_p",
+    "real", "real_p", "reduce_precision", "reduce_precision_p", "rem", "rem_p", "round", "round_p", "rsqrt", "rsqrt_p", "shift_left",
+    "shift_left_p", "shift_right_arithmetic", "shift_right_arithmetic_p", "shift_right_logical",
+    "shift_right_logical_p", "sign", "sign_p", "sin", "sin_p", "sinh", "sinh_p", "sqrt",
+    "sqrt_p", "square", "square_p", "sub", "sub_p", "tan", "tan_p", "tanh", "tanh_p", "xor_p",
+]
+
 
 def naryop(name: str, accepted: Sequence[Sequence[np.dtype]], numpy_fn: Callable, *,
            result_dtype: Callable[[np.dtype], np.dtype] = lambda d: d,
@@ -194,7 +212,8 @@ def _nextafter(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _reduce_precision(x: np.ndarray, exponent_bits: int, mantissa_bits: int) -> np.ndarray:
-    import ml_dtypes
+    """Rounds to `mantissa_bits` (nearest, ties to even) and clamps to the exponent range of
+    `exponent_bits`: overflow becomes inf and values below the smallest normal become zero."""
     wide = x.astype(np.float64) if x.dtype == np.float64 else x.astype(np.float32)
     if wide.dtype == np.float32:
         total_exp, total_man, uint = 8, 23, np.uint32
@@ -215,7 +234,6 @@ def _reduce_precision(x: np.ndarray, exponent_bits: int, mantissa_bits: int) -> 
         result = np.where(np.abs(result) > largest, np.copysign(np.inf, result), result)
         result = np.where(np.abs(result) < smallest_normal, np.copysign(0.0, result), result)
     result = np.where(np.isnan(wide), wide, result)
-    del ml_dtypes
     return result.astype(x.dtype)
 
 
@@ -269,6 +287,7 @@ imag_p = unop("imag", COMPLEX, np.imag, result_dtype=_to_real)
 conj_p = unop("conj", INEXACT, lambda x, input_dtype: np.conj(x),
               result_dtype=lambda d: d if dtypes.is_complex(d) else dtypes.to_complex_dtype(d))
 square_p = unop("square", NUMERIC, np.square)
+reduce_precision_p = unop("reduce_precision", FLOAT, _reduce_precision, low_precision_in_f32=False)
 integer_pow_p = unop("integer_pow", NUMERIC, _integer_pow)
 
 add_p = binop("add", NUMERIC, np.add)
@@ -462,6 +481,13 @@ ge = _binary(ge_p)
 def round(x: Any, rounding_method: Any = RoundingMethod.AWAY_FROM_ZERO) -> Any:
     """Rounds to the nearest integer; ties away from zero unless `TO_NEAREST_EVEN`."""
     return round_p.bind(x, rounding_method=RoundingMethod(int(rounding_method)))
+
+
+def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> Any:
+    """Rounds floats as if stored with the given exponent and mantissa widths
+    (StableHLO `reduce_precision`); (8, 7) is bfloat16's precision, (5, 10) float16's."""
+    return reduce_precision_p.bind(operand, exponent_bits=int(exponent_bits),
+                                   mantissa_bits=int(mantissa_bits))
 
 
 def integer_pow(x: Any, y: int) -> Any:

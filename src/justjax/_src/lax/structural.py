@@ -17,6 +17,15 @@ from justjax._src.lax import utils
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
 
+__all__ = [
+    "bitcast_convert_type", "bitcast_convert_type_p", "broadcast", "broadcast_in_dim",
+    "broadcast_in_dim_p", "broadcast_to_rank", "broadcasted_iota", "clamp", "clamp_p",
+    "concatenate", "concatenate_p", "convert_element_type", "convert_element_type_p", "copy",
+    "copy_p", "expand_dims", "iota", "iota_p", "reshape", "reshape_p", "select", "select_n",
+    "select_n_p", "squeeze", "squeeze_p", "stop_gradient", "stop_gradient_p", "transpose",
+    "transpose_p",
+]
+
 
 def _pp_without(*hidden: str, hide_if_empty: Sequence[str] = ()) -> Callable:
     def rule(eqn: JaxprEqn, context: PrettyContext) -> Any:

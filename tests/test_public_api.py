@@ -1,0 +1,48 @@
+"""The public modules re-export exactly the implementations' `__all__` names, and nothing else."""
+from __future__ import annotations
+
+import ast
+import importlib
+import pathlib
+
+import pytest
+
+import justjax
+
+PUBLIC_TO_PRIVATE = {
+    "justjax.numpy": "justjax._src.numpy",
+    "justjax.lax": "justjax._src.lax",
+    "justjax.nn": "justjax._src.nn",
+    "justjax.scipy.special": "justjax._src.scipy",
+}
+
+
+def _private_modules(package: str, public: str) -> list[str]:
+    path = pathlib.Path(importlib.import_module(public).__file__)
+    tree = ast.parse(path.read_text())
+    return sorted({node.module for node in ast.walk(tree)
+                   if isinstance(node, ast.ImportFrom) and node.module
+                   and node.module.startswith(package) and node.module != "justjax._src.runtime.array"})
+
+
+@pytest.mark.parametrize("public,package", PUBLIC_TO_PRIVATE.items())
+def test_every_public_name_is_exported(public: str, package: str) -> None:
+    module = importlib.import_module(public)
+    for private in _private_modules(package, public):
+        missing = [n for n in importlib.import_module(private).__all__ if not hasattr(module, n)]
+        assert not missing, f"{public} lacks {private} names {missing}"
+
+
+@pytest.mark.parametrize("public", PUBLIC_TO_PRIVATE)
+def test_public_modules_only_reexport(public: str) -> None:
+    path = pathlib.Path(importlib.import_module(public).__file__)
+    for node in ast.parse(path.read_text()).body:
+        assert isinstance(node, (ast.ImportFrom, ast.Import, ast.Expr)), \
+            f"{public} defines something at line {node.lineno}"
+
+
+def test_top_level_namespace() -> None:
+    for name in ("Array", "make_jaxpr", "eval_shape", "device_put", "devices", "config",
+                 "block_until_ready", "ShapeDtypeStruct", "numpy", "lax", "nn", "scipy",
+                 "tree_util", "tree", "errors", "dtypes"):
+        assert hasattr(justjax, name), name
