@@ -82,6 +82,7 @@ RECORDS = [
     unary("imag", lax.imag, np.imag, (C64,), expected_dtype=lambda d: np.dtype(np.float32)),
     unary("conj", lax.conj, np.conj, (C64,)),
     unary("square", lax.square, np.square, FLOATS + (I32,)),
+    unary("copy", lax.copy, np.copy, FLOATS + (I32, BOOL)),
     OpRecord("reduce_precision_bf16", lax.reduce_precision,
              lambda x, **kw: x.astype(BF16).astype(x.dtype), UNARY_SHAPES, (F32,),
              static={"exponent_bits": 8, "mantissa_bits": 7}, differentiable=False),
