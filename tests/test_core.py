@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import justjax as jax
-import justjax.numpy as jnp
 from justjax import errors, lax
 from justjax._src.core import dtypes
 from justjax._src.core.jaxpr import JaxprTypeError, check_jaxpr, eval_jaxpr, encode_name

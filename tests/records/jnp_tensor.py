@@ -7,7 +7,8 @@ import warnings
 import numpy as np
 
 import justjax.numpy as jnp
-from tests.harness import (BF16, BOOL, C64, F16, F32, I32, I8, OpRecord, rand_default, widen)
+from tests.harness import BF16, BOOL, C64, F16, F32, I32, I8, OpRecord, widen
+
 TOL = {F32: 2e-5, BF16: 3e-2, F16: 4e-3, C64: 2e-5}
 
 

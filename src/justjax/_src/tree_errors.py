@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import difflib
 import textwrap
-import types
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Any, TypeVar
 

@@ -13,7 +13,6 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import errors
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var

@@ -9,7 +9,6 @@ An empty reduction gives the reducer's identity.
 from __future__ import annotations
 
 import operator
-import re
 import warnings
 from typing import Any, Callable, Sequence
 
@@ -19,8 +18,7 @@ from justjax._src import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
-from justjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, PrettyContext,
-                                     eval_jaxpr, pp_eqn_default, pp_eqn_rules)
+from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
 from justjax._src.interpreters import staging
 from justjax._src.lax import elementwise, structural, utils
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
@@ -497,28 +495,9 @@ def _reduce_impl(*args: Any, computation: Callable, jaxpr: ClosedJaxpr,
             for r, av in zip(results, out_avals, strict=True)]
 
 
-class _Text:
-    """A param value that prints as the given text."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __str__(self) -> str:
-        return self.text
-
-
-def _pp_reduce(eqn: JaxprEqn, context: PrettyContext) -> Any:
-    # JAX masks object addresses in printed params (`<function f at 0xXXXXXXXXXXXX>`) so that
-    # jaxpr text is deterministic.
-    text = re.sub(r" at 0x([0-9a-fA-F]+)", lambda m: " at 0x" + "X" * len(m.group(1)),
-                  str(eqn.params["computation"]))
-    return pp_eqn_default(eqn, context, {**eqn.params, "computation": _Text(text)})
-
-
 reduce_p = Primitive("reduce", multiple_results=True)
 reduce_p.def_abstract_eval(_reduce_abstract_eval)
 reduce_p.def_impl(_reduce_impl)
-pp_eqn_rules[reduce_p] = _pp_reduce
 
 
 def _is_concrete_scalar(x: Any) -> bool:

@@ -22,7 +22,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import structural
 from justjax._src.numpy import util
-from justjax._src.numpy.array_creation import array, asarray, broadcast_to, lax_full_like
+from justjax._src.numpy.array_creation import array, asarray, lax_full_like
 from justjax._src.numpy.scalar_types import finfo
 
 __all__ = [
