@@ -67,10 +67,13 @@ def dtype_name(dtype: np.dtype) -> str:
 
 def canonicalize_dtype(dtype: Any) -> np.dtype:
     """Maps 64-bit types to 32-bit ones unless `jax_enable_x64` is set."""
-    dtype = np.dtype(dtype)
-    if config.read("jax_enable_x64"):
-        return dtype
-    return _CANONICAL_32.get(dtype, dtype)
+    return _canonicalize(dtype if isinstance(dtype, np.dtype) else np.dtype(dtype),
+                         config.read("jax_enable_x64"))
+
+
+@functools.lru_cache(maxsize=None)
+def _canonicalize(dtype: np.dtype, x64: bool) -> np.dtype:
+    return dtype if x64 else _CANONICAL_32.get(dtype, dtype)
 
 
 def default_int_dtype() -> np.dtype:
@@ -314,12 +317,19 @@ def dtype_of_value(x: Any) -> np.dtype:
     return canonicalize_dtype(np.asarray(x).dtype)
 
 
+@functools.lru_cache(maxsize=None)
+def _int_range(dtype: np.dtype) -> tuple[int, int] | None:
+    if not is_int(dtype):
+        return None
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
 def check_python_int_range(value: int, dtype: np.dtype) -> None:
     """Raises JAX's OverflowError for a Python int that does not fit `dtype`."""
-    if is_int(dtype):
-        info = np.iinfo(dtype)
-        if not info.min <= value <= info.max:
-            raise OverflowError(f"Python int {value} too large to convert to {dtype.name}")
+    bounds = _int_range(np.dtype(dtype))
+    if bounds is not None and not bounds[0] <= value <= bounds[1]:
+        raise OverflowError(f"Python int {value} too large to convert to {np.dtype(dtype).name}")
 
 
 def coerce_to_array(x: Any, dtype: Any = None) -> np.ndarray:

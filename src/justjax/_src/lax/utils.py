@@ -58,8 +58,8 @@ def def_numpy_impl(prim: Primitive, fn: Callable, *, low_precision_in_f32: bool 
         with np.errstate(all="ignore"):
             result = fn(*values, **params)
         if prim.multiple_results:
-            return [from_numpy(r, a) for r, a in zip(result, out_avals, strict=True)]
-        return from_numpy(result, out_avals)
+            return [from_numpy(r, a, values) for r, a in zip(result, out_avals, strict=True)]
+        return from_numpy(result, out_avals, values)
 
     core.impl_rules[prim] = impl
 

@@ -5,7 +5,7 @@ tracers are installed by the numpy layer (`_src/numpy/array_methods.py`).
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -21,9 +21,11 @@ class Array:
     __array_priority__ = 100
 
     def __init__(self, value: np.ndarray, weak_type: bool = False, device: Device | None = None,
-                 committed: bool = False) -> None:
-        if not value.flags.writeable and value.flags.c_contiguous:
+                 committed: bool = False, owned: bool = False) -> None:
+        if value.flags.c_contiguous and (owned or not value.flags.writeable):
+            # Nobody else can write this buffer (a fresh result, or already read-only).
             buffer = value
+            buffer.setflags(write=False)
         else:
             # A private C-ordered copy that nobody can write (np.ascontiguousarray would turn
             # 0-d values into 1-d ones).
@@ -207,11 +209,16 @@ def to_numpy(x: Any, dtype: np.dtype | None = None) -> np.ndarray:
     return dtypes.coerce_to_array(x, dtype)
 
 
-def from_numpy(value: Any, aval: ShapedArray) -> Array:
-    """Wraps a fresh NumPy result as an Array of exactly `aval`'s dtype and shape."""
+def from_numpy(value: Any, aval: ShapedArray, inputs: Sequence[np.ndarray] = ()) -> Array:
+    """Wraps a NumPy result as an Array of exactly `aval`'s dtype and shape.
+
+    A result that owns its memory and is none of `inputs` is adopted without a copy; anything
+    else (a view, an input passed through) is copied, so no caller can mutate the Array.
+    """
     value = np.asarray(value)
     if value.dtype != aval.dtype:
         value = value.astype(aval.dtype)
     if value.shape != aval.shape:
         value = np.broadcast_to(value, aval.shape)
-    return Array(value, aval.weak_type)
+    owned = value.base is None and not any(value is x for x in inputs)
+    return Array(value, aval.weak_type, owned=owned)
