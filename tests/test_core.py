@@ -263,3 +263,16 @@ def test_promotion_lattice_spot_checks() -> None:
 def test_unknown_config_flag() -> None:
     with pytest.raises(AttributeError, match="Unrecognized config option"):
         jax.config.update("jax_not_a_flag", 1)
+
+
+def test_iterating_a_tracer_stages_a_slice_per_row() -> None:
+    closed = jax.make_jaxpr(lambda x: list(x))(ones((2, 3)))
+    assert str(closed) == (
+        "{ lambda ; a:f32[2,3]. let\n"
+        "    b:f32[1,3] = slice[limit_indices=(1, 3) start_indices=(0, 0) strides=(1, 1)] a\n"
+        "    c:f32[3] = squeeze[dimensions=(0,)] b\n"
+        "    d:f32[1,3] = slice[limit_indices=(2, 3) start_indices=(1, 0) strides=(1, 1)] a\n"
+        "    e:f32[3] = squeeze[dimensions=(0,)] d\n"
+        "  in (c, e) }")
+    with pytest.raises(TypeError, match="iteration over a 0-d array"):
+        jax.make_jaxpr(lambda x: list(x))(1.0)

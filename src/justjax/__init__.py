@@ -9,6 +9,7 @@ from justjax._src.numpy import array_methods as _array_methods
 
 _array_methods.install(Array)
 _array_methods.install(_Tracer)
+_array_methods.install_tracer_iteration(_Tracer)
 
 from justjax._src.api import (
     ShapeDtypeStruct as ShapeDtypeStruct,

@@ -267,11 +267,6 @@ class Tracer:
             raise TypeError("len() of unsized object")
         return self.aval.shape[0]
 
-    def __iter__(self) -> Iterator[Any]:
-        if not self.aval.shape:
-            raise TypeError("iteration over a 0-d array")
-        return (self[i] for i in range(self.aval.shape[0]))
-
     def __setitem__(self, index: Any, value: Any) -> None:
         raise immutable_error(self)
 

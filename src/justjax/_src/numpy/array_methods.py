@@ -152,6 +152,19 @@ def _imag(self: Any) -> Any:
     return _function("ufuncs", "imag")(self)
 
 
+def _iter_traced_rows(self: Any) -> Any:
+    """Rows of a traced array, each a static `slice` and `squeeze` (as JAX stages them)."""
+    if not self.shape:
+        raise TypeError("iteration over a 0-d array")
+    index_in_dim = importlib.import_module("justjax._src.lax.slicing").index_in_dim
+    return (index_in_dim(self, i, 0, keepdims=False) for i in range(self.shape[0]))
+
+
+def install_tracer_iteration(cls: type) -> None:
+    """Tracers iterate by staging one slice per row; concrete Arrays iterate on the host."""
+    cls.__iter__ = _iter_traced_rows
+
+
 def install(cls: type) -> None:
     """Gives `cls` (Array or Tracer) the jax.Array operator and method surface."""
     for name, (module, fn, swap) in _BINARY_OPERATORS.items():
