@@ -126,7 +126,7 @@ def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (), axis_env
         flat_args, in_tree = tree_util.tree_flatten((tuple(dyn_args), kwargs))
         in_avals = [_abstractify(a) for a in flat_args]
         names = staging.signature_arg_names(fun, args, kwargs)
-        debug = staging.debug_info("jit", fun, args, kwargs, names)
+        debug = staging.debug_info("jit", fun, names)
         closed, out_tree = trace_flat(bound, in_tree, in_avals, debug)
         if return_shape:
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
@@ -142,8 +142,7 @@ def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
     """The output shapes and dtypes of `fun(*args, **kwargs)`, computed without running it."""
     flat_args, in_tree = tree_util.tree_flatten((args, kwargs))
     in_avals = [_abstractify(a) for a in flat_args]
-    debug = staging.debug_info("eval_shape", fun, args, kwargs,
-                               staging.signature_arg_names(fun, args, kwargs))
+    debug = staging.debug_info("eval_shape", fun, staging.signature_arg_names(fun, args, kwargs))
     closed, out_tree = trace_flat(fun, in_tree, in_avals, debug)
     return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
                                                for a in closed.out_avals])

@@ -32,8 +32,7 @@ class DebugInfo:
         return self.func_src_info.split(" ")[0]
 
 
-def debug_info(traced_for: str, fun: Callable, args: Sequence[Any], kwargs: dict[str, Any],
-               arg_names: Sequence[str] | None = None) -> DebugInfo:
+def debug_info(traced_for: str, fun: Callable, arg_names: Sequence[str] = ()) -> DebugInfo:
     """Describes `fun` (name and source location) and names its flattened arguments."""
     name = getattr(fun, "__name__", type(fun).__name__)
     try:
@@ -42,7 +41,7 @@ def debug_info(traced_for: str, fun: Callable, args: Sequence[Any], kwargs: dict
         src_info = f"{name} at {source}:{line}"
     except (TypeError, OSError):
         src_info = name
-    return DebugInfo(traced_for, src_info, tuple(arg_names or ()))
+    return DebugInfo(traced_for, src_info, tuple(arg_names))
 
 
 def signature_arg_names(fun: Callable, args: Sequence[Any], kwargs: dict[str, Any]) -> list[str]:

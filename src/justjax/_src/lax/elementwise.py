@@ -318,22 +318,14 @@ gt_p = binop("gt", _ORDERED, np.greater, result_dtype=_to_bool)
 ge_p = binop("ge", _ORDERED, np.greater_equal, result_dtype=_to_bool)
 
 
-def _pow_dtype_check(*avals: ShapedArray) -> None:
-    x, y = avals
-    if dtypes.is_inexact(y.dtype) and y.dtype != x.dtype:
-        utils.check_same_dtypes("pow", x, y)
-
-
-_pow_abstract_eval = pow_p.abstract_eval
-
-
-def _pow_abstract(*avals: ShapedArray, **params: Any) -> ShapedArray:
-    out = ShapedArray(utils.broadcasting_shape_rule("pow", *avals), avals[0].dtype,
-                      utils.standard_weak_type_rule(*avals))
-    for position, (aval, accepted) in enumerate(zip(avals, (INEXACT, INEXACT + INT), strict=True)):
+def _pow_abstract(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    """`pow` takes an integer exponent of any width, or a float one of the base's dtype."""
+    for position, (aval, accepted) in enumerate(((x, INEXACT), (y, INEXACT + INT))):
         utils.check_dtype("pow", aval, accepted, position)
-    _pow_dtype_check(*avals)
-    return out
+    if dtypes.is_inexact(y.dtype):
+        utils.check_same_dtypes("pow", x, y)
+    return ShapedArray(utils.broadcasting_shape_rule("pow", x, y), x.dtype,
+                       utils.standard_weak_type_rule(x, y))
 
 
 pow_p.def_abstract_eval(_pow_abstract)

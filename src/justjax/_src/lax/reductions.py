@@ -538,7 +538,7 @@ def _trace_reducer(computation: Callable, init_values: Any, flat_inits: Sequence
     init_avals = [core.get_aval(v) for v in flat_inits]
     in_tree = tree_util.tree_structure((init_values, init_values))
     flat_avals = init_avals + init_avals
-    debug = staging.debug_info("reduce comp", computation, (init_values, init_values), {})
+    debug = staging.debug_info("reduce comp", computation)
     out_trees: list[Any] = []
 
     def flat_computation(*flat_args: Any) -> list[Any]:

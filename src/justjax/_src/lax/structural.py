@@ -112,10 +112,6 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
                                        sharding=None)
 
 
-def _convert_element_type_for_weak(x: Any, new_dtype: Any, weak_type: bool) -> Any:
-    return convert_element_type(x, new_dtype, weak_type)
-
-
 # -- bitcast_convert_type ----------------------------------------------------------------------
 
 def _bitcast_shape(x: ShapedArray, new_dtype: np.dtype) -> tuple[int, ...]:

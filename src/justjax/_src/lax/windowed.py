@@ -347,7 +347,7 @@ def _reduction_jaxpr(computation: Callable, init_avals: Sequence[ShapedArray],
         out_tree_box.append(out_tree)
         return flat_out
 
-    debug = staging.debug_info("reduce_window comp", computation, (init_values, init_values), {})
+    debug = staging.debug_info("reduce_window comp", computation)
     closed = staging.trace_to_jaxpr(flat_computation, [*init_avals, *init_avals], debug)
     if any(isinstance(c, core.Tracer) for c in closed.consts):
         raise NotImplementedError("Reduction computations can't close over Tracers. Please "
