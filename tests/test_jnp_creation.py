@@ -7,6 +7,8 @@ with `jax_disable_jit`: JAX wraps those functions in `jit`, which justjax cannot
 """
 from __future__ import annotations
 
+import pickle
+
 import warnings
 from typing import Any
 
@@ -817,7 +819,9 @@ def test_scalar_types_are_dtypes(name: str) -> None:
     np_type = _np_dtype("bool" if name == "bool_" else name).type
     assert np.dtype(scalar_type) == np.dtype(np_type)
     assert scalar_type == np_type and hash(scalar_type) == hash(np_type)
-    assert scalar_type.__module__ == "jax.numpy" and scalar_type.__name__ == np_type.__name__
+    # Public where users import it from, so pickle finds it again.
+    assert scalar_type.__module__ == "justjax.numpy" and scalar_type.__name__ == np_type.__name__
+    assert pickle.loads(pickle.dumps(scalar_type)) is scalar_type
     assert isinstance(np.zeros((), np_type)[()], scalar_type)
     assert not isinstance(jnp.zeros(()), jnp.complex64)
     with warnings.catch_warnings():

@@ -47,7 +47,8 @@ __all__ = [
     "iinfo", "pi", "e", "inf", "nan", "euler_gamma", "newaxis",
 ]
 
-_PUBLIC_MODULE = "jax.numpy"
+# Where the scalar types live publicly, so that pickling and repr find them.
+_PUBLIC_MODULE = "justjax.numpy"
 
 
 class _ScalarMeta(type):
@@ -75,6 +76,10 @@ class _ScalarMeta(type):
 
     def __instancecheck__(cls, instance: Any) -> bool:
         return isinstance(instance, cls.dtype.type)
+
+    def __repr__(cls) -> str:
+        # JAX's spelling, which its messages embed; `__module__` stays importable for pickle.
+        return f"<class 'jax.numpy.{cls.__name__}'>"
 
 
 def _scalar_meta_aval(x: Any) -> Any:
