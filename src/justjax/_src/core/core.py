@@ -8,6 +8,7 @@ stack of levels.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import operator
 import threading
@@ -16,6 +17,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from justjax._src import errors
+from justjax._src.config import config
 from justjax._src.core import dtypes
 from justjax._src.core.avals import ShapedArray
 
@@ -63,12 +65,19 @@ abstract_eval_rules: dict[Primitive, Callable] = {}
 pytype_aval_mappings: dict[type, Callable[[Any], ShapedArray]] = {}
 
 
-def _scalar_aval(x: Any) -> ShapedArray:
-    dtype = dtypes.canonicalize_dtype(dtypes.PYTHON_SCALAR_DTYPES[type(x)])
-    if type(x) is int:
-        dtypes.check_python_int_range(x, dtype)
+@functools.lru_cache(maxsize=None)
+def _python_scalar_aval(scalar_type: type, x64: bool) -> ShapedArray:
+    # Avals are never mutated, so one per (type, x64 setting) serves every scalar.
+    dtype = dtypes.canonicalize_dtype(dtypes.PYTHON_SCALAR_DTYPES[scalar_type])
     # Python bools are not weakly typed: bool has no wider kind to defer to.
-    return ShapedArray((), dtype, weak_type=type(x) is not bool)
+    return ShapedArray((), dtype, weak_type=scalar_type is not bool)
+
+
+def _scalar_aval(x: Any) -> ShapedArray:
+    aval = _python_scalar_aval(type(x), config.read("jax_enable_x64"))
+    if type(x) is int:
+        dtypes.check_python_int_range(x, aval.dtype)
+    return aval
 
 
 def _numpy_aval(x: Any) -> ShapedArray:
