@@ -128,22 +128,6 @@ def _expand_dims(x: Any, dims: Sequence[int]) -> Any:
     return structural.expand_dims(x, tuple(dims)) if len(dims) else x
 
 
-def _where(condition: Any, x: Any, y: Any) -> Any:
-    """`x` where `condition` else `y`, with promotion and broadcasting (jnp.where's three
-    argument form; shared by the reductions and sorting modules)."""
-    condition, x, y = util.ensure_arraylike("where", condition, x, y)
-    if condition.dtype != dtypes.bool_:
-        condition = lax.ne(condition, _const(condition, 0))
-    x, y = util.promote_dtypes(x, y)
-    if condition.ndim == 0:
-        x, y = util.broadcast_arrays(x, y)
-    else:
-        condition, x, y = util.broadcast_arrays(condition, x, y)
-    if 0 in x.shape:
-        return x
-    return structural.select(condition, x, y)
-
-
 def _full(shape: Sequence[int], value: Any, dtype: np.dtype) -> Any:
     return structural.broadcast(structural.convert_element_type(value, dtype), tuple(shape))
 
@@ -208,7 +192,7 @@ def _reduction(a: Any, name: str, op: str, init_val: Any, *, has_identity: bool 
     reducer_name, combine = _REDUCERS[op]
     init = _init_value(computation_dtype, init_val)
     if where_mask is not None:
-        a = _where(where_mask, a, init)
+        a = util.where(where_mask, a, init)
     result = getattr(lax_reductions, reducer_name)(a, dims)
     if initial is not None:
         initial_arr = structural.convert_element_type(initial, computation_dtype)
@@ -459,7 +443,7 @@ def _var(a: Any, *, axis: Axis, dtype: Any, out: Any, correction: Any, keepdims:
                          structural.convert_element_type(correction, computation_dtype))
     result = sum(centered, axis, dtype=computation_dtype, keepdims=keepdims, where=where)
     result = structural.convert_element_type(lax.div(result, normalizer), dtype)
-    return _where(lax.gt(normalizer, _const(normalizer, 0)), result, np.nan)
+    return util.where(lax.gt(normalizer, _const(normalizer, 0)), result, np.nan)
 
 
 def std(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
@@ -536,8 +520,8 @@ def _nan_arg_extremum(name: str, fun: Callable, fill: float, a: Any, axis: Any, 
     if not dtypes.is_inexact(a.dtype):
         return fun(a, axis=axis, keepdims=keepdims)
     nan_mask = _isnan(a)
-    result = fun(_where(nan_mask, fill, a), axis=axis, keepdims=keepdims)
-    return _where(all(nan_mask, axis=axis, keepdims=keepdims), -1, result)
+    result = fun(util.where(nan_mask, fill, a), axis=axis, keepdims=keepdims)
+    return util.where(all(nan_mask, axis=axis, keepdims=keepdims), -1, result)
 
 
 def nanargmax(a: Any, axis: int | None = None, out: None = None,
@@ -564,11 +548,11 @@ def _nan_reduction(a: Any, name: str, reduction: Callable, init_val: Any,
     where = _check_where(name, where)
     if not dtypes.is_inexact(a.dtype):
         return reduction(a, axis=axis, keepdims=keepdims, where=where, **kwargs)
-    filled = _where(_isnan(a), _init_value(a.dtype, init_val), a)
+    filled = util.where(_isnan(a), _init_value(a.dtype, init_val), a)
     result = reduction(filled, axis=axis, keepdims=keepdims, where=where, **kwargs)
     if not nan_if_all_nan:
         return result
-    return _where(all(_isnan(a), axis=axis, keepdims=keepdims), _const(a, np.nan), result)
+    return util.where(all(_isnan(a), axis=axis, keepdims=keepdims), _const(a, np.nan), result)
 
 
 def nanmin(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False,
@@ -642,7 +626,7 @@ def nanvar(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof:
     else:
         mean = structural.convert_element_type(util.ensure_arraylike("nanvar", mean),
                                                computation_dtype)
-    centered = _where(_isnan(a), 0, lax.sub(a, mean))
+    centered = util.where(_isnan(a), 0, lax.sub(a, mean))
     if dtypes.is_complex(centered.dtype):
         centered = lax.real(lax.mul(centered, lax.conj(centered)))
     else:
@@ -651,8 +635,8 @@ def nanvar(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof:
     normalizer = ufuncs.subtract(normalizer, ddof)
     normalizer_mask = lax.le(normalizer, _const(normalizer, 0))
     result = sum(centered, axis, keepdims=keepdims, where=where)
-    result = _where(normalizer_mask, np.nan, result)
-    divisor = _where(normalizer_mask, 1, normalizer)
+    result = util.where(normalizer_mask, np.nan, result)
+    divisor = util.where(normalizer_mask, 1, normalizer)
     result = lax.div(result, structural.convert_element_type(divisor, result.dtype))
     return structural.convert_element_type(result, dtype)
 
@@ -683,7 +667,7 @@ def _cumulative_reduction(name: str, reduction: str, a: Any, axis: int | None, d
         a = structural.reshape(a, (a.size,))
     axis = util.canonicalize_axis(0 if axis is None else axis, a.ndim)
     if fill_nan:
-        a = _where(_isnan(a), _const(a, fill_value), a)
+        a = util.where(_isnan(a), _const(a, fill_value), a)
     if dtype is None:
         if promote_integers or a.dtype == dtypes.bool_:
             result_type = _promote_integer_dtype(a.dtype)

@@ -12,14 +12,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from justjax._src.core import core, dtypes
-from justjax._src.lax import elementwise as lax
 from justjax._src.lax import structural as lax_struct
 # dtype_ops, joining and selection import one another, so their functions are looked up
 # on the module at call time rather than imported by name.
 from justjax._src.numpy import (array_creation, dtype_ops, joining, reductions, sorting, ufuncs,
                                 util)
-from justjax._src.numpy.shape_ops import (_asarray, _aval, _broadcast_arrays,
-                                         _ndim, _shape, _zeros_like_scalar, atleast_1d,
+from justjax._src.numpy.shape_ops import (_asarray, _aval, _ndim, _shape, atleast_1d,
                                          broadcast_arrays, expand_dims, moveaxis, ravel, reshape,
                                          transpose)
 
@@ -29,20 +27,6 @@ __all__ = ["argwhere", "choose", "clip", "compress", "extract", "flatnonzero", "
 
 # ---------------------------------------------------------------------------------------------
 # where, select, piecewise, clip, choose, compress.
-
-def _where(condition: Any, x: Any, y: Any) -> Any:
-    condition, x, y = (_asarray(v) for v in (condition, x, y))
-    if _aval(condition).dtype != dtypes.bool_:
-        condition = lax.ne(condition, _zeros_like_scalar(condition))
-    x, y = util.promote_dtypes(x, y)
-    if _ndim(condition) == 0:
-        x, y = _broadcast_arrays(x, y)
-    else:
-        condition, x, y = _broadcast_arrays(condition, x, y)
-    if _aval(x).size == 0:
-        return x
-    return lax_struct.select(condition, x, y)
-
 
 def where(condition: Any, x: Any = None, y: Any = None, /, *, size: int | None = None,
           fill_value: Any = None) -> Any:
@@ -57,7 +41,7 @@ def where(condition: Any, x: Any = None, y: Any = None, /, *, size: int | None =
     if x is None or y is None:
         raise ValueError("Either both or neither of the x and y arguments should be provided "
                          f"to jax.numpy.where, got {x} and {y}.")
-    return _where(condition, x, y)
+    return util.where(condition, x, y)
 
 
 def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0) -> Any:

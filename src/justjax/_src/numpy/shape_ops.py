@@ -347,11 +347,7 @@ def broadcast_to(array: Any, shape: Any, *, out_sharding: Any = None) -> Any:
     return util.broadcast_to(arr, canonicalize_shape(shape))
 
 
-def _broadcast_arrays(*args: Any) -> list[Any]:
-    return util.broadcast_arrays(*[_asarray(a) for a in args])
-
-
 def broadcast_arrays(*args: Any) -> list[Any]:
     """The arguments broadcast against each other."""
     util.check_arraylike("broadcast_arrays", *args)
-    return _broadcast_arrays(*args)
+    return util.broadcast_arrays(*args)

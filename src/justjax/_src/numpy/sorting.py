@@ -20,7 +20,7 @@ from justjax._src.lax import sorting as lax_sorting
 from justjax._src.lax import structural
 from justjax._src.numpy import reductions, ufuncs, util
 from justjax._src.numpy.reductions import (_broadcast_in_dim, _const, _expand_dims, _full,
-                                           _isnan, _reduction_dims, _where)
+                                           _isnan, _reduction_dims)
 from justjax._src.numpy.scalar_types import check_and_canonicalize_user_dtype
 from justjax._src.runtime.array import Array
 
@@ -192,7 +192,7 @@ def _set_zero_at(proxy: Any, indices: Any) -> Any:
     leading dimensions are batch dimensions, as `vmap` of `x.at[i].set(0)` gives)."""
     n = proxy.shape[-1]
     batch = indices.ndim - 1
-    in_range = _where(lax.lt(indices, _const(indices, 0)),
+    in_range = util.where(lax.lt(indices, _const(indices, 0)),
                                  lax.add(indices, _const(indices, n)), indices)
     in_range = structural.broadcast_in_dim(in_range, (*indices.shape, 1),
                                            tuple(range(indices.ndim)))
@@ -215,8 +215,8 @@ def _set_zero_at(proxy: Any, indices: Any) -> Any:
 def _canonicalize_float_for_sort(x: Any) -> Any:
     """-0 as 0 and every NaN as the canonical NaN, so comparisons give a total order."""
     zero = _const(x, 0)
-    result = _where(lax.eq(x, zero), zero, x)
-    return _where(_isnan(x), _const(x, np.nan), result)
+    result = util.where(lax.eq(x, zero), zero, x)
+    return util.where(_isnan(x), _const(x, np.nan), result)
 
 
 def _total_order_keys(x: Any) -> list[Any]:
@@ -394,7 +394,7 @@ def digitize(x: Any, bins: Any, right: bool = False, *, method: str | None = Non
     n = bins_arr.shape[0]
     backward = searchsorted(lax_slicing.rev(bins_arr, (0,)), x, side=side, **kwargs)
     backward = lax.sub(_const(backward, n), backward)
-    return _where(increasing, forward, backward)
+    return util.where(increasing, forward, backward)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -585,7 +585,7 @@ def _order_values(a: Any, q: Any, weights: Any, axis: int, keepdims: bool
                   ) -> tuple[Any, Any, tuple[Any, ...]]:
     """Sorts (NaN everywhere along `axis` if any is NaN) and gathers the neighbours."""
     a_shape = a.shape
-    a = _where(reductions.any(_isnan(a), axis=axis, keepdims=True), np.nan, a)
+    a = util.where(reductions.any(_isnan(a), axis=axis, keepdims=True), np.nan, a)
     a, weights = _sort_along(a, weights, axis)
     n = structural.convert_element_type(a_shape[axis], q.dtype)
     q = lax.mul(q, ufuncs.subtract(n, 1))
@@ -619,7 +619,7 @@ def _gather_at(a: Any, index: Any, dnums: Any, slice_sizes: Sequence[int]) -> An
 def _nan_order_values(a: Any, q: Any, weights: Any, axis: int, keepdims: bool
                       ) -> tuple[Any, Any, tuple[Any, ...]]:
     """Sorts (NaNs last) and picks neighbours among each line's non-NaN count."""
-    a = _where(_isnan(a), np.nan, a)
+    a = util.where(_isnan(a), np.nan, a)
     a, weights = _sort_along(a, weights, axis)
     counts = reductions.sum(lax.bitwise_not(_isnan(a)), axis=axis, dtype=q.dtype,
                             keepdims=keepdims)
@@ -699,7 +699,7 @@ def _inverted_cdf(a: Any, q: Any, weights: Any, axis: int, keepdims: bool,
         any_nan = reductions.any(nan_data, axis=axis, keepdims=keepdims)
         force_nan = lax.bitwise_or(any_bad_weight, any_nan)
     force_nan = _expand_dims(force_nan, tuple(range(q_ndim)))
-    return _where(force_nan, _full(result.shape, np.nan, result.dtype), result)
+    return util.where(force_nan, _full(result.shape, np.nan, result.dtype), result)
 
 
 def _take_positions(a: Any, idx: Any, axis: int, keepdims: bool, q_ndim: int) -> Any:
@@ -831,7 +831,7 @@ def _unique_sorted_mask(ar: Any, axis: int, equal_nan: bool) -> tuple[Any, Any, 
     from justjax._src.numpy import array_creation, shape_ops
     aux = shape_ops.moveaxis(ar, axis, 0)
     if dtypes.is_complex(aux.dtype):
-        aux = _where(ufuncs.isnan(aux), _const(aux, np.nan), aux)
+        aux = util.where(ufuncs.isnan(aux), _const(aux, np.nan), aux)
     size, *out_shape = aux.shape
     if math.prod(out_shape) == 0:
         size = 1
@@ -897,7 +897,7 @@ def _fill_unique(result: Any, mask: Any, size: int, fill_value: Any) -> Any:
         return array_creation.full_like(result, fill, shape=(size, *result.shape[1:]))
     valid = ufuncs.less(array_creation.arange(size), reductions.sum(mask))
     valid = _expand_dims(valid, tuple(range(1, result.ndim)))
-    return _where(valid, result, fill)
+    return util.where(valid, result, fill)
 
 
 def _unique_counts(ar: Any, axis: int, aux: Any, mask: Any, size: int | None) -> Any:
@@ -909,7 +909,7 @@ def _unique_counts(ar: Any, axis: int, aux: Any, mask: Any, size: int | None) ->
             idx = joining.append(selection.nonzero(mask)[0], mask.size)
         else:
             idx = selection.nonzero(mask, size=size + 1)[0]
-            idx = idx.at[1:].set(_where(idx[1:], idx[1:], mask.size))
+            idx = idx.at[1:].set(util.where(idx[1:], idx[1:], mask.size))
         return numeric.diff(idx)
     if ar.shape[axis]:
         return array_creation.full((1,), ar.shape[axis], dtype=int_dtype)

@@ -93,19 +93,8 @@ def _to_bool(x: Any) -> Any:
 
 @_jitted_in_jax
 def _where(condition: Any, x: Any, y: Any) -> Any:
-    """jnp.where's three-argument form: `x` where `condition` else `y`, promoted and
-    broadcast (JAX's `util._where`)."""
-    condition, x, y = util.ensure_arraylike("where", condition, x, y)
-    if _dtype(condition) != dtypes.bool_:
-        condition = lax.ne(condition, _zero(condition))
-    x, y = util.promote_dtypes(x, y)
-    if np.ndim(condition) == 0:
-        x, y = util.broadcast_arrays(x, y)
-    else:
-        condition, x, y = util.broadcast_arrays(condition, x, y)
-    if 0 in core.get_aval(x).shape:
-        return x
-    return structural.select(condition, x, y)
+    """jnp.where's three-argument form (registered here because JAX jits it as `_where`)."""
+    return util.where(condition, x, y)
 
 
 def _is_int(x: Any) -> bool:

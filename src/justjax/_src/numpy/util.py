@@ -7,7 +7,7 @@ import numpy as np
 
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
-from justjax._src.lax import structural
+from justjax._src.lax import elementwise, structural
 from justjax._src.lax.utils import broadcast_shapes_or_error
 from justjax._src.runtime.array import Array
 
@@ -176,3 +176,20 @@ def broadcast_arrays(*args: Any) -> list[Any]:
         return [asarray_lite(a) for a in args]
     result = broadcast_shapes(*shapes)
     return [broadcast_to(a, result) for a in args]
+
+
+def where(condition: Any, x: Any, y: Any) -> Any:
+    """jnp.where's three-argument form: `x` where `condition` else `y`, with the operands
+    promoted and broadcast together (JAX's `util._where`); a non-bool condition means `!= 0`."""
+    condition, x, y = ensure_arraylike("where", condition, x, y)
+    cond_dtype = core.get_aval(condition).dtype
+    if cond_dtype != dtypes.bool_:
+        condition = elementwise.ne(condition, structural.convert_element_type(0, cond_dtype))
+    x, y = promote_dtypes(x, y)
+    if core.get_aval(condition).ndim == 0:
+        x, y = broadcast_arrays(x, y)
+    else:
+        condition, x, y = broadcast_arrays(condition, x, y)
+    if core.get_aval(x).size == 0:
+        return x
+    return structural.select(condition, x, y)
