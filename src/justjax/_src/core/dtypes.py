@@ -7,6 +7,7 @@ JAX promotes along a lattice rather than NumPy's value-based tables: Python scal
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any
 
 import ml_dtypes
@@ -340,3 +341,60 @@ def coerce_to_array(x: Any, dtype: Any = None) -> np.ndarray:
     if type(x) is int:
         check_python_int_range(x, dtype)
     return np.asarray(x, dtype=dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# dtype arguments given by users.
+
+# The dtypes the Python types stand for when given as dtypes (identity comparisons: NumPy's
+# dtypes compare equal to some Python types).
+_PYTHON_TYPE_DEFAULTS = (
+    (bool, lambda: bool_),
+    (int, default_int_dtype),
+    (float, default_float_dtype),
+    (complex, default_complex_dtype),
+)
+
+
+def python_type_default(x: Any) -> np.dtype | None:
+    """The default dtype for the Python types bool/int/float/complex, else None."""
+    for python_type, default in _PYTHON_TYPE_DEFAULTS:
+        if x is python_type:
+            return default()
+    return None
+
+
+def check_user_dtype(dtype_like: Any, fun_name: str | None = None) -> np.dtype:
+    """A user's `dtype=` argument as the dtype arrays will have.
+
+    Python types give their default dtypes (`float` -> float32 without x64). An explicitly
+    requested 64-bit dtype is truncated to its 32-bit sibling without x64, with JAX's warning.
+    """
+    if dtype_like is None:
+        raise ValueError("dtype must be specified.")
+    if hasattr(dtype_like, "aval"):  # an Array or a tracer
+        raise ValueError("Passing an array as a dtype argument is no longer supported; "
+                         "instead of dtype=arr use dtype=arr.dtype.")
+    default = python_type_default(dtype_like)
+    if default is not None:
+        return default
+    np_dtype = np.dtype(dtype_like)
+    if np_dtype not in ALL_TYPES and np_dtype != float0:
+        message = f"JAX only supports number, bool, and string dtypes, got dtype {dtype_like}"
+        if fun_name:
+            message += f" in {fun_name}"
+        raise TypeError(message)
+    return canonicalize_explicit_dtype(np_dtype, fun_name or "")
+
+
+def canonicalize_explicit_dtype(np_dtype: np.dtype, fun_name: str) -> np.dtype:
+    canonical = canonicalize_dtype(np_dtype)
+    if canonical != np_dtype:
+        requested = f" requested in {fun_name}" if fun_name else ""
+        warnings.warn(
+            f"Explicitly requested dtype {np_dtype}{requested} is not available, and will be "
+            f"truncated to dtype {canonical.name}. To enable more dtypes, set the "
+            "jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell environment "
+            "variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
+            stacklevel=4)
+    return canonical

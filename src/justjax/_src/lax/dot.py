@@ -12,7 +12,6 @@ from __future__ import annotations
 import enum
 import math
 import operator
-import warnings
 from typing import Any, NamedTuple, Sequence, Union
 
 import numpy as np
@@ -210,28 +209,9 @@ def canonicalize_precision(precision: PrecisionLike) -> CanonicalPrecision:
 
 # -- helpers shared with convolution -----------------------------------------------------------
 
-_PYTHON_TYPE_DEFAULTS = {bool: lambda: dtypes.bool_, int: dtypes.default_int_dtype,
-                         float: dtypes.default_float_dtype, complex: dtypes.default_complex_dtype}
-
-
 def canonicalize_user_dtype(dtype: Any, fun_name: str) -> np.dtype:
-    """A user-requested dtype (e.g. `preferred_element_type`) in canonical form; a 64-bit type
-    without x64 is truncated with JAX's warning."""
-    if isinstance(dtype, type) and dtype in _PYTHON_TYPE_DEFAULTS:
-        return _PYTHON_TYPE_DEFAULTS[dtype]()
-    np_dtype = np.dtype(dtype)
-    if np_dtype not in dtypes.ALL_TYPES:
-        raise TypeError(f"JAX only supports number, bool, and string dtypes, got dtype {dtype} "
-                        f"in {fun_name}")
-    canonical = dtypes.canonicalize_dtype(np_dtype)
-    if canonical != np_dtype:
-        warnings.warn(
-            f"Explicitly requested dtype {dtype} requested in {fun_name} is not available, and "
-            f"will be truncated to dtype {canonical.name}. To enable more dtypes, set the "
-            "jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell environment "
-            "variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
-            stacklevel=3)
-    return canonical
+    """A user-requested dtype (e.g. `preferred_element_type`) in canonical form."""
+    return dtypes.check_user_dtype(dtype, fun_name)
 
 
 def operand_aval(x: Any, prim_name: str, position: int) -> ShapedArray:

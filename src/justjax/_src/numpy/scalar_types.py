@@ -8,7 +8,6 @@ arrays, and which compare and hash equal to the NumPy scalar types they stand fo
 from __future__ import annotations
 
 import builtins
-import warnings
 from typing import Any
 
 import ml_dtypes
@@ -121,68 +120,15 @@ uint = uint64
 float_ = float64
 complex_ = complex128
 
-# The dtypes the Python types stand for when given as dtypes (identity comparisons: NumPy's
-# dtypes compare equal to some Python types).
-_PYTHON_TYPE_DEFAULTS = (
-    (builtins.bool, lambda: dtypes.bool_),
-    (builtins.int, dtypes.default_int_dtype),
-    (builtins.float, dtypes.default_float_dtype),
-    (builtins.complex, dtypes.default_complex_dtype),
-)
-
-
-def _python_type_default(x: Any) -> np.dtype | None:
-    """The default dtype for the Python types bool/int/float/complex, else None."""
-    for python_type, default in _PYTHON_TYPE_DEFAULTS:
-        if x is python_type:
-            return default()
-    return None
-
-
-# ---------------------------------------------------------------------------------------------
-# dtype arguments given by users.
-
-def check_and_canonicalize_user_dtype(dtype_like: Any, fun_name: str | None = None) -> np.dtype:
-    """A user's `dtype=` argument as the dtype arrays will have.
-
-    Python types give their default dtypes (`float` -> float32 without x64). An explicitly
-    requested 64-bit dtype is truncated to its 32-bit sibling without x64, with JAX's warning.
-    """
-    if dtype_like is None:
-        raise ValueError("dtype must be specified.")
-    if isinstance(dtype_like, core.Tracer) or hasattr(dtype_like, "aval"):
-        raise ValueError("Passing an array as a dtype argument is no longer supported; "
-                         "instead of dtype=arr use dtype=arr.dtype.")
-    default = _python_type_default(dtype_like)
-    if default is not None:
-        return default
-    np_dtype = np.dtype(dtype_like)
-    if np_dtype not in dtypes.ALL_TYPES and np_dtype != dtypes.float0:
-        message = f"JAX only supports number, bool, and string dtypes, got dtype {dtype_like}"
-        if fun_name:
-            message += f" in {fun_name}"
-        raise TypeError(message)
-    return _canonicalize_explicit_dtype(np_dtype, fun_name or "")
-
-
-def _canonicalize_explicit_dtype(np_dtype: np.dtype, fun_name: str) -> np.dtype:
-    canonical = dtypes.canonicalize_dtype(np_dtype)
-    if canonical != np_dtype:
-        requested = f" requested in {fun_name}" if fun_name else ""
-        warnings.warn(
-            f"Explicitly requested dtype {np_dtype}{requested} is not available, and will be "
-            f"truncated to dtype {canonical.name}. To enable more dtypes, set the "
-            "jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell environment "
-            "variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
-            stacklevel=4)
-    return canonical
+# A user's `dtype=` argument: checked and canonicalized in core (the lax layer needs it too).
+check_and_canonicalize_user_dtype = dtypes.check_user_dtype
 
 
 def canonical_dtype_of(x: Any) -> np.dtype:
     """`jax.dtypes.dtype`: the canonical dtype of a value, Python type or dtype-like."""
     if x is None:
         raise ValueError(f"Invalid argument to dtype: {x}.")
-    default = _python_type_default(x)
+    default = dtypes.python_type_default(x)
     if default is not None:
         return default
     if dtypes.is_python_scalar(x):
@@ -193,7 +139,7 @@ def canonical_dtype_of(x: Any) -> np.dtype:
             (isinstance(x, type) and issubclass(x, np.generic)):
         np_dtype = np.dtype(x)
         _check_valid(x, np_dtype)
-        return _canonicalize_explicit_dtype(np_dtype, "dtype")
+        return dtypes.canonicalize_explicit_dtype(np_dtype, "dtype")
     attr = getattr(x, "dtype", None)
     np_dtype = attr if isinstance(attr, np.dtype) else np.result_type(x)
     _check_valid(x, np_dtype)
