@@ -36,6 +36,9 @@ _builtin_all = all
 # ---------------------------------------------------------------------------------------------
 # Shared helpers.
 
+_const = util.const  # JAX's lax._const
+
+
 def _upcast_f16(dtype: np.dtype) -> np.dtype:
     """float16/bfloat16 accumulate in float32 (as JAX does for sums and means)."""
     if np.dtype(dtype) in (dtypes.float16, dtypes.bfloat16):
@@ -104,11 +107,6 @@ def _init_value(dtype: np.dtype, value: Any) -> np.ndarray:
         info = dtypes.iinfo(dtype)
         return np.array(info.min if value < 0 else info.max, dtype=dtype)
     return np.array(value, dtype=dtype)
-
-
-def _const(example: Any, value: Any) -> np.ndarray:
-    """`value` as a NumPy scalar of `example`'s dtype (staged as a literal)."""
-    return np.array(value, dtype=core.get_aval(example).dtype)
 
 
 def _isnan(x: Any) -> Any:

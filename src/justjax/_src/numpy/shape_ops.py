@@ -32,6 +32,9 @@ __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "broadc
 # ---------------------------------------------------------------------------------------------
 # Helpers shared by the jax.numpy shape modules.
 
+_const = util.const  # JAX's lax._const
+
+
 def _aval(x: Any) -> ShapedArray:
     return core.get_aval(x)
 
@@ -84,11 +87,6 @@ def user_dtype(dtype: Any, fun_name: str) -> np.dtype:
     """A dtype argument in its canonical (x64-dependent) form, with JAX's checks and warning
     for 64-bit requests."""
     return scalar_types.check_and_canonicalize_user_dtype(dtype, fun_name)
-
-
-def _const(x: Any, value: Any) -> Array:
-    """A constant of `x`'s dtype (JAX's `lax._const`): prints as a literal when traced."""
-    return lax_struct.convert_element_type(value, _aval(x).dtype)
 
 
 def _zeros_like_scalar(x: Any) -> Array:

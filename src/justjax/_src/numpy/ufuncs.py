@@ -12,7 +12,6 @@ plain lax code here for the same reason.
 """
 from __future__ import annotations
 
-import builtins
 import operator
 from typing import Any, Callable
 
@@ -57,21 +56,11 @@ _INT_FOR_BITS = {16: dtypes.int16, 32: dtypes.int32, 64: dtypes.int64}
 # ---------------------------------------------------------------------------------------------
 # Helpers shared by the functions below (JAX's lax._const, lax._zero, jnp's _where ...).
 
+_const = util.const  # JAX's lax._const
+
+
 def _dtype(x: Any) -> np.dtype:
     return core.get_aval(x).dtype
-
-
-def _const(example: Any, value: Any) -> Any:
-    """`value` with `example`'s dtype: a Python scalar (weak) for a weak scalar example, as
-    JAX's `lax._const`, else a NumPy scalar (both become literals)."""
-    aval = core.get_aval(example)
-    if aval.weak_type and aval.ndim == 0:
-        python_type = {"b": builtins.bool, "i": int, "u": int, "f": float,
-                       "c": complex}[dtypes.kind(aval.dtype)]
-        value = python_type(value)
-        if dtypes.dtype_of_value(value) == aval.dtype:
-            return value
-    return np.array(value, dtype=aval.dtype)
 
 
 def _constant_like(x: Any, value: Any) -> Any:

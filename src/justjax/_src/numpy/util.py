@@ -193,3 +193,16 @@ def where(condition: Any, x: Any, y: Any) -> Any:
     if core.get_aval(x).size == 0:
         return x
     return structural.select(condition, x, y)
+
+
+def const(example: Any, value: Any) -> Any:
+    """`value` with `example`'s dtype, as JAX's `lax._const`: a Python scalar (weak) when
+    `example` is a weak scalar, else a NumPy scalar; both become literals when traced."""
+    aval = core.get_aval(example)
+    if aval.weak_type and aval.ndim == 0:
+        python_type = {"b": bool, "i": int, "u": int, "f": float,
+                       "c": complex}[dtypes.kind(aval.dtype)]
+        scalar = python_type(value)
+        if dtypes.dtype_of_value(scalar) == aval.dtype:
+            return scalar
+    return np.array(value, dtype=aval.dtype)
