@@ -108,7 +108,10 @@ class OpRecord:
       expected_dtype: the result dtype JAX gives for the input dtypes (a tuple of dtypes for
         several results), when it differs from the first input's dtype; `None` means "every
         result has the first argument's dtype".
-      differentiable: whether gradient checks apply (used once autodiff lands).
+      differentiable: whether gradient checks apply: `check_grads` to second order,
+        forward and reverse, in float64 (`test_op_records.test_gradients`).
+      grad_tol: the tolerance of those checks (absolute and relative; JAX's float64
+        default when None).
     """
 
     name: str
@@ -121,6 +124,7 @@ class OpRecord:
     tol: dict[np.dtype, float] = field(default_factory=dict)
     expected_dtype: Callable[..., np.dtype] | None = None
     differentiable: bool = True
+    grad_tol: float | None = None
 
     def cases(self) -> list[tuple[tuple[Shape, ...], tuple[np.dtype, ...]]]:
         """Every (shapes, dtypes) combination this record runs."""

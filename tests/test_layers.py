@@ -21,10 +21,12 @@ LAYER_OF_PREFIX = [
     ("justjax._src.backends", 2),
     ("justjax._src.hlo", 3),
     ("justjax._src.interpreters", 4),
-    ("justjax._src.lax", 5),
+    ("justjax._src.lax", 5), ("justjax._src.custom_derivatives", 5),
+    ("justjax._src.checkpoint", 5),
     ("justjax._src.numpy", 6), ("justjax._src.nn", 6), ("justjax._src.random", 6),
     ("justjax._src.scipy", 6),
-    ("justjax._src.api", 7), ("justjax._src.stages", 7),
+    ("justjax._src.api", 7), ("justjax._src.stages", 7), ("justjax._src.autodiff", 7),
+    ("justjax._src.test_util", 7),
     ("justjax", 8),
 ]
 

@@ -11,7 +11,8 @@ import pytest
 import justjax
 from justjax._src.core.jaxpr import check_jaxpr, eval_jaxpr
 from tests import records as records_pkg
-from tests.harness import OpRecord, assert_close
+from justjax.test_util import check_grads
+from tests.harness import OpRecord, assert_close, x64_mode
 
 
 def _all_records() -> list[OpRecord]:
@@ -102,3 +103,53 @@ def test_every_primitive_is_exercised_by_some_record() -> None:
     missing = sorted(p.name for p in _all_primitives()
                      if p.name not in seen and p.name not in COVERED_ELSEWHERE)
     assert not missing, f"primitives no op record exercises: {missing}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Gradients: every differentiable record, to second order, forward and reverse, against
+# finite differences. Checked in float64 (x64 on), where finite differences are meaningful;
+# non-float arguments (indices, integer operands) are held fixed.
+
+def _float_dtype(dtype: np.dtype) -> bool:
+    return dtype.kind == "f" or dtype.name == "bfloat16"
+
+
+def _gradient_cases() -> list:
+    cases = []
+    for rec in RECORDS:
+        if not rec.differentiable:
+            continue
+        seen_shapes = []
+        for shapes, dtypes in rec.cases():
+            if not any(_float_dtype(d) for d in dtypes) or shapes in seen_shapes:
+                continue
+            if any(d.kind == "c" for d in dtypes):
+                continue
+            seen_shapes.append(shapes)
+            cases.append(pytest.param(rec, shapes, dtypes,
+                                      id=f"{rec.name}-{'x'.join(str(s) for s in shapes)}"))
+            if len(seen_shapes) == 2:
+                break
+    return cases
+
+
+GRADIENT_CASES = _gradient_cases()
+
+
+@pytest.mark.parametrize("record,shapes,dtypes", GRADIENT_CASES)
+def test_gradients(record: OpRecord, shapes: tuple, dtypes: tuple) -> None:
+    wide = tuple(np.dtype(np.float64) if _float_dtype(d) else d for d in dtypes)
+    with x64_mode(True):
+        args = record.make(_rng(record, shapes, dtypes), shapes, wide)
+        args = [np.asarray(a).astype(np.float64) if _float_dtype(d) else a
+                for a, d in zip(args, dtypes, strict=True)]
+        positions = [i for i, d in enumerate(dtypes) if _float_dtype(d)]
+
+        def fun(*float_args):
+            full = list(args)
+            for i, value in zip(positions, float_args, strict=True):
+                full[i] = value
+            return record.fun(*full, **record.static)
+
+        check_grads(fun, [args[i] for i in positions], order=2, modes=("fwd", "rev"),
+                    atol=record.grad_tol, rtol=record.grad_tol)

@@ -26,6 +26,22 @@ from justjax._src.api import (
     process_count as process_count,
     process_index as process_index,
 )
+from justjax._src.custom_derivatives import custom_jvp as custom_jvp
+from justjax._src.custom_derivatives import custom_vjp as custom_vjp
+from justjax._src.checkpoint import checkpoint as checkpoint
+from justjax._src.checkpoint import checkpoint_policies as checkpoint_policies
+from justjax._src.checkpoint import remat as remat
+from justjax._src.autodiff import (
+    grad as grad,
+    hessian as hessian,
+    jacfwd as jacfwd,
+    jacobian as jacobian,
+    jacrev as jacrev,
+    jvp as jvp,
+    linearize as linearize,
+    value_and_grad as value_and_grad,
+    vjp as vjp,
+)
 from justjax import errors as errors
 from justjax import lax as lax
 from justjax import nn as nn
@@ -34,5 +50,7 @@ from justjax import scipy as scipy
 from justjax import tree_util as tree_util
 from justjax import tree as tree
 from justjax import dtypes as dtypes
+from justjax import ad_checkpoint as ad_checkpoint
+from justjax import test_util as test_util
 
 __version__ = "0.1.0"

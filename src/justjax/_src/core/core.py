@@ -82,6 +82,10 @@ def _scalar_aval(x: Any) -> ShapedArray:
 
 def _numpy_aval(x: Any) -> ShapedArray:
     dtype = np.dtype(x.dtype)
+    if dtype == dtypes.float0:
+        # The tangent type of integers: NumPy arrays of float0 are the zero tangents JAX
+        # hands out and accepts.
+        return ShapedArray(np.shape(x), dtypes.float0)
     if dtype not in dtypes.ALL_TYPES:
         raise TypeError(f"Value {x!r} with dtype {dtype} is not a valid JAX array type. "
                         "Only arrays of numeric types are supported by JAX.")
@@ -93,6 +97,7 @@ for _t in dtypes.PYTHON_SCALAR_DTYPES:
 pytype_aval_mappings[np.ndarray] = _numpy_aval
 for _d in dtypes.ALL_TYPES:
     pytype_aval_mappings[_d.type] = _numpy_aval
+pytype_aval_mappings[np.void] = _numpy_aval
 
 
 def get_aval(x: Any) -> ShapedArray:
@@ -141,6 +146,22 @@ class Trace:
     def process_primitive(self, primitive: Primitive, args: Sequence[Any], params: dict) -> Any:
         raise NotImplementedError
 
+    def process_custom_jvp_call(self, primitive: Primitive, fun: Callable, jvp: Callable,
+                                args: Sequence[Any], *, symbolic_zeros: bool) -> list[Any]:
+        """A call of a function with a custom JVP rule (see `_src/custom_derivatives.py`):
+        `fun(*args) -> outs` is the function on flat leaves, `jvp(primals, tangents) ->
+        (primal_outs, tangent_outs)` its rule."""
+        raise NotImplementedError(f"{type(self).__name__} must override process_custom_jvp_call "
+                                  "to handle custom_jvp primitives")
+
+    def process_custom_vjp_call(self, primitive: Primitive, fun: Callable, fwd: Callable,
+                                bwd: Callable, args: Sequence[Any], *, symbolic_zeros: bool
+                                ) -> list[Any]:
+        """A call of a function with a custom VJP rule: `fun(*args) -> outs`,
+        `fwd(primals, which_linear) -> (residuals, outs)`, `bwd(residuals, cts) -> cts`."""
+        raise NotImplementedError(f"{type(self).__name__} must override process_custom_vjp_call "
+                                  "to handle custom_vjp primitives")
+
     def invalidate(self) -> None:
         self._valid = False
 
@@ -163,6 +184,17 @@ class EvalTrace(Trace):
         except KeyError:
             raise NotImplementedError(f"impl rule for '{primitive.name}' not implemented") from None
         return rule(*args, **params)
+
+    def process_custom_jvp_call(self, primitive: Primitive, fun: Callable, jvp: Callable,
+                                args: Sequence[Any], *, symbolic_zeros: bool) -> list[Any]:
+        """Evaluation ignores the rule: it runs the function."""
+        return fun(*args)
+
+    def process_custom_vjp_call(self, primitive: Primitive, fun: Callable, fwd: Callable,
+                                bwd: Callable, args: Sequence[Any], *, symbolic_zeros: bool
+                                ) -> list[Any]:
+        """Evaluation ignores the rules: it runs the function."""
+        return fun(*args)
 
 
 class _TraceState(threading.local):
@@ -250,13 +282,27 @@ class Tracer:
     def _origin_msg(self) -> str:
         return self._trace.describe_tracer(self) if hasattr(self._trace, "describe_tracer") else ""
 
+    def to_concrete_value(self) -> Any:
+        """The concrete value this tracer stands for, or None. Differentiation tracers know
+        their primal, which is why Python control flow works under `grad`."""
+        return None
+
     def __bool__(self) -> bool:
+        value = self.to_concrete_value()
+        if value is not None:
+            return bool(value)
         raise errors.TracerBoolConversionError(self)
 
     def __index__(self) -> int:
+        value = self.to_concrete_value()
+        if value is not None:
+            return operator.index(value)
         raise errors.TracerIntegerConversionError(self)
 
     def __int__(self) -> int:
+        value = self.to_concrete_value()
+        if value is not None:
+            return int(value)
         raise errors.ConcretizationTypeError(self, _conversion_context("int"))
 
     def __float__(self) -> float:
@@ -334,19 +380,32 @@ def canonicalize_shape(shape: Any, context: str = "") -> tuple[int, ...]:
     return tuple(result)
 
 
+def to_concrete_value(x: Any) -> Any:
+    """`x` itself if it is not a tracer, the value a tracer knows it stands for, or None."""
+    if isinstance(x, Tracer):
+        return x.to_concrete_value()
+    return x
+
+
 def concrete_or_error(force: Callable[[Any], Any], value: Any, context: str = "") -> Any:
     """`force(value)` if `value` is concrete, else JAX's ConcretizationTypeError."""
     if isinstance(value, Tracer):
-        raise errors.ConcretizationTypeError(value, context)
+        concrete = value.to_concrete_value()
+        if concrete is None:
+            raise errors.ConcretizationTypeError(value, context)
+        value = concrete
     return force(value)
 
 
 def concrete_dim(value: Any, context: str = "") -> int:
     if isinstance(value, Tracer):
-        raise errors.ConcretizationTypeError(
-            value, f"{context}The size argument must be a concrete (static) integer. ")
+        concrete = value.to_concrete_value()
+        if concrete is None:
+            raise errors.ConcretizationTypeError(
+                value, f"{context}The size argument must be a concrete (static) integer. ")
+        value = concrete
     return operator.index(value)
 
 
 def is_concrete(x: Any) -> bool:
-    return not isinstance(x, Tracer)
+    return to_concrete_value(x) is not None

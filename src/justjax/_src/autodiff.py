@@ -1,0 +1,562 @@
+"""The differentiation API: jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev, hessian.
+
+Thin pytree wrappers over the flat transforms in `_src/interpreters/ad.py`, with JAX's
+argument checks and error messages.
+"""
+from __future__ import annotations
+
+import functools
+import operator
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from justjax._src import tree_util
+from justjax._src.core import core, dtypes
+from justjax._src.core.avals import ShapedArray
+from justjax._src.interpreters import ad
+from justjax._src.lax import joining, structural
+from justjax._src.runtime.array import from_numpy
+from justjax._src.tree_errors import equality_errors, keystr
+
+
+def _check_callable(fun: Any) -> None:
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+
+
+def _dtype(x: Any) -> np.dtype:
+    return np.dtype(getattr(x, "dtype", None) or core.get_aval(x).dtype)
+
+
+def _tangent_dtype(dtype: np.dtype) -> np.dtype:
+    return dtype if dtypes.is_inexact(dtype) else dtypes.float0
+
+
+class _OutputStore:
+    """What a flattened function learned while being traced: its output structure and,
+    with `has_aux`, the structure of its auxiliary output."""
+
+    def __init__(self) -> None:
+        self.out_tree: tree_util.PyTreeDef | None = None
+        self.aux_tree: tree_util.PyTreeDef | None = None
+
+    def aux(self, aux_leaves: Sequence[Any]) -> Any:
+        return tree_util.tree_unflatten(self.aux_tree, aux_leaves)
+
+
+def _flat_fun(fun: Callable, in_tree: tree_util.PyTreeDef, store: _OutputStore,
+              has_aux: bool = False) -> Callable[..., Any]:
+    """`fun` on flat leaves; with `has_aux` it returns `(out_leaves, aux_leaves)`."""
+    def flat(*leaves: Any) -> Any:
+        args = tree_util.tree_unflatten(in_tree, leaves)
+        out = fun(*args)
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError("has_aux=True requires the function to return a pair: "
+                                f"(output, auxiliary data); got {type(out).__name__}")
+            out, aux = out
+            aux_leaves, store.aux_tree = tree_util.tree_flatten(aux)
+        out_leaves, store.out_tree = tree_util.tree_flatten(out)
+        return (out_leaves, aux_leaves) if has_aux else out_leaves
+    return flat
+
+
+# ---------------------------------------------------------------------------------------------
+# Forward mode.
+
+def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: bool = False
+        ) -> tuple[Any, ...]:
+    """Jacobian-vector product of `fun` at `primals` along `tangents`.
+
+    Args:
+      fun: a function of arrays (or pytrees of arrays).
+      primals: a tuple or list of the positional arguments.
+      tangents: a tuple or list of the same structure: the direction.
+      has_aux: `fun` returns `(output, aux)`; aux is returned undifferentiated.
+    Returns:
+      `(primals_out, tangents_out)`, plus `aux` when `has_aux`.
+    """
+    _check_callable(fun)
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; "
+                        f"found {type(primals).__name__} and {type(tangents).__name__}.")
+    primal_leaves, in_tree = tree_util.tree_flatten(tuple(primals))
+    tangent_leaves, tangent_tree = tree_util.tree_flatten(tuple(tangents))
+    if in_tree != tangent_tree:
+        raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
+                        f"structure; primals have tree structure {in_tree} whereas tangents "
+                        f"have tree structure {tangent_tree}.")
+    flat_tangents = []
+    for p, t in zip(primal_leaves, tangent_leaves, strict=True):
+        expected = _tangent_dtype(_dtype(p))
+        if _dtype(t) != expected:
+            raise TypeError("primal and tangent arguments to jax.jvp do not match; dtypes must "
+                            "be equal, or in case of int/bool primal dtype the tangent dtype "
+                            f"must be float0.Got primal dtype {_dtype(p)} and so expected "
+                            f"tangent dtype {expected}, but got tangent dtype {_dtype(t)} "
+                            "instead.")
+        if np.shape(p) != np.shape(t):
+            raise ValueError("jvp called with different primal and tangent shapes;"
+                             f"Got primal shape {np.shape(p)} and tangent shape as {np.shape(t)}")
+        flat_tangents.append(ad.Zero(ad.tangent_aval(core.get_aval(p)))
+                             if expected == dtypes.float0 else t)
+    store = _OutputStore()
+    flat = _flat_fun(fun, in_tree, store, has_aux)
+    out_primals, out_tangents, *aux = ad.jvp_flat(flat, primal_leaves, flat_tangents,
+                                                  has_aux=has_aux)
+    result = (tree_util.tree_unflatten(store.out_tree, out_primals),
+              tree_util.tree_unflatten(store.out_tree, out_tangents))
+    if has_aux:
+        return result + (store.aux(aux[0]),)
+    return result
+
+
+def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """`fun(*primals)` and its linearization: a function of tangents, backed by a linear
+    jaxpr whose constvars are the residuals computed once here.
+
+    Returns:
+      `(primals_out, f_jvp)`, plus `aux` when `has_aux`.
+    """
+    _check_callable(fun)
+    primal_leaves, in_tree = tree_util.tree_flatten(primals)
+    store = _OutputStore()
+    flat = _flat_fun(fun, in_tree, store, has_aux)
+    out_primals, linear, *aux = ad.linearize_flat(flat, primal_leaves, has_aux=has_aux)
+    out_tree = store.out_tree
+    in_avals = [core.get_aval(p) for p in primal_leaves]
+
+    def f_jvp(*tangents: Any) -> Any:
+        tangent_leaves, tangent_tree = tree_util.tree_flatten(tangents)
+        if tangent_tree != in_tree:
+            raise TypeError(f"expected {in_tree}, got {tangent_tree}")
+        for primal_aval, tangent in zip(in_avals, tangent_leaves, strict=True):
+            expected = ad.tangent_aval(primal_aval)
+            got = core.get_aval(tangent)
+            if got.shape != expected.shape or got.dtype != expected.dtype:
+                raise ValueError(
+                    "linearized function called on tangent values inconsistent with the "
+                    f"original primal values:\nGot tangent aval {got} for primal aval "
+                    f"{primal_aval} but expected {expected}.")
+        outs = linear_jaxpr_fun(*tangent_leaves)
+        return tree_util.tree_unflatten(out_tree, outs)
+
+    linear_jaxpr_fun = _closed_jaxpr_fun(linear)
+    f_jvp.linear_jaxpr = linear  # what the linearization is, for inspection
+    result = (tree_util.tree_unflatten(out_tree, out_primals), f_jvp)
+    if has_aux:
+        return result + (store.aux(aux[0]),)
+    return result
+
+
+def _closed_jaxpr_fun(closed: Any) -> Callable[..., list[Any]]:
+    from justjax._src.core.jaxpr import eval_jaxpr
+    return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reverse mode.
+
+class VJPFunction:
+    """The pullback `jax.vjp` returns: maps an output cotangent to a tuple of input ones."""
+
+    def __init__(self, fun_name: str, flat_vjp: Callable, in_tree: tree_util.PyTreeDef,
+                 out_tree: tree_util.PyTreeDef, out_avals: list[ShapedArray]) -> None:
+        self._fun_name = fun_name
+        self._flat_vjp = flat_vjp
+        self._in_tree = in_tree
+        self._out_tree = out_tree
+        self._out_avals = out_avals
+
+    def __call__(self, *args: Any) -> Any:
+        if len(args) != 1:
+            raise TypeError(_VJP_TOO_MANY_ARGS.format(self._fun_name, len(args)))
+        (ct,) = args
+        ct_leaves, ct_tree = tree_util.tree_flatten(ct, is_leaf=lambda x: type(x) is ad.Zero)
+        if ct_tree != self._out_tree:
+            self._tree_error(ct)
+        for leaf, aval in zip(ct_leaves, self._out_avals, strict=True):
+            if type(leaf) is ad.Zero:
+                continue
+            got = core.get_aval(leaf)
+            expected = ad.tangent_aval(aval)
+            compatible = got.shape == expected.shape and (
+                got.dtype == expected.dtype or expected.dtype == dtypes.float0)
+            if not compatible:
+                raise ValueError(
+                    "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
+                    f"{got.str_short()}, but expected {expected.str_short()} because the "
+                    "corresponding output of the differentiated function had JAX type "
+                    f"{aval.str_short()}")
+        ct_leaves = [ad.Zero(ad.tangent_aval(aval)) if ad.is_float0(leaf) else leaf
+                     for leaf, aval in zip(ct_leaves, self._out_avals, strict=True)]
+        cts = self._flat_vjp(ct_leaves)
+        return tree_util.tree_unflatten(self._in_tree, cts)
+
+    def _tree_error(self, ct: Any) -> None:
+        expected = tree_util.tree_unflatten(self._out_tree, [0] * self._out_tree.num_leaves)
+        lines = [f"  * out{keystr(path)} was a {thing1} in the original output, but a "
+                 f"{thing2} here, so {explanation}."
+                 for path, thing1, thing2, explanation in equality_errors(expected, ct)]
+        raise ValueError("unexpected tree structure.\n\nThe argument to a VJP function "
+                         "returned by `jax.vjp` must match the pytree\nstructure of the "
+                         f"differentiated function {self._fun_name}.\n\nBut the tree "
+                         "structures differ:\n" + "\n".join(lines))
+
+
+_VJP_TOO_MANY_ARGS = """
+The function returned by `jax.vjp` applied to {} was called with {} arguments,
+but functions returned by `jax.vjp` must be called with a single argument
+corresponding to the single value returned by the function being differentiated
+(even if that returned value is a tuple or other container).
+
+For example, if we have:
+
+  def f(x):
+    return (x, x)
+  _, f_vjp = jax.vjp(f, 1.0)
+
+the function `f` returns a single tuple as output, and so we call `f_vjp` with a
+single tuple as its argument:
+
+  x_bar, = f_vjp((2.0, 2.0))
+
+If we instead call `f_vjp(2.0, 2.0)`, with the values 'splatted out' as
+arguments rather than in a tuple, this error can arise.
+"""
+
+
+def _fun_name(fun: Callable) -> str:
+    return getattr(fun, "__name__", type(fun).__name__)
+
+
+def vjp(fun: Callable, *primals: Any, has_aux: bool = False, reduce_axes: Sequence = ()
+        ) -> tuple[Any, ...]:
+    """Vector-Jacobian product: `fun(*primals)` and its pullback.
+
+    Returns:
+      `(primals_out, vjp_fun)`, plus `aux` when `has_aux`. `vjp_fun(ct)` takes a cotangent
+      shaped like `primals_out` and returns a tuple with one cotangent per primal.
+    """
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to vjp is deprecated")
+    _check_callable(fun)
+    primal_leaves, in_tree = tree_util.tree_flatten(primals)
+    for leaf in primal_leaves:
+        core.get_aval(leaf)  # JAX's TypeError for values that are not arrays
+    store = _OutputStore()
+    flat = _flat_fun(fun, in_tree, store, has_aux)
+    out_primals, flat_vjp, *aux = ad.vjp_flat(flat, primal_leaves, has_aux=has_aux)
+    pullback = VJPFunction(_fun_name(fun), flat_vjp, in_tree, store.out_tree,
+                           [core.get_aval(o) for o in out_primals])
+    result = (tree_util.tree_unflatten(store.out_tree, out_primals), pullback)
+    if has_aux:
+        return result + (store.aux(aux[0]),)
+    return result
+
+
+def _ensure_index(argnums: Any) -> int | tuple[int, ...]:
+    if isinstance(argnums, (list, tuple)):
+        return tuple(operator.index(i) for i in argnums)
+    return operator.index(argnums)
+
+
+def _argnums_partial(fun: Callable, argnums: int | tuple[int, ...], args: Sequence[Any],
+                     kwargs: dict[str, Any]) -> tuple[Callable, tuple[Any, ...]]:
+    """`fun` as a function of the arguments at `argnums` only, and those arguments."""
+    positions = (argnums,) if isinstance(argnums, int) else argnums
+    positions = tuple(p % len(args) if p < 0 else p for p in positions)
+    dyn_args = tuple(args[p] for p in positions)
+
+    def partial_fun(*dyn: Any) -> Any:
+        full = list(args)
+        for p, value in zip(positions, dyn, strict=True):
+            full[p] = value
+        return fun(*full, **kwargs)
+
+    return partial_fun, dyn_args
+
+
+def _check_argnums(argnums: int | tuple[int, ...], args: Sequence[Any]) -> None:
+    max_argnum = argnums if isinstance(argnums, int) else max(argnums, default=-1)
+    if max_argnum >= len(args):
+        raise TypeError(f"differentiating with respect to argnums={argnums} requires at least "
+                        f"{max_argnum + 1} positional arguments to be passed by the caller, "
+                        f"but got only {len(args)} positional arguments.")
+
+
+def _check_input_dtype_revderiv(name: str, holomorphic: bool, allow_int: bool, x: Any) -> None:
+    dtype = core.get_aval(x).dtype
+    if holomorphic and not dtypes.is_complex(dtype):
+        raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
+                        f"but got {dtypes.dtype_name(dtype)}.")
+    if dtypes.is_int(dtype) or dtypes.is_bool(dtype):
+        if not allow_int:
+            raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype "
+                            f"that is a sub-dtype of np.inexact), but got "
+                            f"{dtypes.dtype_name(dtype)}. If you want to use Boolean- or "
+                            "integer-valued inputs, use vjp or set allow_int to True.")
+    elif not dtypes.is_inexact(dtype):
+        raise TypeError(f"{name} requires numerical-valued inputs (input dtype that is a "
+                        "sub-dtype of np.bool_ or np.number), but got "
+                        f"{dtypes.dtype_name(dtype)}.")
+
+
+def _check_output_dtype_revderiv(name: str, holomorphic: bool, x: Any) -> None:
+    dtype = core.get_aval(x).dtype
+    if holomorphic:
+        if not dtypes.is_complex(dtype):
+            raise TypeError(f"{name} with holomorphic=True requires outputs with complex "
+                            f"dtype, but got {dtypes.dtype_name(dtype)}.")
+    elif dtypes.is_complex(dtype):
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a "
+                        f"sub-dtype of np.floating), but got {dtypes.dtype_name(dtype)}. "
+                        "For holomorphic differentiation, pass holomorphic=True. For "
+                        "differentiation of non-holomorphic functions involving complex "
+                        "outputs, use jax.vjp directly.")
+    elif not dtypes.is_float(dtype):
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a "
+                        f"sub-dtype of np.floating), but got {dtypes.dtype_name(dtype)}. "
+                        "For differentiation of functions with integer outputs, use "
+                        "jax.vjp directly.")
+
+
+def _check_scalar(x: Any) -> None:
+    message = "Gradient only defined for scalar-output functions. Output {}.".format
+    try:
+        aval = core.get_aval(x)
+    except TypeError as e:
+        raise TypeError(message(f"was {x}")) from e
+    if aval.shape != ():
+        raise TypeError(message(f"had shape: {aval.shape}"))
+
+
+def _one_like(x: Any) -> Any:
+    # The seed keeps the output's weak type, so a weakly typed input gets a weak gradient.
+    aval = core.get_aval(x)
+    return from_numpy(np.ones((), aval.dtype), aval)
+
+
+def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False, allow_int: bool = False,
+                   reduce_axes: Sequence = ()) -> Callable[..., tuple[Any, Any]]:
+    """A function computing both `fun` and its gradient with respect to `argnums`.
+
+    Returns:
+      `f(*args, **kwargs) -> (value, grad)`, or `((value, aux), grad)` with `has_aux`. The
+      gradient has the structure of the argument at `argnums` (a tuple for a sequence).
+    """
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to grad is deprecated")
+    _check_callable(fun)
+    argnums = core.concrete_or_error(_ensure_index, argnums)
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        _check_argnums(argnums, args)
+        f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
+        for leaf in tree_util.tree_leaves(dyn_args):
+            _check_input_dtype_revderiv("grad", holomorphic, allow_int, leaf)
+        ans, pullback, *maybe_aux = vjp(f_partial, *dyn_args, has_aux=has_aux)
+        _check_scalar(ans)
+        tree_util.tree_map(functools.partial(_check_output_dtype_revderiv, "grad", holomorphic),
+                           ans)
+        g = pullback(_one_like(ans))
+        g = g[0] if isinstance(argnums, int) else g
+        return ((ans, *maybe_aux) if has_aux else ans), g
+
+    return value_and_grad_f
+
+
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False, reduce_axes: Sequence = ()
+         ) -> Callable[..., Any]:
+    """The gradient of scalar-valued `fun` with respect to the arguments at `argnums`.
+
+    Returns:
+      `g(*args, **kwargs)`: the gradient, shaped like the argument at `argnums` (a tuple
+      for a sequence of argnums); `(grad, aux)` with `has_aux`.
+    """
+    value_and_grad_f = value_and_grad(fun, argnums, has_aux=has_aux, holomorphic=holomorphic,
+                                      allow_int=allow_int, reduce_axes=reduce_axes)
+
+    @functools.wraps(fun)
+    def grad_f(*args: Any, **kwargs: Any) -> Any:
+        ans, g = value_and_grad_f(*args, **kwargs)
+        if has_aux:
+            return g, ans[1]
+        return g
+
+    return grad_f
+
+
+# ---------------------------------------------------------------------------------------------
+# Jacobians.
+
+def _check_input_dtype_fwd(name: str, holomorphic: bool, x: Any) -> None:
+    dtype = core.get_aval(x).dtype
+    if holomorphic:
+        if not dtypes.is_complex(dtype):
+            raise TypeError(f"{name} with holomorphic=True requires inputs with complex "
+                            f"dtype, but got {dtypes.dtype_name(dtype)}.")
+    elif not dtypes.is_float(dtype):
+        raise TypeError(f"{name} requires real-valued inputs (input dtype that is a sub-dtype "
+                        f"of np.floating), but got {dtypes.dtype_name(dtype)}. For holomorphic "
+                        "differentiation, pass holomorphic=True. For differentiation of "
+                        "non-holomorphic functions involving complex inputs or integer "
+                        "inputs, use jax.jvp directly.")
+
+
+def _check_output_dtype_fwd(name: str, holomorphic: bool, x: Any) -> None:
+    dtype = core.get_aval(x).dtype
+    if holomorphic and not dtypes.is_complex(dtype):
+        raise TypeError(f"{name} with holomorphic=True requires outputs with complex dtype, "
+                        f"but got {dtypes.dtype_name(dtype)}.")
+
+
+def _std_basis(leaves: Sequence[Any]) -> tuple[int, list[list[Any]]]:
+    """The standard basis of the flattened `leaves`: for each of the N total elements, one
+    tangent per leaf (one-hot in exactly one leaf)."""
+    avals = [core.get_aval(x) for x in leaves]
+    sizes = [a.size for a in avals]
+    total = sum(sizes)
+    basis = []
+    for index in range(total):
+        row = []
+        offset = 0
+        for aval, size in zip(avals, sizes, strict=True):
+            onehot = np.zeros(size, aval.dtype)
+            if offset <= index < offset + size:
+                onehot[index - offset] = 1
+            row.append(onehot.reshape(aval.shape))
+            offset += size
+        basis.append(row)
+    return total, basis
+
+
+def _stack_block(parts: list[Any], lead_shape: tuple[int, ...], tail: ShapedArray,
+                 *, parts_axis_last: bool) -> Any:
+    """Stacks the results for consecutive basis vectors into one Jacobian block.
+
+    Each part has type `tail`; the basis vectors span `lead_shape`. Forward mode
+    (`parts_axis_last`) gives `tail.shape + lead_shape`; reverse mode gives
+    `lead_shape + tail.shape`. Both are `out.shape + in.shape`.
+    """
+    shape = tail.shape + lead_shape if parts_axis_last else lead_shape + tail.shape
+    if not parts or tail.dtype == dtypes.float0:
+        return np.zeros(shape, tail.dtype)
+    axis = tail.ndim if parts_axis_last else 0
+    if len(parts) == 1:
+        stacked = structural.expand_dims(parts[0], (axis,))
+    else:
+        stacked = joining.stack(parts, axis)
+    return structural.reshape(stacked, shape)
+
+
+def _jacobian_blocks(results_per_basis: list[list[Any]], results: Sequence[Any],
+                     bases: Sequence[Any], *, parts_axis_last: bool) -> list[list[Any]]:
+    """blocks[r][b]: the part of the Jacobian for result leaf r and basis leaf b, from the
+    results of pushing (or pulling) each basis vector through the linear map."""
+    blocks = []
+    sizes = [core.get_aval(b).size for b in bases]
+    for r, result in enumerate(results):
+        tail = ad.tangent_aval(core.get_aval(result))
+        row = []
+        offset = 0
+        for basis_leaf, size in zip(bases, sizes, strict=True):
+            parts = [results_per_basis[k][r] for k in range(offset, offset + size)]
+            offset += size
+            row.append(_stack_block(parts, core.get_aval(basis_leaf).shape, tail,
+                                    parts_axis_last=parts_axis_last))
+        blocks.append(row)
+    return blocks
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False) -> Callable[..., Any]:
+    """The Jacobian of `fun` by forward mode: one linearization, pushed along each input
+    basis vector. Each block has shape `out.shape + in.shape`."""
+    _check_callable(fun)
+    argnums = _ensure_index(argnums)
+
+    @functools.wraps(fun)
+    def jacfun(*args: Any, **kwargs: Any) -> Any:
+        _check_argnums(argnums, args)
+        f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
+        for leaf in tree_util.tree_leaves(dyn_args):
+            _check_input_dtype_fwd("jacfwd", holomorphic, leaf)
+        in_leaves, in_tree = tree_util.tree_flatten(dyn_args)
+        store = _OutputStore()
+        flat = _flat_fun(f_partial, in_tree, store, has_aux)
+        out_primals, linear, *aux = ad.linearize_flat(flat, in_leaves, has_aux=has_aux)
+        out_tree = store.out_tree
+        for out in out_primals:
+            _check_output_dtype_fwd("jacfwd", holomorphic, out)
+        push = _closed_jaxpr_fun(linear)
+        _, basis = _std_basis(in_leaves)
+        columns = [push(*row) for row in basis]
+        blocks = _jacobian_blocks(columns, out_primals, in_leaves, parts_axis_last=True)
+        jac = _assemble(blocks, out_tree, in_tree, argnums, len(out_primals),
+                        outputs_outer=True)
+        return (jac, store.aux(aux[0])) if has_aux else jac
+
+    return jacfun
+
+
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False) -> Callable[..., Any]:
+    """The Jacobian of `fun` by reverse mode: one vjp, pulled back along each output basis
+    vector. Each block has shape `out.shape + in.shape`."""
+    _check_callable(fun)
+    argnums = _ensure_index(argnums)
+
+    @functools.wraps(fun)
+    def jacfun(*args: Any, **kwargs: Any) -> Any:
+        _check_argnums(argnums, args)
+        f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
+        for leaf in tree_util.tree_leaves(dyn_args):
+            _check_input_dtype_revderiv("jacrev", holomorphic, allow_int, leaf)
+        in_leaves, in_tree = tree_util.tree_flatten(dyn_args)
+        store = _OutputStore()
+        flat = _flat_fun(f_partial, in_tree, store, has_aux)
+        out_primals, flat_vjp, *aux = ad.vjp_flat(flat, in_leaves, has_aux=has_aux)
+        out_tree = store.out_tree
+        for out in out_primals:
+            _check_output_dtype_revderiv("jacrev", holomorphic, out)
+        _, basis = _std_basis(out_primals)
+        rows = [flat_vjp(row) for row in basis]
+        blocks = _jacobian_blocks(rows, in_leaves, out_primals, parts_axis_last=False)
+        # blocks[i][j]: input leaf i, output leaf j, shaped out_j.shape + in_i.shape.
+        jac = _assemble(blocks, out_tree, in_tree, argnums, len(out_primals),
+                        outputs_outer=False)
+        return (jac, store.aux(aux[0])) if has_aux else jac
+
+    return jacfun
+
+
+jacobian = jacrev
+
+
+def _assemble(blocks: list[list[Any]], out_tree: tree_util.PyTreeDef,
+              in_tree: tree_util.PyTreeDef, argnums: int | tuple[int, ...], num_outs: int,
+              *, outputs_outer: bool) -> Any:
+    """Nests Jacobian blocks as JAX does: the output structure outside, the input
+    structure (the argnums tuple, or the single argument) inside."""
+    if outputs_outer:
+        per_output = blocks  # blocks[out][in]
+    else:
+        per_output = [[blocks[i][o] for i in range(len(blocks))] for o in range(num_outs)]
+    inner_tree = in_tree
+    nested = []
+    for row in per_output:
+        inner = tree_util.tree_unflatten(inner_tree, row)
+        nested.append(inner[0] if isinstance(argnums, int) else inner)
+    return tree_util.tree_unflatten(out_tree, nested)
+
+
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False) -> Callable[..., Any]:
+    """The Hessian of `fun`: `jacfwd(jacrev(fun))` (forward-over-reverse)."""
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                  has_aux=has_aux, holomorphic=holomorphic)
