@@ -53,8 +53,8 @@ def _flat_fun(fun: Callable, in_tree: tree_util.PyTreeDef, store: _OutputStore,
         out = fun(*args)
         if has_aux:
             if not (isinstance(out, (tuple, list)) and len(out) == 2):
-                raise TypeError("has_aux=True requires the function to return a pair: "
-                                f"(output, auxiliary data); got {type(out).__name__}")
+                raise TypeError("expected function with aux output to return a two-element "
+                                f"tuple, but got type {type(out)} with value {out!r}")
             out, aux = out
             aux_leaves, store.aux_tree = tree_util.tree_flatten(aux)
         out_leaves, store.out_tree = tree_util.tree_flatten(out)
@@ -186,9 +186,10 @@ class VJPFunction:
             if not compatible:
                 raise ValueError(
                     "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got "
-                    f"{got.str_short()}, but expected {expected.str_short()} because the "
-                    "corresponding output of the differentiated function had JAX type "
-                    f"{aval.str_short()}")
+                    f"{got.str_short(short_dtypes=False)}, but expected "
+                    f"{expected.str_short(short_dtypes=False)} because the corresponding output "
+                    f"of the differentiated function had JAX type "
+                    f"{aval.str_short(short_dtypes=False)}")
         ct_leaves = [ad.Zero(ad.tangent_aval(aval)) if ad.is_float0(leaf) else leaf
                      for leaf, aval in zip(ct_leaves, self._out_avals, strict=True)]
         cts = self._flat_vjp(ct_leaves)
