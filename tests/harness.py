@@ -110,6 +110,8 @@ class OpRecord:
         result has the first argument's dtype".
       differentiable: whether gradient checks apply: `check_grads` to second order,
         forward and reverse, in float64 (`test_op_records.test_gradients`).
+      grad_modes: the modes checked: ("fwd",) for primitives JAX differentiates in forward
+        mode only (a generic reduce_window).
       grad_tol: the tolerance of those checks (absolute and relative; JAX's float64
         default when None).
     """
@@ -124,6 +126,7 @@ class OpRecord:
     tol: dict[np.dtype, float] = field(default_factory=dict)
     expected_dtype: Callable[..., np.dtype] | None = None
     differentiable: bool = True
+    grad_modes: tuple[str, ...] = ("fwd", "rev")
     grad_tol: float | None = None
 
     def cases(self) -> list[tuple[tuple[Shape, ...], tuple[np.dtype, ...]]]:

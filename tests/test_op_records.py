@@ -151,5 +151,5 @@ def test_gradients(record: OpRecord, shapes: tuple, dtypes: tuple) -> None:
                 full[i] = value
             return record.fun(*full, **record.static)
 
-        check_grads(fun, [args[i] for i in positions], order=2, modes=("fwd", "rev"),
+        check_grads(fun, [args[i] for i in positions], order=2, modes=record.grad_modes,
                     atol=record.grad_tol, rtol=record.grad_tol)

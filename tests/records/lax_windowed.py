@@ -7,6 +7,7 @@ import operator
 import numpy as np
 
 from justjax import lax
+from justjax._src.lax import windowed
 from tests.harness import (BF16, BOOL, F16, F32, I32, I8, U8, OpRecord, rand_default, widen)
 def _wide(x: np.ndarray) -> np.ndarray:
     return widen(x, integers_to=np.int64)
@@ -63,7 +64,8 @@ def _identity(kind: str):
     return make
 
 
-def window_record(name, lax_op, np_op, init, shapes, dtypes, **params) -> OpRecord:
+def window_record(name, lax_op, np_op, init, shapes, dtypes, differentiable=True,
+                  **params) -> OpRecord:
     """`init` maps the operand dtype to the initial value."""
     def fun(x):
         return lax.reduce_window(x, init(x.dtype), lax_op, **params)
@@ -71,7 +73,15 @@ def window_record(name, lax_op, np_op, init, shapes, dtypes, **params) -> OpReco
     def reference(x):
         return reduce_window_reference(x, init(x.dtype), np_op, **params)
 
-    return OpRecord(f"reduce_window_{name}", fun, reference, shapes, dtypes)
+    return OpRecord(f"reduce_window_{name}", fun, reference, shapes, dtypes,
+                    differentiable=differentiable)
+
+
+# Records with `differentiable=False` below are differentiable in forward mode only, as in
+# JAX: reverse mode of the generic `reduce_window` primitive and of a max with window
+# dilation is not implemented there either. tests/test_ad_dot_conv.py checks their forward
+# derivatives.
+_FORWARD_ONLY = False
 
 
 def _ones(dtype):
@@ -90,6 +100,75 @@ def _through_rank_1(x):
 
 _SUM, _MAX, _MIN = _identity("add"), _identity("max"), _identity("min")
 
+
+def _chosen_positions(x, window_dimensions, window_strides, padding, base=None, skip_pads=True):
+    """Per output window, the operand index of its first maximum in row-major window order
+    (None when nothing is chosen). With `skip_pads`, padding and holes are never candidates;
+    otherwise padding holds -inf and may be chosen (its index then lies outside `x`)."""
+    base = base or (1,) * x.ndim
+    dilated = [(n - 1) * b + 1 if n else 0 for n, b in zip(x.shape, base)]
+    out_shape = [max((n + lo + hi - k) // s + 1, 0)
+                 for n, (lo, hi), k, s in zip(dilated, padding, window_dimensions, window_strides)]
+    chosen = {}
+    for index in np.ndindex(*out_shape):
+        best, best_value = None, None
+        for tap in np.ndindex(*window_dimensions):
+            q = [i * s + t - lo for i, s, t, (lo, _) in zip(index, window_strides, tap, padding)]
+            inside = all(0 <= qi < n and qi % b == 0 for qi, n, b in zip(q, dilated, base))
+            if not inside and skip_pads:
+                continue
+            value = float(x[tuple(qi // b for qi, b in zip(q, base))]) if inside else -np.inf
+            if best_value is None or value > best_value:
+                best, best_value = (tuple(qi // b for qi, b in zip(q, base)) if inside
+                                    else None), value
+        chosen[index] = best
+    return out_shape, chosen
+
+
+def select_and_gather_add_reference(tangents, operand, window_dimensions, window_strides,
+                                    padding, base_dilation):
+    out_shape, chosen = _chosen_positions(widen(operand), window_dimensions, window_strides,
+                                          padding, base_dilation)
+    out = np.zeros(out_shape, np.float64)
+    for index, position in chosen.items():
+        out[index] = 0.0 if position is None else widen(tangents)[position]
+    return out
+
+
+def select_and_scatter_add_reference(source, operand, window_dimensions, window_strides,
+                                     padding):
+    _, chosen = _chosen_positions(widen(operand), window_dimensions, window_strides, padding,
+                                  skip_pads=False)
+    out = np.zeros(operand.shape, np.float64)
+    for index, position in chosen.items():
+        if position is not None:
+            out[position] += widen(source)[index]
+    return out
+
+
+def _gather_record() -> OpRecord:
+    params = dict(window_dimensions=(2, 3), window_strides=(2, 1), padding=((1, 0), (1, 1)),
+                  base_dilation=(1, 2))
+
+    def fun(tangents, operand):
+        return windowed._select_and_gather_add(tangents, operand, lax.ge_p,
+                                               window_dilation=(1, 1), **params)
+
+    return OpRecord("select_and_gather_add", fun,
+                    lambda t, x: select_and_gather_add_reference(t, x, **params),
+                    [[(5, 4), (5, 4)]], (F32, BF16))
+
+
+def _scatter_record() -> OpRecord:
+    params = dict(window_dimensions=(2, 3), window_strides=(2, 1), padding=((1, 0), (1, 1)))
+
+    def fun(source, operand):
+        return windowed._select_and_scatter_add(source, operand, lax.ge_p, **params)
+
+    return OpRecord("select_and_scatter_add", fun,
+                    lambda s, x: select_and_scatter_add_reference(s, x, **params),
+                    [[(3, 6), (5, 6)]], (F32, BF16), expected_dtype=lambda s, x: s)
+
 RECORDS = [
     window_record("sum_valid", lax.add, operator.add, _SUM, [[(4, 5)]], (F32, F16, BF16, I32, I8),
                   window_dimensions=(2, 2), window_strides=(1, 1), padding="VALID"),
@@ -107,10 +186,12 @@ RECORDS = [
                   window_dimensions=(3,), window_strides=(2,), padding=((-1, 2),)),
     window_record("max_window_dilation", lax.max, max, _MAX, [[(10,)]], (F32,),
                   window_dimensions=(3,), window_strides=(2,), padding=((1, 2),),
-                  window_dilation=(2,)),
+                  window_dilation=(2,), differentiable=_FORWARD_ONLY),
+    # Some windows hold only holes and padding: their -inf output makes finite differences
+    # NaN. tests/test_ad_dot_conv.py differentiates a max with base dilation instead.
     window_record("max_base_dilation", lax.max, max, _MAX, [[(5, 4)]], (F32,),
                   window_dimensions=(3, 2), window_strides=(2, 1), padding=((1, 2), (0, 1)),
-                  base_dilation=(2, 3)),
+                  base_dilation=(2, 3), differentiable=False),
     window_record("sum_all_dilations", lax.add, operator.add, _SUM, [[(4, 5)]], (F32, I32),
                   window_dimensions=(2, 2), window_strides=(1, 2), padding=((1, 0), (2, 1)),
                   base_dilation=(2, 1), window_dilation=(1, 2)),
@@ -120,16 +201,19 @@ RECORDS = [
                   window_dimensions=(), window_strides=(), padding=()),
     # Other computations (or non-identity initial values) go through the generic primitive.
     window_record("prod_generic", lax.mul, operator.mul, _ones, [[(3, 6)]], (F32, I32),
-                  window_dimensions=(2, 3), window_strides=(1, 2), padding="SAME"),
+                  window_dimensions=(2, 3), window_strides=(1, 2), padding="SAME",
+                  differentiable=_FORWARD_ONLY),
     window_record("max_lambda_generic", lambda a, b: lax.max(a, b), max, _MAX, [[(4, 5)]],
                   (F32, I8), window_dimensions=(2, 2), window_strides=(2, 1),
-                  padding=((0, 1), (1, 1)), base_dilation=(1, 2)),
+                  padding=((0, 1), (1, 1)), base_dilation=(1, 2),
+                  differentiable=_FORWARD_ONLY),
     window_record("sum_nonzero_init", lax.add, operator.add, _ones, [[(6,)]], (F32, I32),
-                  window_dimensions=(2,), window_strides=(1,), padding=((1, 1),)),
+                  window_dimensions=(2,), window_strides=(1,), padding=((1, 1),),
+                  differentiable=_FORWARD_ONLY),
     # A computation that is not elementwise on arrays, evaluated window by window.
     window_record("generic_reshape", lambda a, b: lax.mul(_through_rank_1(a), b), operator.mul,
                   _ones, [[(2, 5)]], (F32,), window_dimensions=(1, 2), window_strides=(1, 2),
-                  padding="SAME"),
+                  padding="SAME", differentiable=_FORWARD_ONLY),
     OpRecord("reduce_window_variadic",
              lambda x, y: lax.reduce_window(
                  (x, y), (np.float32(0), np.float32(1)),
@@ -137,5 +221,9 @@ RECORDS = [
                  "VALID"),
              lambda x, y: (reduce_window_reference(x, 0.0, operator.add, (2, 2), (1, 1)),
                            reduce_window_reference(y, 1.0, operator.mul, (2, 2), (1, 1))),
-             [[(3, 4), (3, 4)]], (F32,), [rand_default, rand_small]),
+             [[(3, 4), (3, 4)]], (F32,), [rand_default, rand_small],
+             differentiable=_FORWARD_ONLY),
+    # The pair that differentiates windowed max/min.
+    _gather_record(),
+    _scatter_record(),
 ]

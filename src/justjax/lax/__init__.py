@@ -284,4 +284,6 @@ from justjax._src.lax.windowed import (
     reduce_window_p as reduce_window_p,
     reduce_window_shape_tuple as reduce_window_shape_tuple,
     reduce_window_sum_p as reduce_window_sum_p,
+    select_and_gather_add_p as select_and_gather_add_p,
+    select_and_scatter_add_p as select_and_scatter_add_p,
 )

@@ -451,13 +451,14 @@ class TangentStagingTrace(staging.DynamicJaxprTrace):
 
     def process_custom_jvp_call(self, primitive: core.Primitive, fun: Callable, jvp: Callable,
                                 args: Sequence[Any], *, symbolic_zeros: bool) -> list[Any]:
-        """Known calls run on the parent; a call reading a tangent (a rule applied a
-        custom_jvp function to tangents) is staged whole into the linear jaxpr."""
+        """Known calls run on the parent. A call reading a tangent (a rule applied a
+        custom_jvp function to tangents) is inlined into the linear jaxpr, as in JAX: the
+        linear jaxpr is only transposed or evaluated, never differentiated, so its rule is
+        not needed."""
         if not any(self._is_unknown(a) for a in args):
             return primitive.bind_with_trace(self.parent_trace, fun, jvp, args,
                                              symbolic_zeros=symbolic_zeros)
-        return super().process_custom_jvp_call(primitive, fun, jvp, args,
-                                               symbolic_zeros=symbolic_zeros)
+        return fun(*args)
 
     def process_custom_vjp_call(self, primitive: core.Primitive, fun: Callable, fwd: Callable,
                                 bwd: Callable, args: Sequence[Any], *, symbolic_zeros: bool
@@ -508,6 +509,10 @@ def linearize_flat(fun: Callable[..., Any], primals: Sequence[Any], *, has_aux: 
     finally:
         trace.invalidate()
     primal_outs = [p for p, _ in pairs]
+    if any(staging_trace._is_unknown(p) for p in primal_outs + aux):
+        raise ValueError("Linearization failed to produce known values for all output primals. "
+                         "This is typically caused by attempting to differentiate a function "
+                         "uses an operation that does not support reverse-mode autodiff.")
     with core.set_current_trace(staging_trace):
         tangent_outs = [instantiate_zeros(t) for _, t in pairs]
     linear = staging_trace.to_closed_jaxpr(tangent_outs)

@@ -13,10 +13,11 @@ from typing import Any, NamedTuple, Sequence, Union
 
 import numpy as np
 
-from justjax._src.core import dtypes
+from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
+from justjax._src.interpreters import ad
 from justjax._src.lax import dot as lax_dot
-from justjax._src.lax import structural
+from justjax._src.lax import slicing, structural
 from justjax._src.lax import utils
 from justjax._src.lax.dot import PrecisionLike
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
@@ -396,6 +397,149 @@ conv_general_dilated_p = standard_primitive("conv_general_dilated", _conv_shape_
 def_numpy_impl(conv_general_dilated_p, _conv_numpy)
 
 
+# -- differentiation ---------------------------------------------------------------------------
+# Both transposes are convolutions again: the lhs cotangent convolves the output cotangent with
+# the spatially reversed kernel (strides and input dilation exchange roles); the rhs cotangent
+# convolves the input with the output cotangent, with groups exchanged for batch groups.
+
+def _spec_transpose(spec: Sequence[int]) -> tuple[int, ...]:
+    """A (batch, feature, spatial...) spec with its first two entries exchanged."""
+    return (spec[1], spec[0], *spec[2:])
+
+
+def _reshape_axis_out_of(src: int, size1: int, x: Any) -> Any:
+    """Splits axis `src` of `x` into (size1, rest)."""
+    shape = list(core.get_aval(x).shape)
+    size2, ragged = divmod(shape[src], size1)
+    assert not ragged
+    shape[src:src + 1] = [size1, size2]
+    return structural.reshape(x, shape)
+
+
+def _reshape_axis_into(src: int, dst: int, x: Any) -> Any:
+    """Merges axis `src` of `x` into axis `dst` (numbered after `src` is removed), as the
+    major part of the merged axis."""
+    shape = core.get_aval(x).shape
+    perm = [i for i in range(len(shape)) if i != src]
+    perm.insert(dst, src)
+    new_shape = [d for i, d in enumerate(shape) if i != src]
+    new_shape[dst] *= shape[src]
+    return structural.reshape(x, new_shape, perm)
+
+
+def conv_general_vjp_lhs_padding(in_shape: Sequence[int], window_dimensions: Sequence[int],
+                                 window_strides: Sequence[int], out_shape: Sequence[int],
+                                 padding: Sequence[tuple[int, int]],
+                                 lhs_dilation: Sequence[int], rhs_dilation: Sequence[int]
+                                 ) -> list[tuple[Any, Any]]:
+    """Padding of the output cotangent that makes the transposed convolution (or windowed
+    sum) give the input's shape. Values are NumPy integers, as JAX computes them."""
+    lhs_dilated = _dilate_shape(in_shape, lhs_dilation)
+    rhs_dilated = _dilate_shape(window_dimensions, rhs_dilation)
+    out_dilated = _dilate_shape(out_shape, window_strides)
+    pad_before = np.subtract(rhs_dilated, [lo for lo, _ in padding]) - 1
+    pad_after = np.add(lhs_dilated, rhs_dilated) - 1 - np.asarray(out_dilated) - pad_before
+    return list(zip(pad_before, pad_after, strict=True))
+
+
+def _conv_general_vjp_rhs_padding(in_shape: Sequence[int], window_dimensions: Sequence[int],
+                                  window_strides: Sequence[int], out_shape: Sequence[int],
+                                  padding: Sequence[tuple[int, int]],
+                                  lhs_dilation: Sequence[int], rhs_dilation: Sequence[int]
+                                  ) -> list[tuple[int, int]]:
+    if len(in_shape) == 0:
+        return []
+    lhs_dilated = _dilate_shape(in_shape, lhs_dilation)
+    rhs_dilated = _dilate_shape(window_dimensions, rhs_dilation)
+    out_dilated = _dilate_shape(out_shape, window_strides)
+    pads_lo = [lo for lo, _ in padding]
+    pads_hi = [(o - i) + (r - lo - 1)
+               for o, i, r, lo in zip(out_dilated, lhs_dilated, rhs_dilated, pads_lo, strict=True)]
+    return list(zip(pads_lo, pads_hi, strict=True))
+
+
+def _conv_transpose_lhs(ct: Any, lhs: Any, rhs: Any, *, window_strides: tuple, padding: tuple,
+                        lhs_dilation: tuple, rhs_dilation: tuple,
+                        dimension_numbers: ConvDimensionNumbers, feature_group_count: int,
+                        batch_group_count: int, precision: Any, preferred_element_type: Any,
+                        out_sharding: Any) -> Any:
+    """Cotangent of the input: `ct` convolved with the reversed kernel, whose feature dims
+    exchange roles (feature groups move into the kernel's new output-feature dim)."""
+    assert batch_group_count == 1 or feature_group_count == 1
+    rhs_shape = core.get_aval(rhs).shape
+    lhs_shape = lhs.aval.shape
+    ct_shape = core.get_aval(ct).shape
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    lhs_sdims, rhs_sdims, out_sdims = lhs_spec[2:], rhs_spec[2:], out_spec[2:]
+    if feature_group_count > 1:
+        rhs = _reshape_axis_out_of(rhs_spec[0], feature_group_count, rhs)
+        rhs = _reshape_axis_into(rhs_spec[0], rhs_spec[1], rhs)
+    elif batch_group_count > 1:
+        rhs = _reshape_axis_out_of(rhs_spec[0], batch_group_count, rhs)
+        rhs = _reshape_axis_into(rhs_spec[0], rhs_spec[1], rhs)
+        feature_group_count = batch_group_count
+    trans_dnums = ConvDimensionNumbers(out_spec, _spec_transpose(rhs_spec), lhs_spec)
+    pads = conv_general_vjp_lhs_padding(
+        np.take(lhs_shape, lhs_sdims), np.take(rhs_shape, rhs_sdims), window_strides,
+        np.take(ct_shape, out_sdims), padding, lhs_dilation, rhs_dilation)
+    reversed_rhs = slicing.rev(rhs, rhs_sdims)
+    ct_dtype = core.get_aval(ct).dtype
+    if ct_dtype != core.get_aval(reversed_rhs).dtype:
+        reversed_rhs = structural.convert_element_type(reversed_rhs, ct_dtype)
+    out = conv_general_dilated(
+        ct, reversed_rhs, window_strides=lhs_dilation, padding=pads,
+        lhs_dilation=window_strides, rhs_dilation=rhs_dilation,
+        dimension_numbers=trans_dnums, feature_group_count=feature_group_count,
+        batch_group_count=1, precision=precision,
+        preferred_element_type=preferred_element_type)
+    if core.get_aval(out).dtype != lhs.aval.dtype:
+        out = structural.convert_element_type(out, lhs.aval.dtype)
+    if batch_group_count > 1:
+        out = _reshape_axis_out_of(lhs_spec[1], batch_group_count, out)
+        out = _reshape_axis_into(lhs_spec[1], lhs_spec[0], out)
+    return out
+
+
+def _conv_transpose_rhs(ct: Any, lhs: Any, rhs: Any, *, window_strides: tuple, padding: tuple,
+                        lhs_dilation: tuple, rhs_dilation: tuple,
+                        dimension_numbers: ConvDimensionNumbers, feature_group_count: int,
+                        batch_group_count: int, precision: Any, preferred_element_type: Any,
+                        out_sharding: Any) -> Any:
+    """Cotangent of the kernel: the input convolved with `ct`, batch and feature dims
+    exchanging roles (so feature groups become batch groups and vice versa)."""
+    ct_aval = core.get_aval(ct)
+    if ct_aval.size == 0:
+        # A degenerate convolution whose kernel would have spatial size 0.
+        return ad.Zero(rhs.aval)
+    lhs_shape = core.get_aval(lhs).shape
+    rhs_shape = rhs.aval.shape
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    lhs_sdims, rhs_sdims, out_sdims = lhs_spec[2:], rhs_spec[2:], out_spec[2:]
+    assert batch_group_count == 1 or feature_group_count == 1
+    if batch_group_count > 1:
+        feature_group_count, batch_group_count = batch_group_count, 1
+    elif feature_group_count > 1:
+        feature_group_count, batch_group_count = 1, feature_group_count
+    trans_dnums = ConvDimensionNumbers(_spec_transpose(lhs_spec), _spec_transpose(out_spec),
+                                       _spec_transpose(rhs_spec))
+    pads = _conv_general_vjp_rhs_padding(
+        np.take(lhs_shape, lhs_sdims), np.take(rhs_shape, rhs_sdims), window_strides,
+        np.take(ct_aval.shape, out_sdims), padding, lhs_dilation, rhs_dilation)
+    if ct_aval.dtype != core.get_aval(lhs).dtype:
+        lhs = structural.convert_element_type(lhs, ct_aval.dtype)
+    out = conv_general_dilated(
+        lhs, ct, window_strides=rhs_dilation, padding=pads, lhs_dilation=lhs_dilation,
+        rhs_dilation=window_strides, dimension_numbers=trans_dnums,
+        feature_group_count=feature_group_count, batch_group_count=batch_group_count,
+        precision=precision, preferred_element_type=preferred_element_type)
+    if core.get_aval(out).dtype != rhs.aval.dtype:
+        out = structural.convert_element_type(out, rhs.aval.dtype)
+    return out
+
+
+ad.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
+
+
 # -- public functions --------------------------------------------------------------------------
 
 def _explicit_padding(padding: Any) -> tuple[tuple[int, int], ...]:
@@ -491,7 +635,6 @@ _TRANSPOSE_DEFAULT_LAYOUTS = {
 
 def _flip_and_swap_kernel(rhs: Any, dnums: ConvDimensionNumbers) -> Any:
     """The kernel with spatial dims reversed and in/out feature dims exchanged."""
-    from justjax._src.lax import slicing  # a sibling written alongside; imported when used
     rhs = slicing.rev(rhs, tuple(dnums.rhs_spec[2:]))
     permutation = list(range(len(dnums.rhs_spec)))
     out_dim, in_dim = dnums.rhs_spec[0], dnums.rhs_spec[1]

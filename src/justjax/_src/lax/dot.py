@@ -20,6 +20,8 @@ from justjax._src.config import config
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_eqn_rules
+from justjax._src.interpreters import ad
+from justjax._src.lax import structural
 from justjax._src.lax.structural import _convert_values
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
 
@@ -459,6 +461,53 @@ def _pp_dot_general(eqn: JaxprEqn, context: PrettyContext) -> Any:
 
 
 pp_eqn_rules[dot_general_p] = _pp_dot_general
+
+
+def _consecutive_ranges(*lengths: int) -> list[range]:
+    """Consecutive index ranges of the given lengths, starting at 0."""
+    ranges, start = [], 0
+    for length in lengths:
+        ranges.append(range(start, start + length))
+        start += length
+    return ranges
+
+
+def _dot_general_transpose_lhs(ct: Any, x: Any, y: Any, *, dimension_numbers: Any,
+                               precision: Any, preferred_element_type: Any, out_sharding: Any,
+                               swap_ans: bool = False) -> Any:
+    """Cotangent of the linear lhs `x`: `ct` contracted with `y` over y's free dims (which
+    sit in ct after x's), then permuted back into x's axis order and cast to x's dtype."""
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    x_kept = _free_dims(x.aval.ndim, x_contract, x_batch)
+    y_kept = _free_dims(core.get_aval(y).ndim, y_contract, y_batch)
+    if swap_ans:
+        ans_batch, ans_y, _ = _consecutive_ranges(len(x_batch), len(y_kept), len(x_kept))
+    else:
+        ans_batch, _, ans_y = _consecutive_ranges(len(x_batch), len(x_kept), len(y_kept))
+    dims = ((ans_y, y_kept), (ans_batch, y_batch))
+    # The contraction leaves x's contracting dims last, in the order of y's contracting dims.
+    x_contract_sorted_by_y = [x_contract[i] for i in np.argsort(y_contract)]
+    unsorted_axes = [*x_batch, *x_kept, *x_contract_sorted_by_y]
+    out = dot_general(ct, y, dims, precision=precision,
+                      preferred_element_type=preferred_element_type)
+    x_bar = structural.transpose(out, tuple(int(a) for a in np.argsort(unsorted_axes)))
+    if core.get_aval(x_bar).dtype != x.aval.dtype:
+        x_bar = structural.convert_element_type(x_bar, x.aval.dtype, x.aval.weak_type)
+    return x_bar
+
+
+def _dot_general_transpose_rhs(ct: Any, x: Any, y: Any, *, dimension_numbers: Any,
+                               precision: Any, preferred_element_type: Any,
+                               out_sharding: Any) -> Any:
+    """Cotangent of the linear rhs `y`: the lhs rule with the operands' roles exchanged."""
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    swapped = ((y_contract, x_contract), (y_batch, x_batch))
+    return _dot_general_transpose_lhs(ct, y, x, dimension_numbers=swapped, precision=precision,
+                                      preferred_element_type=preferred_element_type,
+                                      out_sharding=out_sharding, swap_ans=True)
+
+
+ad.defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)
 
 
 def check_no_sharding(out_sharding: Any, fun_name: str) -> None:

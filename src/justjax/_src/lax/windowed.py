@@ -1,5 +1,6 @@
 """Windowed reductions: `reduce_window_sum`, `reduce_window_max`, `reduce_window_min` and the
-generic (variadic, jaxpr-carrying) `reduce_window` primitive, with `lax.reduce_window`.
+generic (variadic, jaxpr-carrying) `reduce_window` primitive, with `lax.reduce_window`; and
+`select_and_gather_add` / `select_and_scatter_add`, which differentiate windowed max and min.
 
 Windows are taken over the operand after base dilation (holes) and padding, both filled with
 the reduction's initial value, as XLA's ReduceWindow does. The eager implementation loops over
@@ -17,10 +18,10 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import Jaxpr, eval_jaxpr
-from justjax._src.interpreters import staging
-from justjax._src.lax import elementwise
+from justjax._src.interpreters import ad, staging
+from justjax._src.lax import elementwise, slicing
 from justjax._src.lax import utils
-from justjax._src.lax.convolution import padtype_to_pads
+from justjax._src.lax.convolution import conv_general_vjp_lhs_padding, padtype_to_pads
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
 from justjax._src.runtime.array import Array, to_numpy
 
@@ -31,6 +32,8 @@ __all__ = [
     "reduce_window_p",
     "reduce_window_shape_tuple",
     "reduce_window_sum_p",
+    "select_and_gather_add_p",
+    "select_and_scatter_add_p",
 ]
 
 
@@ -177,7 +180,7 @@ def _sum_shape_rule(operand: ShapedArray, **params: Any) -> tuple[int, ...]:
     return _common_shape_rule(operand, **params)
 
 
-def _operand_dtype(operand: ShapedArray, **params: Any) -> np.dtype:
+def _operand_dtype(operand: ShapedArray, *others: ShapedArray, **params: Any) -> np.dtype:
     return operand.dtype
 
 
@@ -186,15 +189,233 @@ reduce_window_sum_p = standard_primitive("reduce_window_sum", _sum_shape_rule, _
 def_numpy_impl(reduce_window_sum_p,
                _monoid_numpy(np.add, lambda dtype: np.zeros((), dtype)))
 
+
+def _reduce_window_sum_transpose(ct: Any, operand: Any, *, window_dimensions: tuple,
+                                 window_strides: tuple, padding: tuple, base_dilation: tuple,
+                                 window_dilation: tuple) -> list[Any]:
+    """Each input element receives the cotangents of the windows covering it: `ct` with holes
+    between strided windows and padded to full overlap, summed over windows again (a sum
+    window is symmetric, so it needs no flip); the base dilation becomes the stride."""
+    assert ad.is_undefined_primal(operand)
+    input_shape = operand.aval.shape
+    ct_aval = core.get_aval(ct)
+    pads = conv_general_vjp_lhs_padding(input_shape, window_dimensions, window_strides,
+                                        ct_aval.shape, padding, base_dilation, window_dilation)
+    padding_config = [(lo, hi, stride - 1)
+                      for (lo, hi), stride in zip(pads, window_strides, strict=True)]
+    padded_ct = slicing.pad(ct, np.zeros((), ct_aval.dtype), padding_config)
+    ones = (1,) * len(input_shape)
+    result = _reduce_window_sum(padded_ct, window_dimensions, base_dilation,
+                                [(0, 0)] * len(input_shape), base_dilation=ones,
+                                window_dilation=window_dilation)
+    assert core.get_aval(result).shape == input_shape, (core.get_aval(result).shape, input_shape)
+    return [result]
+
+
+ad.deflinear2(reduce_window_sum_p, _reduce_window_sum_transpose)
+
+
+def _chooser_jvp_rule(select_prim: Primitive) -> Callable:
+    """The tangent of a windowed max (min) is the tangent of the element each window picks:
+    the first maximal (minimal) one in window order, as `select_and_gather_add` finds it."""
+    def rule(g: Any, operand: Any, *, window_dimensions: tuple, window_strides: tuple,
+             padding: tuple, base_dilation: tuple, window_dilation: tuple) -> Any:
+        return _select_and_gather_add(g, operand, select_prim, window_dimensions,
+                                      window_strides, padding, base_dilation, window_dilation)
+    return rule
+
+
 reduce_window_max_p = standard_primitive(
     "reduce_window_max", lambda x, **params: _common_shape_rule(x, **params), _operand_dtype,
     utils.first_arg_weak)
 def_numpy_impl(reduce_window_max_p, _monoid_numpy(np.maximum, max_identity))
+ad.defjvp(reduce_window_max_p, _chooser_jvp_rule(elementwise.ge_p))
 
 reduce_window_min_p = standard_primitive(
     "reduce_window_min", lambda x, **params: _common_shape_rule(x, **params), _operand_dtype,
     utils.first_arg_weak)
 def_numpy_impl(reduce_window_min_p, _monoid_numpy(np.minimum, min_identity))
+ad.defjvp(reduce_window_min_p, _chooser_jvp_rule(elementwise.le_p))
+
+
+# -- select_and_gather_add / select_and_scatter_add --------------------------------------------
+# The pair that differentiates windowed max/min: `select_and_gather_add(t, x)` takes, per
+# window of x, the element of t where x's first maximum (select_prim=ge) or minimum (le)
+# sits; `select_and_scatter_add(s, x)` is its transpose, adding each s element into x's
+# shape at that same place. Each is linear in its first argument and transposes to the other.
+
+def _select_fill(select_prim: Primitive, dtype: np.dtype) -> np.ndarray:
+    """What padding and holes hold for the selection: never preferred to a real element."""
+    return max_identity(dtype) if select_prim is elementwise.ge_p else min_identity(dtype)
+
+
+def _select_compare(select_prim: Primitive) -> Callable:
+    if select_prim is elementwise.ge_p:
+        return np.greater_equal
+    if select_prim is elementwise.le_p:
+        return np.less_equal
+    raise TypeError(f"select_prim must be ge or le, got {select_prim}")
+
+
+def _select_and_gather_add_shape(tangents: ShapedArray, operand: ShapedArray, *,
+                                 select_prim: Primitive, window_dimensions: tuple,
+                                 window_strides: tuple, padding: tuple, base_dilation: tuple,
+                                 window_dilation: tuple) -> tuple[int, ...]:
+    if tangents.shape != operand.shape:
+        raise TypeError("select_and_gather_add tangents and operand shapes must match, got "
+                        f"{tangents.shape} and {operand.shape}.")
+    return _common_shape_rule(operand, window_dimensions, window_strides, padding,
+                              base_dilation, window_dilation)
+
+
+def _select_and_gather_add_numpy(tangents: np.ndarray, operand: np.ndarray, *,
+                                 select_prim: Primitive, window_dimensions: tuple,
+                                 window_strides: tuple, padding: tuple, base_dilation: tuple,
+                                 window_dilation: tuple) -> np.ndarray:
+    # As XLA's CPU backend runs it: each window folded in row-major order with
+    # `select(ge(acc_key, key), acc, elem)` on (key, tangent) pairs from (identity, 0),
+    # skipping padding and holes, so ties keep the earlier element.
+    compare = _select_compare(select_prim)
+    out_shape = reduce_window_shape_tuple(operand.shape, window_dimensions, window_strides,
+                                          padding, base_dilation, window_dilation)
+    fill = _select_fill(select_prim, operand.dtype)
+    views = [_window_taps(_dilated_padded(values, pad_value, padding, base_dilation),
+                          out_shape, window_dimensions, window_strides, window_dilation)
+             for values, pad_value in ((operand, fill), (tangents, np.zeros((), tangents.dtype)),
+                                       (np.ones(operand.shape, bool), np.array(False)))]
+    acc_key = np.full(out_shape, fill, operand.dtype)
+    acc = np.zeros(out_shape, tangents.dtype)
+    for key, tangent, real in zip(*views, strict=True):
+        keep = ~real | compare(acc_key, key)
+        acc_key = np.where(keep, acc_key, key)
+        acc = np.where(keep, acc, tangent)
+    return acc
+
+
+select_and_gather_add_p = standard_primitive("select_and_gather_add",
+                                             _select_and_gather_add_shape, _operand_dtype)
+def_numpy_impl(select_and_gather_add_p, _select_and_gather_add_numpy)
+
+
+def _select_and_gather_add(tangents: Any, operand: Any, select_prim: Primitive,
+                           window_dimensions: Sequence[int], window_strides: Sequence[int],
+                           padding: Sequence[tuple[int, int]], base_dilation: Sequence[int],
+                           window_dilation: Sequence[int]) -> Any:
+    """Per window of `operand`, the element of `tangents` where the window's first maximum
+    (`select_prim` ge) or minimum (le) sits (a StableHLO `reduce_window` over pairs)."""
+    return select_and_gather_add_p.bind(
+        tangents, operand, select_prim=select_prim, window_dimensions=tuple(window_dimensions),
+        window_strides=tuple(window_strides), padding=tuple(padding),
+        base_dilation=tuple(base_dilation), window_dilation=tuple(window_dilation))
+
+
+def _select_and_gather_add_transpose(ct: Any, tangents: Any, operand: Any, *,
+                                     select_prim: Primitive, window_dimensions: tuple,
+                                     window_strides: tuple, padding: tuple,
+                                     base_dilation: tuple, window_dilation: tuple) -> list[Any]:
+    assert ad.is_undefined_primal(tangents) and not ad.is_undefined_primal(operand)
+    if any(d != 1 for d in window_dilation):
+        raise NotImplementedError("VJP not implemented for select_and_gather (MaxPool) with "
+                                  f"window dilation, got window_dilation={window_dilation}.")
+    if type(ct) is ad.Zero:
+        return [ad.Zero(tangents.aval), None]
+    has_base_dilation = any(d != 1 for d in base_dilation)
+    if has_base_dilation:
+        # Holes become explicit never-selected elements, dropped again after scattering.
+        fill = _select_fill(select_prim, core.get_aval(operand).dtype)
+        operand = slicing.pad(operand, fill, tuple((0, 0, d - 1) for d in base_dilation))
+    result = _select_and_scatter_add(ct, operand, select_prim, window_dimensions,
+                                     window_strides, padding)
+    if has_base_dilation:
+        shape = core.get_aval(result).shape
+        result = slicing.slice(result, (0,) * len(shape), shape, base_dilation)
+    return [result, None]
+
+
+ad.defjvp(select_and_gather_add_p,
+          lambda g, tangents, operand, **params: _select_and_gather_add(
+              g, operand, params["select_prim"], params["window_dimensions"],
+              params["window_strides"], params["padding"], params["base_dilation"],
+              params["window_dilation"]),
+          None)
+ad.primitive_transposes[select_and_gather_add_p] = _select_and_gather_add_transpose
+
+
+def _select_and_scatter_add_shape(source: ShapedArray, operand: ShapedArray, *,
+                                  select_prim: Primitive, window_dimensions: tuple,
+                                  window_strides: tuple, padding: tuple) -> tuple[int, ...]:
+    return operand.shape
+
+
+def _select_and_scatter_add_numpy(source: np.ndarray, operand: np.ndarray, *,
+                                  select_prim: Primitive, window_dimensions: tuple,
+                                  window_strides: tuple, padding: tuple) -> np.ndarray:
+    # As JAX lowers it on CPU: padding holds the select identity and can be selected (its
+    # contributions are dropped); in each window the first element wins unless a later one
+    # is strictly preferred.
+    compare = _select_compare(select_prim)
+    ones = (1,) * operand.ndim
+    padded = _dilated_padded(operand, _select_fill(select_prim, operand.dtype), padding, ones)
+    taps = _window_taps(padded, source.shape, window_dimensions, window_strides, ones)
+    scattered = np.zeros(padded.shape, source.dtype)
+    if taps:
+        best, choice = taps[0], np.zeros(source.shape, np.int64)
+        for index, key in enumerate(taps[1:], start=1):
+            keep = compare(best, key)
+            best = np.where(keep, best, key)
+            choice = np.where(keep, choice, index)
+        for index, tap in enumerate(np.ndindex(*window_dimensions)):
+            chosen = np.nonzero(choice == index)
+            # Within one tap distinct windows reach distinct elements, so `+=` is exact.
+            targets = tuple(i * s + t for i, s, t in zip(chosen, window_strides, tap,
+                                                         strict=True))
+            if source.dtype == np.bool_:
+                scattered[targets] |= source[chosen]
+            else:
+                scattered[targets] += source[chosen]
+    result = np.zeros(operand.shape, source.dtype)
+    inner = tuple(slice(max(-lo, 0), size - max(-hi, 0))
+                  for size, (lo, hi) in zip(operand.shape, padding, strict=True))
+    kept = tuple(slice(max(lo, 0), max(lo, 0) + (s.stop - s.start))
+                 for s, (lo, _) in zip(inner, padding, strict=True))
+    result[inner] = scattered[kept]
+    return result
+
+
+select_and_scatter_add_p = standard_primitive("select_and_scatter_add",
+                                              _select_and_scatter_add_shape, _operand_dtype)
+def_numpy_impl(select_and_scatter_add_p, _select_and_scatter_add_numpy)
+
+
+def _select_and_scatter_add(source: Any, operand: Any, select_prim: Primitive,
+                            window_dimensions: Sequence[int], window_strides: Sequence[int],
+                            padding: Sequence[tuple[int, int]]) -> Any:
+    """Adds each element of `source` into an array shaped like `operand`, where the first
+    maximum (`select_prim` ge) or minimum (le) of its window sits (StableHLO
+    `select_and_scatter`)."""
+    return select_and_scatter_add_p.bind(
+        source, operand, select_prim=select_prim, window_dimensions=tuple(window_dimensions),
+        window_strides=tuple(window_strides), padding=tuple(padding))
+
+
+def _select_and_scatter_add_transpose(ct: Any, source: Any, operand: Any, *,
+                                      select_prim: Primitive, window_dimensions: tuple,
+                                      window_strides: tuple, padding: tuple) -> list[Any]:
+    assert ad.is_undefined_primal(source) and not ad.is_undefined_primal(operand)
+    if type(ct) is ad.Zero:
+        return [ad.Zero(source.aval), None]
+    ones = (1,) * len(window_dimensions)
+    source_ct = _select_and_gather_add(ct, operand, select_prim, window_dimensions,
+                                       window_strides, padding, ones, ones)
+    return [source_ct, None]
+
+
+ad.defjvp(select_and_scatter_add_p,
+          lambda g, source, operand, **params: _select_and_scatter_add(
+              g, operand, params["select_prim"], params["window_dimensions"],
+              params["window_strides"], params["padding"]),
+          None)
+ad.primitive_transposes[select_and_scatter_add_p] = _select_and_scatter_add_transpose
 
 
 # -- the generic primitive ---------------------------------------------------------------------
@@ -277,6 +498,35 @@ reduce_window_p.def_abstract_eval(_reduce_window_abstract_eval)
 def_numpy_impl(reduce_window_p, _reduce_window_numpy)
 
 
+def _reduce_window_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: Jaxpr,
+                       consts: tuple, window_dimensions: tuple, window_strides: tuple,
+                       padding: tuple, base_dilation: tuple, window_dilation: tuple
+                       ) -> tuple[list[Any], list[Any]]:
+    """One windowed reduction over (primal, tangent) operand pairs, whose computation is the
+    jvp of the original one. Forward mode only: the result is not linear in the tangents
+    alone, so reverse mode fails, as in JAX."""
+    n = len(primals) // 2
+    operands, inits = list(primals[:n]), list(primals[n:])
+    if not all(type(t) is ad.Zero for t in tangents[n:]):
+        raise TypeError("reduce_window jvp does not support non-zero init_value_tangent.")
+    operand_tangents = [ad.instantiate_zeros(t) for t in tangents[:n]]
+    init_tangents = [ad.instantiate_zeros(t) for t in tangents[n:]]
+
+    def jvp_computation(left: list[Any], right: list[Any]) -> list[Any]:
+        primal_outs, tangent_outs = ad.jvp_flat(
+            lambda *args: eval_jaxpr(jaxpr, consts, *args),
+            [*left[:n], *right[:n]], [*left[n:], *right[n:]])
+        return [*primal_outs, *tangent_outs]
+
+    outs = reduce_window([*operands, *operand_tangents], [*inits, *init_tangents],
+                         jvp_computation, window_dimensions, window_strides, padding,
+                         base_dilation, window_dilation)
+    return outs[:n], outs[n:]
+
+
+ad.primitive_jvps[reduce_window_p] = _reduce_window_jvp
+
+
 # -- lax.reduce_window -------------------------------------------------------------------------
 
 def _monoid_params(window_dimensions: Sequence[int], window_strides: Sequence[int],
@@ -319,12 +569,12 @@ def _reduce_window_min(operand: Any, window_dimensions: Sequence[int],
 def _monoid_reducer(computation: Callable, init_values: Sequence[Any]) -> Callable | None:
     """The dedicated primitive for `computation` when it is add/max/min and the (single,
     concrete, scalar) initial value is its identity, as JAX chooses."""
-    if len(init_values) != 1 or isinstance(init_values[0], core.Tracer):
+    if len(init_values) != 1 or not core.is_concrete(init_values[0]):
         return None
     aval = core.get_aval(init_values[0])
     if aval.shape != ():
         return None
-    value = to_numpy(init_values[0], aval.dtype)
+    value = to_numpy(core.to_concrete_value(init_values[0]), aval.dtype)
     if computation is elementwise.add:
         return _reduce_window_sum if value == 0 else None
     if computation is elementwise.max:
