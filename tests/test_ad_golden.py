@@ -24,7 +24,17 @@ NAMESPACE = {"jax": jax, "jnp": jnp, "lax": lax, "np": np}
 exec(GOLDEN["prelude"], NAMESPACE)
 
 # Cases whose printed jaxpr differs from JAX's for a reason owned by a later issue.
-JAXPR_DIFFERENCES: dict[str, str] = {}
+_JITTED = "JAX wraps {} in jit, which prints as a jit equation: issue #5 (jit) adds it"
+JAXPR_DIFFERENCES: dict[str, str] = {
+    "softmax cross-entropy": _JITTED.format("log_softmax"),
+    "where/max/abs/maximum kinks": _JITTED.format("jnp.where"),
+    "relu at zero": _JITTED.format("relu"),
+    "cumsum sort": _JITTED.format("jnp.sort"),
+}
+
+# The input gradient of a layernorm nearly cancels to zero: its error is relative to the
+# size of the cancelling terms, not of the result.
+ABSOLUTE_TOLERANCE = {"layernorm": 2e-3}
 
 
 def _cases(what: str) -> list:
@@ -51,11 +61,13 @@ def _float0_aware_compare(x, want, path="result") -> None:
 
 @pytest.mark.parametrize("case", _cases("jaxpr"))
 def test_jaxpr_matches_jax(case: dict) -> None:
-    if case["title"] in JAXPR_DIFFERENCES:
-        pytest.xfail(JAXPR_DIFFERENCES[case["title"]])
     fun = eval(case["fun"], NAMESPACE)
     args = eval(case["args"], NAMESPACE)
-    assert str(jax.make_jaxpr(fun)(*args)) == case["jaxpr"]
+    text = str(jax.make_jaxpr(fun)(*args))
+    if case["title"] in JAXPR_DIFFERENCES:
+        assert text != case["jaxpr"], "now matches JAX: remove it from JAXPR_DIFFERENCES"
+        pytest.xfail(JAXPR_DIFFERENCES[case["title"]])
+    assert text == case["jaxpr"]
 
 
 @pytest.mark.parametrize("case", _cases("value"))
@@ -63,7 +75,8 @@ def test_value_matches_jax(case: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     # Derivatives sum many rounded terms (and cancel: a layernorm's input gradient is near
     # zero), so float32 gets 1e-5 of the largest magnitude rather than the 1e-6 of plain
     # programs; XLA and NumPy order their sums differently.
-    monkeypatch.setitem(test_jnp_programs.TOLERANCE, "float32", (1e-5, 1e-5))
+    monkeypatch.setitem(test_jnp_programs.TOLERANCE, "float32",
+                        (1e-5, ABSOLUTE_TOLERANCE.get(case["title"], 1e-5)))
     fun = eval(case["fun"], NAMESPACE)
     args = eval(case["args"], NAMESPACE)
     _float0_aware_compare(fun(*args), case["value"])

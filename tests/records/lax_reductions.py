@@ -50,6 +50,39 @@ def _no_axes(x: Any) -> tuple[int, ...]:
 _AXES = {"all": _all_axes, "first": _first_axis, "last_two": _last_two, "none": _no_axes}
 
 
+def _is_float(dtype: np.dtype) -> bool:
+    return np.dtype(dtype).kind == "f" or np.dtype(dtype) == BF16
+
+
+def rand_distinct(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype
+                  ) -> np.ndarray:
+    """Distinct values (no ties, so max/min/sort are differentiable and finite differences
+    meaningful), 0.5 apart: exact in bfloat16 and float16. Integers are a permutation around
+    0 (of 0.. for unsigned types); bools random."""
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape, dtype=np.int64))
+    order = rng.permutation(n).reshape(shape)
+    if dtype == BOOL:
+        return rng.random(shape) < 0.5
+    if dtype.kind == "u":
+        return order.astype(dtype)
+    if dtype.kind == "i":
+        return (order - n // 2).astype(dtype)
+    values = (order - n // 2) * 0.5 + 0.25
+    if dtype.kind == "c":
+        return (values + 1j * rng.normal(size=shape)).astype(dtype)
+    return values.astype(dtype)
+
+
+def rand_small_float(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype
+                     ) -> np.ndarray:
+    """Floats from {-1.5, -1, ..., 1.5}, zeros included (products of them stay small, so
+    finite differences of second order stay accurate); small integers otherwise."""
+    if not _is_float(dtype):
+        return rand_small_int(rng, shape, dtype)
+    return (rng.integers(-3, 4, shape) * 0.5).astype(dtype)
+
+
 def _max_identity(dtype: np.dtype) -> Any:
     if dtype == BOOL:
         return False
@@ -105,11 +138,11 @@ def _reduction_records() -> list[OpRecord]:
         records += [
             reduction("reduce_sum", lax.reduce_sum, _np_sum, FLOATS + INTS + (C64,), axes),
             reduction("reduce_prod", lax.reduce_prod, _np_prod, FLOATS + (I32, I8, U8), axes,
-                      make_args=rand_small_int),
+                      make_args=rand_small_float),
             reduction("reduce_max", lax.reduce_max, _np_max, MINMAX_DTYPES, axes,
-                      differentiable=False),
+                      make_args=rand_distinct),
             reduction("reduce_min", lax.reduce_min, _np_min, MINMAX_DTYPES, axes,
-                      differentiable=False),
+                      make_args=rand_distinct),
             reduction("reduce_and", lax.reduce_and, _np_bitwise(np.bitwise_and),
                       LOGICAL_DTYPES, axes, differentiable=False),
             reduction("reduce_or", lax.reduce_or, _np_bitwise(np.bitwise_or),
@@ -122,8 +155,9 @@ def _reduction_records() -> list[OpRecord]:
                   make_args=rand_special, differentiable=False),
         reduction("reduce_min_special", lax.reduce_min, _np_min, (F32, BF16), "all",
                   make_args=rand_special, differentiable=False),
+        # Infinite and NaN inputs: finite differences mean nothing there.
         reduction("reduce_sum_special", lax.reduce_sum, _np_sum, (F32,), "first",
-                  make_args=rand_special),
+                  make_args=rand_special, differentiable=False),
     ]
     for name, lax_fn, np_fn, dtypes in [
             ("reduce_sum_empty", lax.reduce_sum, _np_sum, (F32, I32, BF16)),
@@ -133,10 +167,13 @@ def _reduction_records() -> list[OpRecord]:
             ("reduce_and_empty", lax.reduce_and, _np_bitwise(np.bitwise_and), LOGICAL_DTYPES),
             ("reduce_or_empty", lax.reduce_or, _np_bitwise(np.bitwise_or), LOGICAL_DTYPES),
             ("reduce_xor_empty", lax.reduce_xor, _np_bitwise(np.bitwise_xor), (BOOL, I32))]:
+        # Sums and products of nothing are constants (zero derivative); the max/min of
+        # nothing is an infinite identity, and the others have integer operands.
+        constant = name in ("reduce_sum_empty", "reduce_prod_empty")
         records.append(reduction(name, lax_fn, np_fn, dtypes, "first", EMPTY_SHAPES,
-                                 differentiable=False))
+                                 differentiable=constant))
         records.append(reduction(name, lax_fn, np_fn, dtypes[:1], "all", EMPTY_SHAPES,
-                                 differentiable=False))
+                                 differentiable=constant))
     return records
 
 
@@ -192,7 +229,10 @@ def _cumulative_records() -> list[OpRecord]:
     records = []
     for name, lax_fn in lax_fns.items():
         ref = _np_cumulative(name)
-        make = rand_small_int if name == "cumprod" else rand_default
+        # Products of small values keep finite differences accurate; distinct values keep
+        # cummax/cummin away from ties, where they are not differentiable.
+        make = {"cumprod": rand_small_float, "cummax": rand_distinct,
+                "cummin": rand_distinct}.get(name, rand_default)
         for reverse in (False, True):
             for axis in (0, 1):
                 def fun(x: Any, axis: int = axis, reverse: bool = reverse,
@@ -210,7 +250,6 @@ def _cumulative_records() -> list[OpRecord]:
                 records.append(OpRecord(
                     f"{name}_axis{axis}{'_reverse' if reverse else ''}", fun, reference,
                     shapes, dtypes[name], make, expected_dtype=_same,
-                    differentiable=name != "cummax" and name != "cummin",
                     tol={BF16: 5e-2, F16: 5e-3}))
     for name in ("cummax", "cummin", "cumsum", "cumlogsumexp"):
         records.append(OpRecord(
@@ -246,33 +285,45 @@ def _np_max_with_index(x: np.ndarray, i: np.ndarray) -> tuple[np.ndarray, np.nda
     return x[rows, at], i[rows, at]
 
 
+def _sum_of_products(x: Any, y: Any) -> Any:
+    """An associative two-operand reducer: (sum of x, product of y)."""
+    return lax.reduce((x, y), (np.zeros((), x.dtype), np.ones((), y.dtype)),
+                      lambda a, b: (a[0] + b[0], a[1] * b[1]), (0,))
+
+
 def _general_reduce_records() -> list[OpRecord]:
+    # `a + b * b` is not associative, which `reduce` requires: its jvp (JAX's, a tree of
+    # reducer applications) computes another function, so those records are value-only.
     return [
         OpRecord("reduce_general_sum_of_squares", _sum_of_squares,
                  lambda x: np.sum(_wide(x) ** 2, axis=0), [[(4,)], [(3, 2)], [(5, 2, 3)]],
-                 (F32, I32), rand_small_int, expected_dtype=_same),
+                 (F32, I32), rand_small_int, expected_dtype=_same, differentiable=False),
         OpRecord("reduce_general_all_axes",
                  lambda x: lax.reduce(x, np.zeros((), x.dtype), lambda a, b: a + b * b,
                                       tuple(range(x.ndim))),
                  lambda x: np.sum(_wide(x) ** 2), [[(3,)], [(2, 3)]], (F32,), rand_small_int,
-                 expected_dtype=_same),
+                 expected_dtype=_same, differentiable=False),
+        OpRecord("reduce_general_sum_and_product", _sum_of_products,
+                 lambda x, y: (np.sum(_wide(x), axis=0), np.prod(_wide(y), axis=0)),
+                 [[(5,), (5,)], [(4, 3), (4, 3)]], [(F32, F32)], rand_small_float,
+                 expected_dtype=lambda a, b: (a, b)),
         OpRecord("reduce_general_no_axes",
                  lambda x: lax.reduce(x, np.zeros((), x.dtype), lambda a, b: a + b * b, ()),
                  lambda x: x, [[(3,)], [(2, 3)]], (F32, I32), expected_dtype=_same),
         OpRecord("reduce_general_empty",
                  lambda x: lax.reduce(x, np.ones((), x.dtype), lambda a, b: a * b + 1, (0,)),
                  lambda x: np.ones(x.shape[1:], x.dtype), [[(0, 3)]], (F32,),
-                 expected_dtype=_same, differentiable=False),
+                 expected_dtype=_same),
         OpRecord("reduce_general_variadic_argmax", _max_with_index, _np_max_with_index,
                  [[(3, 5), (3, 5)], [(1, 4), (1, 4)]], [(F32, I32)],
                  [lambda rng, shape, dtype: rng.permutation(
                      np.prod(shape)).reshape(shape).astype(dtype),
                   lambda rng, shape, dtype: np.broadcast_to(
                       np.arange(shape[-1]), shape).astype(dtype)],
-                 expected_dtype=lambda a, b: (a, b), differentiable=False),
+                 expected_dtype=lambda a, b: (a, b)),
         OpRecord("reduce_monoid_max", lambda x: lax.reduce(x, -np.inf, lax.max, (1,)),
                  lambda x: np.max(_wide(x), axis=1), [[(2, 3)], [(3, 4, 2)]], (F32, BF16),
-                 expected_dtype=_same, differentiable=False),
+                 rand_distinct, expected_dtype=_same),
         OpRecord("reduce_monoid_or", lambda x: lax.reduce(x, False, lax.bitwise_or, (0,)),
                  lambda x: np.any(x, axis=0), [[(4,)], [(3, 2)]], (BOOL,),
                  expected_dtype=_same, differentiable=False),

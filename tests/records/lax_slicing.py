@@ -21,6 +21,18 @@ def _indices(low: int, high: int):
     return make
 
 
+def _distinct_indices(low: int, high: int):
+    """Index vectors (the last axis) that are all different, each entry in [low, high]:
+    honest `unique_indices=True` arguments."""
+    def make(rng: np.random.Generator, shape, dtype) -> np.ndarray:
+        width = high - low + 1
+        count, depth = int(np.prod(shape[:-1])), shape[-1]
+        codes = rng.permutation(width ** depth)[:count]
+        digits = [(codes // width ** k) % width + low for k in range(depth)]
+        return np.stack(digits, axis=-1).reshape(shape).astype(dtype)
+    return make
+
+
 def _record(name, fun, reference, shapes, dtypes=DATA, make_args=rand_default, **kwargs):
     return OpRecord(name, fun, reference, shapes, dtypes, make_args, **kwargs)
 
@@ -129,27 +141,45 @@ def _set(old, new):
     return new
 
 
-def _gather_record(name, shapes, dnums, slice_sizes, low, high, mode=None, dtypes=DATA):
+def _gather_record(name, shapes, dnums, slice_sizes, low, high, mode=None, dtypes=DATA,
+                   fill_value=None, **kwargs):
     parsed = MODES.from_any(MODES.PROMISE_IN_BOUNDS if mode is None else mode)
 
     def reference(x, i):
         fill = {np.dtype(np.float32): np.nan, np.dtype(np.int32): np.iinfo(np.int32).min,
                 np.dtype(np.uint8): 255, np.dtype(bool): True}.get(x.dtype, np.nan)
         return _gather_ref(x, i, dnums=dnums, slice_sizes=slice_sizes, mode=parsed,
-                           fill_value=fill)
+                           fill_value=fill if fill_value is None else fill_value)
 
-    return _record(name, lambda x, i: lax.gather(x, i, dnums, slice_sizes, mode=mode),
+    return _record(name, lambda x, i: lax.gather(x, i, dnums, slice_sizes, mode=mode,
+                                                 fill_value=fill_value),
                    reference, shapes, [(d, I32) for d in dtypes],
-                   [rand_default, _indices(low, high)])
+                   [rand_default, _indices(low, high)], **kwargs)
 
 
-def _scatter_record(name, op, combine, shapes, dnums, low, high, mode=None, dtypes=(F32, I32)):
+def _scatter_record(name, op, combine, shapes, dnums, low, high, mode=None, dtypes=(F32, I32),
+                    unique=False, **kwargs):
     parsed = MODES.from_any(mode)
-    return _record(name, lambda x, i, u: op(x, i, u, dnums, mode=mode),
+    make_indices = _distinct_indices(low, high) if unique else _indices(low, high)
+    return _record(name, lambda x, i, u: op(x, i, u, dnums, mode=mode, unique_indices=unique),
                    lambda x, i, u: _scatter_ref(x, i, u, dnums=dnums, combine=combine,
                                                 mode=parsed),
                    shapes, [(d, I32, d) for d in dtypes],
-                   [rand_default, _indices(low, high), rand_default])
+                   [rand_default, make_indices, rand_default], **kwargs)
+
+
+# Why some records are not gradient-checked (each has a checked sibling below):
+# - a 'promise_in_bounds' gather (the default mode) given out-of-bounds indices breaks its
+#   promise: the forward pass clamps, but the gradient (JAX's rule: scatter-add with the same
+#   mode) drops those windows, so it differs from finite differences, as in JAX;
+_PROMISE_BROKEN = dict(differentiable=False)
+# - a 'fill' gather with the default NaN fill has NaN outputs, where finite differences are
+#   NaN (the derivative there is 0);
+_NAN_FILL = dict(differentiable=False)
+# - scatter_mul has an update derivative only with unique_indices=True (JAX raises
+#   NotImplementedError otherwise; tests/test_ad_slicing.py checks that and the operand
+#   derivative).
+_MUL_NOT_UNIQUE = dict(differentiable=False)
 
 
 _TAKE_ROWS = GDN(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
@@ -222,16 +252,34 @@ RECORDS = [
     _record("pad_scalar", lambda x, v: lax.pad(x, v, []), lambda x, v: x, [[(), ()]], (F16,)),
 
     _gather_record("gather_rows", [[(5, 3), (4, 1)]], _TAKE_ROWS, (1, 3), 0, 4),
-    _gather_record("gather_rows_clamped", [[(5, 3), (2, 3, 1)]], _TAKE_ROWS, (1, 3), -8, 8),
+    _gather_record("gather_rows_clamped", [[(5, 3), (2, 3, 1)]], _TAKE_ROWS, (1, 3), -8, 8,
+                   **_PROMISE_BROKEN),
     _gather_record("gather_rows_clip", [[(5, 3), (4, 1)]], _TAKE_ROWS, (1, 3), -8, 8,
                    mode="clip", dtypes=(F32,)),
     _gather_record("gather_rows_fill", [[(5, 3), (6, 1)]], _TAKE_ROWS, (1, 3), -3, 7,
-                   mode="fill"),
-    _gather_record("gather_points", [[(4, 3), (5, 2)]], _POINTS, (1, 1), -1, 4),
-    _gather_record("gather_windows", [[(5, 6), (3, 2)]], _WINDOWS, (2, 3), -2, 6),
+                   mode="fill", **_NAN_FILL),
+    _gather_record("gather_rows_fill_value", [[(5, 3), (6, 1)]], _TAKE_ROWS, (1, 3), -3, 7,
+                   mode="fill", fill_value=-1.5, dtypes=(F32,)),
+    _gather_record("gather_points", [[(4, 3), (5, 2)]], _POINTS, (1, 1), -1, 4,
+                   **_PROMISE_BROKEN),
+    _gather_record("gather_points_in_bounds", [[(4, 3), (5, 2)]], _POINTS, (1, 1), 0, 2,
+                   dtypes=(F32,)),
+    _gather_record("gather_points_clip", [[(4, 3), (5, 2)]], _POINTS, (1, 1), -1, 4,
+                   mode="clip", dtypes=(F32,)),
+    _gather_record("gather_windows", [[(5, 6), (3, 2)]], _WINDOWS, (2, 3), -2, 6,
+                   **_PROMISE_BROKEN),
+    _gather_record("gather_windows_in_bounds", [[(5, 6), (3, 2)]], _WINDOWS, (2, 3), 0, 3,
+                   dtypes=(F32,)),
+    _gather_record("gather_windows_clip", [[(5, 6), (3, 2)]], _WINDOWS, (2, 3), -2, 6,
+                   mode="clip", dtypes=(F32,)),
     _gather_record("gather_windows_fill", [[(5, 6), (3, 2)]], _WINDOWS, (2, 3), -2, 6,
-                   mode="fill", dtypes=(F32, I32, U8, BOOL)),
-    _gather_record("gather_batched", [[(3, 4), (3, 1)]], _BATCHED, (1, 1), -1, 4),
+                   mode="fill", dtypes=(F32, I32, U8, BOOL), **_NAN_FILL),
+    _gather_record("gather_windows_fill_value", [[(5, 6), (3, 2)]], _WINDOWS, (2, 3), -2, 6,
+                   mode="fill", fill_value=0.25, dtypes=(F32,)),
+    _gather_record("gather_batched", [[(3, 4), (3, 1)]], _BATCHED, (1, 1), -1, 4,
+                   **_PROMISE_BROKEN),
+    _gather_record("gather_batched_clip", [[(3, 4), (3, 1)]], _BATCHED, (1, 1), -1, 4,
+                   mode="clip", dtypes=(F32,)),
     _gather_record("gather_middle_axis", [[(2, 5, 3), (4, 1)]], _MIDDLE, (2, 1, 3), 0, 4),
     _gather_record("gather_empty_indices", [[(4, 3), (0, 1)]], _TAKE_ROWS, (1, 3), 0, 3,
                    dtypes=(F32,)),
@@ -239,13 +287,29 @@ RECORDS = [
                    GDN(offset_dims=(1, 2), collapsed_slice_dims=(), start_index_map=()),
                    (2, 3), 0, 0, dtypes=(F32,)),
     *[_scatter_record(f"{name}_rows", op, combine, [[(5, 3), (4, 1), (4, 3)]], _ROWS_BACK,
-                      -1, 5) for name, op, combine in _SCATTERS],
+                      -1, 5, **(_MUL_NOT_UNIQUE if name == "scatter_mul" else {}))
+      for name, op, combine in _SCATTERS],
     *[_scatter_record(f"{name}_points", op, combine, [[(4, 3), (6, 2), (6,)]], _POINTS_BACK,
-                      0, 3) for name, op, combine in _SCATTERS],
+                      0, 3, **(_MUL_NOT_UNIQUE if name == "scatter_mul" else {}))
+      for name, op, combine in _SCATTERS],
     *[_scatter_record(f"{name}_windows_clip", op, combine, [[(5, 6), (3, 2), (3, 2, 3)]],
-                      _WINDOWS_BACK, -2, 6, mode="clip") for name, op, combine in _SCATTERS],
+                      _WINDOWS_BACK, -2, 6, mode="clip",
+                      **(_MUL_NOT_UNIQUE if name == "scatter_mul" else {}))
+      for name, op, combine in _SCATTERS],
     *[_scatter_record(f"{name}_batched", op, combine, [[(3, 4), (3, 1), (3,)]],
-                      _BATCHED_BACK, -1, 4) for name, op, combine in _SCATTERS],
+                      _BATCHED_BACK, -1, 4, **(_MUL_NOT_UNIQUE if name == "scatter_mul" else {}))
+      for name, op, combine in _SCATTERS],
+    # unique_indices=True (distinct index vectors, some out of bounds and dropped): the
+    # linear scatter jvp and its transpose, and scatter_mul's update derivative.
+    *[_scatter_record(f"{name}_rows_unique", op, combine, [[(5, 3), (4, 1), (4, 3)]],
+                      _ROWS_BACK, -1, 5, unique=True, dtypes=(F32,))
+      for name, op, combine in _SCATTERS],
+    *[_scatter_record(f"{name}_points_unique", op, combine, [[(4, 3), (6, 2), (6,)]],
+                      _POINTS_BACK, 0, 3, unique=True, dtypes=(F32,))
+      for name, op, combine in _SCATTERS],
+    *[_scatter_record(f"{name}_batched_unique", op, combine, [[(3, 4), (3, 1), (3,)]],
+                      _BATCHED_BACK, -1, 4, unique=True, dtypes=(F32,))
+      for name, op, combine in _SCATTERS],
     _scatter_record("scatter_add_windows_drop", lax.scatter_add, np.add,
                     [[(5, 6), (4, 2), (4, 2, 3)]], _WINDOWS_BACK, -2, 6, mode="drop",
                     dtypes=(F32, I32, F16)),

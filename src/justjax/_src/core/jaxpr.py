@@ -108,7 +108,7 @@ class Jaxpr:
         return Jaxpr(**fields_)
 
     def pretty_print(self, width: int = 80) -> str:
-        return pp_jaxpr(self, PrettyContext()).format(width)
+        return pp_jaxpr(self, PrettyContext(unused_outputs(self))).format(width)
 
     def __str__(self) -> str:
         return self.pretty_print()
@@ -250,15 +250,27 @@ def encode_name(n: int) -> str:
     return letters
 
 
-class PrettyContext:
-    """Names variables in order of first appearance, uniquely across nested jaxprs."""
+def unused_outputs(jaxpr: Jaxpr) -> set[Var]:
+    """Equation outputs nothing reads: JAX prints them as `_` in the top-level jaxpr."""
+    unused: set[Var] = set()
+    used = {atom for atom in jaxpr.outvars if isinstance(atom, Var)}
+    for eqn in reversed(jaxpr.eqns):
+        unused.update(v for v in eqn.outvars if v not in used)
+        used.update(atom for atom in eqn.invars if isinstance(atom, Var))
+    return unused
 
-    def __init__(self) -> None:
+
+class PrettyContext:
+    """Names variables in order of first appearance, uniquely across nested jaxprs; the
+    `unused` ones print as `_` and take no name."""
+
+    def __init__(self, unused: set[Var] = frozenset()) -> None:
         self.names: dict[Var, str] = {}
         self.shared_jaxprs: dict[Jaxpr, str] = {}
+        self.unused = unused
 
     def name(self, var: Var) -> str:
-        if isinstance(var, DropVar):
+        if isinstance(var, DropVar) or var in self.unused:
             return "_"
         name = self.names.get(var)
         if name is None:

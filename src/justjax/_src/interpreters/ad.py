@@ -58,7 +58,8 @@ class Zero:
 def zeros_like_aval(aval: ShapedArray) -> Any:
     """Zeros of type `aval` (a NumPy array for float0, as JAX returns), made on the current
     trace by the builder lax registers (`broadcast_in_dim 0.0` when staged, as in JAX)."""
-    if aval.dtype == dtypes.float0:
+    if aval.dtype == dtypes.float0 and (
+            not aval.shape or isinstance(core.current_trace(), core.EvalTrace)):
         return np.zeros(aval.shape, dtypes.float0)
     if zeros_builder is None:
         raise RuntimeError("justjax.lax must be imported before differentiating")
@@ -140,14 +141,16 @@ def defjvp2(primitive: core.Primitive, *jvp_rules: Callable | None) -> None:
 def _sum_contributions(rules: Sequence[Callable | None], primals: Sequence[Any],
                        tangents: Sequence[Any], params: dict, extra: tuple, primal_out: Any
                        ) -> Any:
-    total: Any = None
-    for rule, tangent in zip(rules, tangents):
-        if rule is None or type(tangent) is Zero:
-            continue
-        contribution = rule(tangent, *extra, *primals, **params)
-        total = contribution if total is None else add_tangents(total, contribution)
-    if total is None:
+    # Every contribution is computed before any is summed, as JAX does: it fixes where the
+    # `add_any` equations land in a staged jaxpr.
+    contributions = [rule(tangent, *extra, *primals, **params)
+                     for rule, tangent in zip(rules, tangents)
+                     if rule is not None and type(tangent) is not Zero]
+    if not contributions:
         return Zero(tangent_aval(core.get_aval(primal_out)))
+    total = contributions[0]
+    for contribution in contributions[1:]:
+        total = add_tangents(total, contribution)
     return total
 
 
@@ -436,6 +439,14 @@ class TangentStagingTrace(staging.DynamicJaxprTrace):
     def describe(self) -> str:
         return "LinearizeTrace"
 
+    def release(self) -> None:
+        """Drops the tables once the linear jaxpr is built: its tracers point back at this
+        trace, and the cycle would keep the parent's residual values alive until the next
+        garbage collection."""
+        self.constvars = {}
+        self.eqns = []
+        self.invars = []
+
     def _is_unknown(self, value: Any) -> bool:
         return isinstance(value, staging.DynamicJaxprTracer) and value._trace is self
 
@@ -516,6 +527,7 @@ def linearize_flat(fun: Callable[..., Any], primals: Sequence[Any], *, has_aux: 
     with core.set_current_trace(staging_trace):
         tangent_outs = [instantiate_zeros(t) for _, t in pairs]
     linear = staging_trace.to_closed_jaxpr(tangent_outs)
+    staging_trace.release()
     if has_aux:
         return primal_outs, linear, aux
     return primal_outs, linear

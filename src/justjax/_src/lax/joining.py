@@ -14,6 +14,7 @@ import numpy as np
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
+from justjax._src.interpreters import ad
 from justjax._src.lax import structural
 from justjax._src.lax import utils
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
@@ -73,6 +74,21 @@ tile_p = standard_primitive("tile", _tile_shape, lambda x, **_: x.dtype, utils.f
 def_numpy_impl(tile_p, lambda x, *, reps: np.tile(x, reps))
 
 
+def _tile_transpose(ct: Any, operand: Any, *, reps: tuple[int, ...]) -> list[Any]:
+    """Views the cotangent as (reps[0], shape[0], reps[1], shape[1], ...) and sums the
+    repetitions."""
+    from justjax._src.lax import reductions  # reductions imports structural
+    if not ad.is_undefined_primal(operand):
+        return [None]
+    shape = operand.aval.shape
+    interleaved = tuple(k for pair in zip(reps, shape, strict=True) for k in pair)
+    repeat_axes = tuple(2 * i for i in range(len(shape)))
+    return [reductions.reduce_sum(structural.reshape(ct, interleaved), repeat_axes)]
+
+
+ad.deflinear2(tile_p, _tile_transpose)
+
+
 def tile(operand: Any, reps: Sequence[int]) -> Any:
     """`lax.tile`: repeats `operand` `reps[i]` times along dimension i.
 
@@ -115,6 +131,8 @@ def _stack_dtype(*operands: ShapedArray, axis: int) -> np.dtype:
 
 stack_p = standard_primitive("stack", _stack_shape, _stack_dtype)
 def_numpy_impl(stack_p, lambda *xs, axis: np.stack(xs, axis=axis))
+# Each operand's cotangent is its slice of the stacked cotangent.
+ad.deflinear2(stack_p, lambda ct, *operands, axis: unstack_p.bind(ct, axis=axis))
 
 
 def stack(operands: Sequence[Any], axis: int = 0) -> Any:
@@ -160,6 +178,18 @@ split_p.def_abstract_eval(_split_abstract)
 def_numpy_impl(split_p, _split_numpy)
 
 
+def _split_transpose(cts: Sequence[Any], operand: Any, *, sizes: tuple[int, ...], axis: int
+                     ) -> list[Any]:
+    # Pieces that got no cotangent contribute explicit zeros to the concatenation.
+    if all(type(ct) is ad.Zero for ct in cts):
+        return [ad.Zero(operand.aval)]
+    pieces = [ad.instantiate_zeros(ct) for ct in cts]
+    return [structural.concatenate(pieces, dimension=axis)]
+
+
+ad.deflinear2(split_p, _split_transpose)
+
+
 def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list[Any]:
     """`lax.split`: consecutive chunks of the given sizes along `axis`.
 
@@ -190,6 +220,15 @@ unstack_p = Primitive("unstack", multiple_results=True)
 unstack_p.def_abstract_eval(_unstack_abstract)
 def_numpy_impl(unstack_p, lambda x, *, axis: [np.take(x, i, axis=axis)
                                               for i in range(x.shape[axis])])
+
+
+def _unstack_transpose(cts: Sequence[Any], operand: Any, *, axis: int) -> list[Any]:
+    if all(type(ct) is ad.Zero for ct in cts):
+        return [ad.Zero(operand.aval)]
+    return [stack_p.bind(*[ad.instantiate_zeros(ct) for ct in cts], axis=axis)]
+
+
+ad.deflinear2(unstack_p, _unstack_transpose)
 
 
 def unstack(x: Any, axis: int = 0) -> tuple[Any, ...]:

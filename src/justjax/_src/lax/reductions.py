@@ -18,9 +18,9 @@ from justjax._src import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
-from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
-from justjax._src.interpreters import staging
-from justjax._src.lax import elementwise, structural, utils
+from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from justjax._src.interpreters import ad, staging
+from justjax._src.lax import elementwise, reductions_ad, structural, utils
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
 
@@ -212,15 +212,58 @@ reduce_sum_p = standard_primitive("reduce_sum", _reduce_op_shape_rule,
                                   _number_dtype_rule("reduce_sum"))
 def_numpy_impl(reduce_sum_p, _sum_numpy, low_precision_in_f32=True)
 
+
+def _reduce_sum_transpose(ct: Any, operand: Any, *, axes: tuple[int, ...], out_sharding: Any
+                          ) -> list[Any]:
+    # The cotangent of each summed element is the cotangent of its sum. The kept dimensions
+    # are NumPy integers, as JAX computes them (they show in printed jaxprs).
+    input_shape = operand.aval.shape
+    kept = tuple(np.delete(np.arange(len(input_shape)), axes))
+    if not kept:
+        return [structural.broadcast_in_dim(ct, input_shape, ())]
+    return [structural.broadcast_in_dim_p.bind(ct, shape=input_shape, broadcast_dimensions=kept,
+                                               sharding=None)]
+
+
+ad.deflinear2(reduce_sum_p, _reduce_sum_transpose)
+
 reduce_prod_p = standard_primitive("reduce_prod", _reduce_op_shape_rule,
                                    _number_dtype_rule("reduce_prod"))
 def_numpy_impl(reduce_prod_p, _prod_numpy, low_precision_in_f32=True)
+
+
+def _reduce_prod_jvp(primals: list[Any], tangents: list[Any], *, axes: tuple[int, ...]
+                     ) -> tuple[Any, Any]:
+    # As JAX: a tree of multiplications, differentiated; right where elements are zero,
+    # unlike dividing the product by each element.
+    one = np.array(1, dtype=core.get_aval(primals[0]).dtype)
+    outs, tangent_outs = reductions_ad.reduce_tree_jvp(
+        lambda x, y: [elementwise.mul(x, y)], [one], primals, tangents, axes)
+    return outs[0], tangent_outs[0]
+
+
+ad.primitive_jvps[reduce_prod_p] = _reduce_prod_jvp
 
 reduce_max_p = standard_primitive("reduce_max", _reduce_op_shape_rule, _input_dtype)
 def_numpy_impl(reduce_max_p, _minmax_numpy("max"), low_precision_in_f32=True)
 
 reduce_min_p = standard_primitive("reduce_min", _reduce_op_shape_rule, _input_dtype)
 def_numpy_impl(reduce_min_p, _minmax_numpy("min"), low_precision_in_f32=True)
+
+
+def _reduce_chooser_jvp(g: Any, ans: Any, operand: Any, *, axes: tuple[int, ...]) -> Any:
+    """JAX's convention for max/min: the tangent is the mean of the tangents at every
+    location equal to the result (so ties share it equally)."""
+    shape = tuple(1 if i in axes else d for i, d in enumerate(core.get_aval(operand).shape))
+    dtype = core.get_aval(g).dtype
+    location_indicators = structural.convert_element_type(
+        elementwise.eq(operand, structural.reshape(ans, shape)), dtype)
+    counts = reduce_sum(location_indicators, axes)
+    return elementwise.div(reduce_sum(elementwise.mul(g, location_indicators), axes), counts)
+
+
+ad.defjvp2(reduce_max_p, _reduce_chooser_jvp)
+ad.defjvp2(reduce_min_p, _reduce_chooser_jvp)
 
 reduce_and_p = standard_primitive("reduce_and", _reduce_logical_shape_rule, _input_dtype,
                                   utils.never_weak)
@@ -233,6 +276,11 @@ def_numpy_impl(reduce_or_p, _logical_numpy(np.bitwise_or))
 reduce_xor_p = standard_primitive("reduce_xor", _reduce_logical_shape_rule, _input_dtype,
                                   utils.never_weak)
 def_numpy_impl(reduce_xor_p, _logical_numpy(np.bitwise_xor))
+
+# Bool and integer operands have no tangents (float0).
+ad.defjvp_zero(reduce_and_p)
+ad.defjvp_zero(reduce_or_p)
+ad.defjvp_zero(reduce_xor_p)
 
 
 def _axes_tuple(axes: Sequence[int]) -> tuple[int, ...]:
@@ -329,6 +377,10 @@ argmin_p = standard_primitive("argmin", _argminmax_shape_rule, _argminmax_dtype_
                               utils.never_weak)
 def_numpy_impl(argmin_p, _argminmax_numpy("min"), low_precision_in_f32=True)
 
+# Integer results: zero (float0) tangents.
+ad.defjvp_zero(argmax_p)
+ad.defjvp_zero(argmin_p)
+
 
 _PYTHON_TYPE_DTYPES = {bool: dtypes.bool_, int: dtypes.int64, float: dtypes.float64,
                        complex: dtypes.complex128}
@@ -403,48 +455,6 @@ def _reduce_abstract_eval(*avals: ShapedArray, computation: Callable, jaxpr: Clo
             for shape, op, init in zip(shapes, operands, inits, strict=True)]
 
 
-def _contains_jaxpr(value: Any) -> bool:
-    if isinstance(value, (Jaxpr, ClosedJaxpr)):
-        return True
-    return isinstance(value, (tuple, list)) and any(_contains_jaxpr(v) for v in value)
-
-
-def _is_elementwise_batchable(closed: ClosedJaxpr, batch: int) -> bool:
-    """Whether the scalar reducer can run on vectors of `batch` elements at once, giving the
-    same result as running it element by element.
-
-    True when the jaxpr is made of scalar values only, holds no sub-jaxprs, and abstract
-    evaluation with the batched arguments as `(batch,)` vectors keeps every value derived from
-    them a `(batch,)` vector (shape-specific primitives such as reshape fail that check).
-    """
-    jaxpr = closed.jaxpr
-    if any(np.shape(c) != () for c in closed.consts):
-        return False
-    if any(v.aval.shape != () for e in jaxpr.eqns for v in e.outvars):
-        return False
-    if any(_contains_jaxpr(p) for e in jaxpr.eqns for p in e.params.values()):
-        return False
-    batched = {v: v.aval.update(shape=(batch,)) for v in jaxpr.invars}
-
-    def aval_of(atom: Any) -> ShapedArray:
-        return atom.aval if isinstance(atom, Literal) else batched.get(atom, atom.aval)
-
-    for eqn in jaxpr.eqns:
-        in_avals = [aval_of(a) for a in eqn.invars]
-        is_batched = any(not isinstance(a, Literal) and a in batched for a in eqn.invars)
-        try:
-            outs = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
-        except Exception:  # noqa: BLE001 - any failure means "not batchable"
-            return False
-        outs = outs if eqn.primitive.multiple_results else [outs]
-        want = (batch,) if is_batched else ()
-        if any(o.shape != want for o in outs):
-            return False
-        if is_batched:
-            batched.update({v: o for v, o in zip(eqn.outvars, outs, strict=True)})
-    return True
-
-
 def _run_reducer(closed: ClosedJaxpr, accs: list[Any], elems: list[Any]) -> list[Any]:
     with core.set_current_trace(core.eval_trace):
         return eval_jaxpr(closed.jaxpr, closed.consts, *accs, *elems)
@@ -455,7 +465,7 @@ def _fold(closed: ClosedJaxpr, inits: list[np.ndarray], flats: list[np.ndarray],
     """Left fold `acc = reducer(acc, x_j)` from the initial values over the last axis of each
     `(M, N)` operand: vectorized over M when the reducer allows it, else element by element."""
     m, n = flats[0].shape
-    if m > 1 and _is_elementwise_batchable(closed, m):
+    if m > 1 and reductions_ad.is_elementwise_batchable(closed, (m,)):
         accs = [np.broadcast_to(i, (m,)) for i in inits]
         for j in range(n):
             accs = _run_reducer(closed, accs, [from_numpy(f[:, j], ShapedArray((m,), f.dtype))
@@ -500,6 +510,23 @@ reduce_p.def_abstract_eval(_reduce_abstract_eval)
 reduce_p.def_impl(_reduce_impl)
 
 
+def _reduce_jvp(primals: list[Any], tangents: list[Any], *, computation: Callable,
+                jaxpr: ClosedJaxpr, dimensions: tuple[int, ...]) -> tuple[list[Any], list[Any]]:
+    """JAX's rule: a tree of reducer applications, differentiated (right for the associative
+    reducers `reduce` requires). Only the operands may carry tangents."""
+    operands, init_values = _split_half(primals)
+    operand_tangents, init_tangents = _split_half(tangents)
+    if any(type(t) is not ad.Zero for t in init_tangents):
+        raise NotImplementedError(
+            "Gradient of general lax.reduce with non-zero tangents for initial values to "
+            "reduction not implemented")
+    return reductions_ad.reduce_tree_jvp(reductions_ad.jaxpr_reducer(jaxpr), init_values,
+                                         operands, operand_tangents, dimensions)
+
+
+ad.primitive_jvps[reduce_p] = _reduce_jvp
+
+
 def _is_concrete_scalar(x: Any) -> bool:
     return core.is_concrete(x) and core.get_aval(x).shape == ()
 
@@ -511,7 +538,8 @@ def _monoid_reducer(computation: Callable, init_values: Sequence[Any]) -> Callab
         return None
     init, = init_values
     dtype = core.get_aval(init).dtype
-    value = to_numpy(init, dtype)
+    # A differentiation tracer stands for a known value, which is what decides (as in JAX).
+    value = to_numpy(core.to_concrete_value(init), dtype)
     int_like = dtypes.is_bool(dtype) or dtypes.is_int(dtype)
     candidates: list[tuple[Callable, bool, Callable, Callable]] = [
         (elementwise.add, True, lambda d: np.array(0, d), reduce_sum),
@@ -676,6 +704,15 @@ cumprod_p = _cumulative_primitive(
 cummax_p = _cumulative_primitive("cummax", _cummax_like("max"))
 cummin_p = _cumulative_primitive("cummin", _cummax_like("min"))
 cumlogsumexp_p = _cumulative_primitive("cumlogsumexp", _cumlogsumexp)
+
+# cumsum is linear: its transpose sums the cotangents in the other direction.
+ad.deflinear2(cumsum_p, lambda ct, operand, *, axis, reverse: [
+    cumsum(ct, axis=axis, reverse=not reverse)])
+# The others are differentiated through a parallel prefix scan, as in JAX.
+ad.primitive_jvps[cumprod_p] = reductions_ad.cumulative_jvp(elementwise.mul)
+ad.primitive_jvps[cummax_p] = reductions_ad.cumulative_jvp(elementwise.max)
+ad.primitive_jvps[cummin_p] = reductions_ad.cumulative_jvp(elementwise.min)
+ad.primitive_jvps[cumlogsumexp_p] = reductions_ad.cumlogsumexp_jvp
 
 
 def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:

@@ -921,3 +921,8 @@ def scatter_apply(operand: Any, scatter_indices: Any, func: Callable[[Any], Any]
 def _apply_jaxpr(func: Callable, dtype: np.dtype) -> tuple[Jaxpr, tuple]:
     """The update jaxpr `(x, _) -> func(x)` of `scatter_apply`, cached per function."""
     return _reduction_jaxpr.__wrapped__(lambda x, _: func(x), dtype)
+
+
+# The jvp and transpose rules live in their own module (this one is long enough); importing
+# it registers them.
+from justjax._src.lax import slicing_ad as _slicing_ad  # noqa: E402,F401

@@ -16,6 +16,8 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
+from justjax._src.interpreters import ad
+from justjax._src.lax import slicing, structural
 from justjax._src.lax.utils import def_numpy_impl
 
 __all__ = ["sort", "sort_key_val", "top_k", "sort_p", "top_k_p"]
@@ -79,6 +81,38 @@ def _sort_numpy(*operands: np.ndarray, dimension: int, is_stable: bool, num_keys
 sort_p = Primitive("sort", multiple_results=True)
 sort_p.def_abstract_eval(_sort_abstract_eval)
 def_numpy_impl(sort_p, _sort_numpy)
+
+_UINT32_MAX = int(np.iinfo(np.uint32).max)
+
+
+def _index_dtype_for(shape: tuple[int, ...]) -> np.dtype:
+    """The unsigned index type JAX uses for positions in `shape`."""
+    return np.dtype(np.uint64 if any(d > _UINT32_MAX for d in shape) else np.uint32)
+
+
+def _sort_jvp(primals: list[Any], tangents: list[Any], *, dimension: int, is_stable: bool,
+              num_keys: int) -> tuple[list[Any], list[Any]]:
+    """JAX's rule: sort an iota along with the operands to learn the permutation, then gather
+    each tangent through it (so tied keys keep their own tangents, in sorted order)."""
+    shape = core.get_aval(primals[0]).shape
+    iota = structural.broadcasted_iota(_index_dtype_for(shape), shape, dimension)
+    *sorted_primals, permutation = sort_p.bind(*primals, iota, dimension=dimension,
+                                               is_stable=is_stable, num_keys=num_keys)
+    # np.int64 entries, as JAX computes them (they show in the printed jaxpr).
+    batch_dims = tuple(np.delete(np.arange(len(shape), dtype=np.int64), dimension))
+    dnums = slicing.GatherDimensionNumbers(
+        offset_dims=(), collapsed_slice_dims=(dimension,), start_index_map=(dimension,),
+        operand_batching_dims=batch_dims, start_indices_batching_dims=batch_dims)
+    indices = structural.expand_dims(permutation, (len(shape),))
+    tangents_out = [
+        t if type(t) is ad.Zero else slicing.gather(
+            t, indices, dnums, (1,) * len(shape),
+            mode=slicing.GatherScatterMode.PROMISE_IN_BOUNDS)
+        for t in tangents]
+    return sorted_primals, tangents_out
+
+
+ad.primitive_jvps[sort_p] = _sort_jvp
 
 
 def _ndim(x: Any) -> int:
@@ -175,6 +209,27 @@ def _top_k_numpy(x: np.ndarray, *, k: int, axis: int) -> list[np.ndarray]:
 top_k_p = Primitive("top_k", multiple_results=True)
 top_k_p.def_abstract_eval(_top_k_abstract_eval)
 def_numpy_impl(top_k_p, _top_k_numpy)
+
+
+def _top_k_jvp(primals: list[Any], tangents: list[Any], *, k: int, axis: int
+               ) -> tuple[list[Any], list[Any]]:
+    """The tangent of each value is the operand's tangent gathered at its index; the indices
+    have none."""
+    operand, = primals
+    tangent, = tangents
+    values, indices = top_k_p.bind(operand, k=k, axis=axis)
+    index_shape = core.get_aval(indices).shape
+    rank = len(index_shape)
+    batch_dims = tuple(i for i in range(rank) if i != axis)
+    dnums = slicing.GatherDimensionNumbers(
+        offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
+        operand_batching_dims=batch_dims, start_indices_batching_dims=batch_dims)
+    gather_indices = structural.reshape(indices, index_shape + (1,))
+    tangent_out = slicing.gather(tangent, gather_indices, dnums, (1,) * rank)
+    return [values, indices], [tangent_out, ad.Zero.from_primal_value(indices)]
+
+
+ad.primitive_jvps[top_k_p] = _top_k_jvp
 
 
 def top_k(operand: Any, k: int, *, axis: int = -1) -> list[Any]:

@@ -12,7 +12,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_eqn_rules
-from justjax._src.interpreters import staging
+from justjax._src.interpreters import ad, staging
 from justjax._src.lax import utils
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
@@ -98,6 +98,33 @@ staging.forwarding_rules[convert_element_type_p] = _forward_same_type_convert
 pp_eqn_rules[convert_element_type_p] = _pp_without("sharding")
 
 
+def _convert_jvp(tangent: Any, ans: Any, operand: Any, *, new_dtype: np.dtype,
+                 weak_type: bool, sharding: Any = None) -> Any:
+    # Integer/bool results have float0 tangents: the derivative is a symbolic zero.
+    tangent_dtype = ad.tangent_aval(ShapedArray((), new_dtype)).dtype
+    if tangent_dtype == dtypes.float0:
+        return ad.Zero.from_primal_value(ans)
+    return convert_element_type_p.bind(tangent, new_dtype=tangent_dtype, weak_type=weak_type,
+                                       sharding=sharding)
+
+
+def _convert_transpose(ct: Any, operand: Any, *, new_dtype: np.dtype, weak_type: bool,
+                       sharding: Any = None) -> list[Any]:
+    # Converting back to the operand's type; complex <- real puts the cotangent in the real
+    # part, real <- complex drops the imaginary part, exactly as the forward conversions.
+    aval = operand.aval
+    if type(ct) is ad.Zero:
+        return [ad.Zero(aval)]
+    if not dtypes.is_inexact(aval.dtype):
+        return [ad.Zero(ad.tangent_aval(aval))]
+    return [convert_element_type_p.bind(ct, new_dtype=aval.dtype, weak_type=aval.weak_type,
+                                        sharding=None)]
+
+
+ad.defjvp2(convert_element_type_p, _convert_jvp)
+ad.primitive_transposes[convert_element_type_p] = _convert_transpose
+
+
 def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any:
     """Casts `x` to `new_dtype` (StableHLO `convert`); a no-op when nothing would change."""
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
@@ -135,6 +162,8 @@ bitcast_convert_type_p = standard_primitive(
 def_numpy_impl(bitcast_convert_type_p,
                lambda x, *, new_dtype: np.ascontiguousarray(x).view(new_dtype).reshape(
                    _bitcast_shape(ShapedArray(x.shape, x.dtype), new_dtype)))
+# Reinterpreting bits is not a smooth function of the value: a zero derivative, as in JAX.
+ad.defjvp_zero(bitcast_convert_type_p)
 
 
 def bitcast_convert_type(x: Any, new_dtype: Any) -> Any:
@@ -155,12 +184,10 @@ def _broadcast_in_dim_shape(x: ShapedArray, *, shape: tuple[int, ...],
         raise TypeError("broadcast_in_dim target broadcast shape must have equal or higher "
                         f"rank to the operand shape; got operand ndim {x.ndim} and target "
                         f"broadcast ndim {len(shape)}.")
-    if any(not 0 <= d < len(shape) for d in broadcast_dimensions):
-        raise TypeError(f"broadcast_in_dim broadcast_dimensions must be in range [0, "
-                        f"{len(shape)}); got {broadcast_dimensions}.")
-    if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
-        raise TypeError("broadcast_in_dim broadcast_dimensions must be strictly increasing; "
-                        f"got broadcast_dimensions {broadcast_dimensions}")
+    if not set(broadcast_dimensions) <= set(range(len(shape))):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must be a subset of output "
+                        f"dimensions, got {broadcast_dimensions} for operand ndim {x.ndim} and "
+                        f"shape {shape}.")
     for operand_dim, out_dim in enumerate(broadcast_dimensions):
         if x.shape[operand_dim] not in (1, shape[out_dim]):
             raise TypeError(
@@ -168,13 +195,19 @@ def _broadcast_in_dim_shape(x: ShapedArray, *, shape: tuple[int, ...],
                 "their corresponding dimensions in the target broadcast shape; got operand of "
                 f"shape {x.shape}, target broadcast shape {shape}, broadcast_dimensions "
                 f"{broadcast_dimensions} ")
+    # Unordered dimensions are allowed (an implicit transpose), as in JAX; repeats are not.
+    if len(set(broadcast_dimensions)) != len(broadcast_dimensions):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must not contain duplicates, "
+                        f"got broadcast_dimensions {broadcast_dimensions}")
     return tuple(shape)
 
 
 def _broadcast_in_dim_numpy(x: np.ndarray, *, shape: tuple[int, ...],
                             broadcast_dimensions: tuple[int, ...], sharding: Any = None) -> np.ndarray:
+    # Order the operand's dims as their output positions, then insert the new unit dims.
+    x = np.transpose(x, np.argsort(broadcast_dimensions))
     expanded = [1] * len(shape)
-    for operand_dim, out_dim in enumerate(broadcast_dimensions):
+    for operand_dim, out_dim in enumerate(sorted(broadcast_dimensions)):
         expanded[out_dim] = x.shape[operand_dim]
     return np.broadcast_to(x.reshape(expanded), shape)
 
@@ -196,6 +229,42 @@ def _forward_identity_broadcast(args: Sequence[Any], params: dict) -> Any:
 staging.forwarding_rules[broadcast_in_dim_p] = _forward_identity_broadcast
 pp_eqn_rules[broadcast_in_dim_p] = _pp_without("shape", "sharding",
                                                hide_if_empty=("broadcast_dimensions",))
+
+
+def _broadcast_in_dim_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
+                          shape: tuple[int, ...], broadcast_dimensions: tuple[int, ...],
+                          sharding: Any = None) -> tuple[Any, Any]:
+    operand, = primals
+    tangent, = tangents
+    params = dict(shape=shape, broadcast_dimensions=broadcast_dimensions, sharding=sharding)
+    out = broadcast_in_dim_p.bind(operand, **params)
+    if type(tangent) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    return out, broadcast_in_dim_p.bind(tangent, **params)
+
+
+def _broadcast_in_dim_transpose(ct: Any, operand: Any, *, shape: tuple[int, ...],
+                                broadcast_dimensions: tuple[int, ...], sharding: Any = None
+                                ) -> list[Any]:
+    """Sums the cotangent over the broadcast dims; size-1 operand dims expanded by the
+    broadcast are summed too and put back as size-1 dims."""
+    from justjax._src.lax import reductions  # reductions imports this module
+    if not ad.is_undefined_primal(operand):
+        return [None]
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval)]
+    unit_dims = [i for i, size in enumerate(operand.aval.shape) if size == 1]
+    kept_dims = [d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims]
+    summed_axes = tuple(i for i in range(len(shape)) if i not in kept_dims)
+    summed = reductions.reduce_sum(ct, summed_axes)
+    # The sum keeps the output's dim order; unordered broadcast_dimensions also transposed
+    # the operand. (JAX's rule omits this transpose and fails on such broadcasts.)
+    summed = transpose(summed, np.argsort(np.argsort(kept_dims)))
+    return [expand_dims(summed, unit_dims)]
+
+
+ad.primitive_jvps[broadcast_in_dim_p] = _broadcast_in_dim_jvp
+ad.primitive_transposes[broadcast_in_dim_p] = _broadcast_in_dim_transpose
 
 
 def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
@@ -269,6 +338,19 @@ reshape_p = standard_primitive("reshape", _reshape_shape, lambda x, **_: x.dtype
 def_numpy_impl(reshape_p, _reshape_numpy)
 
 
+def _reshape_transpose(ct: Any, operand: Any, *, new_sizes: tuple[int, ...], dimensions: Any,
+                       sharding: Any = None) -> list[Any]:
+    shape = operand.aval.shape
+    if dimensions is None:
+        return [reshape(ct, shape)]
+    # Undo the reshape into the transposed shape, then the transposition.
+    transposed = reshape(ct, tuple(shape[d] for d in dimensions))
+    return [transpose(transposed, np.argsort(dimensions))]
+
+
+ad.deflinear2(reshape_p, _reshape_transpose)
+
+
 def reshape(x: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:
     """Reshapes `x` (row-major), after transposing by `dimensions` if given."""
     new_sizes = utils.as_int_tuple(new_sizes, "reshape new_sizes")
@@ -298,6 +380,7 @@ squeeze_p = standard_primitive("squeeze", _squeeze_shape, lambda x, **_: x.dtype
                                utils.first_arg_weak)
 def_numpy_impl(squeeze_p, lambda x, *, dimensions: np.reshape(
     x, _squeeze_shape(ShapedArray(x.shape, x.dtype), dimensions=dimensions)))
+ad.deflinear2(squeeze_p, lambda ct, operand, *, dimensions: [expand_dims(ct, dimensions)])
 
 
 def squeeze(x: Any, dimensions: Sequence[int]) -> Any:
@@ -321,6 +404,8 @@ def _transpose_shape(x: ShapedArray, *, permutation: tuple[int, ...]) -> tuple[i
 transpose_p = standard_primitive("transpose", _transpose_shape, lambda x, **_: x.dtype,
                                  utils.first_arg_weak)
 def_numpy_impl(transpose_p, lambda x, *, permutation: np.transpose(x, permutation))
+ad.deflinear2(transpose_p,
+              lambda ct, operand, *, permutation: [transpose(ct, np.argsort(permutation))])
 
 
 def transpose(x: Any, permutation: Sequence[int]) -> Any:
@@ -357,6 +442,9 @@ def _iota_numpy(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int,
 
 iota_p.def_abstract_eval(_iota_abstract)
 def_numpy_impl(iota_p, _iota_numpy)
+# iota has no operands, so it never meets a tangent; the rule only records that its output
+# is a constant (JAX registers none).
+ad.defjvp_zero(iota_p)
 
 
 def iota(dtype: Any, size: int) -> Any:
@@ -391,8 +479,8 @@ def _select_n_dtype(which: ShapedArray, *cases: ShapedArray) -> np.dtype:
                         f"{', '.join(dtypes.dtype_name(c.dtype) for c in cases)}. (Tip: "
                         "jnp.where is a similar function that does automatic type promotion "
                         "on inputs).")
-    if which.dtype != dtypes.bool_ and which.dtype != dtypes.int32:
-        raise TypeError(f"select `which` must be boolean or int32 type, got {which.dtype}.")
+    if which.dtype != dtypes.bool_ and not dtypes.is_int(which.dtype):
+        raise TypeError(f"select `which` must be boolean or integer type, got {which.dtype}.")
     if which.dtype == dtypes.bool_ and len(cases) > 2:
         raise TypeError("select with boolean `which` cannot have > 2 cases.")
     return cases[0].dtype
@@ -409,13 +497,63 @@ def_numpy_impl(select_n_p, _select_n_numpy)
 
 
 def select_n(which: Any, *cases: Any) -> Any:
-    """`cases[which]` elementwise; `which` is bool (two cases) or int32."""
+    """`cases[which]` elementwise; `which` is bool (two cases) or an integer (clamped to the
+    valid case indices)."""
     return select_n_p.bind(which, *cases)
 
 
 def select(pred: Any, on_true: Any, on_false: Any) -> Any:
     """`on_true` where `pred` else `on_false`."""
     return select_n_p.bind(pred, on_false, on_true)
+
+
+def _zeros_like(x: Any) -> Any:
+    """Zeros of x's shape, dtype and weak type, as `lax.full_like(x, 0)` stages them: a
+    scalar literal, broadcast when x is not a scalar."""
+    aval = core.get_aval(x)
+    zero = from_numpy(np.zeros((), aval.dtype), ShapedArray((), aval.dtype, aval.weak_type))
+    if not aval.shape:
+        return zero
+    return broadcast_in_dim(zero, aval.shape, ())
+
+
+def _select_n_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    which, *cases = primals
+    case_tangents = tangents[1:]
+    out = select_n(which, *cases)
+    if all(type(t) is ad.Zero for t in case_tangents):
+        return out, ad.Zero(case_tangents[0].aval)
+    # Built even when no case tangent is zero, as JAX does (it shows up in jaxprs).
+    zeros = _zeros_like(next(t for t in case_tangents if type(t) is not ad.Zero))
+    case_tangents = [zeros if type(t) is ad.Zero else t for t in case_tangents]
+    return out, select_n(which, *case_tangents)
+
+
+def _select_n_transpose(ct: Any, which: Any, *cases: Any) -> list[Any]:
+    """Each linear case gets the cotangent where it was selected and zero elsewhere; the
+    predicate is not differentiable."""
+    from justjax._src.lax import elementwise  # kept lazy: elementwise may need this module
+    if ad.is_undefined_primal(which):
+        raise ValueError("select_n transpose: the predicate cannot be a linear argument")
+    if type(ct) is ad.Zero:
+        return [None] + [ad.Zero(c.aval) if ad.is_undefined_primal(c) else None for c in cases]
+    zeros = _zeros_like(ct)
+    which_dtype = core.get_aval(which).dtype
+    if which_dtype == dtypes.bool_ and len(cases) == 2:
+        on_false, on_true = cases
+        return [None,
+                select(which, zeros, ct) if ad.is_undefined_primal(on_false) else None,
+                select(which, ct, zeros) if ad.is_undefined_primal(on_true) else None]
+    if len(cases) == 1:
+        return [None, ct if ad.is_undefined_primal(cases[0]) else None]
+    return [None] + [
+        select(elementwise.eq(which, np.array(i, which_dtype)), ct, zeros)
+        if ad.is_undefined_primal(case) else None
+        for i, case in enumerate(cases)]
+
+
+ad.primitive_jvps[select_n_p] = _select_n_jvp
+ad.primitive_transposes[select_n_p] = _select_n_transpose
 
 
 # -- clamp -------------------------------------------------------------------------------------
@@ -442,6 +580,27 @@ def_numpy_impl(clamp_p, lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi))
 def clamp(min: Any, x: Any, max: Any) -> Any:
     """`min(max(x, min), max)` elementwise (StableHLO `clamp`)."""
     return clamp_p.bind(min, x, max)
+
+
+# JAX's conventions at the bounds: the operand's tangent flows only strictly inside
+# (min, max); the lower bound's only where it is strictly above x (and below max); the upper
+# bound's only where it is strictly below x. At x == min or x == max no tangent flows.
+def _clamp_jvp_min(g: Any, lo: Any, x: Any, hi: Any) -> Any:
+    from justjax._src.lax import elementwise as ew
+    return select(ew.bitwise_and(ew.gt(lo, x), ew.lt(lo, hi)), g, _zeros_like(x))
+
+
+def _clamp_jvp_operand(g: Any, lo: Any, x: Any, hi: Any) -> Any:
+    from justjax._src.lax import elementwise as ew
+    return select(ew.bitwise_and(ew.gt(x, lo), ew.lt(x, hi)), g, _zeros_like(x))
+
+
+def _clamp_jvp_max(g: Any, lo: Any, x: Any, hi: Any) -> Any:
+    from justjax._src.lax import elementwise as ew
+    return select(ew.lt(hi, x), g, _zeros_like(x))
+
+
+ad.defjvp(clamp_p, _clamp_jvp_min, _clamp_jvp_operand, _clamp_jvp_max)
 
 
 # -- concatenate -------------------------------------------------------------------------------
@@ -477,6 +636,18 @@ concatenate_p = standard_primitive("concatenate", _concatenate_shape, _concatena
 def_numpy_impl(concatenate_p, lambda *xs, dimension: np.concatenate(xs, axis=dimension))
 
 
+def _concatenate_transpose(ct: Any, *operands: Any, dimension: int) -> list[Any]:
+    """The cotangent split back into the operands' pieces (one `split` for all of them)."""
+    from justjax._src.lax import joining  # joining imports this module
+    shapes = [op.aval.shape if ad.is_undefined_primal(op) else core.get_aval(op).shape
+              for op in operands]
+    sizes = tuple(shape[dimension] for shape in shapes)
+    return joining.split(ct, sizes, axis=dimension)
+
+
+ad.deflinear2(concatenate_p, _concatenate_transpose)
+
+
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
     """Joins arrays along `dimension` (StableHLO `concatenate`)."""
     operands = list(operands)
@@ -490,9 +661,20 @@ def concatenate(operands: Sequence[Any], dimension: int) -> Any:
 copy_p = standard_primitive("copy", lambda x: x.shape, lambda x: x.dtype, utils.first_arg_weak)
 def_numpy_impl(copy_p, np.copy)
 
+ad.deflinear(copy_p, lambda ct: [copy_p.bind(ct)])
+
 stop_gradient_p = standard_primitive("stop_gradient", lambda x: x.shape, lambda x: x.dtype,
                                      utils.first_arg_weak)
 def_numpy_impl(stop_gradient_p, lambda x: x)
+
+
+def _stop_gradient_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    x, = primals
+    # Rebinding (rather than returning x) stops outer differentiation levels too.
+    return stop_gradient(x), ad.Zero.from_primal_value(x)
+
+
+ad.primitive_jvps[stop_gradient_p] = _stop_gradient_jvp
 
 
 def copy(x: Any) -> Any:
@@ -509,3 +691,14 @@ def stop_gradient(x: Any) -> Any:
             return stop_gradient_p.bind(leaf)
         return leaf
     return tree_util.tree_map(stop, x)
+
+
+def _zeros_of_aval(aval: ShapedArray) -> Any:
+    # What JAX stages for a zero tangent that must exist: `broadcast_in_dim 0.0:f32[]`.
+    zero = np.zeros((), aval.dtype)
+    if not aval.shape:
+        return zero
+    return broadcast_in_dim(zero, aval.shape, ())
+
+
+ad.zeros_builder = _zeros_of_aval
