@@ -76,6 +76,19 @@ def rand_nonzero(rng: np.random.Generator, shape: Shape, dtype: np.dtype) -> np.
     return np.where(values == 0, np.array(1).astype(values.dtype), values)
 
 
+def rand_not_small(rng: np.random.Generator, shape: Shape, dtype: np.dtype) -> np.ndarray:
+    """Magnitudes in [0.3, 3] of either sign (integers: nonzero), for functions with a pole at
+    zero whose finite differences blow up close to it (1/x)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iub":
+        return rand_nonzero(rng, shape, dtype)
+    magnitude = rng.uniform(0.3, 3.0, shape)
+    sign = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
+    if dtype.kind == "c":
+        return _as(sign * magnitude + 1j * rng.uniform(0.3, 3.0, shape), dtype)
+    return _as(sign * magnitude, dtype)
+
+
 def rand_small_int(rng: np.random.Generator, shape: Shape, dtype: np.dtype) -> np.ndarray:
     return _as(rng.integers(0, 4, shape), dtype)
 

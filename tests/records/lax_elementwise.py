@@ -5,6 +5,7 @@ import numpy as np
 import scipy.special
 
 from justjax import lax
+from justjax._src.lax import elementwise as lax_elementwise
 from tests.harness import (BF16, BOOL, C64, F16, F32, FLOATS, I8, I32, INTS, U8, U32, OpRecord,
                            rand_default, rand_nonzero, rand_positive, rand_small_int,
                            rand_special, rand_unit)
@@ -23,6 +24,20 @@ def unary(name, fun, reference, dtypes=FLOATS, make_args=rand_default, **kwargs)
 
 def binary(name, fun, reference, dtypes=FLOATS, make_args=rand_default, **kwargs) -> OpRecord:
     return OpRecord(name, fun, reference, BINARY_SHAPES, dtypes, make_args, **kwargs)
+
+
+def _rand_far_from_zero(rng: np.random.Generator, shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """Divisors: floats of magnitude in [0.5, 3] (near 0 a quotient's finite differences
+    blow up, and fmod's jump), nonzero integers."""
+    if np.dtype(dtype).kind in "iu":
+        return rand_nonzero(rng, shape, dtype)
+    magnitude = rng.uniform(0.5, 3.0, shape)
+    return (np.where(rng.random(shape) < 0.5, -1, 1) * magnitude).astype(dtype)
+
+
+def _rand_integral(rng: np.random.Generator, shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """polygamma's orders: whole numbers 0..3."""
+    return rng.integers(0, 4, shape).astype(dtype)
 
 
 def _xla_int_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -97,15 +112,20 @@ RECORDS = [
     binary("add", lax.add, np.add, FLOATS + INTS + (C64,)),
     binary("sub", lax.sub, np.subtract, FLOATS + INTS),
     binary("mul", lax.mul, np.multiply, FLOATS + INTS + (C64,)),
-    binary("div", lax.div, np.true_divide, FLOATS, (rand_default, rand_nonzero)),
+    binary("div", lax.div, np.true_divide, FLOATS, (rand_default, _rand_far_from_zero)),
     binary("div_int", lax.div, _xla_int_div, (I32, I8), (rand_default, rand_nonzero),
            differentiable=False),
-    binary("rem", lax.rem, np.fmod, FLOATS + (I32,), (rand_default, rand_nonzero)),
+    binary("rem", lax.rem, np.fmod, FLOATS + (I32,), (rand_default, _rand_far_from_zero)),
     binary("max", lax.max, np.maximum, FLOATS + INTS),
     binary("min", lax.min, np.minimum, FLOATS + INTS),
     binary("atan2", lax.atan2, np.arctan2),
     binary("pow", lax.pow, np.power, (F32,), (rand_positive, rand_default)),
+    # No derivative rule, as in JAX.
     binary("nextafter", lax.nextafter, np.nextafter, (F32,), differentiable=False),
+    # Not differentiable in the order m (JAX raises); the x derivative is checked in
+    # tests/test_ad_elementwise.py.
+    binary("polygamma", lax_elementwise.polygamma, scipy.special.polygamma, (F32,),
+           (_rand_integral, rand_positive), differentiable=False),
     binary("and", lax.bitwise_and, np.bitwise_and, (BOOL,) + INTS, differentiable=False),
     binary("or", lax.bitwise_or, np.bitwise_or, (BOOL,) + INTS, differentiable=False),
     binary("xor", lax.bitwise_xor, np.bitwise_xor, (BOOL,) + INTS, differentiable=False),

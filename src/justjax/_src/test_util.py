@@ -77,6 +77,13 @@ def _inner_product(xs: Any, ys: Any) -> Any:
     return sum(tree_util.tree_leaves(tree_util.tree_map(contract, xs, ys)))
 
 
+def _conj(tree: Any) -> Any:
+    def conj(x: Any) -> Any:
+        x = np.asarray(x)
+        return np.conj(x) if x.dtype.kind == "c" else x
+    return tree_util.tree_map(conj, tree)
+
+
 def _rand_leaf(rng: np.random.RandomState, x: Any) -> Any:
     dtype = _dtype(x)
     shape = np.shape(x)
@@ -134,9 +141,10 @@ def check_vjp(f: Callable, f_vjp: Callable, args: Sequence[Any], atol: Any = Non
     tangent = _rand_like(rng, list(args))
     tangent_out = numerical_jvp(f, args, tangent, eps=eps)
     cotangent = _rand_like(rng, value)
-    cotangent_out = pullback(cotangent)
+    # JAX's convention for complex values: the pullback of the conjugate, conjugated.
+    cotangent_out = _conj(list(pullback(_conj(cotangent))))
     lhs = _inner_product(tangent_out, cotangent)
-    rhs = _inner_product(tangent, list(cotangent_out))
+    rhs = _inner_product(tangent, cotangent_out)
     dtype = max((_dtype(x) for x in tree_util.tree_leaves(value)), key=lambda d: d.itemsize,
                 default=np.dtype(np.float32))
     check_close(np.float64(lhs).astype(dtype) if dtype.kind != "c" else lhs,

@@ -7,7 +7,6 @@ constants are dropped, as in JAX.
 from __future__ import annotations
 
 import inspect
-import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -16,6 +15,7 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var
+from justjax._src.runtime.array import Array
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class DynamicJaxprTracer(core.Tracer):
     """A value being staged into a jaxpr; `jaxpr_var` is its variable there (not `var`, which
     is the array method `x.var()`)."""
 
-    __slots__ = ("_aval", "jaxpr_var", "__weakref__")
+    __slots__ = ("_aval", "jaxpr_var")
 
     def __init__(self, trace: DynamicJaxprTrace, aval: ShapedArray, var: Var) -> None:
         self._trace = trace
@@ -103,9 +103,6 @@ class DynamicJaxprTrace(core.Trace):
         self.debug = debug
         self.invars: list[Var] = []
         self.eqns: list[JaxprEqn] = []
-        # Weak references to each equation's output tracers: an output whose tracer Python has
-        # dropped and that nothing reads prints as `_`, as in JAX.
-        self.out_tracer_refs: list[list[weakref.ref]] = []
         # id(original value) -> (var, canonical value, tracer, original value). The original is
         # kept alive so its id cannot be reused by another object during tracing.
         self.constvars: dict[int, tuple[Var, Any, DynamicJaxprTracer, Any]] = {}
@@ -156,8 +153,37 @@ class DynamicJaxprTrace(core.Trace):
         outs = [DynamicJaxprTracer(self, aval, Var(aval)) for aval in out_avals]
         self.eqns.append(JaxprEqn([t.jaxpr_var for t in tracers], [t.jaxpr_var for t in outs], primitive,
                                   dict(params)))
-        self.out_tracer_refs.append([weakref.ref(t) for t in outs])
         return outs if primitive.multiple_results else outs[0]
+
+    def process_custom_jvp_call(self, primitive: core.Primitive, fun: Callable, jvp: Callable,
+                                args: Sequence[Any], *, symbolic_zeros: bool) -> list[Any]:
+        """Stages one `custom_jvp_call` equation: `fun` traced to `call_jaxpr`, the values it
+        closes over passed as the leading `num_consts` operands, and the rule kept as
+        `jvp_jaxpr_fun` for when the jaxpr is differentiated later."""
+        closed = trace_to_jaxpr(fun, [core.get_aval(a) for a in args],
+                                getattr(fun, "debug_info", None))
+        jaxpr = closed.jaxpr
+        call_jaxpr = ClosedJaxpr(jaxpr.replace(constvars=[], invars=[*jaxpr.constvars,
+                                                                     *jaxpr.invars]), [])
+        params = dict(call_jaxpr=call_jaxpr, jvp_jaxpr_fun=jvp, num_consts=len(closed.consts),
+                      symbolic_zeros=symbolic_zeros)
+        return DynamicJaxprTrace.process_primitive(self, primitive, [*closed.consts, *args],
+                                                   params)
+
+    def process_custom_vjp_call(self, primitive: core.Primitive, fun: Callable, fwd: Callable,
+                                bwd: Callable, args: Sequence[Any], *, symbolic_zeros: bool
+                                ) -> list[Any]:
+        """Stages one `custom_vjp_call` equation, as `process_custom_jvp_call` does, keeping
+        the rules as `fwd_jaxpr_thunk` and `bwd`."""
+        closed = trace_to_jaxpr(fun, [core.get_aval(a) for a in args],
+                                getattr(fun, "debug_info", None))
+        jaxpr = closed.jaxpr
+        call_jaxpr = ClosedJaxpr(jaxpr.replace(constvars=[], invars=[*jaxpr.constvars,
+                                                                     *jaxpr.invars]), [])
+        params = dict(call_jaxpr=call_jaxpr, fwd_jaxpr_thunk=fwd, num_consts=len(closed.consts),
+                      bwd=bwd, symbolic_zeros=symbolic_zeros)
+        return DynamicJaxprTrace.process_primitive(self, primitive, [*closed.consts, *args],
+                                                   params)
 
     def to_closed_jaxpr(self, outputs: Sequence[Any]) -> ClosedJaxpr:
         """Finishes tracing: the jaxpr computing `outputs`, with scalar constants inlined."""
@@ -167,8 +193,9 @@ class DynamicJaxprTrace(core.Trace):
         for var, value, _, _ in self.constvars.values():
             if _is_literalable(value):
                 # A Python scalar keeps its Python value: `lax.add(x, 0.1)` prints `0.1:f32[]`.
-                literal = value if dtypes.is_python_scalar(value) else \
-                    dtypes.coerce_to_array(value, var.aval.dtype)[()]
+                # Arrays stay Arrays so evaluating the jaxpr keeps their weak type.
+                literal = value if dtypes.is_python_scalar(value) or isinstance(value, Array) \
+                    else dtypes.coerce_to_array(value, var.aval.dtype)[()]
                 literals[var] = Literal(literal, var.aval)
 
         def inline(atom: Any) -> Any:
@@ -178,8 +205,6 @@ class DynamicJaxprTrace(core.Trace):
         outvars = [inline(v) for v in out_vars]
         used = {v for eqn in eqns for v in eqn.invars if isinstance(v, Var)}
         used |= {v for v in outvars if isinstance(v, Var)}
-        eqns = [self._drop_dead_outputs(eqn, refs, used)
-                for eqn, refs in zip(eqns, self.out_tracer_refs, strict=True)]
         constvars, consts = [], []
         for var, value, _, _ in self.constvars.values():
             if var in used and var not in literals:
@@ -187,14 +212,6 @@ class DynamicJaxprTrace(core.Trace):
                 consts.append(value)
         jaxpr = Jaxpr(constvars, list(self.invars), outvars, eqns, debug_info=self.debug)
         return ClosedJaxpr(jaxpr, consts)
-
-    @staticmethod
-    def _drop_dead_outputs(eqn: JaxprEqn, refs: list[weakref.ref], used: set[Var]) -> JaxprEqn:
-        if all(var in used or ref() is not None for var, ref in zip(eqn.outvars, refs, strict=True)):
-            return eqn
-        outvars = [var if var in used or ref() is not None else DropVar(var.aval)
-                   for var, ref in zip(eqn.outvars, refs, strict=True)]
-        return eqn.replace(outvars=outvars)
 
     # -- error messages ----------------------------------------------------------------------
     def describe_tracer(self, tracer: core.Tracer) -> str:

@@ -21,22 +21,25 @@ from justjax._src.lax import utils
 from justjax._src.lax.utils import (ANY, COMPLEX, FLOAT, INEXACT, INT, INT_OR_BOOL, NUMERIC,
                                     def_numpy_impl, standard_primitive)
 
+# AccuracyMode, polygamma and polygamma_p join __all__ once justjax.lax re-exports them.
 __all__ = [
-    "RoundingMethod", "abs", "abs_p", "acos", "acos_p", "acosh", "acosh_p", "add", "add_p",
-    "and_p", "asin", "asin_p", "asinh", "asinh_p", "atan", "atan2", "atan2_p", "atan_p",
-    "atanh", "atanh_p", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cbrt",
-    "cbrt_p", "ceil", "ceil_p", "clz", "clz_p", "complex", "complex_p", "conj", "conj_p", "cos",
-    "cos_p", "cosh", "cosh_p", "digamma", "digamma_p", "div", "div_p", "eq", "eq_p", "erf",
-    "erf_inv", "erf_inv_p", "erf_p", "erfc", "erfc_p", "exp", "exp2", "exp2_p", "exp_p",
-    "expm1", "expm1_p", "floor", "floor_p", "ge", "ge_p", "gt", "gt_p", "imag", "imag_p",
-    "integer_pow", "integer_pow_p", "is_finite", "is_finite_p", "le", "le_p", "lgamma",
-    "lgamma_p", "log", "log1p", "log1p_p", "log_p", "logistic", "logistic_p", "lt", "lt_p",
-    "max", "max_p", "min", "min_p", "mul", "mul_p", "ne", "ne_p", "neg", "neg_p", "nextafter",
-    "nextafter_p", "not_p", "or_p", "population_count", "population_count_p", "pow", "pow_p",
-    "real", "real_p", "reduce_precision", "reduce_precision_p", "rem", "rem_p", "round", "round_p", "rsqrt", "rsqrt_p", "shift_left",
-    "shift_left_p", "shift_right_arithmetic", "shift_right_arithmetic_p", "shift_right_logical",
-    "shift_right_logical_p", "sign", "sign_p", "sin", "sin_p", "sinh", "sinh_p", "sqrt",
-    "sqrt_p", "square", "square_p", "sub", "sub_p", "tan", "tan_p", "tanh", "tanh_p", "xor_p",
+    "RoundingMethod", "abs", "abs_p", "acos", "acos_p", "acosh", "acosh_p",
+    "add", "add_p", "and_p", "asin", "asin_p", "asinh", "asinh_p", "atan", "atan2", "atan2_p",
+    "atan_p", "atanh", "atanh_p", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor",
+    "cbrt", "cbrt_p", "ceil", "ceil_p", "clz", "clz_p", "complex", "complex_p", "conj",
+    "conj_p", "cos", "cos_p", "cosh", "cosh_p", "digamma", "digamma_p", "div", "div_p", "eq",
+    "eq_p", "erf", "erf_inv", "erf_inv_p", "erf_p", "erfc", "erfc_p", "exp", "exp2", "exp2_p",
+    "exp_p", "expm1", "expm1_p", "floor", "floor_p", "ge", "ge_p", "gt", "gt_p", "imag",
+    "imag_p", "integer_pow", "integer_pow_p", "is_finite", "is_finite_p", "le", "le_p",
+    "lgamma", "lgamma_p", "log", "log1p", "log1p_p", "log_p", "logistic", "logistic_p", "lt",
+    "lt_p", "max", "max_p", "min", "min_p", "mul", "mul_p", "ne", "ne_p", "neg", "neg_p",
+    "nextafter", "nextafter_p", "not_p", "or_p",
+    "population_count", "population_count_p", "pow", "pow_p", "real", "real_p",
+    "reduce_precision", "reduce_precision_p", "rem", "rem_p", "round", "round_p", "rsqrt",
+    "rsqrt_p", "shift_left", "shift_left_p", "shift_right_arithmetic",
+    "shift_right_arithmetic_p", "shift_right_logical", "shift_right_logical_p", "sign",
+    "sign_p", "sin", "sin_p", "sinh", "sinh_p", "sqrt", "sqrt_p", "square", "square_p", "sub",
+    "sub_p", "tan", "tan_p", "tanh", "tanh_p", "xor_p",
 ]
 
 
@@ -172,6 +175,12 @@ def _sign(x: np.ndarray) -> np.ndarray:
     return np.sign(x)
 
 
+def _logistic(x: np.ndarray) -> np.ndarray:
+    if dtypes.is_complex(x.dtype):
+        return 1 / (1 + np.exp(-x))  # scipy's expit is real-only
+    return scipy.special.expit(x)
+
+
 def _round(x: np.ndarray, rounding_method: Any) -> np.ndarray:
     if int(rounding_method) == int(RoundingMethod.TO_NEAREST_EVEN):
         return np.round(x)
@@ -198,6 +207,14 @@ def _pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if dtypes.is_int(y.dtype) and not dtypes.is_int(x.dtype):
         return np.power(x, y.astype(x.dtype))
     return np.power(x, y)
+
+
+def _polygamma(m: np.ndarray, x: np.ndarray) -> np.ndarray:
+    # XLA's polygamma is NaN unless the order is a non-negative integer.
+    valid = (m >= 0) & (m == np.floor(m))
+    with np.errstate(all="ignore"):
+        result = scipy.special.polygamma(np.where(valid, m, 0), x)
+    return np.where(valid, result, np.nan).astype(x.dtype)
 
 
 def _nextafter(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -244,6 +261,14 @@ class RoundingMethod(enum.IntEnum):
     TO_NEAREST_EVEN = 1
 
 
+class AccuracyMode(enum.Enum):
+    """A transcendental's requested accuracy (its `accuracy` parameter); `HIGHEST` also makes
+    the derivatives of tanh, logistic and expm1 use their most accurate formulas."""
+
+    HIGHEST = 1
+    DEFAULT = 2
+
+
 # -- the primitives ----------------------------------------------------------------------------
 
 neg_p = unop("neg", NUMERIC, np.negative)
@@ -258,7 +283,7 @@ log_p = unop("log", INEXACT, np.log)
 log1p_p = unop("log1p", INEXACT, np.log1p)
 expm1_p = unop("expm1", INEXACT, np.expm1)
 tanh_p = unop("tanh", INEXACT, np.tanh)
-logistic_p = unop("logistic", INEXACT, scipy.special.expit)
+logistic_p = unop("logistic", INEXACT, _logistic)
 sin_p = unop("sin", INEXACT, np.sin)
 cos_p = unop("cos", INEXACT, np.cos)
 tan_p = unop("tan", INEXACT, np.tan)
@@ -298,6 +323,7 @@ rem_p = binop("rem", INT + FLOAT, _rem)
 max_p = binop("max", ANY, np.maximum)
 min_p = binop("min", ANY, np.minimum)
 atan2_p = binop("atan2", INEXACT, np.arctan2)
+polygamma_p = binop("polygamma", FLOAT, _polygamma)
 nextafter_p = binop("nextafter", FLOAT, _nextafter, low_precision_in_f32=False)
 and_p = binop("and", INT_OR_BOOL, np.bitwise_and)
 or_p = binop("or", INT_OR_BOOL, np.bitwise_or)
@@ -453,6 +479,7 @@ rem = _binary(rem_p)
 max = _binary(max_p)
 min = _binary(min_p)
 atan2 = _binary(atan2_p)
+polygamma = _binary(polygamma_p)
 nextafter = _binary(nextafter_p)
 bitwise_and = _binary(and_p)
 bitwise_or = _binary(or_p)
@@ -485,3 +512,8 @@ def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> An
 def integer_pow(x: Any, y: int) -> Any:
     """`x ** y` for a static integer `y`, by repeated multiplication."""
     return integer_pow_p.bind(x, y=int(y))
+
+
+# The jvp and transpose rules of every primitive above (they need reductions and structural
+# ops, which import this module).
+from justjax._src.lax import elementwise_ad  # noqa: E402,F401

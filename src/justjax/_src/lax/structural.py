@@ -694,8 +694,12 @@ def stop_gradient(x: Any) -> Any:
 
 
 def _zeros_of_aval(aval: ShapedArray) -> Any:
-    # What JAX stages for a zero tangent that must exist: `broadcast_in_dim 0.0:f32[]`.
-    zero = np.zeros((), aval.dtype)
+    # What JAX stages for a zero tangent that must exist: `broadcast_in_dim 0.0:f32[]`, the
+    # zero keeping the value's weak type.
+    if aval.dtype == dtypes.float0:
+        zero = np.zeros((), aval.dtype)
+    else:
+        zero = convert_element_type(0, aval.dtype, weak_type=aval.weak_type)
     if not aval.shape:
         return zero
     return broadcast_in_dim(zero, aval.shape, ())

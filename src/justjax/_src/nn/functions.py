@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from justjax._src.core import core, dtypes
+from justjax._src.custom_derivatives import custom_jvp
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import structural
 from justjax._src.numpy import (array_creation, dtype_ops, joining, reductions, selection, ufuncs,
@@ -26,14 +27,27 @@ def identity(x: Any) -> Any:
     return util.ensure_arraylike("identity", x)
 
 
+# JAX also wraps the bodies of relu and relu6 in `jit` (a nested `jit[name=relu]` equation
+# in their call_jaxpr); that appears once the jit transform exists.
+@custom_jvp
 def relu(x: Any) -> Any:
-    """`max(x, 0)` elementwise."""
+    """`max(x, 0)` elementwise; its derivative at 0 is 0, as in JAX."""
     return ufuncs.maximum(x, 0)
 
 
+relu.defjvps(lambda g, ans, x: structural.select(
+    ufuncs.greater(x, 0), g, array_creation.lax_full_like(g, 0)))
+
+
+@custom_jvp
 def relu6(x: Any) -> Any:
-    """`min(max(x, 0), 6)` elementwise."""
+    """`min(max(x, 0), 6)` elementwise; its derivative is 0 at 0 and at 6, as in JAX."""
     return ufuncs.minimum(ufuncs.maximum(x, 0), 6.0)
+
+
+relu6.defjvps(lambda g, ans, x: structural.select(
+    ufuncs.logical_and(ufuncs.greater(x, 0), ufuncs.less(x, 6)), g,
+    array_creation.lax_full_like(g, 0)))
 
 
 def squareplus(x: Any, b: Any = 4) -> Any:
@@ -179,10 +193,11 @@ def log_softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:
 
 def softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:
     """`exp(x) / sum(exp(x))` along `axis`, shifted by the max for stability."""
+    # JAX's default softmax (jax_softmax_custom_jvp off) stops the gradient of the max.
     x = util.ensure_arraylike("softmax", x)
     x_max = reductions.max(x, axis, where=where, initial=-np.inf, keepdims=True)
     x_safe = x if where is None else selection.where(where, x, -np.inf)
-    unnormalized = ufuncs.exp(ufuncs.subtract(x_safe, x_max))
+    unnormalized = ufuncs.exp(ufuncs.subtract(x_safe, structural.stop_gradient(x_max)))
     total = reductions.sum(unnormalized, axis, where=where, keepdims=True)
     result = ufuncs.true_divide(unnormalized, total)
     if where is not None:

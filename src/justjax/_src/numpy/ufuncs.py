@@ -7,8 +7,8 @@ and `x + 1` prints as `add a 1.0:f32[]`.
 JAX wraps some of these in a non-inlined `jax.jit`, which shows in jaxprs as a
 `jit[name=floor_divide ...]` equation; they are marked `@_jitted_in_jax` and listed in
 `JAX_JITTED` so the jit transform can wrap them once it exists. Until then their equations
-appear inline. Functions JAX builds with `custom_jvp` (logaddexp, frexp, sinc's series) are
-plain lax code here for the same reason.
+appear inline. logaddexp, logaddexp2 and sinc's value at zero are `custom_jvp` functions
+(in `custom_ufuncs`), as in JAX; so is frexp, whose rule lives beside it.
 """
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import structural
-from justjax._src.numpy import util
+from justjax._src.custom_derivatives import custom_jvp
+from justjax._src.numpy import custom_ufuncs, util
 from justjax._src.numpy.array_creation import array, asarray, lax_full_like
 from justjax._src.numpy.scalar_types import finfo
 
@@ -396,39 +397,18 @@ def log10(x: Any, /) -> Any:
     return lax.mul(lax.log(x), one_over_log10)
 
 
-def _logaddexp_impl(x1: Any, x2: Any, exp_fn: Callable, scale: float | None,
-                    period: float) -> Any:
-    amax = lax.max(x1, x2)
-    scale_const = None if scale is None else _const(amax, scale)
-
-    def scaled(v: Any) -> Any:
-        return v if scale_const is None else lax.mul(scale_const, v)
-
-    if not _is_complex(x1):
-        delta = lax.sub(x1, x2)
-        return structural.select(lax.ne(delta, delta), lax.add(x1, x2),
-                                 lax.add(amax, scaled(lax.log1p(exp_fn(lax.neg(lax.abs(delta)))))))
-    delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
-    out = lax.add(amax, scaled(lax.log1p(exp_fn(delta))))
-    return lax.complex(lax.real(out), _wrap_between(lax.imag(out), period))
-
-
-def _wrap_between(x: Any, a: float) -> Any:
-    rem = lax.rem(lax.add(x, _const(x, a)), _const(x, 2 * a))
-    rem = structural.select(lax.lt(rem, _const(x, 0)), lax.add(rem, _const(x, 2 * a)), rem)
-    return lax.sub(rem, _const(x, a))
-
-
 def logaddexp(x1: Any, x2: Any, /) -> Any:
-    """`log(exp(x1) + exp(x2))` without overflow."""
+    """`log(exp(x1) + exp(x2))` without overflow; its derivative stays finite at -inf
+    (a `custom_jvp` function, as in JAX)."""
     x1, x2 = util.promote_args_inexact("logaddexp", x1, x2)
-    return _logaddexp_impl(x1, x2, lax.exp, None, np.pi)
+    return custom_ufuncs.logaddexp(x1, x2)
 
 
 def logaddexp2(x1: Any, x2: Any, /) -> Any:
-    """`log2(2**x1 + 2**x2)` without overflow."""
+    """`log2(2**x1 + 2**x2)` without overflow; its derivative stays finite at -inf
+    (a `custom_jvp` function, as in JAX)."""
     x1, x2 = util.promote_args_inexact("logaddexp2", x1, x2)
-    return _logaddexp_impl(x1, x2, lax.exp2, 1 / np.log(2), np.pi / np.log(2))
+    return custom_ufuncs.logaddexp2(x1, x2)
 
 
 def deg2rad(x: Any, /) -> Any:
@@ -472,9 +452,9 @@ def sinc(x: Any, /) -> Any:
     eq_zero = lax.eq(x, _const(x, 0))
     pi_x = lax.mul(_const(x, np.pi), x)
     safe_pi_x = _where(eq_zero, _const(x, 1), pi_x)
-    # The limit at zero, written as JAX's series term so its derivative rule can attach.
-    at_zero = add(multiply(pi_x, 0), _const(pi_x, 1.0))
-    return _where(eq_zero, at_zero, lax.div(lax.sin(safe_pi_x), safe_pi_x))
+    # At zero: 1, with a custom rule giving every derivative there (the quotient has NaNs).
+    return _where(eq_zero, custom_ufuncs.sinc_at_zero(pi_x),
+                  lax.div(lax.sin(safe_pi_x), safe_pi_x))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -821,6 +801,13 @@ def frexp(x: Any, /) -> tuple[Any, Any]:
     x, = util.promote_dtypes_inexact(x)
     if _is_complex(x):
         raise TypeError("frexp does not support complex-valued inputs")
+    return _frexp(x)
+
+
+@custom_jvp
+def _frexp(x: Any) -> tuple[Any, Any]:
+    # Built from bit operations, whose derivative is zero: the rule below gives the mantissa
+    # its true derivative 2**-e (ldexp, built on frexp, inherits it), as JAX's does.
     dtype = _dtype(x)
     info = finfo(dtype)
     mask = (1 << info.nexp) - 1
@@ -834,6 +821,17 @@ def frexp(x: Any, /) -> tuple[Any, Any]:
     cond = bitwise_or(bitwise_or(isinf(x), isnan(x)), equal(x, 0))
     x2 = _where(cond, lax_full_like(x2, 0), x2)
     return _where(cond, x, x1), structural.convert_element_type(x2, dtypes.int32)
+
+
+@_frexp.defjvp
+def _frexp_jvp(primals: Any, tangents: Any) -> tuple[Any, Any]:
+    x, = primals
+    t, = tangents
+    mantissa, exponent = frexp(x)
+    mantissa_dot = multiply(t, exp2(negative(structural.convert_element_type(exponent,
+                                                                               _dtype(t)))))
+    exponent_dot = np.zeros(np.shape(exponent), dtypes.float0)
+    return (mantissa, exponent), (mantissa_dot, exponent_dot)
 
 
 @_jitted_in_jax

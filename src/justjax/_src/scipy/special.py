@@ -1,13 +1,17 @@
 """jax.scipy.special: the special functions that neural networks and samplers use."""
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
 
+from justjax._src.core import dtypes
+from justjax._src.custom_derivatives import custom_jvp
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import structural
-from justjax._src.numpy import reductions, selection, shape_ops, ufuncs, util
+from justjax._src.numpy import (array_creation, dtype_ops, reductions, selection, ufuncs,
+                                util)
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "logit", "logsumexp",
            "ndtr", "xlog1py", "xlogy"]
@@ -49,10 +53,14 @@ def expit(x: Any) -> Any:
     return lax.logistic(x)
 
 
+@custom_jvp
 def logit(x: Any) -> Any:
-    """The inverse of `expit`: `log(x / (1 - x))`."""
+    """The inverse of `expit`: `log(x / (1 - x))`, with the derivative `1 / (x (1 - x))`."""
     [x] = util.promote_args_inexact("logit", x)
-    return lax.log(lax.div(x, lax.sub(structural.convert_element_type(1, x.dtype), x)))
+    return lax.log(lax.div(x, lax.sub(util.const(x, 1), x)))
+
+
+logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(util.const(x, 1), x))))
 
 
 def ndtr(x: Any) -> Any:
@@ -62,32 +70,81 @@ def ndtr(x: Any) -> Any:
     return ufuncs.multiply(0.5, lax.erfc(ufuncs.multiply(ufuncs.negative(x), half_sqrt2)))
 
 
+@custom_jvp
 def xlogy(x: Any, y: Any) -> Any:
-    """`x * log(y)`, defined as 0 where x == 0."""
+    """`x * log(y)`, defined as 0 where x == 0 (unless y is NaN), with the derivatives
+    `log(y)` and `x / y` everywhere (a `custom_jvp` function, as in JAX)."""
     x, y = util.promote_args_inexact("xlogy", x, y)
-    safe_y = selection.where(ufuncs.equal(x, 0), 1, y)
-    return selection.where(ufuncs.equal(x, 0), 0, ufuncs.multiply(x, ufuncs.log(safe_y)))
+    x_ok = ufuncs.logical_or(ufuncs.not_equal(x, 0.0), ufuncs.isnan(y))
+    return selection.where(x_ok, lax.mul(x, lax.log(y)), array_creation.zeros_like(x))
 
 
+@xlogy.defjvp
+def _xlogy_jvp(primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+    x, y = primals
+    x_dot, y_dot = tangents
+    result = xlogy(x, y)
+    tangent = ufuncs.add(ufuncs.multiply(x_dot, lax.log(y)),
+                         ufuncs.true_divide(ufuncs.multiply(y_dot, x), y))
+    return result, dtype_ops.astype(tangent, result.dtype)
+
+
+@custom_jvp
 def xlog1py(x: Any, y: Any) -> Any:
-    """`x * log1p(y)`, defined as 0 where x == 0."""
+    """`x * log1p(y)`, defined as 0 where x == 0 (unless y is NaN), with the derivatives
+    `log1p(y)` and `x / (1 + y)` everywhere (a `custom_jvp` function, as in JAX)."""
     x, y = util.promote_args_inexact("xlog1py", x, y)
-    safe_y = selection.where(ufuncs.equal(x, 0), 0, y)
-    return selection.where(ufuncs.equal(x, 0), 0, ufuncs.multiply(x, ufuncs.log1p(safe_y)))
+    x_ok = ufuncs.logical_or(ufuncs.not_equal(x, 0.0), ufuncs.isnan(y))
+    return selection.where(x_ok, lax.mul(x, lax.log1p(y)), array_creation.zeros_like(x))
+
+
+@xlog1py.defjvp
+def _xlog1py_jvp(primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+    x, y = primals
+    x_dot, y_dot = tangents
+    result = xlog1py(x, y)
+    tangent = ufuncs.add(ufuncs.multiply(x_dot, lax.log1p(y)),
+                         ufuncs.true_divide(ufuncs.multiply(y_dot, x), ufuncs.add(1, y)))
+    return result, dtype_ops.astype(tangent, result.dtype)
+
+
+@custom_jvp
+def _xlogx(x: Any) -> Any:
+    """`x log(x)` (0 at 0) with the derivative `log(x) + 1`."""
+    return xlogy(x, x)
+
+
+@_xlogx.defjvp
+def _xlogx_jvp(primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+    x, = primals
+    x_dot, = tangents
+    return _xlogx(x), ufuncs.multiply(x_dot, ufuncs.add(lax.log(x), 1))
 
 
 def entr(x: Any) -> Any:
     """`-x log(x)` for x > 0, 0 at 0, -inf below."""
     [x] = util.promote_args_inexact("entr", x)
-    safe = selection.where(ufuncs.greater(x, 0), x, 1)
-    value = ufuncs.negative(ufuncs.multiply(x, ufuncs.log(safe)))
-    return selection.where(ufuncs.less(x, 0), -np.inf,
-                           selection.where(ufuncs.equal(x, 0), 0, value))
+    if dtypes.is_complex(x.dtype):
+        raise ValueError("entr does not support complex-valued inputs.")
+    return structural.select(lax.lt(x, util.const(x, 0)),
+                             array_creation.lax_full_like(x, -np.inf), lax.neg(_xlogx(x)))
+
+
+def _reduction_dims(a: Any, axis: Any) -> tuple[int, ...]:
+    ndim = np.ndim(a)
+    if axis is None:
+        return tuple(range(ndim))
+    axes = tuple(axis) if isinstance(axis, (np.ndarray, tuple, list)) else (axis,)
+    canonical = tuple(util.canonicalize_axis(operator.index(i), ndim) for i in axes)
+    if len(canonical) != len(set(canonical)):
+        raise ValueError(f"duplicate value in 'axis': {axis}")
+    return canonical
 
 
 def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
               return_sign: bool = False, where: Any = None) -> Any:
-    """`log(sum(b * exp(a)))` along `axis`, computed stably.
+    """`log(sum(b * exp(a)))` along `axis`, computed stably (the max is shifted out, its
+    gradient stopped, as in JAX).
 
     Args:
       a: the values.
@@ -99,26 +156,31 @@ def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
     Returns:
       The reduction, or `(log|sum|, sign)` with `return_sign`.
     """
+    if where is not None:
+        a = selection.where(where, a, 0)
     if b is not None:
         a, b = util.promote_args_inexact("logsumexp", a, b)
         a = selection.where(ufuncs.not_equal(b, 0), a, -np.inf)
     else:
         [a] = util.promote_args_inexact("logsumexp", a)
-    axes = util.canonicalize_axes(axis, a.ndim)
-    amax = reductions.max(a, axis=axes, keepdims=True, where=where, initial=-np.inf)
+    dims = _reduction_dims(a, axis)
+    amax = reductions.max(ufuncs.real(a), axis=dims, keepdims=keepdims, where=where,
+                          initial=-np.inf)
     # Shifting by a non-finite max would give NaNs; such slices use a shift of 0.
-    amax = structural.stop_gradient(selection.where(ufuncs.isfinite(amax), amax, 0))
-    exp_a = ufuncs.exp(ufuncs.subtract(a, amax))
+    amax = structural.stop_gradient(structural.select(
+        ufuncs.isfinite(amax), amax, array_creation.lax_full_like(amax, 0)))
+    amax_with_dims = amax if keepdims else structural.expand_dims(amax, dims)
+    exp_a = lax.exp(lax.sub(a, dtype_ops.astype(amax_with_dims, a.dtype)))
     if b is not None:
-        exp_a = ufuncs.multiply(exp_a, b)
-    sumexp = reductions.sum(exp_a, axis=axes, keepdims=keepdims, where=where)
-    sign = ufuncs.sign(sumexp)
-    if return_sign or not np.issubdtype(a.dtype, np.complexfloating):
+        exp_a = lax.mul(exp_a, b)
+    sumexp = reductions.sum(exp_a, axis=dims, keepdims=keepdims, where=where)
+    sign = lax.sign(sumexp)
+    if return_sign or not dtypes.is_complex(a.dtype):
         sumexp = ufuncs.absolute(sumexp)
-    out = ufuncs.add(ufuncs.log(sumexp),
-                     amax if keepdims else shape_ops.squeeze(amax, axis=axes))
+    out = lax.add(lax.log(sumexp), dtype_ops.astype(amax, sumexp.dtype))
     if return_sign:
         return out, sign
-    if b is not None and not np.issubdtype(out.dtype, np.complexfloating):
-        out = selection.where(ufuncs.less(sign, 0), np.nan, out)
+    if b is not None and not dtypes.is_complex(out.dtype):
+        nan = array_creation.array(np.nan, dtype=out.dtype)
+        out = selection.where(ufuncs.less(sign, 0), nan, out)
     return out
