@@ -70,6 +70,7 @@ def second_order_cases(jax, jnp, lax):
         "logistic": (lambda x: lax.logistic(x), 1.0),
         "sqrt": (lambda x: jnp.sqrt(x), 1.0),
         "exp_log": (lambda x: jnp.log(jnp.exp(x) + 1.0), 1.0),
+        "lgamma": (lambda x: lax.lgamma(x), 1.5),
         "rem": (lambda x: lax.rem(x, 0.7), 1.5),
         "expm1": (lambda x: lax.expm1(x), 1.5),
         "cbrt": (lambda x: lax.cbrt(x), 1.5),
@@ -567,6 +568,16 @@ GOLDEN_GRAD_JAXPRS = {
 
 # Recorded from real JAX 0.10.2: make_jaxpr(grad(grad(fun)))(x) of second_order_cases.
 GOLDEN_SECOND_ORDER_JAXPRS = {
+    "lgamma": """\
+{ lambda ; a:f32[]. let
+    _:f32[] = lgamma a
+    _:f32[] = digamma a
+    b:f32[] = digamma a
+    c:f32[] = polygamma 1.0:f32[] a
+    _:f32[] = mul 1.0:f32[] b
+    d:f32[] = mul 1.0:f32[] 1.0:f32[]
+    e:f32[] = mul d c
+  in (e,) }""",
     "tanh": """\
 { lambda ; a:f32[]. let
     b:f32[] = tanh a

@@ -71,16 +71,57 @@ def test_imports_point_down(path: pathlib.Path) -> None:
                                                f"{target} (layer {layer(target)})"
 
 
+# Modules outside the primitive packages that define primitives of their own.
+PRIMITIVE_MODULES = ("justjax._src.interpreters.ad", "justjax._src.custom_derivatives",
+                     "justjax._src.checkpoint")
+
+
 def _all_primitives() -> list[core.Primitive]:
-    prims = {}
+    modules = [importlib.import_module(name) for name in PRIMITIVE_MODULES]
     for package in ("justjax._src.lax", "justjax._src.numpy", "justjax._src.nn"):
         pkg = importlib.import_module(package)
-        for info in pkgutil.iter_modules(pkg.__path__):
-            module = importlib.import_module(f"{package}.{info.name}")
-            for value in vars(module).values():
-                if isinstance(value, core.Primitive):
-                    prims[id(value)] = value
+        modules.extend(importlib.import_module(f"{package}.{info.name}")
+                       for info in pkgutil.iter_modules(pkg.__path__))
+    prims = {}
+    for module in modules:
+        for value in vars(module).values():
+            if isinstance(value, core.Primitive):
+                prims[id(value)] = value
     return sorted(prims.values(), key=lambda p: p.name)
+
+
+# Primitives without an entry in the jvp table: nextafter has no derivative in JAX either
+# (grad raises "Differentiation rule for 'nextafter' not implemented"); the custom-derivative
+# calls are differentiated by the traces' process_custom_jvp_call / process_custom_vjp_call
+# with the user's rules; custom_lin has no forward-mode meaning (JAX's TypeError).
+NO_JVP_RULE = {"nextafter", "custom_jvp_call", "custom_vjp_call", "custom_lin"}
+
+# The primitives that can appear applied to a tangent in a linear jaxpr, so reverse mode
+# needs their transpose: JAX's transpose table restricted to justjax's primitives.
+LINEAR_PRIMITIVES = {
+    "add", "add_any", "broadcast_in_dim", "complex", "concatenate", "conj",
+    "conv_general_dilated", "convert_element_type", "copy", "cumsum", "custom_lin", "div",
+    "dot_general", "dynamic_slice", "dynamic_update_slice", "gather", "imag", "mul", "neg",
+    "pad", "real", "reduce_precision", "reduce_sum", "reduce_window_sum", "remat2", "reshape",
+    "rev", "scatter", "scatter-add", "scatter-mul", "scatter-sub", "select_and_gather_add",
+    "select_and_scatter_add", "select_n", "slice", "split", "squeeze", "stack", "sub", "tile",
+    "transpose", "unstack",
+}
+
+
+def test_every_primitive_has_a_jvp_rule() -> None:
+    from justjax._src.interpreters import ad
+    missing = [p.name for p in _all_primitives()
+               if p not in ad.primitive_jvps and p.name not in NO_JVP_RULE]
+    assert not missing, f"primitives without a jvp rule: {missing}"
+
+
+def test_every_linear_primitive_has_a_transpose_rule() -> None:
+    from justjax._src.interpreters import ad
+    names = {p.name: p for p in _all_primitives()}
+    assert LINEAR_PRIMITIVES <= set(names), sorted(LINEAR_PRIMITIVES - set(names))
+    missing = [n for n in sorted(LINEAR_PRIMITIVES) if names[n] not in ad.primitive_transposes]
+    assert not missing, f"linear primitives without a transpose rule: {missing}"
 
 
 @pytest.mark.parametrize("table", ["impl_rules", "abstract_eval_rules"])

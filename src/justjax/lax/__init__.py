@@ -1,5 +1,6 @@
 """`justjax.lax`: the primitives and their thin wrappers. Re-exports only."""
 from justjax._src.lax.elementwise import (
+    AccuracyMode as AccuracyMode,
     RoundingMethod as RoundingMethod,
     abs as abs,
     abs_p as abs_p,
@@ -94,6 +95,8 @@ from justjax._src.lax.elementwise import (
     nextafter_p as nextafter_p,
     not_p as not_p,
     or_p as or_p,
+    polygamma as polygamma,
+    polygamma_p as polygamma_p,
     population_count as population_count,
     population_count_p as population_count_p,
     pow as pow,

@@ -1,6 +1,7 @@
 """Jaxprs: variables, literals, equations, (closed) jaxprs, evaluation, type checking, printing."""
 from __future__ import annotations
 
+import collections
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -108,7 +109,7 @@ class Jaxpr:
         return Jaxpr(**fields_)
 
     def pretty_print(self, width: int = 80) -> str:
-        return pp_jaxpr(self, PrettyContext(unused_outputs(self))).format(width)
+        return pp_toplevel_jaxpr(self).format(width)
 
     def __str__(self) -> str:
         return self.pretty_print()
@@ -262,20 +263,30 @@ def unused_outputs(jaxpr: Jaxpr) -> set[Var]:
 
 class PrettyContext:
     """Names variables in order of first appearance, uniquely across nested jaxprs; the
-    `unused` ones print as `_` and take no name."""
+    `unused` ones print as `_` and take no name. `shared_jaxprs` maps each jaxpr printed once
+    up front (`let name = { lambda ... } in`) to its name; variables never take those names."""
 
     def __init__(self, unused: set[Var] = frozenset()) -> None:
         self.names: dict[Var, str] = {}
         self.shared_jaxprs: dict[Jaxpr, str] = {}
         self.unused = unused
+        self._fresh = 0
 
     def name(self, var: Var) -> str:
         if isinstance(var, DropVar) or var in self.unused:
             return "_"
         name = self.names.get(var)
         if name is None:
-            name = self.names[var] = encode_name(len(self.names))
+            name = self.names[var] = self._fresh_name()
         return name
+
+    def _fresh_name(self) -> str:
+        taken = set(self.shared_jaxprs.values())
+        while True:
+            name = encode_name(self._fresh)
+            self._fresh += 1
+            if name not in taken:
+                return name
 
 
 def _pp_atom(atom: Atom, context: PrettyContext) -> str:
@@ -345,10 +356,7 @@ def pp_eqn_default(eqn: JaxprEqn, context: PrettyContext, params: dict[str, Any]
     return pp.concat(rhs)
 
 
-def pp_jaxpr(jaxpr: Jaxpr, context: PrettyContext) -> pp.Doc:
-    shared = context.shared_jaxprs.get(jaxpr)
-    if shared is not None:
-        return pp.text(shared)
+def _pp_skeleton(jaxpr: Jaxpr, context: PrettyContext) -> pp.Doc:
     constvars = pp_vars(jaxpr.constvars, context, print_shapes=True)
     invars = pp_vars(jaxpr.invars, context, print_shapes=True)
     eqns = pp.join(pp.brk("; "), [_pp_eqn(e, context) for e in jaxpr.eqns])
@@ -358,3 +366,80 @@ def pp_jaxpr(jaxpr: Jaxpr, context: PrettyContext) -> pp.Doc:
         pp.text("{ "), pp.text("lambda "), constvars, pp.text("; "), invars,
         pp.text(". "), pp.text("let"), pp.nest(2, pp.brk() + eqns), pp.brk(),
         pp.text("in "), outvars])) + pp.text(" }"))
+
+
+def pp_jaxpr(jaxpr: Jaxpr, context: PrettyContext) -> pp.Doc:
+    """`jaxpr` as `{ lambda ... }`, or by its name where it was lifted to the top."""
+    shared = context.shared_jaxprs.get(jaxpr)
+    if shared is not None:
+        return pp.text(shared)
+    return _pp_skeleton(jaxpr, context)
+
+
+# A nested jaxpr with more equations than this is lifted to the top even when used once.
+_LIFT_ABOVE_EQNS = 10
+
+
+def jaxprs_in_params(params: dict[str, Any]) -> list[Jaxpr]:
+    """The jaxprs held by equation params, directly or in tuples (ClosedJaxprs unwrapped)."""
+    found = []
+    for value in params.values():
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, Jaxpr):
+                found.append(item)
+            elif isinstance(item, ClosedJaxpr):
+                found.append(item.jaxpr)
+    return found
+
+
+def _shared_jaxprs(top: Jaxpr) -> dict[Jaxpr, str]:
+    """The nested jaxprs JAX's printer lifts to the top, in first-visit (breadth-first) order,
+    with their names.
+
+    A jaxpr is lifted when it is visited more than once (one object held by several params,
+    or nested in a jaxpr that is itself visited repeatedly), and any nested jaxpr with more
+    than `_LIFT_ABOVE_EQNS` equations. Lifted jaxprs are named after the `name` param of the
+    equation first holding them (`<lambda>` as `lambda`), else `jaxpr`; repeated names get
+    the count of earlier uses as a suffix (`jaxpr`, `jaxpr1`, `jaxpr2`).
+    """
+    counts: dict[Jaxpr, int] = {}
+    names: dict[Jaxpr, str] = {}
+    queue = collections.deque([top])
+    while queue:
+        jaxpr = queue.popleft()
+        counts[jaxpr] = counts.get(jaxpr, 0) + 1
+        if jaxpr is not top and len(jaxpr.eqns) > _LIFT_ABOVE_EQNS:
+            counts[jaxpr] += 1
+        for eqn in jaxpr.eqns:
+            subjaxprs = jaxprs_in_params(eqn.params)
+            queue.extend(subjaxprs)
+            name = eqn.params.get("name")
+            if name is not None:
+                for sub in subjaxprs:
+                    names.setdefault(sub, str(name).strip("<>"))
+    name_counts: collections.Counter[str] = collections.Counter()
+    shared: dict[Jaxpr, str] = {}
+    for jaxpr, count in counts.items():
+        if count == 1:
+            continue
+        name = names.get(jaxpr, "jaxpr")
+        uses = name_counts[name]
+        name_counts[name] += 1
+        if uses:
+            name += str(uses)
+            name_counts[name] += 1
+        shared[jaxpr] = name
+    return shared
+
+
+def pp_toplevel_jaxpr(jaxpr: Jaxpr) -> pp.Doc:
+    """`jaxpr` as JAX prints it: each lifted nested jaxpr first, as
+    `let name = { lambda ... } in` on lines of its own, then `jaxpr` itself, whose params
+    refer to the lifted ones by name. Unused outputs of `jaxpr`'s equations print as `_`."""
+    context = PrettyContext(unused_outputs(jaxpr))
+    context.shared_jaxprs.update(_shared_jaxprs(jaxpr))
+    docs = [pp.concat([pp.text(f"let {name} = "), _pp_skeleton(shared, context),
+                       pp.text(" in"), pp.brk()])
+            for shared, name in context.shared_jaxprs.items()]
+    docs.append(pp_jaxpr(jaxpr, context))
+    return pp.concat(docs)

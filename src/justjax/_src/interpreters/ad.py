@@ -495,6 +495,13 @@ class LinearizeTrace(JVPTrace):
     def tracer_repr(self, tracer: JVPTracer) -> str:
         return f"GradTracer(primal={tracer.primal!r}, typeof(tangent)={tracer.aval.str_short()})"
 
+    def new_tracer(self, primal: Any, tangent: Any) -> Any:
+        # A tangent that reads no input tangent is zero (tangents are linear in the inputs'),
+        # though a rule may have built it as a value: keep it symbolic, as JAX does.
+        if type(tangent) is not Zero and not self.parent_trace._is_unknown(tangent):
+            tangent = Zero(tangent_aval(core.get_aval(primal)))
+        return super().new_tracer(primal, tangent)
+
 
 def linearize_flat(fun: Callable[..., Any], primals: Sequence[Any], *, has_aux: bool = False
                    ) -> tuple[Any, ...]:

@@ -21,9 +21,8 @@ from justjax._src.lax import utils
 from justjax._src.lax.utils import (ANY, COMPLEX, FLOAT, INEXACT, INT, INT_OR_BOOL, NUMERIC,
                                     def_numpy_impl, standard_primitive)
 
-# AccuracyMode, polygamma and polygamma_p join __all__ once justjax.lax re-exports them.
 __all__ = [
-    "RoundingMethod", "abs", "abs_p", "acos", "acos_p", "acosh", "acosh_p",
+    "AccuracyMode", "RoundingMethod", "abs", "abs_p", "acos", "acos_p", "acosh", "acosh_p",
     "add", "add_p", "and_p", "asin", "asin_p", "asinh", "asinh_p", "atan", "atan2", "atan2_p",
     "atan_p", "atanh", "atanh_p", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor",
     "cbrt", "cbrt_p", "ceil", "ceil_p", "clz", "clz_p", "complex", "complex_p", "conj",
@@ -34,7 +33,7 @@ __all__ = [
     "lgamma", "lgamma_p", "log", "log1p", "log1p_p", "log_p", "logistic", "logistic_p", "lt",
     "lt_p", "max", "max_p", "min", "min_p", "mul", "mul_p", "ne", "ne_p", "neg", "neg_p",
     "nextafter", "nextafter_p", "not_p", "or_p",
-    "population_count", "population_count_p", "pow", "pow_p", "real", "real_p",
+    "polygamma", "polygamma_p", "population_count", "population_count_p", "pow", "pow_p", "real", "real_p",
     "reduce_precision", "reduce_precision_p", "rem", "rem_p", "round", "round_p", "rsqrt",
     "rsqrt_p", "shift_left", "shift_left_p", "shift_right_arithmetic",
     "shift_right_arithmetic_p", "shift_right_logical", "shift_right_logical_p", "sign",
