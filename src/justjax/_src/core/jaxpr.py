@@ -2,13 +2,16 @@
 from __future__ import annotations
 
 import collections
+import functools
 import itertools
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from justjax._src.config import config
 from justjax._src.core import pretty as pp
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive, abstract_eval_rules
@@ -157,10 +160,60 @@ class ClosedJaxpr:
 
 
 # ---------------------------------------------------------------------------------------------
+# The equation context. JAX evaluates and transposes the equations of an existing jaxpr inside
+# each equation's own context, and that context is part of the key of JAX's tracing caches
+# (the update jaxpr of a scatter, the computation of a reduce): a jaxpr a transpose rule traces
+# is therefore a different object from the one user code traced, while all jaxprs traced
+# inside equation contexts are one object again. Printing shows this, since a jaxpr used
+# twice is lifted out as `let jaxpr = ... in`.
+
+class _EquationDepth(threading.local):
+    depth = 0
+
+
+_equation = _EquationDepth()
+
+
+class equation_context:
+    """Marks the evaluation or transposition of an existing jaxpr's equations (per thread)."""
+
+    def __enter__(self) -> None:
+        _equation.depth += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        _equation.depth -= 1
+
+
+def in_equation_context() -> bool:
+    """Whether code runs inside `equation_context` (part of tracing caches' keys)."""
+    return _equation.depth > 0
+
+
+def tracing_cache(fun: Callable[..., Any], maxsize: int = 512) -> Callable[..., Any]:
+    """Memoizes a function tracing a jaxpr, as JAX's caches do: keyed on its arguments, the
+    config that changes tracing and whether it runs in an equation context. Calls with
+    unhashable arguments are traced afresh."""
+    cached = functools.lru_cache(maxsize)(lambda _context, *args: fun(*args))
+
+    @functools.wraps(fun)
+    def wrapper(*args: Any) -> Any:
+        context = (in_equation_context(), config.trace_context())
+        try:
+            hash(args)
+        except TypeError:
+            return fun(*args)
+        return cached(context, *args)
+
+    wrapper.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+    return wrapper
+
+
+# ---------------------------------------------------------------------------------------------
 # Evaluation.
 
 def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
-    """Runs `jaxpr` by binding each equation again, so it re-traces under any current transform."""
+    """Runs `jaxpr` by binding each equation again, so it re-traces under any current transform
+    (in an equation context, as JAX does)."""
     env: dict[Var, Any] = {}
 
     def read(atom: Atom) -> Any:
@@ -174,12 +227,13 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
         write(var, value)
     for var, value in zip(jaxpr.invars, args, strict=True):
         write(var, value)
-    for eqn in jaxpr.eqns:
-        outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
-        if not eqn.primitive.multiple_results:
-            outs = [outs]
-        for var, value in zip(eqn.outvars, outs, strict=True):
-            write(var, value)
+    with equation_context():
+        for eqn in jaxpr.eqns:
+            outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+            if not eqn.primitive.multiple_results:
+                outs = [outs]
+            for var, value in zip(eqn.outvars, outs, strict=True):
+                write(var, value)
     return [read(v) for v in jaxpr.outvars]
 
 
@@ -281,11 +335,12 @@ class PrettyContext:
         return name
 
     def _fresh_name(self) -> str:
-        taken = set(self.shared_jaxprs.values())
+        # A lifted jaxpr named `b` (after a jit of a function `b`) leaves `b` out of the
+        # variable names, as JAX does.
         while True:
             name = encode_name(self._fresh)
             self._fresh += 1
-            if name not in taken:
+            if not self.shared_jaxprs or name not in self.shared_jaxprs.values():
                 return name
 
 

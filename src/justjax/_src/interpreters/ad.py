@@ -21,7 +21,8 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal,
-                                     PrettyContext, Var, pp_eqn_default, pp_eqn_rules)
+                                     PrettyContext, Var, equation_context, pp_eqn_default,
+                                     pp_eqn_rules)
 from justjax._src.interpreters import staging
 from justjax._src.runtime.array import from_numpy, to_numpy
 
@@ -568,6 +569,13 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], primals_in: Sequence[Any]
     order. Returns the cotangent of each input (`Zero` where none flowed; None for known
     inputs).
     """
+    # In an equation context, as JAX: jaxprs the rules trace are not those user code traced.
+    with equation_context():
+        return _backward_pass(jaxpr, consts, primals_in, cotangents_out)
+
+
+def _backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], primals_in: Sequence[Any],
+                   cotangents_out: Sequence[Any]) -> list[Any]:
     primal_env: dict[Var, Any] = {}
     linear_vars: set[Var] = set()
     ct_env: dict[Var, Any] = {}

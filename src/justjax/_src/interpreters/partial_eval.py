@@ -26,7 +26,7 @@ from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var,
-                                     eval_jaxpr, jaxpr_as_fun)
+                                     eval_jaxpr, in_equation_context, jaxpr_as_fun)
 from justjax._src.interpreters import ad, staging
 
 
@@ -53,7 +53,7 @@ def transform_cache(fun: Callable[..., Any], maxsize: int = 1024) -> Callable[..
 
     @functools.wraps(fun)
     def cached(*args: Any) -> Any:
-        key = (args, config.trace_context())
+        key = (args, in_equation_context(), config.trace_context())
         try:
             hit = table.get(key)
         except TypeError:

@@ -18,7 +18,7 @@ from justjax._src import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
-from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr, tracing_cache
 from justjax._src.interpreters import ad, staging
 from justjax._src.lax import elementwise, reductions_ad, structural, utils
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
@@ -563,14 +563,22 @@ def _is_weakly_typed(*values: Any) -> bool:
 def _trace_reducer(computation: Callable, init_values: Any, flat_inits: Sequence[Any]
                    ) -> tuple[ClosedJaxpr, Any]:
     """Traces `computation(acc, x)` on the initial values' avals: its jaxpr and output tree."""
-    init_avals = [core.get_aval(v) for v in flat_inits]
-    in_tree = tree_util.tree_structure((init_values, init_values))
-    flat_avals = init_avals + init_avals
+    return _reducer_jaxpr(computation, tuple(core.get_aval(v) for v in flat_inits),
+                          tree_util.tree_structure(init_values))
+
+
+@tracing_cache
+def _reducer_jaxpr(computation: Callable, init_avals: tuple[ShapedArray, ...], init_tree: Any
+                   ) -> tuple[ClosedJaxpr, Any]:
+    """`_trace_reducer`, cached as in JAX: reducing twice with one computation on the same
+    types binds the same jaxpr (printed once, as `let jaxpr = ... in`)."""
+    flat_avals = [*init_avals, *init_avals]
     debug = staging.debug_info("reduce comp", computation)
     out_trees: list[Any] = []
 
     def flat_computation(*flat_args: Any) -> list[Any]:
-        xs, ys = tree_util.tree_unflatten(in_tree, list(flat_args))
+        xs = tree_util.tree_unflatten(init_tree, list(flat_args[:len(init_avals)]))
+        ys = tree_util.tree_unflatten(init_tree, list(flat_args[len(init_avals):]))
         out_flat, out_tree = tree_util.tree_flatten(computation(xs, ys))
         for leaf in out_flat:
             if not (isinstance(leaf, core.Tracer) or core.valid_jaxtype(leaf)):

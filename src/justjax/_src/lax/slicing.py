@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import builtins
 import enum
-import functools
 import operator
 from typing import Any, Callable, NamedTuple, Sequence
 
@@ -21,7 +20,7 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
-from justjax._src.core.jaxpr import Jaxpr, eval_jaxpr
+from justjax._src.core.jaxpr import Jaxpr, eval_jaxpr, tracing_cache
 from justjax._src.interpreters import staging
 from justjax._src.lax import elementwise, structural, utils
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
@@ -855,7 +854,7 @@ scatter_min_p = _scatter_primitive("scatter-min", np.minimum)
 scatter_max_p = _scatter_primitive("scatter-max", np.maximum)
 
 
-@functools.lru_cache(maxsize=512)
+@tracing_cache
 def _reduction_jaxpr(computation: Callable, dtype: np.dtype) -> tuple[Jaxpr, tuple]:
     """The jaxpr of `computation` on two scalars of `dtype` (a scatter's `update_jaxpr`)."""
     aval = ShapedArray((), dtype)
@@ -907,19 +906,17 @@ def scatter_apply(operand: Any, scatter_indices: Any, func: Callable[[Any], Any]
     dtype = _dtype_of(operand)
     unused = structural.broadcast_in_dim(structural.convert_element_type(0, dtype),
                                          tuple(update_shape), ())
-    try:
-        jaxpr, consts = _apply_jaxpr(func, dtype)
-    except TypeError:  # an unhashable callable: nothing to cache it by
-        jaxpr, consts = _reduction_jaxpr.__wrapped__(lambda x, _: func(x), dtype)
+    jaxpr, consts = _apply_jaxpr(func, dtype)
     return scatter_p.bind(operand, scatter_indices, unused, update_jaxpr=jaxpr,
                           update_consts=consts, dimension_numbers=dimension_numbers,
                           indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                           mode=GatherScatterMode.from_any(mode))
 
 
-@functools.lru_cache(maxsize=512)
+@tracing_cache
 def _apply_jaxpr(func: Callable, dtype: np.dtype) -> tuple[Jaxpr, tuple]:
-    """The update jaxpr `(x, _) -> func(x)` of `scatter_apply`, cached per function."""
+    """The update jaxpr `(x, _) -> func(x)` of `scatter_apply`, cached per function (an
+    unhashable one is traced afresh)."""
     return _reduction_jaxpr.__wrapped__(lambda x, _: func(x), dtype)
 
 

@@ -17,7 +17,7 @@ from justjax._src import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
-from justjax._src.core.jaxpr import Jaxpr, eval_jaxpr
+from justjax._src.core.jaxpr import Jaxpr, eval_jaxpr, tracing_cache
 from justjax._src.interpreters import ad, staging
 from justjax._src.lax import elementwise, slicing
 from justjax._src.lax import utils
@@ -584,9 +584,11 @@ def _monoid_reducer(computation: Callable, init_values: Sequence[Any]) -> Callab
     return None
 
 
-def _reduction_jaxpr(computation: Callable, init_avals: Sequence[ShapedArray],
-                     init_tree: Any, init_values: Any) -> tuple[Any, Any]:
-    """Traces `computation(xs, ys)` on scalars of the initial values' types."""
+@tracing_cache
+def _reduction_jaxpr(computation: Callable, init_avals: tuple[ShapedArray, ...],
+                     init_tree: Any) -> tuple[Any, Any]:
+    """Traces `computation(xs, ys)` on scalars of the initial values' types (cached as in JAX:
+    one computation on the same types gives the same jaxpr)."""
     out_tree_box = []
 
     def flat_computation(*flat: Any) -> list[Any]:
@@ -653,7 +655,7 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable,
     if monoid is not None:
         return monoid(operand, **params)
     init_avals = [core.get_aval(v) for v in flat_inits]
-    closed, out_tree = _reduction_jaxpr(computation, init_avals, init_tree, init_value)
+    closed, out_tree = _reduction_jaxpr(computation, tuple(init_avals), init_tree)
     if operand_tree != out_tree:
         raise ValueError("reduce_window output must have the same tree structure as the "
                          f"operands {operand_tree} vs. {out_tree}")
