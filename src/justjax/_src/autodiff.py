@@ -474,6 +474,20 @@ def _jacobian_blocks(results_per_basis: list[list[Any]], results: Sequence[Any],
     return blocks
 
 
+def _jacobian_setup(fun: Callable, argnums: int | tuple[int, ...], args: Sequence[Any],
+                    kwargs: dict[str, Any], has_aux: bool, check_input: Callable[[Any], None]
+                    ) -> tuple[list[Any], tree_util.PyTreeDef, Callable, _OutputStore]:
+    """The flat leaves of the arguments at `argnums` (checked by `check_input`), their tree,
+    and `fun` as a flat function of them."""
+    _check_argnums(argnums, args)
+    f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
+    for leaf in tree_util.tree_leaves(dyn_args):
+        check_input(leaf)
+    in_leaves, in_tree = tree_util.tree_flatten(dyn_args)
+    store = _OutputStore()
+    return in_leaves, in_tree, _flat_fun(f_partial, in_tree, store, has_aux), store
+
+
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False) -> Callable[..., Any]:
     """The Jacobian of `fun` by forward mode: one linearization, pushed along each input
@@ -483,13 +497,9 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 
     @functools.wraps(fun)
     def jacfun(*args: Any, **kwargs: Any) -> Any:
-        _check_argnums(argnums, args)
-        f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
-        for leaf in tree_util.tree_leaves(dyn_args):
-            _check_input_dtype_fwd("jacfwd", holomorphic, leaf)
-        in_leaves, in_tree = tree_util.tree_flatten(dyn_args)
-        store = _OutputStore()
-        flat = _flat_fun(f_partial, in_tree, store, has_aux)
+        in_leaves, in_tree, flat, store = _jacobian_setup(
+            fun, argnums, args, kwargs, has_aux,
+            lambda leaf: _check_input_dtype_fwd("jacfwd", holomorphic, leaf))
         out_primals, linear, *aux = ad.linearize_flat(flat, in_leaves, has_aux=has_aux)
         out_tree = store.out_tree
         for out in out_primals:
@@ -514,13 +524,9 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 
     @functools.wraps(fun)
     def jacfun(*args: Any, **kwargs: Any) -> Any:
-        _check_argnums(argnums, args)
-        f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
-        for leaf in tree_util.tree_leaves(dyn_args):
-            _check_input_dtype_revderiv("jacrev", holomorphic, allow_int, leaf)
-        in_leaves, in_tree = tree_util.tree_flatten(dyn_args)
-        store = _OutputStore()
-        flat = _flat_fun(f_partial, in_tree, store, has_aux)
+        in_leaves, in_tree, flat, store = _jacobian_setup(
+            fun, argnums, args, kwargs, has_aux,
+            lambda leaf: _check_input_dtype_revderiv("jacrev", holomorphic, allow_int, leaf))
         out_primals, flat_vjp, *aux = ad.vjp_flat(flat, in_leaves, has_aux=has_aux)
         out_tree = store.out_tree
         for out in out_primals:

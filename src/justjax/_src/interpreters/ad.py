@@ -395,16 +395,10 @@ def _pp_custom_lin(eqn: JaxprEqn, context: PrettyContext) -> Any:
 pp_eqn_rules[custom_lin_p] = _pp_custom_lin
 
 
-def jvp_flat(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
-             *, instantiate: bool = True, has_aux: bool = False) -> tuple[list[Any], ...]:
-    """Forward-mode derivative of a flat function: its primal and tangent outputs.
-
-    `tangents` may hold `Zero`s; with `instantiate`, zero output tangents become arrays.
-    With `has_aux`, `fun` returns `(outputs, aux_leaves)` and the aux leaves (stripped of
-    this transformation) are returned third.
-    """
-    parent = core.current_trace()
-    trace = JVPTrace(parent, core.TraceTag())
+def _run_jvp(trace: JVPTrace, fun: Callable[..., Any], primals: Sequence[Any],
+             tangents: Sequence[Any], has_aux: bool) -> tuple[list[Any], list[Any], list[Any]]:
+    """Calls `fun` on (primal, tangent) pairs under `trace`; its primal and tangent outputs
+    and its aux leaves (primals only), with the trace closed afterwards."""
     in_tracers = [trace.new_tracer(p, t) for p, t in zip(primals, tangents, strict=True)]
     try:
         with core.set_current_trace(trace):
@@ -414,8 +408,19 @@ def jvp_flat(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence
         aux = [trace.to_primal_tangent_pair(a)[0] for a in aux]
     finally:
         trace.invalidate()
-    primal_outs = [p for p, _ in pairs]
-    tangent_outs = [t for _, t in pairs]
+    return [p for p, _ in pairs], [t for _, t in pairs], aux
+
+
+def jvp_flat(fun: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any],
+             *, instantiate: bool = True, has_aux: bool = False) -> tuple[list[Any], ...]:
+    """Forward-mode derivative of a flat function: its primal and tangent outputs.
+
+    `tangents` may hold `Zero`s; with `instantiate`, zero output tangents become arrays.
+    With `has_aux`, `fun` returns `(outputs, aux_leaves)` and the aux leaves (stripped of
+    this transformation) are returned third.
+    """
+    trace = JVPTrace(core.current_trace(), core.TraceTag())
+    primal_outs, tangent_outs, aux = _run_jvp(trace, fun, primals, tangents, has_aux)
     if instantiate:
         tangent_outs = [instantiate_zeros(t) for t in tangent_outs]
     if has_aux:
@@ -518,22 +523,13 @@ def linearize_flat(fun: Callable[..., Any], primals: Sequence[Any], *, has_aux: 
         # Integer inputs have no tangent: a symbolic zero, though the jaxpr keeps its invar.
         tangent_args.append(Zero(aval) if aval.dtype == dtypes.float0 else arg)
     trace = LinearizeTrace(staging_trace, core.TraceTag())
-    in_tracers = [trace.new_tracer(p, t) for p, t in zip(primals, tangent_args, strict=True)]
-    try:
-        with core.set_current_trace(trace):
-            outs = fun(*in_tracers)
-        outs, aux = outs if has_aux else (outs, [])
-        pairs = [trace.to_primal_tangent_pair(o) for o in outs]
-        aux = [trace.to_primal_tangent_pair(a)[0] for a in aux]
-    finally:
-        trace.invalidate()
-    primal_outs = [p for p, _ in pairs]
+    primal_outs, tangent_outs, aux = _run_jvp(trace, fun, primals, tangent_args, has_aux)
     if any(staging_trace._is_unknown(p) for p in primal_outs + aux):
         raise ValueError("Linearization failed to produce known values for all output primals. "
                          "This is typically caused by attempting to differentiate a function "
                          "uses an operation that does not support reverse-mode autodiff.")
     with core.set_current_trace(staging_trace):
-        tangent_outs = [instantiate_zeros(t) for _, t in pairs]
+        tangent_outs = [instantiate_zeros(t) for t in tangent_outs]
     linear = staging_trace.to_closed_jaxpr(tangent_outs)
     staging_trace.release()
     if has_aux:
