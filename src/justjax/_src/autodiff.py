@@ -58,6 +58,8 @@ def _flat_fun(fun: Callable, in_tree: tree_util.PyTreeDef, store: _OutputStore,
             out, aux = out
             aux_leaves, store.aux_tree = tree_util.tree_flatten(aux)
         out_leaves, store.out_tree = tree_util.tree_flatten(out)
+        for leaf in out_leaves:
+            _check_arg(leaf)
         return (out_leaves, aux_leaves) if has_aux else out_leaves
     return flat
 
@@ -245,7 +247,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False, reduce_axes: Sequen
     _check_callable(fun)
     primal_leaves, in_tree = tree_util.tree_flatten(primals)
     for leaf in primal_leaves:
-        core.get_aval(leaf)  # JAX's TypeError for values that are not arrays
+        _check_arg(leaf)
     store = _OutputStore()
     flat = _flat_fun(fun, in_tree, store, has_aux)
     out_primals, flat_vjp, *aux = ad.vjp_flat(flat, primal_leaves, has_aux=has_aux)
@@ -287,7 +289,13 @@ def _check_argnums(argnums: int | tuple[int, ...], args: Sequence[Any]) -> None:
                         f"but got only {len(args)} positional arguments.")
 
 
+def _check_arg(x: Any) -> None:
+    if not (isinstance(x, core.Tracer) or core.valid_jaxtype(x)):
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
+
+
 def _check_input_dtype_revderiv(name: str, holomorphic: bool, allow_int: bool, x: Any) -> None:
+    _check_arg(x)
     dtype = core.get_aval(x).dtype
     if holomorphic and not dtypes.is_complex(dtype):
         raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
@@ -418,8 +426,8 @@ def _check_output_dtype_fwd(name: str, holomorphic: bool, x: Any) -> None:
 
 def _std_basis(leaves: Sequence[Any]) -> tuple[int, list[list[Any]]]:
     """The standard basis of the flattened `leaves`: for each of the N total elements, one
-    tangent per leaf (one-hot in exactly one leaf)."""
-    avals = [core.get_aval(x) for x in leaves]
+    tangent per leaf (one-hot in exactly one leaf), keeping each leaf's weak type."""
+    avals = [ad.tangent_aval(core.get_aval(x)) for x in leaves]
     sizes = [a.size for a in avals]
     total = sum(sizes)
     basis = []
@@ -428,9 +436,10 @@ def _std_basis(leaves: Sequence[Any]) -> tuple[int, list[list[Any]]]:
         offset = 0
         for aval, size in zip(avals, sizes, strict=True):
             onehot = np.zeros(size, aval.dtype)
-            if offset <= index < offset + size:
+            if offset <= index < offset + size and aval.dtype != dtypes.float0:
                 onehot[index - offset] = 1
-            row.append(onehot.reshape(aval.shape))
+            onehot = onehot.reshape(aval.shape)
+            row.append(onehot if aval.dtype == dtypes.float0 else from_numpy(onehot, aval))
             offset += size
         basis.append(row)
     return total, basis
