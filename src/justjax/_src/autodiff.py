@@ -59,7 +59,9 @@ def _flat_fun(fun: Callable, in_tree: tree_util.PyTreeDef, store: _OutputStore,
             aux_leaves, store.aux_tree = tree_util.tree_flatten(aux)
         out_leaves, store.out_tree = tree_util.tree_flatten(out)
         for leaf in out_leaves:
-            _check_arg(leaf)
+            if not (isinstance(leaf, core.Tracer) or core.valid_jaxtype(leaf)):
+                # JAX's text for outputs, without the final period of its input check.
+                raise TypeError(f"Argument '{leaf}' of type {type(leaf)} is not a valid JAX type")
         return (out_leaves, aux_leaves) if has_aux else out_leaves
     return flat
 

@@ -301,7 +301,12 @@ erf_p = unop("erf", FLOAT, scipy.special.erf)
 erfc_p = unop("erfc", FLOAT, scipy.special.erfc)
 erf_inv_p = unop("erf_inv", FLOAT, scipy.special.erfinv)
 lgamma_p = unop("lgamma", FLOAT, scipy.special.gammaln)
-digamma_p = unop("digamma", FLOAT, scipy.special.digamma)
+def _digamma(x: np.ndarray) -> np.ndarray:
+    # XLA's digamma is NaN at its poles (0, -1, -2, ...) where SciPy gives -inf at 0.
+    return np.where((x <= 0) & (x == np.floor(x)), np.nan, scipy.special.digamma(x))
+
+
+digamma_p = unop("digamma", FLOAT, _digamma)
 abs_p = unop("abs", NUMERIC, np.abs, result_dtype=_to_real)
 not_p = unop("not", INT_OR_BOOL, np.invert)
 population_count_p = unop("population_count", INT, _population_count)
