@@ -1422,6 +1422,39 @@ SPECIAL_VALUES: list[Case] = [
     ("special_value/divide_inf", "g2(jnp.divide)", "(arr([np.inf, 1.0]), arr([2.0, np.inf]))"),
 ]
 
+# Arrays built from traced values, and indices computed by index helpers.
+BUILD: list[Case] = [
+    ("build/array_of_tracers", "jax.grad(lambda x: wsum(jnp.array([x, 2 * x, x ** 2])))", "(1.5,)"),
+    ("build/array_nested_tracers", "jax.grad(lambda x, y: wsum(jnp.array([[x, y], [y * x, 1.0]])),"
+     " argnums=(0, 1))", "(1.5, -0.5)"),
+    ("build/asarray_tuple", "jax.grad(lambda x: wsum(jnp.asarray((x, x * 3))))", "(2.0,)"),
+    ("build/stack_scalars", "jax.grad(lambda x: wsum(jnp.stack([x, jnp.sin(x)])))", "(0.5,)"),
+    ("build/array_of_array_tracers", "g(lambda x: jnp.array([x, x[::-1]]))", "(mixed(3),)"),
+    ("build/full_traced_fill", "jax.grad(lambda v: wsum(jnp.full((2, 3), v)))", "(1.5,)"),
+    ("build/full_like_traced_fill", "jax.grad(lambda v: wsum(jnp.full_like(pts(3), v)))", "(1.5,)"),
+    ("build/zeros_ones_like", "g(lambda x: jnp.zeros_like(x) + jnp.ones_like(x) * x)", "(mixed(3),)"),
+    ("build/ix_", "g(lambda x: x[jnp.ix_(jnp.array([0, 2]), jnp.array([1, 3]))])", "(mixed(3, 4),)"),
+    ("build/diag_indices", "g(lambda x: x[jnp.diag_indices(3)])", "(mixed(3, 3),)"),
+    ("build/indices", "g(lambda x: x[tuple(jnp.indices((2, 2)))])", "(mixed(3, 3),)"),
+    ("build/unravel_index", "g(lambda x: x[jnp.unravel_index(jnp.array([1, 5]), (2, 3))])",
+     "(mixed(2, 3),)"),
+    ("build/nonzero_size", "g(lambda x: x[jnp.nonzero(x > 0, size=3, fill_value=0)])",
+     "(mixed(5),)"),
+    ("build/argwhere_size", "g(lambda x: x[tuple(jnp.argwhere(x > 0, size=2).T)])",
+     "(mixed(2, 3),)"),
+    ("build/flatnonzero_size", "g(lambda x: x[jnp.flatnonzero(x < 0, size=2)])", "(mixed(4),)"),
+    ("build/where_one_arg_size", "g(lambda x: x[jnp.where(x > 0, size=2)])", "(mixed(5),)"),
+    ("build/unique_values_size", "g(lambda x: jnp.unique_values(x, size=3, fill_value=9.0))",
+     "(arr([2.0, 1.0, 2.0, 0.5]),)"),
+    ("build/unique_inverse_take", "g(lambda x: x[jnp.unique(x, return_inverse=True, size=4)[1]])",
+     "(arr([2.0, 1.0, 2.0, 0.5]),)"),
+    ("build/searchsorted_interp", "g(lambda x: jnp.take(x, jnp.searchsorted(x, 0.3)))",
+     "(pts(5),)"),
+    ("build/digitize_take", "g(lambda x: x[jnp.digitize(x, arr([-0.5, 0.5]))])", "(mixed(4),)"),
+    ("build/eye_times", "g(lambda x: jnp.eye(3) @ x + jnp.tri(3) @ x)", "(mixed(3),)"),
+    ("build/identity_outer", "g(lambda x: jnp.identity(2) * x[:, None] * x)", "(mixed(2),)"),
+]
+
 X64: list[Case] = [
     ("x64/sin", "g(jnp.sin)", "(pts(5),)"),
     ("x64/log1p", "g(jnp.log1p)", "(pts(5, lo=-0.5, hi=3.0),)"),
@@ -1545,4 +1578,4 @@ ERRORS: list[Case] = [
 CASES: list[Case] = (UNARY + KINKS + BINARY + REDUCTIONS + SORTING + INDEXING + SELECTION
                      + JOINING + SHAPES + TENSOR + NUMERIC + NN + SPECIAL + TRANSFORMS + CONCRETE
                      + COMPLEX + HIGHER + FORWARD + LOW_PRECISION + WEAK + METHODS + EMPTY
-                     + VARIANTS + SPECIAL_VALUES + X64 + ERRORS)
+                     + VARIANTS + SPECIAL_VALUES + BUILD + X64 + ERRORS)
