@@ -7,8 +7,8 @@ Run by hand, with real JAX (never from the tests), from the repository root:
 Writes `tests/golden/grad_programs.json`, read by `tests/test_grad_programs.py`: for every case
 its title, sources and either the encoded result pytree (dtype, shape, weak type and values of
 every leaf) or the exception JAX raised (class name and full message). The programs live in
-`grad_program_corpus.py` beside this script; cases in the "x64" group run with
-`jax_enable_x64` on.
+`grad_program_corpus.py` (and its second half, `grad_program_corpus_extra.py`) beside this
+script; cases in the "x64" group run with `jax_enable_x64` on.
 """
 from __future__ import annotations
 
