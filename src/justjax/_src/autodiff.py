@@ -14,6 +14,7 @@ import numpy as np
 from justjax._src import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
+from justjax._src.core.jaxpr import eval_jaxpr
 from justjax._src.interpreters import ad
 from justjax._src.lax import joining, structural
 from justjax._src.runtime.array import from_numpy
@@ -59,9 +60,8 @@ def _flat_fun(fun: Callable, in_tree: tree_util.PyTreeDef, store: _OutputStore,
             aux_leaves, store.aux_tree = tree_util.tree_flatten(aux)
         out_leaves, store.out_tree = tree_util.tree_flatten(out)
         for leaf in out_leaves:
-            if not (isinstance(leaf, core.Tracer) or core.valid_jaxtype(leaf)):
-                # JAX's text for outputs, without the final period of its input check.
-                raise TypeError(f"Argument '{leaf}' of type {type(leaf)} is not a valid JAX type")
+            # JAX's text for outputs lacks the final period of its input check.
+            _check_arg(leaf, ending="")
         return (out_leaves, aux_leaves) if has_aux else out_leaves
     return flat
 
@@ -155,7 +155,6 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any,
 
 
 def _closed_jaxpr_fun(closed: Any) -> Callable[..., list[Any]]:
-    from justjax._src.core.jaxpr import eval_jaxpr
     return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
 
 
@@ -291,9 +290,9 @@ def _check_argnums(argnums: int | tuple[int, ...], args: Sequence[Any]) -> None:
                         f"but got only {len(args)} positional arguments.")
 
 
-def _check_arg(x: Any) -> None:
+def _check_arg(x: Any, ending: str = ".") -> None:
     if not (isinstance(x, core.Tracer) or core.valid_jaxtype(x)):
-        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")
+        raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type{ending}")
 
 
 def _check_input_dtype_revderiv(name: str, holomorphic: bool, allow_int: bool, x: Any) -> None:
