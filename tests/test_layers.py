@@ -124,6 +124,19 @@ def test_every_linear_primitive_has_a_transpose_rule() -> None:
     assert not missing, f"linear primitives without a transpose rule: {missing}"
 
 
+# Primitives without an entry in the batching table: the custom-derivative calls are batched
+# by BatchTrace.process_custom_jvp_call / process_custom_vjp_call; iota has no operands, so
+# it is never batched.
+NO_BATCHING_RULE = {"custom_jvp_call", "custom_vjp_call", "iota"}
+
+
+def test_every_primitive_has_a_batching_rule() -> None:
+    from justjax._src.interpreters import batching
+    missing = [p.name for p in _all_primitives()
+               if p not in batching.primitive_batchers and p.name not in NO_BATCHING_RULE]
+    assert not missing, f"primitives without a batching rule: {missing}"
+
+
 @pytest.mark.parametrize("table", ["impl_rules", "abstract_eval_rules"])
 def test_every_primitive_has_core_rules(table: str) -> None:
     rules = getattr(core, table)

@@ -159,3 +159,75 @@ def test_gradients(record: OpRecord, shapes: tuple, dtypes: tuple) -> None:
 
         check_grads(fun, [args[i] for i in positions], order=2, modes=record.grad_modes,
                     atol=record.grad_tol, rtol=record.grad_tol)
+
+
+# ---------------------------------------------------------------------------------------------
+# vmap: every record, batched along axes 0, 1 and -1 and mixes with unmapped (None)
+# arguments, equals the per-example results stacked. The batch size is unusual (5) so a rule
+# that confuses the batch axis with another one shows up as a shape error.
+
+BATCH = 5
+AXIS_PATTERNS = {
+    "axis0": lambda i: 0,
+    "axis1": lambda i: 1,
+    "axis-1": lambda i: -1,
+    "mixA": lambda i: (0, None, -1, 1)[i % 4],
+    "mixB": lambda i: (None, 1, 0, -1)[i % 4],
+}
+
+
+def _in_axes(pattern: str, shapes: tuple) -> tuple:
+    axes = []
+    for i, shape in enumerate(shapes):
+        axis = AXIS_PATTERNS[pattern](i)
+        # The batched argument has rank len(shape) + 1; axis 1 needs a per-example rank >= 1.
+        if axis == 1 and not shape:
+            axis = 0
+        axes.append(axis)
+    return tuple(axes)
+
+
+def _vmap_cases() -> list:
+    cases = []
+    for rec in RECORDS:
+        shapes, dtypes = rec.cases()[0]
+        patterns = list(AXIS_PATTERNS) if len(shapes) > 1 else ["axis0", "axis1", "axis-1"]
+        for pattern in patterns:
+            cases.append(pytest.param(rec, shapes, dtypes, pattern,
+                                      id=f"{rec.name}-{'x'.join(str(s) for s in shapes)}"
+                                         f"-{pattern}"))
+    return cases
+
+
+def _stack_results(per_example: list) -> list[np.ndarray]:
+    columns = [r if isinstance(r, (tuple, list)) else [r] for r in per_example]
+    return [np.stack([np.asarray(c[k]) for c in columns]) for k in range(len(columns[0]))]
+
+
+@pytest.mark.parametrize("record,shapes,dtypes,pattern", _vmap_cases())
+def test_vmap(record: OpRecord, shapes: tuple, dtypes: tuple, pattern: str) -> None:
+    in_axes = _in_axes(pattern, shapes)
+    rng = _rng(record, shapes, dtypes)
+    examples = [record.make(rng, shapes, dtypes) for _ in range(BATCH)]
+    # An unmapped argument is the same for every example.
+    for example in examples[1:]:
+        for i, axis in enumerate(in_axes):
+            if axis is None:
+                example[i] = examples[0][i]
+    batched = [examples[0][i] if axis is None else
+               np.stack([example[i] for example in examples], axis=axis)
+               for i, axis in enumerate(in_axes)]
+
+    def fun(*args):
+        return record.fun(*args, **record.static)
+
+    expected = _stack_results([fun(*[justjax.numpy.asarray(a) for a in example])
+                               for example in examples])
+    result = justjax.vmap(fun, in_axes=in_axes)(*[justjax.numpy.asarray(a) for a in batched])
+    results = list(result) if isinstance(result, (tuple, list)) else [result]
+    assert len(results) == len(expected)
+    for got, want in zip(results, expected, strict=True):
+        assert isinstance(got, justjax.Array), type(got)
+        assert got.dtype == want.dtype, f"dtype {got.dtype} != {want.dtype}"
+        assert_close(got, want, 0 if got.dtype.kind in "biu" else record.tolerance(got.dtype),
+                     context=f"{record.name} in_axes={in_axes}")

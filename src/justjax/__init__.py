@@ -25,6 +25,7 @@ from justjax._src.api import (
     make_jaxpr as make_jaxpr,
     process_count as process_count,
     process_index as process_index,
+    vmap as vmap,
 )
 from justjax._src.custom_derivatives import custom_jvp as custom_jvp
 from justjax._src.custom_derivatives import custom_vjp as custom_vjp

@@ -10,11 +10,15 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+import collections
+import inspect
+
 from justjax._src import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr
-from justjax._src.interpreters import staging
+from justjax._src.interpreters import batching, staging
+from justjax._src.tree_errors import keystr, prefix_errors
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime.array import Array, from_numpy
 from justjax._src.runtime.devices import Device
@@ -209,3 +213,199 @@ def process_index() -> int:
 
 def process_count() -> int:
     return 1
+
+
+# ---------------------------------------------------------------------------------------------
+# vmap.
+
+def check_callable(fun: Any) -> None:
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+
+
+def _is_none(x: Any) -> bool:
+    return x is None
+
+
+class PytreeLeaf:
+    """Stands for a leaf of the arguments in a prefix-mismatch message."""
+
+    def __repr__(self) -> str:
+        return "pytree leaf"
+
+
+def flatten_axes(name: str, treedef: tree_util.PyTreeDef, axis_tree: Any, *,
+                 kws: bool = False) -> list[Any]:
+    """The axis spec `axis_tree` (a prefix of `treedef`, None leaves included) broadcast
+    to one entry per leaf of `treedef`; JAX's prefix error when it is not a prefix."""
+    dummy = tree_util.tree_unflatten(treedef, [PytreeLeaf()] * treedef.num_leaves)
+    axes: list[Any] = []
+
+    def add(axis: Any, subtree: Any) -> None:
+        axes.extend([axis] * tree_util.tree_structure(subtree).num_leaves)
+
+    try:
+        tree_util.tree_map(add, axis_tree, dummy, is_leaf=_is_none)
+    except ValueError:
+        if kws:
+            # Only the positional arguments can mismatch: keyword arguments take axis 0.
+            dummy, axis_tree = dummy[0], axis_tree[0]
+        found = prefix_errors(axis_tree, dummy, is_leaf=_is_none)
+        details = "\n  ".join(e(name).args[0] for e in found)
+        raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
+                         f"value; \n  Mismatch details ({len(found)} found):\n  {details}"
+                         ) from None
+    return axes
+
+
+def _valid_axis_spec(leaf: Any) -> bool:
+    return leaf is None or type(leaf) is int
+
+
+def _mapped_axis_size(fun: Callable, in_tree: tree_util.PyTreeDef, vals: Sequence[Any],
+                      dims: Sequence[int | None], name: str, axis_size: int | None) -> int:
+    """The size of the mapped axis; JAX's errors for ranks too small and sizes that differ."""
+    if not vals:
+        if axis_size is not None:
+            return axis_size
+        args, kwargs = tree_util.tree_unflatten(in_tree, vals)
+        raise ValueError(f"{name} wrapped function must be passed at least one argument "
+                         "containing an array or axis_size must be specified, got empty "
+                         f"*args={args} and **kwargs={kwargs}")
+
+    def size_of(x: Any, axis: int) -> int | None:
+        shape = np.shape(x)
+        if -len(shape) <= axis < len(shape):
+            return shape[axis]
+        if not core.valid_jaxtype(x):
+            return None
+        min_rank = axis + 1 if axis >= 0 else -axis
+        raise ValueError(f"{name} was requested to map its argument along axis {axis}, which "
+                         f"implies that its rank should be at least {min_rank}, but is only "
+                         f"{len(shape)} (its shape is {shape})")
+
+    mapped_sizes = [None if d is None else size_of(x, d) for x, d in zip(vals, dims, strict=True)]
+    sizes = {s for s in mapped_sizes if s is not None}
+    if axis_size is not None:
+        sizes.add(axis_size)
+    if len(sizes) == 1:
+        return sizes.pop()
+    if not sizes:
+        raise ValueError(f"{name} must have at least one non-None value in in_axes or "
+                         "axis_size must be specified")
+    raise ValueError(_inconsistent_sizes_message(fun, in_tree, vals, dims, mapped_sizes, name,
+                                                 axis_size))
+
+
+def _inconsistent_sizes_message(fun: Callable, in_tree: tree_util.PyTreeDef,
+                                vals: Sequence[Any], dims: Sequence[int | None],
+                                mapped_sizes: list[int | None], name: str,
+                                axis_size: int | None) -> str:
+    args, kwargs = tree_util.tree_unflatten(in_tree, vals)
+    try:
+        parameters: list[str] | None = list(inspect.signature(fun).bind(*args, **kwargs)
+                                            .signature.parameters)
+    except (TypeError, ValueError):
+        parameters = None
+
+    def arg_name(path: tuple) -> str:
+        index = path[0].idx
+        if parameters is None or index >= len(parameters):
+            return f"args{keystr(path)}"
+        return f"argument {parameters[index]}{keystr(path[1:])}"
+
+    def type_of(x: Any) -> str:
+        try:
+            return core.get_aval(x).str_short(short_dtypes=False)
+        except TypeError:
+            return "unknown"
+
+    paths = [f"{arg_name(p)} of type {type_of(x)}"
+             for p, x in tree_util.tree_flatten_with_path(args)[0]]
+    paths += [f"kwargs{keystr(p)} of type {type_of(x)}"
+              for p, x in tree_util.tree_flatten_with_path(kwargs)[0]]
+    counts = collections.Counter(s for s in mapped_sizes if s is not None).most_common()
+    lines = [f"{name} got inconsistent sizes for array axes to be mapped:\n"]
+    if axis_size is not None:
+        lines.append(f"  * the `axis_size` argument was {axis_size};\n")
+    for rank, (size, count) in enumerate(counts):
+        index = mapped_sizes.index(size)
+        where = f"axis {dims[index]} of {paths[index]}"
+        if count == 1:
+            lines.append(f"  * one axis had size {size}: {where};\n")
+        else:
+            quantity = "most" if rank == 0 else "some"
+            lines.append(f"  * {quantity} axes ({count} of them) had size {size}, e.g. "
+                         f"{where};\n")
+    return "".join(lines)[:-2]
+
+
+def vmap(fun: Callable, in_axes: int | None | Sequence[Any] = 0, out_axes: Any = 0,
+         axis_name: Any = None, axis_size: int | None = None,
+         spmd_axis_name: Any = None) -> Callable:
+    """Vectorizes `fun` over an axis of its arguments (`jax.vmap`).
+
+    Args:
+      fun: the function to map; its arguments and outputs are pytrees of arrays.
+      in_axes: which axis of each argument is mapped: an int, None (not mapped: the same
+        value for every example) or a pytree prefix of the positional arguments with those
+        as leaves. Keyword arguments are always mapped over axis 0.
+      out_axes: where the mapped axis goes in each output (None: the output must not be
+        mapped), as a pytree prefix of the outputs.
+      axis_name: names the mapped axis for collectives (`lax.psum(x, axis_name)` ...).
+      axis_size: the size of the mapped axis, needed when no argument is mapped.
+      spmd_axis_name: accepted for compatibility; single-process justjax ignores it.
+    Returns:
+      The vectorized function: each output gains the mapped axis at its `out_axes`.
+    """
+    check_callable(fun)
+    if axis_name is None:
+        axis_name = batching.no_axis_name
+    if spmd_axis_name is not None and not isinstance(spmd_axis_name, tuple):
+        spmd_axis_name = (spmd_axis_name,)
+    if isinstance(in_axes, list):
+        # Lists and tuples of argument specs mean the same to users (JAX's issue #2367).
+        in_axes = tuple(in_axes)
+    if not (in_axes is None or type(in_axes) in (int, tuple)):
+        raise TypeError("vmap in_axes must be an int, None, or a tuple of entries corresponding "
+                        f"to the positional arguments passed to the function, but got {in_axes}.")
+    if not all(map(_valid_axis_spec, tree_util.tree_leaves(in_axes, is_leaf=_is_none))):
+        raise TypeError("vmap in_axes must be an int, None, or (nested) container with those "
+                        f"types as leaves, but got {in_axes}.")
+    if not all(map(_valid_axis_spec, tree_util.tree_leaves(out_axes, is_leaf=_is_none))):
+        raise TypeError("vmap out_axes must be an int, None, or (nested) container with those "
+                        f"types as leaves, but got {out_axes}.")
+
+    @functools.wraps(fun)
+    def vmap_f(*args: Any, **kwargs: Any) -> Any:
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError("vmap in_axes must be an int, None, or a tuple of entries "
+                             "corresponding to the positional arguments passed to the function, "
+                             f"but got len(in_axes)={len(in_axes)}, len(args)={len(args)}")
+        flat_args, in_tree = tree_util.tree_flatten((args, kwargs))
+        in_dims = flatten_axes("vmap in_axes", in_tree, (in_axes, 0), kws=True)
+        size = _mapped_axis_size(fun, in_tree, flat_args, in_dims, "vmap", axis_size)
+        in_dims = [None if d is None else d % max(np.ndim(x), 1)
+                   for x, d in zip(flat_args, in_dims, strict=True)]
+        out_tree_box: list[tree_util.PyTreeDef] = []
+
+        def flat_fun(*flat: Any) -> list[Any]:
+            call_args, call_kwargs = tree_util.tree_unflatten(in_tree, flat)
+            out_flat, out_tree = tree_util.tree_flatten(fun(*call_args, **call_kwargs))
+            out_tree_box.append(out_tree)
+            return out_flat
+
+        def out_dims(count: int) -> list[Any]:
+            return flatten_axes("vmap out_axes", out_tree_box[0], out_axes)
+
+        axis_data = batching.AxisData(axis_name, size, spmd_axis_name)
+        try:
+            out_flat = batching.batch_flat(flat_fun, axis_data, in_dims, out_dims, flat_args)
+        except batching.SpecMatchError as e:
+            spec = tree_util.tree_unflatten(out_tree_box[0], out_dims(0))
+            path, _ = tree_util.tree_flatten_with_path(spec, is_leaf=_is_none)[0][e.leaf_index]
+            raise ValueError(f"at vmap out_axes{keystr(path)}, got axis spec {e.dst} but output "
+                             f"was batched on axis {e.src}") from None
+        return tree_util.tree_unflatten(out_tree_box[0], out_flat)
+
+    return vmap_f

@@ -200,6 +200,9 @@ class EvalTrace(Trace):
 class _TraceState(threading.local):
     def __init__(self) -> None:
         self.trace: Trace = eval_trace
+        # The named axes collectives may reduce over, innermost last: (name, size) pairs
+        # pushed by vmap (and pmap) for the extent of the mapped function.
+        self.axis_env: tuple[tuple[Any, int], ...] = ()
 
 
 eval_trace = EvalTrace()
@@ -219,6 +222,25 @@ def set_current_trace(trace: Trace) -> Iterator[None]:
         yield
     finally:
         trace_state.trace = previous
+
+
+@contextlib.contextmanager
+def extend_axis_env(name: Any, size: int) -> Iterator[None]:
+    """Makes the axis `name` of size `size` visible to collectives in the `with` body."""
+    previous = trace_state.axis_env
+    trace_state.axis_env = previous + ((name, size),)
+    try:
+        yield
+    finally:
+        trace_state.axis_env = previous
+
+
+def axis_size(name: Any) -> int | None:
+    """The size of the innermost bound axis called `name`, or None when it is unbound."""
+    for bound, size in reversed(trace_state.axis_env):
+        if bound == name:
+            return size
+    return None
 
 
 _tag_counter = itertools.count()

@@ -17,6 +17,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_eqn_rules
+from justjax._src.interpreters import batching
 from justjax._src.lax import utils
 from justjax._src.lax.utils import (ANY, COMPLEX, FLOAT, INEXACT, INT, INT_OR_BOOL, NUMERIC,
                                     def_numpy_impl, standard_primitive)
@@ -67,6 +68,10 @@ def naryop(name: str, accepted: Sequence[Sequence[np.dtype]], numpy_fn: Callable
 
     prim = standard_primitive(name, shape_rule, dtype_rule, weak_type_rule)
     def_numpy_impl(prim, impl, low_precision_in_f32=low_precision_in_f32)
+    if len(accepted) == 1:
+        batching.defvectorized(prim)
+    else:
+        batching.defbroadcasting(prim)
     return prim
 
 

@@ -19,7 +19,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr, tracing_cache
-from justjax._src.interpreters import ad, staging
+from justjax._src.interpreters import ad, batching, staging
 from justjax._src.lax import elementwise, reductions_ad, structural, utils
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
@@ -746,3 +746,6 @@ def cummin(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
 def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
     """Cumulative `log(sum(exp(x)))` along `axis` (StableHLO `reduce_window` of logaddexp)."""
     return cumlogsumexp_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+batching.register_array_ops(reduce_sum=lambda x, axes: reduce_sum(x, axes))

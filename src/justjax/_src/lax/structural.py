@@ -12,7 +12,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_eqn_rules
-from justjax._src.interpreters import ad, staging
+from justjax._src.interpreters import ad, batching, staging
 from justjax._src.lax import utils
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
@@ -706,3 +706,12 @@ def _zeros_of_aval(aval: ShapedArray) -> Any:
 
 
 ad.zeros_builder = _zeros_of_aval
+
+
+# The batch-axis moves vmap's rules share (`batching.moveaxis`, `batching.broadcast`) bind
+# these directly, so parameters keep the integer types the rules built, as JAX's do.
+batching.register_array_ops(
+    transpose=lambda x, perm: transpose_p.bind(x, permutation=tuple(perm)),
+    broadcast_in_dim=lambda x, shape, dims: broadcast_in_dim_p.bind(
+        x, shape=tuple(shape), broadcast_dimensions=tuple(dims), sharding=None),
+    iota=lambda dtype, size: iota(dtype, size))

@@ -1,0 +1,536 @@
+"""Vectorization: the BatchTrace behind `vmap`.
+
+A `BatchTracer` stands for a whole batch of values: its `val` carries the extra axis
+`batch_dim` (or `None`, "not mapped": the same value for every example). Each primitive has a
+batching rule in `primitive_batchers`, registered beside its definition in `_src/lax`:
+
+    rule(axis_data, vals, dims, **params) -> (out, out_dim)      (lists for multiple_results)
+
+Rules run with the parent trace current and see at least one mapped operand, except the
+rules of collectives over named axes (`axis_primitives`), which run whenever the trace's
+axis is named. The helpers `defvectorized`, `defbroadcasting` and `defreducer` cover the
+common shapes of rule; `moveaxis`, `broadcast`, `bdim_at_front` and `matchaxis` move the
+batch axis around.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from justjax._src.core import core
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from justjax._src.interpreters import ad, staging
+
+NotMapped = type(None)
+not_mapped = None
+
+primitive_batchers: dict[core.Primitive, Callable] = {}
+# Collectives: their rules run even when no operand is mapped (`psum(1, 'i')` is the axis
+# size), and pass names of other axes on to the parent trace.
+axis_primitives: set[core.Primitive] = set()
+
+
+class _NoAxisName:
+    """The name of an axis `vmap` was not given a name for; collectives never match it."""
+
+    def __repr__(self) -> str:
+        return "no_axis_name"
+
+
+no_axis_name = _NoAxisName()
+
+
+@dataclasses.dataclass(frozen=True)
+class AxisData:
+    """The axis a BatchTrace maps over: its name (for collectives), size and SPMD names."""
+
+    name: Any
+    size: int
+    spmd_name: tuple[Any, ...] | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Operations on the batch axis. The transforms layer may not import lax, so lax registers the
+# few primitives these need (`register_array_ops`), as it does for `ad.zeros_builder`.
+
+@dataclasses.dataclass
+class _ArrayOps:
+    transpose: Callable[[Any, tuple[int, ...]], Any] | None = None
+    broadcast_in_dim: Callable[[Any, tuple[int, ...], tuple[int, ...]], Any] | None = None
+    reduce_sum: Callable[[Any, tuple[int, ...]], Any] | None = None
+    iota: Callable[[Any, int], Any] | None = None
+
+
+array_ops = _ArrayOps()
+
+
+def register_array_ops(**ops: Callable) -> None:
+    for name, op in ops.items():
+        setattr(array_ops, name, op)
+
+
+def canonicalize_axis(axis: int, ndim: int) -> int:
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
+
+
+def moveaxis(x: Any, src: int, dst: int) -> Any:
+    """`x` with its axis `src` moved to position `dst` (a `transpose` unless src == dst)."""
+    ndim = np.ndim(x)
+    src, dst = src % ndim, dst % ndim
+    if src == dst:
+        return x
+    perm = [i for i in range(ndim) if i != src]
+    perm.insert(dst, src)
+    return array_ops.transpose(x, tuple(perm))
+
+
+def broadcast(x: Any, size: int, axis: int) -> Any:
+    """`x` repeated `size` times along a new axis at position `axis`."""
+    shape = list(np.shape(x))
+    shape.insert(axis, size)
+    # NumPy integers, as JAX's rule builds them: they show in printed jaxprs.
+    dims = tuple(np.delete(np.arange(len(shape)), axis))
+    return array_ops.broadcast_in_dim(x, tuple(shape), dims)
+
+
+def bdim_at_front(x: Any, bdim: int | None, size: int) -> Any:
+    """`x` with its batch axis first, broadcast to `size` if it is not mapped."""
+    if bdim is None:
+        return broadcast(x, size, 0)
+    return moveaxis(x, bdim, 0)
+
+
+def move_stacked_axis(x: Any, bdim: int | None, dst: int, size: int) -> Any:
+    """`x` with its batch axis at `dst`, broadcast there if it is not mapped."""
+    if bdim is None:
+        return broadcast(x, size, dst)
+    return moveaxis(x, bdim, dst)
+
+
+class SpecMatchError(Exception):
+    """An output mapped along `src` cannot be given the out_axes spec `dst`."""
+
+    def __init__(self, leaf_index: int | None, src: Any, dst: Any) -> None:
+        super().__init__(leaf_index, src, dst)
+        self.leaf_index = leaf_index
+        self.src = src
+        self.dst = dst
+
+
+def matchaxis(axis_data: AxisData, src: int | None, dst: int | None, x: Any,
+              sum_match: bool = False) -> Any:
+    """`x`, batched along `src`, batched along `dst` instead (None: not mapped; with
+    `sum_match` a mapped value asked to be unmapped is summed over its batch axis)."""
+    if not core.valid_jaxtype(x):
+        raise TypeError(f"Output from batched function {x!r} with type {type(x)} is not a "
+                        "valid JAX type")
+    if src == dst:
+        return x
+    if src is not None and dst is not None:
+        return moveaxis(x, src, dst)
+    if src is None:
+        return broadcast(x, axis_data.size, canonicalize_axis(dst, np.ndim(x) + 1))
+    if sum_match:
+        return array_ops.reduce_sum(x, (src,))
+    if axis_data.name is not no_axis_name:
+        raise ValueError(f"vmap has mapped output (axis_name={axis_data.name}) but out_axes "
+                         f"is {dst}")
+    raise SpecMatchError(None, src, dst)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule helpers.
+
+def defvectorized(primitive: core.Primitive) -> None:
+    """The primitive maps each element (or row) independently of the batch axis: a single
+    operand whose batch axis passes straight through (unary elementwise ops, copy)."""
+    def rule(axis_data: AxisData, vals: Sequence[Any], dims: Sequence[int | None],
+             **params: Any) -> tuple[Any, Any]:
+        dim = next(d for d in dims if d is not None)
+        vals = [v if d == dim else move_stacked_axis(v, d, dim, axis_data.size)
+                for v, d in zip(vals, dims, strict=True)]
+        out = primitive.bind(*vals, **params)
+        if primitive.multiple_results:
+            return out, [dim] * len(out)
+        return out, dim
+
+    primitive_batchers[primitive] = rule
+
+
+def defbroadcasting(primitive: core.Primitive) -> None:
+    """An elementwise primitive with lax's implicit broadcasting of size-1 and rank-0
+    operands: operands batched alike go straight through; otherwise the batch axes move to
+    the front and unmapped operands get a size-1 axis there, which the primitive broadcasts."""
+    primitive_batchers[primitive] = lambda axis_data, vals, dims, **params: \
+        broadcast_batcher(primitive, vals, dims, **params)
+
+
+def broadcast_batcher(primitive: core.Primitive, vals: Sequence[Any],
+                      dims: Sequence[int | None], **params: Any) -> tuple[Any, Any]:
+    shape, dim = next((np.shape(x), d) for x, d in zip(vals, dims) if d is not None)
+    if all(np.shape(x) == shape and d == dim
+           for x, d in zip(vals, dims, strict=True) if np.ndim(x)):
+        out = primitive.bind(*vals, **params)
+        return (out, [dim] * len(out)) if primitive.multiple_results else (out, dim)
+    vals = [bdim_at_front(x, d, 1) if np.ndim(x) else x for x, d in zip(vals, dims, strict=True)]
+    ndim = max(np.ndim(x) for x in vals)
+    vals = [_expand_trailing(x, ndim) if d is not None and np.ndim(x) != ndim else x
+            for x, d in zip(vals, dims, strict=True)]
+    out = primitive.bind(*vals, **params)
+    return (out, [0] * len(out)) if primitive.multiple_results else (out, 0)
+
+
+def _expand_trailing(x: Any, ndim: int) -> Any:
+    # A batched scalar [B] among rank-n operands becomes [B, 1, ..., 1] (lax.expand_dims).
+    shape = tuple(np.shape(x)) + (1,) * (ndim - np.ndim(x))
+    return array_ops.broadcast_in_dim(x, shape, tuple(range(np.ndim(x))))
+
+
+def defreducer(primitive: core.Primitive) -> None:
+    """A reduction over `axes` of one operand: the batch axis is kept and the reduced axes
+    renumbered around it."""
+    def rule(axis_data: AxisData, vals: Sequence[Any], dims: Sequence[int | None], *,
+             axes: tuple[int, ...], **params: Any) -> tuple[Any, int]:
+        operand, = vals
+        bdim, = dims
+        axes = tuple(np.where(np.less(axes, bdim), axes, np.add(axes, 1)))
+        kept = [i for i in range(np.ndim(operand)) if i not in axes]
+        return primitive.bind(operand, axes=axes, **params), kept.index(bdim)
+
+    primitive_batchers[primitive] = rule
+
+
+# ---------------------------------------------------------------------------------------------
+# The trace.
+
+def _user_frame() -> tuple[str, int, int, str] | None:
+    """Where user code created a value: the innermost frame outside justjax."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    positions = list(frame.f_code.co_positions())
+    index = frame.f_lasti // 2
+    line, column = frame.f_lineno, 0
+    if 0 <= index < len(positions) and positions[index][0] is not None:
+        line, column = positions[index][0], positions[index][2] or 0
+    return frame.f_code.co_filename, line, column, frame.f_code.co_name
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class BatchTracer(core.Tracer):
+    """A batch of values: `val` with the batch along `batch_dim`."""
+
+    __slots__ = ("val", "batch_dim", "_aval", "source")
+
+    def __init__(self, trace: BatchTrace, val: Any, batch_dim: int, source: Any = None
+                 ) -> None:
+        self._trace = trace
+        self.val = val
+        self.batch_dim = batch_dim
+        full = core.get_aval(val)
+        shape = full.shape[:batch_dim] + full.shape[batch_dim + 1:]
+        self._aval = ShapedArray(shape, full.dtype, full.weak_type)
+        self.source = source
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self._aval
+
+    def __repr__(self) -> str:
+        full = core.get_aval(self.val)
+        return (f"VmapTracer(aval={self._aval.str_short(short_dtypes=False)}, "
+                f"batched={full.str_short(short_dtypes=False)})")
+
+    def _origin_msg(self) -> str:
+        if self.source is None:
+            return ""
+        filename, line, column, function = self.source
+        return (f"This BatchTracer with object id {id(self)} was created on line:\n"
+                f"  {filename}:{line}:{column} ({function})")
+
+
+class BatchTrace(core.Trace):
+    """Vectorization along one axis (one application of `vmap`)."""
+
+    tracer_name = "VmapTracer"
+
+    def __init__(self, parent_trace: core.Trace, tag: core.TraceTag, axis_data: AxisData
+                 ) -> None:
+        super().__init__()
+        self.parent_trace = parent_trace
+        self.tag = tag
+        self.axis_data = axis_data
+
+    def to_batch_info(self, value: Any) -> tuple[Any, int | None]:
+        if isinstance(value, BatchTracer) and value._trace.tag is self.tag:
+            if not value._trace.is_valid():
+                raise core.escaped_tracer_error(value)
+            return value.val, value.batch_dim
+        return value, None
+
+    def new_tracer(self, val: Any, dim: int | None) -> Any:
+        if dim is None:
+            return val
+        return BatchTracer(self, val, dim, _user_frame())
+
+    def process_primitive(self, primitive: core.Primitive, args: Sequence[Any], params: dict
+                          ) -> Any:
+        vals, dims = [], []
+        for arg in args:
+            val, dim = self.to_batch_info(arg)
+            vals.append(val)
+            dims.append(dim)
+        if primitive not in axis_primitives and all(d is None for d in dims):
+            with core.set_current_trace(self.parent_trace):
+                return primitive.bind(*vals, **params)
+        rule = primitive_batchers.get(primitive)
+        if rule is None:
+            raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented")
+        with core.set_current_trace(self.parent_trace):
+            out, out_dim = rule(self.axis_data, vals, dims, **params)
+        if primitive.multiple_results:
+            return [self.new_tracer(v, d) for v, d in zip(out, out_dim, strict=True)]
+        return self.new_tracer(out, out_dim)
+
+    def process_custom_jvp_call(self, primitive: core.Primitive, fun: Callable, jvp: Callable,
+                                args: Sequence[Any], *, symbolic_zeros: bool) -> list[Any]:
+        """Batches the function and its rule; the parent decides which of them runs. Both
+        put every output's batch axis first, so their outputs agree wherever they come from."""
+        vals, dims = zip(*[self.to_batch_info(a) for a in args]) if args else ((), ())
+        batched_fun = _BatchedFun(fun, self.tag, self.axis_data, list(dims))
+        batched_jvp = _BatchedJVP(jvp, self.tag, self.axis_data, list(dims))
+        outs = primitive.bind_with_trace(self.parent_trace, batched_fun, batched_jvp,
+                                         list(vals), symbolic_zeros=symbolic_zeros)
+        return [self.new_tracer(v, 0) for v in outs]
+
+    def process_custom_vjp_call(self, primitive: core.Primitive, fun: Callable, fwd: Callable,
+                                bwd: Callable, args: Sequence[Any], *, symbolic_zeros: bool
+                                ) -> list[Any]:
+        """Batches the function and its fwd (outputs and residuals batched first) and its
+        bwd, whose cotangents come back batched as their inputs were (summed over the batch
+        where an input was not mapped)."""
+        vals, dims = zip(*[self.to_batch_info(a) for a in args]) if args else ((), ())
+        batched_fun = _BatchedFun(fun, self.tag, self.axis_data, list(dims))
+        batched_fwd = _BatchedFwd(fwd, self.tag, self.axis_data, list(dims))
+        batched_bwd = _BatchedBwd(bwd, self.tag, self.axis_data, list(dims))
+        outs = primitive.bind_with_trace(self.parent_trace, batched_fun, batched_fwd,
+                                         batched_bwd, list(vals), symbolic_zeros=symbolic_zeros)
+        return [self.new_tracer(v, 0) for v in outs]
+
+
+# ---------------------------------------------------------------------------------------------
+# Batching functions: vmap's core, and the batched versions of custom rules.
+
+def batch_flat(fun: Callable[..., Sequence[Any]], axis_data: AxisData,
+               in_dims: Sequence[int | None], out_dims: Sequence[Any] | Callable[[int], Any],
+               args: Sequence[Any], *, sum_match: bool = False,
+               tag: core.TraceTag | None = None) -> list[Any]:
+    """Calls the flat function `fun` on `args` batched along `in_dims` (canonical axes or
+    None) and returns its outputs batched along `out_dims` (a list, or a function of the
+    number of outputs giving one). Collectives over `axis_data.name` see this axis."""
+    parent = core.current_trace()
+    trace = BatchTrace(parent, tag or core.TraceTag(), axis_data)
+    source = _user_frame()
+    in_tracers = [a if d is None else BatchTracer(trace, a, d, source)
+                  for a, d in zip(args, in_dims, strict=True)]
+    try:
+        with core.set_current_trace(trace), core.extend_axis_env(axis_data.name, axis_data.size):
+            outs = list(fun(*in_tracers))
+            if callable(out_dims):
+                out_dims = out_dims(len(outs))
+            results = []
+            for index, (out, dst) in enumerate(zip(outs, out_dims, strict=True)):
+                val, src = trace.to_batch_info(out)
+                with core.set_current_trace(parent):
+                    try:
+                        results.append(matchaxis(axis_data, src, dst, val, sum_match))
+                    except SpecMatchError:
+                        raise SpecMatchError(index, src, dst) from None
+    finally:
+        trace.invalidate()
+    return results
+
+
+def _run_subtrace(fun: Callable, tag: core.TraceTag, axis_data: AxisData,
+                  in_dims: Sequence[int | None], args: Sequence[Any]
+                  ) -> tuple[list[Any], list[int | None]]:
+    # Runs on the current (parent) trace's values; the tag is the outer BatchTrace's, so
+    # tracers the function closes over are recognized as batched.
+    trace = BatchTrace(core.current_trace(), tag, axis_data)
+    in_tracers = [a if d is None or type(a) is ad.Zero else BatchTracer(trace, a, d)
+                  for a, d in zip(args, in_dims, strict=True)]
+    with core.set_current_trace(trace):
+        outs = fun(*in_tracers)
+    pairs = [(o, None) if type(o) is ad.Zero else trace.to_batch_info(o) for o in outs]
+    return [v for v, _ in pairs], [d for _, d in pairs]
+
+
+def _to_front(axis_data: AxisData, vals: Sequence[Any], dims: Sequence[int | None]
+              ) -> list[Any]:
+    """Every value batched along axis 0; symbolic zeros stay symbolic with a batched type."""
+    out = []
+    for v, d in zip(vals, dims, strict=True):
+        if type(v) is ad.Zero:
+            aval = v.aval
+            out.append(ad.Zero(ShapedArray((axis_data.size, *aval.shape), aval.dtype,
+                                           aval.weak_type)))
+        else:
+            out.append(bdim_at_front(v, d, axis_data.size))
+    return out
+
+
+def _unbatched_zero(zero: ad.Zero) -> ad.Zero:
+    aval = zero.aval
+    return ad.Zero(ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type))
+
+
+class _BatchedFun:
+    """`fun` batched over `in_dims`, with every output batched along axis 0."""
+
+    def __init__(self, fun: Callable, tag: core.TraceTag, axis_data: AxisData,
+                 in_dims: list[int | None]) -> None:
+        self.fun, self.tag, self.axis_data, self.in_dims = fun, tag, axis_data, in_dims
+        self.name = getattr(fun, "name", None) or getattr(fun, "__name__", "fun")
+
+    @property
+    def debug_info(self) -> Any:
+        return getattr(self.fun, "debug_info", None)
+
+    def __call__(self, *args: Any) -> list[Any]:
+        outs, dims = _run_subtrace(self.fun, self.tag, self.axis_data, self.in_dims, args)
+        return _to_front(self.axis_data, outs, dims)
+
+
+class _BatchedJVP(_BatchedFun):
+    """A custom JVP rule batched: primals and tangents over the inputs' dims, all outputs
+    batched along axis 0 (tangents of unmapped inputs may be unmapped: they get dim None)."""
+
+    def __call__(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
+        n = len(primals)
+        tangent_dims = [None if type(t) is ad.Zero else d
+                        for t, d in zip(tangents, self.in_dims, strict=True)]
+        tangents = [_unbatched_zero(t) if type(t) is ad.Zero and d is not None else t
+                    for t, d in zip(tangents, self.in_dims, strict=True)]
+
+        def flat(*values: Any) -> list[Any]:
+            primal_out, tangent_out = self.fun(list(values[:n]), list(values[n:]))
+            return [*primal_out, *tangent_out]
+
+        outs, dims = _run_subtrace(flat, self.tag, self.axis_data,
+                                   [*self.in_dims, *tangent_dims], [*primals, *tangents])
+        outs = _to_front(self.axis_data, outs, dims)
+        half = len(outs) // 2
+        return outs[:half], outs[half:]
+
+
+class _BatchedFwd(_BatchedFun):
+    """A custom VJP fwd rule batched: residuals and outputs batched along axis 0."""
+
+    def __call__(self, primals: Sequence[Any], which_linear: Sequence[bool]
+                 ) -> tuple[list, list]:
+        count: list[int] = []
+
+        def flat(*values: Any) -> list[Any]:
+            residuals, outs = self.fun(list(values), which_linear)
+            count.append(len(residuals))
+            return [*residuals, *outs]
+
+        outs, dims = _run_subtrace(flat, self.tag, self.axis_data, self.in_dims, primals)
+        outs = _to_front(self.axis_data, outs, dims)
+        return outs[:count[0]], outs[count[0]:]
+
+
+class _BatchedBwd(_BatchedFun):
+    """A custom VJP bwd rule batched: residuals and cotangents arrive batched along axis 0;
+    the input cotangents leave batched as the inputs were, summed where an input was not
+    mapped."""
+
+    def __call__(self, residuals: Sequence[Any], cts: Sequence[Any]) -> list[Any]:
+        n = len(residuals)
+        cts = [_unbatched_zero(c) if type(c) is ad.Zero else c for c in cts]
+
+        def flat(*values: Any) -> list[Any]:
+            return list(self.fun(list(values[:n]), list(values[n:])))
+
+        in_dims = [0] * n + [None if type(c) is ad.Zero else 0 for c in cts]
+        outs, dims = _run_subtrace(flat, self.tag, self.axis_data, in_dims, [*residuals, *cts])
+        results = []
+        for out, src, dst in zip(outs, dims, self.in_dims, strict=True):
+            if type(out) is ad.Zero:
+                # A symbolic zero has the per-example type; give it the input's batching.
+                results.append(out if dst is None else
+                               ad.Zero(_insert_axis(out.aval, dst, self.axis_data.size)))
+            else:
+                results.append(matchaxis(self.axis_data, src, dst, out, sum_match=True))
+        return results
+
+
+def _insert_axis(aval: ShapedArray, axis: int, size: int) -> ShapedArray:
+    shape = list(aval.shape)
+    shape.insert(axis, size)
+    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+
+
+def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims: Sequence[int | None],
+                out_dims: Sequence[int | None] | None = None
+                ) -> tuple[ClosedJaxpr, list[int | None]]:
+    """The jaxpr computing `closed` on inputs batched along `in_dims`, and its outputs' batch
+    dims (`out_dims` forces them: an int moves or broadcasts an output there)."""
+    in_avals = [aval if d is None else _insert_axis(aval, d, axis_data.size)
+                for aval, d in zip(closed.in_avals, in_dims, strict=True)]
+    found: list[list[int | None]] = []
+    tag = core.TraceTag()
+
+    def batched(*args: Any) -> list[Any]:
+        outs, dims = _run_subtrace(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
+                                   tag, axis_data, in_dims, args)
+        if out_dims is not None:
+            outs = [v if dst is None and src is None else
+                    matchaxis(axis_data, src, dst, v) for v, src, dst in
+                    zip(outs, dims, out_dims, strict=True)]
+            dims = list(out_dims)
+        found.append(dims)
+        return outs
+
+    jaxpr = staging.trace_to_jaxpr(batched, in_avals, closed.jaxpr.debug_info)
+    return jaxpr, found[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Rules for the transforms' own primitives.
+
+def _add_any_batcher(axis_data: AxisData, vals: Sequence[Any], dims: Sequence[int | None]
+                     ) -> tuple[Any, int]:
+    x, y = vals
+    dx, dy = dims
+    if dx == dy:
+        return ad.add_jaxvals_p.bind(x, y), dx
+    if dx is None:
+        return ad.add_jaxvals_p.bind(broadcast(x, axis_data.size, dy), y), dy
+    if dy is None:
+        return ad.add_jaxvals_p.bind(x, broadcast(y, axis_data.size, dx)), dx
+    return ad.add_jaxvals_p.bind(moveaxis(x, dx, dy), y), dy
+
+
+primitive_batchers[ad.add_jaxvals_p] = _add_any_batcher
+
+
+def _custom_lin_batcher(axis_data: AxisData, vals: Sequence[Any], dims: Sequence[int | None],
+                        **params: Any) -> Any:
+    # custom_lin only has meaning when transposed; evaluating it batched is forward mode.
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+primitive_batchers[ad.custom_lin_p] = _custom_lin_batcher
