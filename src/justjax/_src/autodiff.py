@@ -15,8 +15,9 @@ from justjax._src import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import eval_jaxpr
-from justjax._src.interpreters import ad
-from justjax._src.lax import joining, structural
+from justjax._src.interpreters import ad, batching
+from justjax._src.lax import elementwise, joining, structural
+from justjax._src.numpy import array_creation, scalar_types
 from justjax._src.runtime.array import from_numpy
 from justjax._src.tree_errors import equality_errors, keystr
 
@@ -425,63 +426,44 @@ def _check_output_dtype_fwd(name: str, holomorphic: bool, x: Any) -> None:
                         f"but got {dtypes.dtype_name(dtype)}.")
 
 
-def _std_basis(leaves: Sequence[Any]) -> tuple[int, list[list[Any]]]:
-    """The standard basis of the flattened `leaves`: for each of the N total elements, one
-    tangent per leaf (one-hot in exactly one leaf), keeping each leaf's weak type."""
-    avals = [ad.tangent_aval(core.get_aval(x)) for x in leaves]
-    sizes = [a.size for a in avals]
-    total = sum(sizes)
-    basis = []
-    for index in range(total):
-        row = []
-        offset = 0
-        for aval, size in zip(avals, sizes, strict=True):
-            onehot = np.zeros(size, aval.dtype)
-            if offset <= index < offset + size and aval.dtype != dtypes.float0:
-                onehot[index - offset] = 1
-            onehot = onehot.reshape(aval.shape)
-            row.append(onehot if aval.dtype == dtypes.float0 else from_numpy(onehot, aval))
-            offset += size
-        basis.append(row)
-    return total, basis
+def _std_basis(leaves: Sequence[Any]) -> list[Any]:
+    """The standard basis of the flattened `leaves`, batched along axis 0: an identity
+    matrix of their promoted dtype, split into one part per leaf, shaped `(N,) + leaf.shape`
+    and cast to the leaf's type (JAX builds it the same way, so jaxprs match)."""
+    total = sum(core.get_aval(x).size for x in leaves)
+    flat_basis = array_creation.eye(total, dtype=scalar_types.result_type(*leaves))
+    return _unravel(leaves, 1, flat_basis, examples=None)
 
 
-def _stack_block(parts: list[Any], lead_shape: tuple[int, ...], tail: ShapedArray,
-                 *, parts_axis_last: bool) -> Any:
-    """Stacks the results for consecutive basis vectors into one Jacobian block.
-
-    Each part has type `tail`; the basis vectors span `lead_shape`. Forward mode
-    (`parts_axis_last`) gives `tail.shape + lead_shape`; reverse mode gives
-    `lead_shape + tail.shape`. Both are `out.shape + in.shape`.
+def _unravel(leaves: Sequence[Any], axis: int, arr: Any, examples: Sequence[Any] | None
+             ) -> list[Any]:
+    """Splits `arr` along `axis` into one part per leaf, each reshaped so that `axis` becomes
+    the leaf's shape and cast to the type of its example (its leaf when `examples` is None).
     """
-    shape = tail.shape + lead_shape if parts_axis_last else lead_shape + tail.shape
-    if not parts or tail.dtype == dtypes.float0:
-        return np.zeros(shape, tail.dtype)
-    axis = tail.ndim if parts_axis_last else 0
-    if len(parts) == 1:
-        stacked = structural.expand_dims(parts[0], (axis,))
-    else:
-        stacked = joining.stack(parts, axis)
-    return structural.reshape(stacked, shape)
+    arr_shape = core.get_aval(arr).shape
+    axis = axis % len(arr_shape)
+    sizes = tuple(np.array([core.get_aval(x).size for x in leaves], dtype=np.int64))
+    parts = joining.split_p.bind(arr, sizes=sizes, axis=axis)
+    out = []
+    for part, leaf, example in zip(parts, leaves, examples or leaves, strict=True):
+        shape = arr_shape[:axis] + core.get_aval(leaf).shape + arr_shape[axis + 1:]
+        out.append(_possible_downcast(structural.reshape(part, shape), example))
+    return out
 
 
-def _jacobian_blocks(results_per_basis: list[list[Any]], results: Sequence[Any],
-                     bases: Sequence[Any], *, parts_axis_last: bool) -> list[list[Any]]:
-    """blocks[r][b]: the part of the Jacobian for result leaf r and basis leaf b, from the
-    results of pushing (or pulling) each basis vector through the linear map."""
-    blocks = []
-    sizes = [core.get_aval(b).size for b in bases]
-    for r, result in enumerate(results):
-        tail = ad.tangent_aval(core.get_aval(result))
-        row = []
-        offset = 0
-        for basis_leaf, size in zip(bases, sizes, strict=True):
-            parts = [results_per_basis[k][r] for k in range(offset, offset + size)]
-            offset += size
-            row.append(_stack_block(parts, core.get_aval(basis_leaf).shape, tail,
-                                    parts_axis_last=parts_axis_last))
-        blocks.append(row)
-    return blocks
+def _possible_downcast(x: Any, example: Any) -> Any:
+    aval = core.get_aval(example)
+    x_dtype = core.get_aval(x).dtype
+    if x_dtype == dtypes.float0:
+        # Integer inputs' cotangents are float0 zeros; JAX's conversion gives zeros.
+        return ad.zeros_like_aval(ShapedArray(core.get_aval(x).shape, aval.dtype, aval.weak_type))
+    if dtypes.is_complex(x_dtype) and not dtypes.is_complex(aval.dtype):
+        x = elementwise.real(x)
+    return structural.convert_element_type(x, aval.dtype, weak_type=aval.weak_type)
+
+
+def _jacobian_axis(size: int) -> batching.AxisData:
+    return batching.AxisData(batching.no_axis_name, size)
 
 
 def _jacobian_setup(fun: Callable, argnums: int | tuple[int, ...], args: Sequence[Any],
@@ -510,14 +492,29 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         in_leaves, in_tree, flat, store = _jacobian_setup(
             fun, argnums, args, kwargs, has_aux,
             lambda leaf: _check_input_dtype_fwd("jacfwd", holomorphic, leaf))
-        out_primals, linear, *aux = ad.linearize_flat(flat, in_leaves, has_aux=has_aux)
+        basis = _std_basis(in_leaves)
+        count: list[int] = []
+
+        def pushfwd(*tangents: Any) -> list[Any]:
+            outs, tangent_outs, *aux = ad.jvp_flat(flat, in_leaves, tangents, has_aux=has_aux)
+            count[:] = [len(outs), len(aux[0]) if aux else 0]
+            return [*outs, *tangent_outs, *(aux[0] if aux else [])]
+
+        def out_dims(n: int) -> list[Any]:
+            return [None] * count[0] + [-1] * count[0] + [None] * count[1]
+
+        results = batching.batch_flat(pushfwd, _jacobian_axis(len(basis) and
+                                                               core.get_aval(basis[0]).shape[0]),
+                                      [0] * len(basis), out_dims, basis)
+        out_primals = results[:count[0]]
+        columns = results[count[0]:2 * count[0]]
+        aux = [results[2 * count[0]:]] if has_aux else []
         out_tree = store.out_tree
         for out in out_primals:
             _check_output_dtype_fwd("jacfwd", holomorphic, out)
-        push = _closed_jaxpr_fun(linear)
-        _, basis = _std_basis(in_leaves)
-        columns = [push(*row) for row in basis]
-        blocks = _jacobian_blocks(columns, out_primals, in_leaves, parts_axis_last=True)
+        # blocks[r][i]: output leaf r, input leaf i, shaped out_r.shape + in_i.shape.
+        blocks = [_unravel(in_leaves, -1, column, [out] * len(in_leaves))
+                  for column, out in zip(columns, out_primals, strict=True)]
         jac = _assemble(blocks, out_tree, in_tree, argnums, len(out_primals),
                         outputs_outer=True)
         return (jac, store.aux(aux[0])) if has_aux else jac
@@ -541,9 +538,12 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         out_tree = store.out_tree
         for out in out_primals:
             _check_output_dtype_revderiv("jacrev", holomorphic, out)
-        _, basis = _std_basis(out_primals)
-        rows = [flat_vjp(row) for row in basis]
-        blocks = _jacobian_blocks(rows, in_leaves, out_primals, parts_axis_last=False)
+        basis = _std_basis(out_primals)
+        rows = batching.batch_flat(lambda *cts: flat_vjp(list(cts)), _jacobian_axis(core.get_aval(basis[0]).shape[0]),
+                                   [0] * len(basis), [0] * len(in_leaves), basis) \
+            if basis else []
+        blocks = [_unravel(out_primals, 0, row, [leaf] * len(out_primals))
+                  for row, leaf in zip(rows, in_leaves, strict=True)]
         # blocks[i][j]: input leaf i, output leaf j, shaped out_j.shape + in_i.shape.
         jac = _assemble(blocks, out_tree, in_tree, argnums, len(out_primals),
                         outputs_outer=False)

@@ -84,7 +84,7 @@ def canonicalize_axis(axis: int, ndim: int) -> int:
 def moveaxis(x: Any, src: int, dst: int) -> Any:
     """`x` with its axis `src` moved to position `dst` (a `transpose` unless src == dst)."""
     ndim = np.ndim(x)
-    src, dst = src % ndim, dst % ndim
+    src, dst = canonicalize_axis(src, ndim), canonicalize_axis(dst, ndim)
     if src == dst:
         return x
     perm = [i for i in range(ndim) if i != src]
@@ -96,6 +96,9 @@ def broadcast(x: Any, size: int, axis: int) -> Any:
     """`x` repeated `size` times along a new axis at position `axis`."""
     shape = list(np.shape(x))
     shape.insert(axis, size)
+    if ad.is_float0(x) and not isinstance(x, core.Tracer):
+        # float0 values (integer inputs' tangents) are NumPy zeros, never device arrays.
+        return np.zeros(shape, x.dtype)
     # NumPy integers, as JAX's rule builds them: they show in printed jaxprs.
     dims = tuple(np.delete(np.arange(len(shape)), axis))
     return array_ops.broadcast_in_dim(x, tuple(shape), dims)
@@ -211,19 +214,24 @@ def defreducer(primitive: core.Primitive) -> None:
 # ---------------------------------------------------------------------------------------------
 # The trace.
 
-def _user_frame() -> tuple[str, int, int, str] | None:
-    """Where user code created a value: the innermost frame outside justjax."""
+def _user_frame() -> tuple[Any, int, int] | None:
+    """Where user code created a value: the code object, instruction and line of the
+    innermost frame outside justjax (the column is worked out only if an error needs it)."""
     frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back
     if frame is None:
         return None
-    positions = list(frame.f_code.co_positions())
-    index = frame.f_lasti // 2
-    line, column = frame.f_lineno, 0
+    return frame.f_code, frame.f_lasti, frame.f_lineno
+
+
+def _describe_frame(code: Any, lasti: int, line: int) -> str:
+    column = 0
+    positions = list(code.co_positions())
+    index = lasti // 2
     if 0 <= index < len(positions) and positions[index][0] is not None:
         line, column = positions[index][0], positions[index][2] or 0
-    return frame.f_code.co_filename, line, column, frame.f_code.co_name
+    return f"{code.co_filename}:{line}:{column} ({code.co_name})"
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -256,9 +264,8 @@ class BatchTracer(core.Tracer):
     def _origin_msg(self) -> str:
         if self.source is None:
             return ""
-        filename, line, column, function = self.source
         return (f"This BatchTracer with object id {id(self)} was created on line:\n"
-                f"  {filename}:{line}:{column} ({function})")
+                f"  {_describe_frame(*self.source)}")
 
 
 class BatchTrace(core.Trace):
@@ -306,28 +313,26 @@ class BatchTrace(core.Trace):
 
     def process_custom_jvp_call(self, primitive: core.Primitive, fun: Callable, jvp: Callable,
                                 args: Sequence[Any], *, symbolic_zeros: bool) -> list[Any]:
-        """Batches the function and its rule; the parent decides which of them runs. Both
-        put every output's batch axis first, so their outputs agree wherever they come from."""
+        """Batches the function and its rule (they may close over this trace's tracers);
+        the parent decides which of them runs, and its outputs' batch dims hold for both."""
         vals, dims = zip(*[self.to_batch_info(a) for a in args]) if args else ((), ())
-        batched_fun = _BatchedFun(fun, self.tag, self.axis_data, list(dims))
-        batched_jvp = _BatchedJVP(jvp, self.tag, self.axis_data, list(dims))
-        outs = primitive.bind_with_trace(self.parent_trace, batched_fun, batched_jvp,
-                                         list(vals), symbolic_zeros=symbolic_zeros)
-        return [self.new_tracer(v, 0) for v in outs]
+        call = _BatchedCall(self.tag, self.axis_data, list(dims))
+        outs = primitive.bind_with_trace(self.parent_trace, _BatchedFun(fun, call),
+                                         _BatchedJVP(jvp, call), list(vals),
+                                         symbolic_zeros=symbolic_zeros)
+        return [self.new_tracer(v, d) for v, d in zip(outs, call.out_dims, strict=True)]
 
     def process_custom_vjp_call(self, primitive: core.Primitive, fun: Callable, fwd: Callable,
                                 bwd: Callable, args: Sequence[Any], *, symbolic_zeros: bool
                                 ) -> list[Any]:
-        """Batches the function and its fwd (outputs and residuals batched first) and its
-        bwd, whose cotangents come back batched as their inputs were (summed over the batch
-        where an input was not mapped)."""
+        """Batches the function, its fwd and its bwd, whose cotangents come back batched as
+        their inputs were (summed over the batch where an input was not mapped)."""
         vals, dims = zip(*[self.to_batch_info(a) for a in args]) if args else ((), ())
-        batched_fun = _BatchedFun(fun, self.tag, self.axis_data, list(dims))
-        batched_fwd = _BatchedFwd(fwd, self.tag, self.axis_data, list(dims))
-        batched_bwd = _BatchedBwd(bwd, self.tag, self.axis_data, list(dims))
-        outs = primitive.bind_with_trace(self.parent_trace, batched_fun, batched_fwd,
-                                         batched_bwd, list(vals), symbolic_zeros=symbolic_zeros)
-        return [self.new_tracer(v, 0) for v in outs]
+        call = _BatchedCall(self.tag, self.axis_data, list(dims))
+        outs = primitive.bind_with_trace(self.parent_trace, _BatchedFun(fun, call),
+                                         _BatchedFwd(fwd, call), _BatchedBwd(bwd, call),
+                                         list(vals), symbolic_zeros=symbolic_zeros)
+        return [self.new_tracer(v, d) for v, d in zip(outs, call.out_dims, strict=True)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -377,31 +382,55 @@ def _run_subtrace(fun: Callable, tag: core.TraceTag, axis_data: AxisData,
     return [v for v, _ in pairs], [d for _, d in pairs]
 
 
-def _to_front(axis_data: AxisData, vals: Sequence[Any], dims: Sequence[int | None]
-              ) -> list[Any]:
-    """Every value batched along axis 0; symbolic zeros stay symbolic with a batched type."""
-    out = []
-    for v, d in zip(vals, dims, strict=True):
-        if type(v) is ad.Zero:
-            aval = v.aval
-            out.append(ad.Zero(ShapedArray((axis_data.size, *aval.shape), aval.dtype,
-                                           aval.weak_type)))
-        else:
-            out.append(bdim_at_front(v, d, axis_data.size))
-    return out
+def _batched_zero(zero: ad.Zero, dim: int | None, size: int) -> ad.Zero:
+    return zero if dim is None else ad.Zero(_insert_axis(zero.aval, dim, size))
 
 
-def _unbatched_zero(zero: ad.Zero) -> ad.Zero:
+def _unbatched_zero(zero: ad.Zero, dim: int | None) -> ad.Zero:
+    if dim is None:
+        return zero
     aval = zero.aval
-    return ad.Zero(ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type))
+    return ad.Zero(ShapedArray(aval.shape[:dim] + aval.shape[dim + 1:], aval.dtype,
+                               aval.weak_type))
+
+
+class _BatchedCall:
+    """What the batched versions of one custom-derivative call share: the inputs' batch
+    dims, and the outputs' (and residuals') batch dims, fixed by whichever runs first so
+    that the function and its rules agree however the parent trace uses them."""
+
+    def __init__(self, tag: core.TraceTag, axis_data: AxisData, in_dims: list[int | None]
+                 ) -> None:
+        self.tag = tag
+        self.axis_data = axis_data
+        self.in_dims = in_dims
+        self.out_dims: list[int | None] | None = None
+        self.residual_dims: list[int | None] | None = None
+
+    def run(self, fun: Callable, in_dims: Sequence[int | None], args: Sequence[Any]
+            ) -> tuple[list[Any], list[int | None]]:
+        return _run_subtrace(fun, self.tag, self.axis_data, in_dims, args)
+
+    def settle(self, outs: Sequence[Any], dims: Sequence[int | None]) -> list[Any]:
+        """The outputs batched along the call's output dims (these dims on the first run)."""
+        if self.out_dims is None:
+            self.out_dims = list(dims)
+            return list(outs)
+        return [self.match(v, src, dst) for v, src, dst in
+                zip(outs, dims, self.out_dims, strict=True)]
+
+    def match(self, value: Any, src: int | None, dst: int | None) -> Any:
+        if type(value) is ad.Zero:
+            return _batched_zero(_unbatched_zero(value, src), dst, self.axis_data.size)
+        return matchaxis(self.axis_data, src, dst, value)
 
 
 class _BatchedFun:
-    """`fun` batched over `in_dims`, with every output batched along axis 0."""
+    """`fun` batched over the call's input dims."""
 
-    def __init__(self, fun: Callable, tag: core.TraceTag, axis_data: AxisData,
-                 in_dims: list[int | None]) -> None:
-        self.fun, self.tag, self.axis_data, self.in_dims = fun, tag, axis_data, in_dims
+    def __init__(self, fun: Callable, call: _BatchedCall) -> None:
+        self.fun = fun
+        self.call = call
         self.name = getattr(fun, "name", None) or getattr(fun, "__name__", "fun")
 
     @property
@@ -409,34 +438,39 @@ class _BatchedFun:
         return getattr(self.fun, "debug_info", None)
 
     def __call__(self, *args: Any) -> list[Any]:
-        outs, dims = _run_subtrace(self.fun, self.tag, self.axis_data, self.in_dims, args)
-        return _to_front(self.axis_data, outs, dims)
+        outs, dims = self.call.run(self.fun, self.call.in_dims, args)
+        return self.call.settle(outs, dims)
 
 
 class _BatchedJVP(_BatchedFun):
-    """A custom JVP rule batched: primals and tangents over the inputs' dims, all outputs
-    batched along axis 0 (tangents of unmapped inputs may be unmapped: they get dim None)."""
+    """A custom JVP rule batched: tangents share their primals' dims; each primal output and
+    its tangent leave batched alike (along the batched one's dim when only one is)."""
 
     def __call__(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
+        call = self.call
         n = len(primals)
         tangent_dims = [None if type(t) is ad.Zero else d
-                        for t, d in zip(tangents, self.in_dims, strict=True)]
-        tangents = [_unbatched_zero(t) if type(t) is ad.Zero and d is not None else t
-                    for t, d in zip(tangents, self.in_dims, strict=True)]
+                        for t, d in zip(tangents, call.in_dims, strict=True)]
+        tangents = [_unbatched_zero(t, d) if type(t) is ad.Zero else t
+                    for t, d in zip(tangents, call.in_dims, strict=True)]
 
         def flat(*values: Any) -> list[Any]:
             primal_out, tangent_out = self.fun(list(values[:n]), list(values[n:]))
             return [*primal_out, *tangent_out]
 
-        outs, dims = _run_subtrace(flat, self.tag, self.axis_data,
-                                   [*self.in_dims, *tangent_dims], [*primals, *tangents])
-        outs = _to_front(self.axis_data, outs, dims)
+        outs, dims = call.run(flat, [*call.in_dims, *tangent_dims], [*primals, *tangents])
         half = len(outs) // 2
-        return outs[:half], outs[half:]
+        if call.out_dims is None:
+            call.out_dims = [p if p is not None else t for p, t in zip(dims[:half], dims[half:])]
+        primal_out = [call.match(v, src, dst) for v, src, dst in
+                      zip(outs[:half], dims[:half], call.out_dims, strict=True)]
+        tangent_out = [call.match(v, src, dst) for v, src, dst in
+                       zip(outs[half:], dims[half:], call.out_dims, strict=True)]
+        return primal_out, tangent_out
 
 
 class _BatchedFwd(_BatchedFun):
-    """A custom VJP fwd rule batched: residuals and outputs batched along axis 0."""
+    """A custom VJP fwd rule batched: its residuals keep the dims they come out with."""
 
     def __call__(self, primals: Sequence[Any], which_linear: Sequence[bool]
                  ) -> tuple[list, list]:
@@ -447,33 +481,34 @@ class _BatchedFwd(_BatchedFun):
             count.append(len(residuals))
             return [*residuals, *outs]
 
-        outs, dims = _run_subtrace(flat, self.tag, self.axis_data, self.in_dims, primals)
-        outs = _to_front(self.axis_data, outs, dims)
-        return outs[:count[0]], outs[count[0]:]
+        outs, dims = self.call.run(flat, self.call.in_dims, primals)
+        self.call.residual_dims = dims[:count[0]]
+        return outs[:count[0]], self.call.settle(outs[count[0]:], dims[count[0]:])
 
 
 class _BatchedBwd(_BatchedFun):
-    """A custom VJP bwd rule batched: residuals and cotangents arrive batched along axis 0;
-    the input cotangents leave batched as the inputs were, summed where an input was not
-    mapped."""
+    """A custom VJP bwd rule batched: residuals and cotangents arrive batched as fwd left
+    them; the input cotangents leave batched as the inputs were, summed over the batch
+    where an input was not mapped."""
 
     def __call__(self, residuals: Sequence[Any], cts: Sequence[Any]) -> list[Any]:
+        call = self.call
         n = len(residuals)
-        cts = [_unbatched_zero(c) if type(c) is ad.Zero else c for c in cts]
+        ct_dims = [None if type(c) is ad.Zero else d for c, d in zip(cts, call.out_dims)]
+        cts = [_unbatched_zero(c, d) if type(c) is ad.Zero else c
+               for c, d in zip(cts, call.out_dims, strict=True)]
 
         def flat(*values: Any) -> list[Any]:
             return list(self.fun(list(values[:n]), list(values[n:])))
 
-        in_dims = [0] * n + [None if type(c) is ad.Zero else 0 for c in cts]
-        outs, dims = _run_subtrace(flat, self.tag, self.axis_data, in_dims, [*residuals, *cts])
+        outs, dims = call.run(flat, [*call.residual_dims, *ct_dims], [*residuals, *cts])
         results = []
-        for out, src, dst in zip(outs, dims, self.in_dims, strict=True):
+        for out, src, dst in zip(outs, dims, call.in_dims, strict=True):
             if type(out) is ad.Zero:
                 # A symbolic zero has the per-example type; give it the input's batching.
-                results.append(out if dst is None else
-                               ad.Zero(_insert_axis(out.aval, dst, self.axis_data.size)))
+                results.append(_batched_zero(out, dst, call.axis_data.size))
             else:
-                results.append(matchaxis(self.axis_data, src, dst, out, sum_match=True))
+                results.append(matchaxis(call.axis_data, src, dst, out, sum_match=True))
         return results
 
 
