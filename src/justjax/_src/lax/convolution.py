@@ -15,7 +15,7 @@ import numpy as np
 
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
-from justjax._src.interpreters import ad
+from justjax._src.interpreters import ad, batching
 from justjax._src.lax import dot as lax_dot
 from justjax._src.lax import slicing, structural
 from justjax._src.lax import utils
@@ -538,6 +538,115 @@ def _conv_transpose_rhs(ct: Any, lhs: Any, rhs: Any, *, window_strides: tuple, p
 
 
 ad.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
+
+
+# -- vectorization -----------------------------------------------------------------------------
+# A batched convolution is one convolution: a batched input folds into the batch dim, a
+# batched kernel into the output-feature dim, and both batched into feature (or batch) groups.
+
+def _conv_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                     dims: Sequence[int | None], *, window_strides: tuple, padding: tuple,
+                     lhs_dilation: tuple, rhs_dilation: tuple,
+                     dimension_numbers: ConvDimensionNumbers, feature_group_count: int,
+                     batch_group_count: int, precision: Any, preferred_element_type: Any,
+                     out_sharding: Any) -> tuple[Any, int]:
+    """vmap of `conv_general_dilated`."""
+    lhs, rhs = vals
+    lhs_bdim, rhs_bdim = dims
+    assert batch_group_count == 1 or feature_group_count == 1
+    conv = _partial_conv(window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
+                         precision, preferred_element_type)
+    lhs_shape, rhs_shape = np.shape(lhs), np.shape(rhs)
+    if (lhs_bdim is not None and lhs_shape[lhs_bdim] == 0) or \
+            (rhs_bdim is not None and rhs_shape[rhs_bdim] == 0):
+        return _empty_batch_conv(lhs, rhs, lhs_bdim, rhs_bdim, window_strides, padding,
+                                 lhs_dilation, rhs_dilation, dimension_numbers,
+                                 feature_group_count, batch_group_count,
+                                 preferred_element_type), 0
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    if lhs_bdim is not None and rhs_bdim is not None:
+        size = lhs_shape[lhs_bdim]
+        if batch_group_count > 1:
+            new_lhs = _reshape_axis_into(lhs_bdim, lhs_spec[0], lhs)
+            batch_group_count *= size
+        else:
+            new_lhs = _reshape_axis_into(lhs_bdim, lhs_spec[1], lhs)
+            feature_group_count *= size
+        new_rhs = _reshape_axis_into(rhs_bdim, rhs_spec[0], rhs)
+        out = conv(new_lhs, new_rhs, feature_group_count, batch_group_count)
+        return _reshape_axis_out_of(out_spec[1], size, out), out_spec[1]
+    if lhs_bdim is not None:
+        size = lhs_shape[lhs_bdim]
+        if batch_group_count == 1:
+            new_lhs = _reshape_axis_into(lhs_bdim, lhs_spec[0], lhs)
+        else:
+            # Batch groups are the major part of the batch dim: the vmapped axis goes inside
+            # each group, so split the groups out, fold the axis in, then merge back.
+            new_lhs = _reshape_axis_out_of(lhs_spec[0] + int(lhs_bdim <= lhs_spec[0]),
+                                           batch_group_count, lhs)
+            new_lhs = _reshape_axis_into(lhs_bdim + int(lhs_spec[0] < lhs_bdim),
+                                         lhs_spec[0] + 1, new_lhs)
+            new_lhs = _reshape_axis_into(lhs_spec[0], lhs_spec[0], new_lhs)
+        out = conv(new_lhs, rhs, feature_group_count, batch_group_count)
+        return _reshape_axis_out_of(out_spec[0], size, out), out_spec[0]
+    size = rhs_shape[rhs_bdim]
+    if feature_group_count == 1 and batch_group_count == 1:
+        new_rhs = _reshape_axis_into(rhs_bdim, rhs_spec[0], rhs)
+        out = conv(lhs, new_rhs, feature_group_count, batch_group_count)
+        return _reshape_axis_out_of(out_spec[1], size, out), out_spec[1]
+    # Groups are the major part of the output-feature dim: fold the vmapped axis inside each
+    # group of the kernel, and undo that on the output.
+    groups = feature_group_count if feature_group_count > 1 else batch_group_count
+    new_rhs = _reshape_axis_out_of(rhs_spec[0] + int(rhs_bdim <= rhs_spec[0]), groups, rhs)
+    new_rhs = _reshape_axis_into(rhs_bdim + int(rhs_spec[0] < rhs_bdim), rhs_spec[0] + 1,
+                                 new_rhs)
+    new_rhs = _reshape_axis_into(rhs_spec[0], rhs_spec[0], new_rhs)
+    out = conv(lhs, new_rhs, feature_group_count, batch_group_count)
+    out = _reshape_axis_out_of(out_spec[1], groups, out)
+    out = _reshape_axis_out_of(out_spec[1] + 1, size, out)
+    return _reshape_axis_into(out_spec[1], out_spec[1] + 1, out), out_spec[1]
+
+
+def _partial_conv(window_strides: tuple, padding: tuple, lhs_dilation: tuple,
+                  rhs_dilation: tuple, dimension_numbers: ConvDimensionNumbers, precision: Any,
+                  preferred_element_type: Any) -> Any:
+    """`conv_general_dilated` with every param but the operands and group counts fixed."""
+    def conv(lhs: Any, rhs: Any, feature_group_count: int, batch_group_count: int) -> Any:
+        return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation,
+                                    rhs_dilation, dimension_numbers,
+                                    feature_group_count=feature_group_count,
+                                    batch_group_count=batch_group_count, precision=precision,
+                                    preferred_element_type=preferred_element_type)
+    return conv
+
+
+def _empty_batch_conv(lhs: Any, rhs: Any, lhs_bdim: int | None, rhs_bdim: int | None,
+                      window_strides: tuple, padding: tuple, lhs_dilation: tuple,
+                      rhs_dilation: tuple, dimension_numbers: ConvDimensionNumbers,
+                      feature_group_count: int, batch_group_count: int,
+                      preferred_element_type: Any) -> Any:
+    """A batch of no convolutions: zeros of the batched result shape (reshaping a size-0
+    axis into the batch or feature dims would lose the other dim's size)."""
+    def unbatched(x: Any, bdim: int | None) -> ShapedArray:
+        aval = core.get_aval(x)
+        shape = list(aval.shape)
+        if bdim is not None:
+            del shape[bdim]
+        return ShapedArray(tuple(shape), aval.dtype)
+
+    shape = _conv_shape_rule(unbatched(lhs, lhs_bdim), unbatched(rhs, rhs_bdim),
+                             window_strides=window_strides, padding=padding,
+                             lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
+                             dimension_numbers=dimension_numbers,
+                             feature_group_count=feature_group_count,
+                             batch_group_count=batch_group_count)
+    dtype = core.get_aval(lhs).dtype if preferred_element_type is None \
+        else preferred_element_type
+    zero = structural.convert_element_type(0, dtype, False)
+    return structural.broadcast(zero, (0, *shape))
+
+
+batching.primitive_batchers[conv_general_dilated_p] = _conv_batch_rule
 
 
 # -- public functions --------------------------------------------------------------------------

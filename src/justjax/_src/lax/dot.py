@@ -20,7 +20,7 @@ from justjax._src.config import config
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_eqn_rules
-from justjax._src.interpreters import ad
+from justjax._src.interpreters import ad, batching
 from justjax._src.lax import structural
 from justjax._src.lax.structural import _convert_values
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
@@ -508,6 +508,60 @@ def _dot_general_transpose_rhs(ct: Any, x: Any, y: Any, *, dimension_numbers: An
 
 
 ad.defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)
+
+
+def _bump_dims(dims: Sequence[int], inserted: int) -> tuple[int, ...]:
+    """Axis numbers `dims` after a new axis is inserted at position `inserted`."""
+    return tuple(int(d) + (int(d) >= inserted) for d in dims)
+
+
+def _dot_general_batch_dim_nums(ndims: tuple[int, int], bdims: tuple[int | None, int | None],
+                                dimension_numbers: Any) -> tuple[Any, int]:
+    """Dimension numbers of the batched contraction and the batch axis of its result.
+
+    Both operands mapped: the two batch axes are zipped as a new leading dot batch dim (so
+    the result's batch axis is 0). One operand mapped: its batch axis is a free dim of that
+    side, which lands among that side's free dims of the result.
+    """
+    lhs_ndim, _ = ndims
+    lhs_bdim, rhs_bdim = bdims
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    if lhs_bdim is not None and rhs_bdim is not None:
+        new_lhs_batch = (lhs_bdim, *_bump_dims(lhs_batch, lhs_bdim))
+        new_rhs_batch = (rhs_bdim, *_bump_dims(rhs_batch, rhs_bdim))
+        new_dims = ((_bump_dims(lhs_contract, lhs_bdim), _bump_dims(rhs_contract, rhs_bdim)),
+                    (new_lhs_batch, new_rhs_batch))
+        return new_dims, 0
+    if lhs_bdim is not None:
+        # Result: dot batch dims, then lhs free dims in order (the batch axis among them).
+        free_before = sum(1 for d in range(lhs_bdim)
+                          if d not in lhs_batch and d not in lhs_contract)
+        new_dims = ((_bump_dims(lhs_contract, lhs_bdim), tuple(rhs_contract)),
+                    (_bump_dims(lhs_batch, lhs_bdim), tuple(rhs_batch)))
+        return new_dims, len(lhs_batch) + free_before
+    # Result: dot batch dims, lhs free dims, then rhs free dims (the batch axis among them).
+    free_before = sum(1 for d in range(rhs_bdim)
+                      if d not in rhs_batch and d not in rhs_contract)
+    new_dims = ((tuple(lhs_contract), _bump_dims(rhs_contract, rhs_bdim)),
+                (tuple(lhs_batch), _bump_dims(rhs_batch, rhs_bdim)))
+    return new_dims, lhs_ndim - len(lhs_contract) + free_before
+
+
+def _dot_general_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                            dims: Sequence[int | None], *, dimension_numbers: Any,
+                            precision: Any, preferred_element_type: Any,
+                            out_sharding: Any) -> tuple[Any, int]:
+    """vmap of `dot_general`: the batch axis folds into the contraction's batch or free dims,
+    so one `dot_general` computes the whole batch."""
+    lhs, rhs = vals
+    new_dims, out_dim = _dot_general_batch_dim_nums((np.ndim(lhs), np.ndim(rhs)), tuple(dims),
+                                                    dimension_numbers)
+    out = dot_general(lhs, rhs, new_dims, precision=precision,
+                      preferred_element_type=preferred_element_type, out_sharding=out_sharding)
+    return out, out_dim
+
+
+batching.primitive_batchers[dot_general_p] = _dot_general_batch_rule
 
 
 def check_no_sharding(out_sharding: Any, fun_name: str) -> None:
