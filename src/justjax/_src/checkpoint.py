@@ -10,6 +10,8 @@ JAX does. Its rules:
   linear jaxpr as `remat2[differentiated=True]`, which recomputes what was not saved;
 - transpose: the transposed body, which recomputes the non-linear part before transposing
   the linear one, bound again as `remat2`.
+- batching: the body batched along the arguments' axes, its mapped outputs moved to axis 0,
+  bound again as `remat2` with the same params.
 
 Policies (`checkpoint_policies`) decide, per known equation of the differentiated body,
 whether its outputs may be saved as residuals.
@@ -26,7 +28,7 @@ from justjax._src import errors, tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import Jaxpr, JaxprEqn, Var, eval_jaxpr
-from justjax._src.interpreters import ad, staging
+from justjax._src.interpreters import ad, batching, staging
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.lax import convolution, dot, elementwise
 
@@ -330,6 +332,15 @@ name_p.def_abstract_eval(_name_abstract_eval)
 ad.primitive_jvps[name_p] = _name_jvp
 
 
+def _name_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
+                  dims: Sequence[int | None], *, name: str) -> tuple[Any, int | None]:
+    (x,), (dim,) = vals, dims
+    return name_p.bind(x, name=name), dim
+
+
+batching.primitive_batchers[name_p] = _name_batcher
+
+
 # ---------------------------------------------------------------------------------------------
 # `remat2`: the checkpointed call. Params: `jaxpr` (open), `prevent_cse` (bool or one bool
 # per argument), `differentiated` (True once the body is a derivative's recomputation) and
@@ -373,6 +384,26 @@ def _remat_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: Jaxpr,
 
 
 ad.primitive_jvps[remat_p] = _remat_jvp
+
+
+def _remat_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
+                   dims: Sequence[int | None], *, jaxpr: Jaxpr, prevent_cse: Any,
+                   differentiated: bool, policy: Any) -> tuple[list[Any], list[int | None]]:
+    """The body batched along the arguments' own axes, bound again as `remat2`; as in JAX,
+    each mapped output leaves batched along axis 0 (moved there inside the body)."""
+    closed = pe.close_jaxpr(jaxpr)
+    batched, out_dims = batching.batch_jaxpr(closed, axis_data, dims,
+                                             [batching.zero_if_mapped] * len(closed.out_avals))
+    consts = list(batched.consts)
+    if isinstance(prevent_cse, tuple):
+        prevent_cse = (False,) * len(consts) + prevent_cse
+    body = pe.name_unused_outputs(pe.convert_constvars_jaxpr(batched.jaxpr))
+    outs = remat_p.bind(*consts, *vals, jaxpr=body, prevent_cse=prevent_cse,
+                        differentiated=differentiated, policy=policy)
+    return outs, out_dims
+
+
+batching.primitive_batchers[remat_p] = _remat_batcher
 
 
 def _is_unknown(trace: ad.TangentStagingTrace, value: Any) -> bool:

@@ -518,11 +518,21 @@ def _insert_axis(aval: ShapedArray, axis: int, size: int) -> ShapedArray:
     return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
 
 
+class _ZeroIfMapped:
+    def __repr__(self) -> str:
+        return "zero_if_mapped"
+
+
+# An output destination for `batch_jaxpr`: axis 0 if the output is mapped, else unmapped.
+zero_if_mapped = _ZeroIfMapped()
+
+
 def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims: Sequence[int | None],
-                out_dims: Sequence[int | None] | None = None
+                out_dims: Sequence[Any] | None = None
                 ) -> tuple[ClosedJaxpr, list[int | None]]:
     """The jaxpr computing `closed` on inputs batched along `in_dims`, and its outputs' batch
-    dims (`out_dims` forces them: an int moves or broadcasts an output there)."""
+    dims. `out_dims` forces them: an int moves or broadcasts an output there, None requires
+    it unmapped, `zero_if_mapped` moves a mapped output to axis 0."""
     in_avals = [aval if d is None else _insert_axis(aval, d, axis_data.size)
                 for aval, d in zip(closed.in_avals, in_dims, strict=True)]
     found: list[list[int | None]] = []
@@ -532,11 +542,12 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims: Sequence[int 
         outs, dims = _run_subtrace(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
                                    tag, axis_data, in_dims, args)
         if out_dims is not None:
-            outs = [v if dst is None and src is None else
-                    matchaxis(axis_data, src, dst, v) for v, src, dst in
-                    zip(outs, dims, out_dims, strict=True)]
-            dims = list(out_dims)
-        found.append(dims)
+            targets = [(None if src is None else 0) if dst is zero_if_mapped else dst
+                       for src, dst in zip(dims, out_dims, strict=True)]
+            outs = [matchaxis(axis_data, src, dst, v)
+                    for v, src, dst in zip(outs, dims, targets, strict=True)]
+            dims = targets
+        found.append(list(dims))
         return outs
 
     jaxpr = staging.trace_to_jaxpr(batched, in_avals, closed.jaxpr.debug_info)

@@ -18,7 +18,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import Jaxpr, eval_jaxpr, tracing_cache
-from justjax._src.interpreters import ad, staging
+from justjax._src.interpreters import ad, batching, staging
 from justjax._src.lax import elementwise, slicing
 from justjax._src.lax import utils
 from justjax._src.lax.convolution import conv_general_vjp_lhs_padding, padtype_to_pads
@@ -184,6 +184,26 @@ def _operand_dtype(operand: ShapedArray, *others: ShapedArray, **params: Any) ->
     return operand.dtype
 
 
+def _with_unit_window(params: dict[str, tuple], axis: int) -> dict[str, tuple]:
+    """Window params for an operand with a new (batch) axis at `axis`: a window of size 1,
+    stride 1, no padding and no dilation there, so each example is reduced by itself."""
+    unit = dict(window_dimensions=1, window_strides=1, padding=(0, 0), base_dilation=1,
+                window_dilation=1)
+    return {name: (*value[:axis], unit[name], *value[axis:]) if name in unit else value
+            for name, value in params.items()}
+
+
+def _monoid_batch_rule(primitive: Primitive) -> Callable:
+    """JAX's rule for reduce_window_sum/max/min: the batch axis stays where it is and gets
+    a unit window."""
+    def rule(axis_data: batching.AxisData, vals: Sequence[Any], dims: Sequence[int | None],
+             **params: tuple) -> tuple[Any, int]:
+        operand, = vals
+        bdim, = dims
+        return primitive.bind(operand, **_with_unit_window(params, bdim)), bdim
+    return rule
+
+
 reduce_window_sum_p = standard_primitive("reduce_window_sum", _sum_shape_rule, _operand_dtype,
                                          utils.first_arg_weak)
 def_numpy_impl(reduce_window_sum_p,
@@ -213,6 +233,7 @@ def _reduce_window_sum_transpose(ct: Any, operand: Any, *, window_dimensions: tu
 
 
 ad.deflinear2(reduce_window_sum_p, _reduce_window_sum_transpose)
+batching.primitive_batchers[reduce_window_sum_p] = _monoid_batch_rule(reduce_window_sum_p)
 
 
 def _chooser_jvp_rule(select_prim: Primitive) -> Callable:
@@ -230,12 +251,14 @@ reduce_window_max_p = standard_primitive(
     utils.first_arg_weak)
 def_numpy_impl(reduce_window_max_p, _monoid_numpy(np.maximum, max_identity))
 ad.defjvp(reduce_window_max_p, _chooser_jvp_rule(elementwise.ge_p))
+batching.primitive_batchers[reduce_window_max_p] = _monoid_batch_rule(reduce_window_max_p)
 
 reduce_window_min_p = standard_primitive(
     "reduce_window_min", lambda x, **params: _common_shape_rule(x, **params), _operand_dtype,
     utils.first_arg_weak)
 def_numpy_impl(reduce_window_min_p, _monoid_numpy(np.minimum, min_identity))
 ad.defjvp(reduce_window_min_p, _chooser_jvp_rule(elementwise.le_p))
+batching.primitive_batchers[reduce_window_min_p] = _monoid_batch_rule(reduce_window_min_p)
 
 
 # -- select_and_gather_add / select_and_scatter_add --------------------------------------------
@@ -341,6 +364,20 @@ ad.defjvp(select_and_gather_add_p,
 ad.primitive_transposes[select_and_gather_add_p] = _select_and_gather_add_transpose
 
 
+def _pair_batch_rule(primitive: Primitive) -> Callable:
+    """JAX's rule for select_and_gather_add and select_and_scatter_add: both operands get
+    their batch axis in front (broadcast there if unmapped), where the window has size 1."""
+    def rule(axis_data: batching.AxisData, vals: Sequence[Any], dims: Sequence[int | None],
+             **params: Any) -> tuple[Any, int]:
+        first, second = [batching.bdim_at_front(x, d, axis_data.size)
+                         for x, d in zip(vals, dims, strict=True)]
+        return primitive.bind(first, second, **_with_unit_window(params, 0)), 0
+    return rule
+
+
+batching.primitive_batchers[select_and_gather_add_p] = _pair_batch_rule(select_and_gather_add_p)
+
+
 def _select_and_scatter_add_shape(source: ShapedArray, operand: ShapedArray, *,
                                   select_prim: Primitive, window_dimensions: tuple,
                                   window_strides: tuple, padding: tuple) -> tuple[int, ...]:
@@ -416,6 +453,8 @@ ad.defjvp(select_and_scatter_add_p,
               params["window_strides"], params["padding"]),
           None)
 ad.primitive_transposes[select_and_scatter_add_p] = _select_and_scatter_add_transpose
+batching.primitive_batchers[select_and_scatter_add_p] = \
+    _pair_batch_rule(select_and_scatter_add_p)
 
 
 # -- the generic primitive ---------------------------------------------------------------------
@@ -525,6 +564,26 @@ def _reduce_window_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr
 
 
 ad.primitive_jvps[reduce_window_p] = _reduce_window_jvp
+
+
+def _reduce_window_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                              dims: Sequence[int | None], *, jaxpr: Jaxpr, consts: tuple,
+                              **params: tuple) -> tuple[list[Any], list[int]]:
+    """JAX's rule: every operand gets its batch axis in front (broadcast there if unmapped)
+    with a unit window; the scalar computation is unchanged. Batched initial values are not
+    supported, as in JAX."""
+    n = len(vals) // 2
+    if any(d is not None for d in dims[n:]):
+        raise NotImplementedError("reduce_window batching is not implemented for initial "
+                                  "values")
+    operands = [batching.bdim_at_front(x, d, axis_data.size)
+                for x, d in zip(vals[:n], dims[:n], strict=True)]
+    outs = reduce_window_p.bind(*operands, *vals[n:], jaxpr=jaxpr, consts=consts,
+                                **_with_unit_window(params, 0))
+    return outs, [0] * n
+
+
+batching.primitive_batchers[reduce_window_p] = _reduce_window_batch_rule
 
 
 # -- lax.reduce_window -------------------------------------------------------------------------
