@@ -246,7 +246,10 @@ def _dynamic_slice_indices(operand: Any, start_indices: Any,
         elif allow_negative:
             size = structural.convert_element_type(d, dtype)
             negative = elementwise.lt(i, np.zeros((), dtype))
-            result.append(structural.select(negative, elementwise.add(i, size), i))
+            # JAX adds with `i + size`: a weak-typed index is made strong first.
+            strong = structural.convert_element_type(i, dtype) if core.get_aval(i).weak_type \
+                else i
+            result.append(structural.select(negative, elementwise.add(strong, size), i))
         else:
             result.append(i)
     return result
@@ -923,3 +926,5 @@ def _apply_jaxpr(func: Callable, dtype: np.dtype) -> tuple[Jaxpr, tuple]:
 # The jvp and transpose rules live in their own module (this one is long enough); importing
 # it registers them.
 from justjax._src.lax import slicing_ad as _slicing_ad  # noqa: E402,F401
+# The batching rules likewise (importing registers them).
+from justjax._src.lax import slicing_batching as _slicing_batching  # noqa: E402,F401
