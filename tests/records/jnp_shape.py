@@ -274,6 +274,13 @@ SELECTION = [
         expected_dtype=lambda c, x, y: jnp.result_type(x, y)),
     rec("where_scalar", lambda x: jnp.where(x > 0, x, 0), lambda x: np.where(x > 0, x, 0),
         [[(4,)]], NUM),
+    # A scalar condition: batched, select_n's `which` is the batch axis alone; unmapped, the
+    # cases may be batched along different axes.
+    rec("where_scalar_condition", jnp.where, np.where, [[(), (2, 3), (2, 3)]],
+        [(BOOL, F32, F32)], expected_dtype=lambda c, x, y: x),
+    rec("where_scalar_cases", lambda c: jnp.where(c, 1.5, -2.0),
+        lambda c: np.where(c, 1.5, -2.0).astype(np.float32), [[()], [(2, 3)]], (BOOL,),
+        expected_dtype=lambda c: np.dtype(np.float32), differentiable=False),
     rec("select", lambda c1, c2, x: jnp.select([c1, c2], [x, -x], 5),
         lambda c1, c2, x: np.select([c1, c2], [x, -x], 5), [[(4,), (4,), (4,)]],
         [(BOOL, BOOL, F32), (BOOL, BOOL, I32)], expected_dtype=lambda *d: d[-1]),

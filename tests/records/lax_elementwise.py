@@ -145,3 +145,32 @@ RECORDS = [
     binary("ge", lax.ge, np.greater_equal, (F32, BF16), expected_dtype=_bool,
            differentiable=False),
 ]
+
+# `test_vmap` batches only a record's first case. These records lead with the shapes that
+# matter to the batching rules: operands of different rank (a rank-0 operand beside a
+# matrix, mapped or not), lax's size-1 broadcasting, an integer exponent of another dtype,
+# and unary primitives with parameters on matrices (a batch axis inside or last).
+RECORDS += [
+    OpRecord("add_matrix_scalar", lax.add, np.add, [[(2, 3), ()]], (F32, I32)),
+    OpRecord("sub_scalar_matrix", lax.sub, np.subtract, [[(), (2, 3)]], (F32,)),
+    OpRecord("mul_unit_broadcast", lax.mul, np.multiply, [[(1, 3), (2, 3)], [(2, 1), (2, 3)]],
+             (F32,)),
+    OpRecord("max_matrices", lax.max, np.maximum, [[(2, 3), (2, 3)]], (F32, I32)),
+    OpRecord("lt_matrix_scalar", lax.lt, np.less, [[(2, 3), ()]], (F32,),
+             expected_dtype=_bool, differentiable=False),
+    OpRecord("pow_int_exponent", lax.pow, lambda x, y: np.power(x, y.astype(x.dtype)),
+             [[(2, 3), (2, 3)], [(2, 3), ()]], [(F32, I32)], (rand_positive, rand_small_int),
+             differentiable=False),
+    OpRecord("atan2_matrix_scalar", lax.atan2, np.arctan2, [[(2, 3), ()]], (F32,)),
+    OpRecord("integer_pow_matrix", lax.integer_pow, lambda x, y: x.astype(np.float64) ** y,
+             [[(2, 3)]], (F32, I32), rand_small_int, static={"y": 3}),
+    OpRecord("reduce_precision_matrix", lax.reduce_precision,
+             lambda x, **kw: x.astype(BF16).astype(x.dtype), [[(2, 3)]], (F32,),
+             static={"exponent_bits": 8, "mantissa_bits": 7}, differentiable=False),
+    OpRecord("round_even_matrix", lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN),
+             np.round, [[(2, 3)]], (F32,)),
+    OpRecord("conj_real_matrix", lax.conj, lambda x: np.conj(x).astype(np.complex64),
+             [[(2, 3)]], (F32,), expected_dtype=lambda d: np.dtype(np.complex64),
+             differentiable=False),
+    OpRecord("exp_matrix", lax.exp, np.exp, [[(2, 3)]], (F32,)),
+]

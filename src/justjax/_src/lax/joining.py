@@ -14,7 +14,7 @@ import numpy as np
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
-from justjax._src.interpreters import ad
+from justjax._src.interpreters import ad, batching
 from justjax._src.lax import structural
 from justjax._src.lax import utils
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
@@ -89,6 +89,19 @@ def _tile_transpose(ct: Any, operand: Any, *, reps: tuple[int, ...]) -> list[Any
 ad.deflinear2(tile_p, _tile_transpose)
 
 
+def _tile_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                     dims: Sequence[int | None], *, reps: tuple[int, ...]) -> tuple[Any, int]:
+    """The batch axis is tiled once: it stays where it is."""
+    operand, = vals
+    bdim, = dims
+    new_reps = list(reps)
+    new_reps.insert(bdim, 1)
+    return tile_p.bind(operand, reps=tuple(new_reps)), bdim
+
+
+batching.primitive_batchers[tile_p] = _tile_batch_rule
+
+
 def tile(operand: Any, reps: Sequence[int]) -> Any:
     """`lax.tile`: repeats `operand` `reps[i]` times along dimension i.
 
@@ -133,6 +146,24 @@ stack_p = standard_primitive("stack", _stack_shape, _stack_dtype)
 def_numpy_impl(stack_p, lambda *xs, axis: np.stack(xs, axis=axis))
 # Each operand's cotangent is its slice of the stacked cotangent.
 ad.deflinear2(stack_p, lambda ct, *operands, axis: unstack_p.bind(ct, axis=axis))
+
+
+def _stack_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                      dims: Sequence[int | None], *, axis: int) -> tuple[Any, int]:
+    """Operands batched alike stack around their batch axis; otherwise every batch axis
+    goes to the front (unmapped operands broadcast there)."""
+    bdim = dims[0]
+    if bdim is not None and all(d == bdim for d in dims):
+        if axis <= bdim:
+            return stack_p.bind(*vals, axis=axis), bdim + 1
+        return stack_p.bind(*vals, axis=axis + 1), bdim
+    size = axis_data.size
+    operands = [structural.broadcast(op, (size,)) if d is None else batching.moveaxis(op, d, 0)
+                for op, d in zip(vals, dims, strict=True)]
+    return stack_p.bind(*operands, axis=axis + 1), 0
+
+
+batching.primitive_batchers[stack_p] = _stack_batch_rule
 
 
 def stack(operands: Sequence[Any], axis: int = 0) -> Any:
@@ -190,6 +221,18 @@ def _split_transpose(cts: Sequence[Any], operand: Any, *, sizes: tuple[int, ...]
 ad.deflinear2(split_p, _split_transpose)
 
 
+def _split_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                      dims: Sequence[int | None], *, sizes: tuple[int, ...], axis: int
+                      ) -> tuple[list[Any], list[int]]:
+    operand, = vals
+    bdim, = dims
+    outs = split_p.bind(operand, sizes=sizes, axis=axis + 1 if axis >= bdim else axis)
+    return outs, [bdim] * len(sizes)
+
+
+batching.primitive_batchers[split_p] = _split_batch_rule
+
+
 def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list[Any]:
     """`lax.split`: consecutive chunks of the given sizes along `axis`.
 
@@ -229,6 +272,22 @@ def _unstack_transpose(cts: Sequence[Any], operand: Any, *, axis: int) -> list[A
 
 
 ad.deflinear2(unstack_p, _unstack_transpose)
+
+
+def _unstack_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                        dims: Sequence[int | None], *, axis: int
+                        ) -> tuple[list[Any], list[int]]:
+    """Unstacks around the batch axis, which stays in every piece."""
+    operand, = vals
+    bdim, = dims
+    if axis < bdim:
+        outs = unstack_p.bind(operand, axis=axis)
+        return outs, [bdim - 1] * len(outs)
+    outs = unstack_p.bind(operand, axis=axis + 1)
+    return outs, [bdim] * len(outs)
+
+
+batching.primitive_batchers[unstack_p] = _unstack_batch_rule
 
 
 def unstack(x: Any, axis: int = 0) -> tuple[Any, ...]:

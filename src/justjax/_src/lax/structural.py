@@ -125,6 +125,16 @@ ad.defjvp2(convert_element_type_p, _convert_jvp)
 ad.primitive_transposes[convert_element_type_p] = _convert_transpose
 
 
+def _convert_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                        dims: Sequence[int | None], **params: Any) -> tuple[Any, int | None]:
+    operand, = vals
+    bdim, = dims
+    return convert_element_type_p.bind(operand, **params), bdim
+
+
+batching.primitive_batchers[convert_element_type_p] = _convert_batch_rule
+
+
 def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any:
     """Casts `x` to `new_dtype` (StableHLO `convert`); a no-op when nothing would change."""
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
@@ -164,6 +174,23 @@ def_numpy_impl(bitcast_convert_type_p,
                    _bitcast_shape(ShapedArray(x.shape, x.dtype), new_dtype)))
 # Reinterpreting bits is not a smooth function of the value: a zero derivative, as in JAX.
 ad.defjvp_zero(bitcast_convert_type_p)
+
+
+def _bitcast_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                        dims: Sequence[int | None], *, new_dtype: np.dtype
+                        ) -> tuple[Any, int]:
+    """The batch axis passes through, as in JAX, except that a widening bitcast consumes
+    the trailing axis: a batch axis there moves to the front first (JAX fails there)."""
+    operand, = vals
+    bdim, = dims
+    widening = core.get_aval(operand).dtype.itemsize < np.dtype(new_dtype).itemsize
+    if widening and bdim == np.ndim(operand) - 1:
+        operand = batching.moveaxis(operand, bdim, 0)
+        bdim = 0
+    return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype), bdim
+
+
+batching.primitive_batchers[bitcast_convert_type_p] = _bitcast_batch_rule
 
 
 def bitcast_convert_type(x: Any, new_dtype: Any) -> Any:
@@ -267,6 +294,25 @@ ad.primitive_jvps[broadcast_in_dim_p] = _broadcast_in_dim_jvp
 ad.primitive_transposes[broadcast_in_dim_p] = _broadcast_in_dim_transpose
 
 
+def _broadcast_in_dim_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                                 dims: Sequence[int | None], *, shape: tuple[int, ...],
+                                 broadcast_dimensions: tuple[int, ...], sharding: Any = None
+                                 ) -> tuple[Any, int]:
+    """The batch axis goes first in both operand and result."""
+    operand, = vals
+    bdim, = dims
+    size = np.shape(operand)[bdim]
+    operand = batching.moveaxis(operand, bdim, 0)
+    # NumPy integers, as JAX's rule builds them (they show in printed jaxprs).
+    new_dims = (0,) + tuple(np.add(1, broadcast_dimensions))
+    out = broadcast_in_dim_p.bind(operand, shape=(size, *shape),
+                                  broadcast_dimensions=new_dims, sharding=sharding)
+    return out, 0
+
+
+batching.primitive_batchers[broadcast_in_dim_p] = _broadcast_in_dim_batch_rule
+
+
 def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
     """Broadcasts `x` into `shape`, operand dim i going to `broadcast_dimensions[i]`."""
     shape = utils.as_int_tuple(shape, "broadcast_in_dim shape")
@@ -351,6 +397,21 @@ def _reshape_transpose(ct: Any, operand: Any, *, new_sizes: tuple[int, ...], dim
 ad.deflinear2(reshape_p, _reshape_transpose)
 
 
+def _reshape_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                        dims: Sequence[int | None], *, new_sizes: tuple[int, ...],
+                        dimensions: Any, sharding: Any = None) -> tuple[Any, int]:
+    """Reshapes the examples with the batch axis moved to the front."""
+    operand, = vals
+    bdim, = dims
+    operand = batching.moveaxis(operand, bdim, 0)
+    if dimensions is not None:
+        dimensions = (0,) + tuple(int(d) + 1 for d in dimensions)
+    return reshape(operand, np.shape(operand)[:1] + tuple(new_sizes), dimensions), 0
+
+
+batching.primitive_batchers[reshape_p] = _reshape_batch_rule
+
+
 def reshape(x: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:
     """Reshapes `x` (row-major), after transposing by `dimensions` if given."""
     new_sizes = utils.as_int_tuple(new_sizes, "reshape new_sizes")
@@ -383,6 +444,18 @@ def_numpy_impl(squeeze_p, lambda x, *, dimensions: np.reshape(
 ad.deflinear2(squeeze_p, lambda ct, operand, *, dimensions: [expand_dims(ct, dimensions)])
 
 
+def _squeeze_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                        dims: Sequence[int | None], *, dimensions: tuple[int, ...]
+                        ) -> tuple[Any, int]:
+    operand, = vals
+    bdim, = dims
+    operand = batching.moveaxis(operand, bdim, 0)
+    return squeeze(operand, tuple(int(d) + 1 for d in dimensions)), 0
+
+
+batching.primitive_batchers[squeeze_p] = _squeeze_batch_rule
+
+
 def squeeze(x: Any, dimensions: Sequence[int]) -> Any:
     """Removes the given size-1 dimensions."""
     aval = core.get_aval(x)
@@ -406,6 +479,19 @@ transpose_p = standard_primitive("transpose", _transpose_shape, lambda x, **_: x
 def_numpy_impl(transpose_p, lambda x, *, permutation: np.transpose(x, permutation))
 ad.deflinear2(transpose_p,
               lambda ct, operand, *, permutation: [transpose(ct, np.argsort(permutation))])
+
+
+def _transpose_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                          dims: Sequence[int | None], *, permutation: tuple[int, ...]
+                          ) -> tuple[Any, int]:
+    """One transpose that also brings the batch axis to the front."""
+    operand, = vals
+    bdim, = dims
+    perm = (bdim, *(p if p < bdim else p + 1 for p in permutation))
+    return transpose(operand, perm), 0
+
+
+batching.primitive_batchers[transpose_p] = _transpose_batch_rule
 
 
 def transpose(x: Any, permutation: Sequence[int]) -> Any:
@@ -556,6 +642,43 @@ ad.primitive_jvps[select_n_p] = _select_n_jvp
 ad.primitive_transposes[select_n_p] = _select_n_transpose
 
 
+def _select_n_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                         dims: Sequence[int | None]) -> tuple[Any, int]:
+    """JAX's cases: operands batched alike (a per-example scalar `which` broadcast along
+    the batch axis), an unmapped scalar `which` with batched cases (kept where it is),
+    otherwise everything batched at the front."""
+    which, *cases = vals
+    which_bdim, *case_bdims = dims
+    size = axis_data.size
+    if all(d == which_bdim for d in case_bdims):
+        if np.shape(which) != np.shape(cases[0]):
+            # The examples had a scalar `which`: it is now the batch axis alone.
+            which = broadcast_in_dim(which, np.shape(cases[0]), (which_bdim,))
+        return select_n(which, *cases), which_bdim
+    if np.ndim(which) == 0 and all(d is not None for d in case_bdims):
+        first = case_bdims[0]
+        if all(d == first for d in case_bdims[1:]):
+            return select_n(which, *cases), first
+        if all(np.shape(c) == np.shape(cases[0]) for c in cases[1:]):
+            others = [batching.moveaxis(c, d, first)
+                      for c, d in zip(cases[1:], case_bdims[1:], strict=True)]
+            return select_n(which, cases[0], *others), first
+    if np.shape(which):
+        which = batching.bdim_at_front(which, which_bdim, size)
+    if any(np.shape(c) for c in cases):
+        cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, case_bdims, strict=True)]
+    case_shape = np.shape(cases[0])
+    if 0 < np.ndim(which) < len(case_shape):
+        which = broadcast_in_dim(which, case_shape, (0,))
+    if np.ndim(which) > len(case_shape):
+        # Unmapped scalar cases with a batched `which`.
+        cases = [broadcast_in_dim(c, np.shape(which), ()) for c in cases]
+    return select_n(which, *cases), 0
+
+
+batching.primitive_batchers[select_n_p] = _select_n_batch_rule
+
+
 # -- clamp -------------------------------------------------------------------------------------
 
 def _clamp_shape(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> tuple[int, ...]:
@@ -603,6 +726,49 @@ def _clamp_jvp_max(g: Any, lo: Any, x: Any, hi: Any) -> Any:
 ad.defjvp(clamp_p, _clamp_jvp_min, _clamp_jvp_operand, _clamp_jvp_max)
 
 
+def _clamp_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                      dims: Sequence[int | None]) -> tuple[Any, int | None]:
+    """Bounds batched like the operand (or unmapped scalars) pass through; otherwise the
+    batch axes go to the front and scalar bounds are broadcast as JAX does."""
+    lo, x, hi = vals
+    lo_bdim, x_bdim, hi_bdim = dims
+    size = axis_data.size
+    if lo_bdim == x_bdim == hi_bdim:
+        if np.shape(lo) == np.shape(x) == np.shape(hi):
+            return clamp_p.bind(lo, x, hi), x_bdim
+        if np.ndim(lo) == np.ndim(hi) == 0:
+            return clamp_p.bind(lo, x, hi), x_bdim
+        if np.ndim(lo) == np.ndim(hi) == 1:
+            # The examples had scalar bounds and operand: broadcast the bounds to x.
+            lo = broadcast_in_dim(lo, np.shape(x), (lo_bdim,))
+            hi = broadcast_in_dim(hi, np.shape(x), (hi_bdim,))
+            return clamp_p.bind(lo, x, hi), x_bdim
+    elif np.ndim(lo) == 0 and np.ndim(hi) == 0 and x_bdim is not None:
+        return clamp_p.bind(lo, x, hi), x_bdim
+    lo = batching.bdim_at_front(lo, lo_bdim, size) if np.shape(lo) else lo
+    hi = batching.bdim_at_front(hi, hi_bdim, size) if np.shape(hi) else hi
+    x = batching.bdim_at_front(x, x_bdim, size) if np.shape(x) else x
+    x_shape = np.shape(x)
+    if np.ndim(lo) == 0 and x_shape:
+        lo = broadcast(lo, x_shape)
+    if np.ndim(hi) == 0 and x_shape:
+        hi = broadcast(hi, x_shape)
+    # A batched scalar bound ([B]) beside a batched operand ([B, ...]).
+    if 0 < np.ndim(lo) < len(x_shape):
+        lo = broadcast_in_dim(lo, x_shape, (0,))
+    if 0 < np.ndim(hi) < len(x_shape):
+        hi = broadcast_in_dim(hi, x_shape, (0,))
+    # A scalar operand unmapped beside batched scalar bounds.
+    if np.ndim(lo) > len(x_shape):
+        x = broadcast(x, np.shape(lo))
+    elif np.ndim(hi) > len(x_shape):
+        x = broadcast(x, np.shape(hi))
+    return clamp_p.bind(lo, x, hi), 0
+
+
+batching.primitive_batchers[clamp_p] = _clamp_batch_rule
+
+
 # -- concatenate -------------------------------------------------------------------------------
 
 def _concatenate_shape(*operands: ShapedArray, dimension: int) -> tuple[int, ...]:
@@ -648,6 +814,18 @@ def _concatenate_transpose(ct: Any, *operands: Any, dimension: int) -> list[Any]
 ad.deflinear2(concatenate_p, _concatenate_transpose)
 
 
+def _concatenate_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                            dims: Sequence[int | None], *, dimension: int) -> tuple[Any, int]:
+    """Concatenates along dimension + 1 with every operand batched at the front."""
+    size = axis_data.size
+    operands = [broadcast(op, (size,)) if d is None else batching.moveaxis(op, d, 0)
+                for op, d in zip(vals, dims, strict=True)]
+    return concatenate_p.bind(*operands, dimension=dimension + 1), 0
+
+
+batching.primitive_batchers[concatenate_p] = _concatenate_batch_rule
+
+
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
     """Joins arrays along `dimension` (StableHLO `concatenate`)."""
     operands = list(operands)
@@ -662,6 +840,7 @@ copy_p = standard_primitive("copy", lambda x: x.shape, lambda x: x.dtype, utils.
 def_numpy_impl(copy_p, np.copy)
 
 ad.deflinear(copy_p, lambda ct: [copy_p.bind(ct)])
+batching.defvectorized(copy_p)
 
 stop_gradient_p = standard_primitive("stop_gradient", lambda x: x.shape, lambda x: x.dtype,
                                      utils.first_arg_weak)
@@ -675,6 +854,16 @@ def _stop_gradient_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple
 
 
 ad.primitive_jvps[stop_gradient_p] = _stop_gradient_jvp
+
+
+def _stop_gradient_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
+                              dims: Sequence[int | None]) -> tuple[Any, int | None]:
+    x, = vals
+    bdim, = dims
+    return stop_gradient(x), bdim
+
+
+batching.primitive_batchers[stop_gradient_p] = _stop_gradient_batch_rule
 
 
 def copy(x: Any) -> Any:
