@@ -390,3 +390,12 @@ def test_custom_jvp_under_vmap_staged_and_differentiated() -> None:
     assert "custom_jvp_call" in text
     hess = jax.vmap(jax.hessian(_clipped_log))(x)
     np.testing.assert_allclose(hess, -2.0 / x ** 2, rtol=1e-5)
+
+
+def test_jacfwd_of_forward_only_batched_primal_is_jaxs_error() -> None:
+    def window_sum(x):
+        return lax.reduce_window(x, 0.0, lambda a, b: a + b, (2,), (1,), "VALID")
+
+    _raises(ValueError, "at vmap out_axes[0]['a'][0], got axis spec None but output was "
+                        "batched on axis 0",
+            jax.jacfwd(lambda x: {"a": (window_sum(x), x)}), jnp.ones(4))

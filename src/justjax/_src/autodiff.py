@@ -503,9 +503,20 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         def out_dims(n: int) -> list[Any]:
             return [None] * count[0] + [-1] * count[0] + [None] * count[1]
 
-        results = batching.batch_flat(pushfwd, _jacobian_axis(len(basis) and
-                                                               core.get_aval(basis[0]).shape[0]),
-                                      [0] * len(basis), out_dims, basis)
+        axis = _jacobian_axis(len(basis) and core.get_aval(basis[0]).shape[0])
+        try:
+            results = batching.batch_flat(pushfwd, axis, [0] * len(basis), out_dims, basis)
+        except batching.SpecMatchError as e:
+            # A primal output came out batched (a rule let tangents reach it); JAX's vmap
+            # names it by its place in (outputs, jacobian).
+            if e.leaf_index < count[0]:
+                paths = [p for p, _ in tree_util.tree_flatten_with_path(
+                    store.out_tree.unflatten(range(count[0])))[0]]
+                where = f"[0]{keystr(paths[e.leaf_index])}"
+            else:
+                where = f"[2][{e.leaf_index - 2 * count[0]}]"
+            raise ValueError(f"at vmap out_axes{where}, got axis spec None but output was "
+                             f"batched on axis {e.src}") from None
         out_primals = results[:count[0]]
         columns = results[count[0]:2 * count[0]]
         aux = [results[2 * count[0]:]] if has_aux else []
