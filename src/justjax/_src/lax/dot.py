@@ -420,7 +420,14 @@ def _contract(lhs: np.ndarray, rhs: np.ndarray, dimension_numbers: Any) -> np.nd
     rhs_free_shape = tuple(rhs.shape[d] for d in rhs_free)
     size_b, size_m, size_n = map(math.prod, (batch_shape, lhs_free_shape, rhs_free_shape))
     size_k = math.prod(lhs.shape[d] for d in lhs_contracting)
-    out = np.matmul(lhs_t.reshape(size_b, size_m, size_k), rhs_t.reshape(size_b, size_k, size_n))
+    lhs3 = lhs_t.reshape(size_b, size_m, size_k)
+    rhs3 = rhs_t.reshape(size_b, size_k, size_n)
+    if size_k == 1:
+        # Outer products (per-example gradients of dense layers): NumPy's batched matmul of
+        # tiny matrices is far slower than the equivalent broadcast multiply.
+        out = lhs3 * rhs3
+    else:
+        out = np.matmul(lhs3, rhs3)
     return out.reshape(batch_shape + lhs_free_shape + rhs_free_shape)
 
 

@@ -226,6 +226,7 @@ def _reduce_sum_transpose(ct: Any, operand: Any, *, axes: tuple[int, ...], out_s
 
 
 ad.deflinear2(reduce_sum_p, _reduce_sum_transpose)
+batching.defreducer(reduce_sum_p)
 
 reduce_prod_p = standard_primitive("reduce_prod", _reduce_op_shape_rule,
                                    _number_dtype_rule("reduce_prod"))
@@ -243,6 +244,7 @@ def _reduce_prod_jvp(primals: list[Any], tangents: list[Any], *, axes: tuple[int
 
 
 ad.primitive_jvps[reduce_prod_p] = _reduce_prod_jvp
+batching.defreducer(reduce_prod_p)
 
 reduce_max_p = standard_primitive("reduce_max", _reduce_op_shape_rule, _input_dtype)
 def_numpy_impl(reduce_max_p, _minmax_numpy("max"), low_precision_in_f32=True)
@@ -264,6 +266,8 @@ def _reduce_chooser_jvp(g: Any, ans: Any, operand: Any, *, axes: tuple[int, ...]
 
 ad.defjvp2(reduce_max_p, _reduce_chooser_jvp)
 ad.defjvp2(reduce_min_p, _reduce_chooser_jvp)
+batching.defreducer(reduce_max_p)
+batching.defreducer(reduce_min_p)
 
 reduce_and_p = standard_primitive("reduce_and", _reduce_logical_shape_rule, _input_dtype,
                                   utils.never_weak)
@@ -281,6 +285,9 @@ def_numpy_impl(reduce_xor_p, _logical_numpy(np.bitwise_xor))
 ad.defjvp_zero(reduce_and_p)
 ad.defjvp_zero(reduce_or_p)
 ad.defjvp_zero(reduce_xor_p)
+batching.defreducer(reduce_and_p)
+batching.defreducer(reduce_or_p)
+batching.defreducer(reduce_xor_p)
 
 
 def _axes_tuple(axes: Sequence[int]) -> tuple[int, ...]:
@@ -380,6 +387,9 @@ def_numpy_impl(argmin_p, _argminmax_numpy("min"), low_precision_in_f32=True)
 # Integer results: zero (float0) tangents.
 ad.defjvp_zero(argmax_p)
 ad.defjvp_zero(argmin_p)
+# The single reduced axis is renumbered around the batch axis, as for the other reductions.
+batching.defreducer(argmax_p)
+batching.defreducer(argmin_p)
 
 
 _PYTHON_TYPE_DTYPES = {bool: dtypes.bool_, int: dtypes.int64, float: dtypes.float64,
@@ -525,6 +535,26 @@ def _reduce_jvp(primals: list[Any], tangents: list[Any], *, computation: Callabl
 
 
 ad.primitive_jvps[reduce_p] = _reduce_jvp
+
+
+def _reduce_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
+                    dims: Sequence[int | None], *, computation: Callable, jaxpr: ClosedJaxpr,
+                    dimensions: tuple[int, ...]) -> tuple[list[Any], list[int]]:
+    """JAX's rule: every operand gets its batch axis in front (broadcast there if unmapped)
+    and the reduced dimensions shift by one; the scalar computation is unchanged. Batched
+    initial values are not supported, as in JAX."""
+    operands, inits = _split_half(vals)
+    operand_dims, init_dims = _split_half(dims)
+    if any(d is not None for d in init_dims):
+        raise NotImplementedError
+    operands = [batching.bdim_at_front(x, d, axis_data.size)
+                for x, d in zip(operands, operand_dims, strict=True)]
+    outs = reduce_p.bind(*operands, *inits, computation=computation, jaxpr=jaxpr,
+                         dimensions=tuple(d + 1 for d in dimensions))
+    return outs, [0] * len(outs)
+
+
+batching.primitive_batchers[reduce_p] = _reduce_batcher
 
 
 def _is_concrete_scalar(x: Any) -> bool:
@@ -712,6 +742,21 @@ cumprod_p = _cumulative_primitive(
 cummax_p = _cumulative_primitive("cummax", _cummax_like("max"))
 cummin_p = _cumulative_primitive("cummin", _cummax_like("min"))
 cumlogsumexp_p = _cumulative_primitive("cumlogsumexp", _cumlogsumexp)
+
+
+def _cumulative_batcher(prim: Primitive) -> Callable:
+    """The batch axis stays where it is; the scanned axis is renumbered around it."""
+    def rule(axis_data: batching.AxisData, vals: Sequence[Any], dims: Sequence[int | None], *,
+             axis: int, reverse: bool) -> tuple[Any, int]:
+        operand, = vals
+        bdim, = dims
+        new_axis = axis if axis < bdim else axis + 1
+        return prim.bind(operand, axis=new_axis, reverse=reverse), bdim
+    return rule
+
+
+for _prim in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    batching.primitive_batchers[_prim] = _cumulative_batcher(_prim)
 
 # cumsum is linear: its transpose sums the cotangents in the other direction.
 ad.deflinear2(cumsum_p, lambda ct, operand, *, axis, reverse: [

@@ -19,7 +19,7 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
-from justjax._src.interpreters import ad
+from justjax._src.interpreters import ad, batching
 from justjax._src.lax import elementwise, slicing, structural
 
 # Internal machinery: nothing here is public.
@@ -103,35 +103,27 @@ def reduce_tree_jvp(reducer: Reducer, init_values: Sequence[Any], primals: Seque
 
 
 def jaxpr_reducer(closed: ClosedJaxpr) -> Reducer:
-    """The reducer jaxpr of the general `reduce`, applied elementwise to whole arrays: what
-    JAX gets by vmapping it over every dimension."""
+    """The reducer jaxpr of the general `reduce`, applied elementwise to whole arrays: as
+    JAX does, the scalar jaxpr vmapped once per dimension of the arguments."""
+    def scalar_reducer(*args: Any) -> list[Any]:
+        return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
     def reducer(*args: Any) -> list[Any]:
-        shape = _shape(args[0])
-        if is_elementwise_batchable(closed, shape):
-            outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
-            # An output not computed from the batched arguments (a constant) is broadcast,
-            # as vmap broadcasts unbatched outputs.
-            return [o if _shape(o) == shape else structural.broadcast_in_dim(o, shape, ())
-                    for o in outs]
-        return _reducer_per_element(closed, args, shape)
+        fun = scalar_reducer
+        for size in reversed(_shape(args[0])):
+            fun = _vmapped(fun, size)
+        return fun(*args)
     return reducer
 
 
-def _reducer_per_element(closed: ClosedJaxpr, args: Sequence[Any], shape: tuple[int, ...]
-                         ) -> list[Any]:
-    """The reducer run once per element, for reducers whose operations do not broadcast
-    (they reshape their scalars, or hold sub-jaxprs)."""
-    size = math.prod(shape)
-    if size == 0:
-        return [_full(shape, np.zeros((), a.dtype)) for a in closed.out_avals]
-    flat = [structural.reshape(a, (size,)) for a in args]
-    columns: list[list[Any]] = [[] for _ in closed.out_avals]
-    for k in range(size):
-        scalars = [structural.reshape(slicing.slice_in_dim(a, k, k + 1), ()) for a in flat]
-        outs = eval_jaxpr(closed.jaxpr, closed.consts, *scalars)
-        for column, out in zip(columns, outs, strict=True):
-            column.append(structural.reshape(out, (1,)))
-    return [structural.reshape(structural.concatenate(column, 0), shape) for column in columns]
+def _vmapped(fun: Callable[..., Sequence[Any]], size: int) -> Callable[..., list[Any]]:
+    """`vmap(fun)` over the leading axis of every argument and output (an unbatched output,
+    a constant, is broadcast)."""
+    axis_data = batching.AxisData(batching.no_axis_name, size)
+
+    def batched(*args: Any) -> list[Any]:
+        return batching.batch_flat(fun, axis_data, [0] * len(args), lambda n: [0] * n, args)
+    return batched
 
 
 def is_elementwise_batchable(closed: ClosedJaxpr, shape: tuple[int, ...]) -> bool:

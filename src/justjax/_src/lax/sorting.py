@@ -16,7 +16,7 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
-from justjax._src.interpreters import ad
+from justjax._src.interpreters import ad, batching
 from justjax._src.lax import slicing, structural
 from justjax._src.lax.utils import def_numpy_impl
 
@@ -113,6 +113,28 @@ def _sort_jvp(primals: list[Any], tangents: list[Any], *, dimension: int, is_sta
 
 
 ad.primitive_jvps[sort_p] = _sort_jvp
+
+
+def _sort_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
+                  dims: Sequence[int | None], *, dimension: int, is_stable: bool,
+                  num_keys: int) -> tuple[list[Any], list[int]]:
+    """JAX's rule: the first mapped operand's batch axis is the batch axis of all; the
+    other mapped operands move theirs there and unmapped ones are broadcast to its shape. The
+    sorted dimension is renumbered around it."""
+    prototype, bdim = next((v, d) for v, d in zip(vals, dims, strict=True) if d is not None)
+    shape = core.get_aval(prototype).shape
+    # Python ints here, as JAX builds them (they show in printed jaxprs).
+    kept = tuple(int(d) for d in np.delete(np.arange(len(shape)), bdim))
+    operands = [structural.broadcast_in_dim(v, shape, kept) if d is None
+                else batching.moveaxis(v, d, bdim)
+                for v, d in zip(vals, dims, strict=True)]
+    new_dimension = dimension + (bdim <= dimension)
+    outs = sort_p.bind(*operands, dimension=new_dimension, is_stable=is_stable,
+                       num_keys=num_keys)
+    return outs, [bdim] * len(outs)
+
+
+batching.primitive_batchers[sort_p] = _sort_batcher
 
 
 def _ndim(x: Any) -> int:
@@ -230,6 +252,19 @@ def _top_k_jvp(primals: list[Any], tangents: list[Any], *, k: int, axis: int
 
 
 ad.primitive_jvps[top_k_p] = _top_k_jvp
+
+
+def _top_k_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
+                   dims: Sequence[int | None], *, k: int, axis: int
+                   ) -> tuple[list[Any], list[int]]:
+    """The batch axis stays in place; the searched axis is renumbered around it."""
+    operand, = vals
+    bdim, = dims
+    new_axis = axis + 1 if bdim <= axis else axis
+    return top_k_p.bind(operand, k=k, axis=new_axis), [bdim, bdim]
+
+
+batching.primitive_batchers[top_k_p] = _top_k_batcher
 
 
 def top_k(operand: Any, k: int, *, axis: int = -1) -> list[Any]:
