@@ -94,15 +94,17 @@ def _all_primitives() -> list[core.Primitive]:
 # (grad raises "Differentiation rule for 'nextafter' not implemented"); the custom-derivative
 # calls are differentiated by the traces' process_custom_jvp_call / process_custom_vjp_call
 # with the user's rules; custom_lin has no forward-mode meaning (JAX's TypeError).
-NO_JVP_RULE = {"nextafter", "custom_jvp_call", "custom_vjp_call", "custom_lin"}
+NO_JVP_RULE = {"nextafter", "custom_jvp_call", "custom_vjp_call", "custom_lin",
+               # JAX 0.10.2 has none either: "Differentiation rule for 'pmax' not implemented".
+               "pmax", "pmin"}
 
 # The primitives that can appear applied to a tangent in a linear jaxpr, so reverse mode
 # needs their transpose: JAX's transpose table restricted to justjax's primitives.
 LINEAR_PRIMITIVES = {
-    "add", "add_any", "broadcast_in_dim", "complex", "concatenate", "conj",
+    "add", "add_any", "all_gather", "broadcast_in_dim", "complex", "concatenate", "conj",
     "conv_general_dilated", "convert_element_type", "copy", "cumsum", "custom_lin", "div",
     "dot_general", "dynamic_slice", "dynamic_update_slice", "gather", "imag", "mul", "neg",
-    "pad", "real", "reduce_precision", "reduce_sum", "reduce_window_sum", "remat2", "reshape",
+    "pad", "psum", "real", "reduce_precision", "reduce_scatter", "reduce_sum", "reduce_window_sum", "remat2", "reshape",
     "rev", "scatter", "scatter-add", "scatter-mul", "scatter-sub", "select_and_gather_add",
     "select_and_scatter_add", "select_n", "slice", "split", "squeeze", "stack", "sub", "tile",
     "transpose", "unstack",

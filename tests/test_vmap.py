@@ -399,3 +399,12 @@ def test_jacfwd_of_forward_only_batched_primal_is_jaxs_error() -> None:
     _raises(ValueError, "at vmap out_axes[0]['a'][0], got axis spec None but output was "
                         "batched on axis 0",
             jax.jacfwd(lambda x: {"a": (window_sum(x), x)}), jnp.ones(4))
+
+
+def test_mapped_arguments_must_be_jax_types() -> None:
+    _raises(TypeError, "Argument 'abc' of type <class 'str'> is not a valid JAX type",
+            jax.vmap(lambda s: s), "abc")
+    np.testing.assert_array_equal(
+        jax.vmap(lambda x, s: x, in_axes=(0, None))(jnp.ones(3), "abc"), np.ones(3))
+    with pytest.raises(TypeError, match="of type '<class 'object'>' is not a valid JAX type"):
+        jax.vmap(lambda x, s: x)(jnp.ones(3), object())

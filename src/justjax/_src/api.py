@@ -384,6 +384,10 @@ def vmap(fun: Callable, in_axes: int | None | Sequence[Any] = 0, out_axes: Any =
                              f"but got len(in_axes)={len(in_axes)}, len(args)={len(args)}")
         flat_args, in_tree = tree_util.tree_flatten((args, kwargs))
         in_dims = flatten_axes("vmap in_axes", in_tree, (in_axes, 0), kws=True)
+        for x, d in zip(flat_args, in_dims, strict=True):
+            if d is not None and not core.valid_jaxtype(x):
+                kind = type(x) if isinstance(x, str) else f"'{type(x)}'"
+                raise TypeError(f"Argument '{x}' of type {kind} is not a valid JAX type")
         size = _mapped_axis_size(fun, in_tree, flat_args, in_dims, "vmap", axis_size)
         in_dims = [None if d is None else d % max(np.ndim(x), 1)
                    for x, d in zip(flat_args, in_dims, strict=True)]

@@ -432,11 +432,11 @@ def _std_basis(leaves: Sequence[Any]) -> list[Any]:
     and cast to the leaf's type (JAX builds it the same way, so jaxprs match)."""
     total = sum(core.get_aval(x).size for x in leaves)
     flat_basis = array_creation.eye(total, dtype=scalar_types.result_type(*leaves))
-    return _unravel(leaves, 1, flat_basis, examples=None)
+    return _unravel(leaves, 1, flat_basis, examples=None, annotate=True)
 
 
-def _unravel(leaves: Sequence[Any], axis: int, arr: Any, examples: Sequence[Any] | None
-             ) -> list[Any]:
+def _unravel(leaves: Sequence[Any], axis: int, arr: Any, examples: Sequence[Any] | None,
+             annotate: bool = False) -> list[Any]:
     """Splits `arr` along `axis` into one part per leaf, each reshaped so that `axis` becomes
     the leaf's shape and cast to the type of its example (its leaf when `examples` is None).
     """
@@ -447,11 +447,14 @@ def _unravel(leaves: Sequence[Any], axis: int, arr: Any, examples: Sequence[Any]
     out = []
     for part, leaf, example in zip(parts, leaves, examples or leaves, strict=True):
         shape = arr_shape[:axis] + core.get_aval(leaf).shape + arr_shape[axis + 1:]
-        out.append(_possible_downcast(structural.reshape(part, shape), example))
+        out.append(_possible_downcast(structural.reshape(part, shape), example, annotate))
     return out
 
 
-def _possible_downcast(x: Any, example: Any) -> Any:
+def _possible_downcast(x: Any, example: Any, annotate: bool) -> Any:
+    """`x` cast to `example`'s dtype and weak type. The basis parts carry a layout
+    annotation, as JAX's do, which keeps their conversion staged even when it changes no
+    type (so jaxprs match JAX's)."""
     aval = core.get_aval(example)
     x_dtype = core.get_aval(x).dtype
     if x_dtype == dtypes.float0:
@@ -459,7 +462,14 @@ def _possible_downcast(x: Any, example: Any) -> Any:
         return ad.zeros_like_aval(ShapedArray(core.get_aval(x).shape, aval.dtype, aval.weak_type))
     if dtypes.is_complex(x_dtype) and not dtypes.is_complex(aval.dtype):
         x = elementwise.real(x)
-    return structural.convert_element_type(x, aval.dtype, weak_type=aval.weak_type)
+    if not annotate:
+        return structural.convert_element_type(x, aval.dtype, weak_type=aval.weak_type)
+    return structural.convert_element_type_p.bind(x, new_dtype=aval.dtype,
+                                                  weak_type=aval.weak_type,
+                                                  sharding=_BASIS_LAYOUT)
+
+
+_BASIS_LAYOUT = structural.LayoutAnnotation("jacobian basis")
 
 
 def _jacobian_axis(size: int) -> batching.AxisData:

@@ -290,3 +290,18 @@ from justjax._src.lax.windowed import (
     select_and_gather_add_p as select_and_gather_add_p,
     select_and_scatter_add_p as select_and_scatter_add_p,
 )
+from justjax._src.lax.parallel import (
+    all_gather as all_gather,
+    all_gather_p as all_gather_p,
+    axis_index as axis_index,
+    axis_index_p as axis_index_p,
+    axis_size as axis_size,
+    pmax as pmax,
+    pmax_p as pmax_p,
+    pmean as pmean,
+    pmin as pmin,
+    pmin_p as pmin_p,
+    psum as psum,
+    psum_p as psum_p,
+    psum_scatter as psum_scatter,
+)

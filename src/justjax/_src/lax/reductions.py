@@ -260,8 +260,11 @@ def _reduce_chooser_jvp(g: Any, ans: Any, operand: Any, *, axes: tuple[int, ...]
     dtype = core.get_aval(g).dtype
     location_indicators = structural.convert_element_type(
         elementwise.eq(operand, structural.reshape(ans, shape)), dtype)
-    counts = reduce_sum(location_indicators, axes)
-    return elementwise.div(reduce_sum(elementwise.mul(g, location_indicators), axes), counts)
+    # The axes go on as given (NumPy integers after batching), as JAX's rule passes them.
+    counts = reduce_sum_p.bind(location_indicators, axes=tuple(axes), out_sharding=None)
+    total = reduce_sum_p.bind(elementwise.mul(g, location_indicators), axes=tuple(axes),
+                              out_sharding=None)
+    return elementwise.div(total, counts)
 
 
 ad.defjvp2(reduce_max_p, _reduce_chooser_jvp)

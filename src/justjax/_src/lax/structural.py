@@ -85,11 +85,24 @@ convert_element_type_p.def_impl(_convert_impl)
 staging.const_fold_rules[convert_element_type_p] = _fold_scalar_convert
 
 
+class LayoutAnnotation:
+    """A `sharding` for convert_element_type that names a layout rather than devices, as
+    JAX's Jacobians annotate their standard basis. justjax runs on one device, so it changes
+    no value; like JAX's forwarding rule, which keeps a conversion that names a sharding
+    other than its operand's, it keeps the equation staged."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"LayoutAnnotation({self.name})"
+
+
 def _forward_same_type_convert(args: Sequence[Any], params: dict) -> Any:
     operand, = args
     aval = core.get_aval(operand)
     if isinstance(operand, core.Tracer) and aval.dtype == params["new_dtype"] and \
-            aval.weak_type == params["weak_type"]:
+            aval.weak_type == params["weak_type"] and params.get("sharding") is None:
         return operand
     return None
 
