@@ -217,3 +217,48 @@ def x64_mode(enabled: bool) -> Iterator[None]:
 def dtype_by_name(name: str) -> np.dtype:
     """`np.dtype(name)`, also for 'bfloat16' (which NumPy alone does not know)."""
     return BF16 if name == "bfloat16" else np.dtype(name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared by the vmap tests: the per-example reference, and golden jaxpr texts read off JAX.
+
+def stack_per_example(fun: Callable[..., Any], *args: Any, in_axes: Any = 0) -> Any:
+    """What `vmap(fun, in_axes)(*args)` must give: `fun` applied to each example's slices,
+    results stacked along axis 0 (pytrees leaf by leaf)."""
+    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+    size = next(np.shape(a)[ax] for a, ax in zip(args, axes, strict=True) if ax is not None)
+    outs = [fun(*[a if ax is None else np.take(np.asarray(a), i, axis=ax)
+                  for a, ax in zip(args, axes, strict=True)]) for i in range(size)]
+    return justjax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *outs)
+
+
+def golden_cases(namespace: dict[str, Any]) -> dict[str, Callable[..., Any]]:
+    """The module's `case_<name>` functions by name: each builds a jaxpr with the library
+    modules it is given (justjax's, or real JAX's to check the golden text)."""
+    return {name[len("case_"):]: fun for name, fun in sorted(namespace.items())
+            if name.startswith("case_")}
+
+
+def golden_jaxpr_tests(cases: dict[str, Callable[..., Any]], golden: dict[str, str],
+                       justjax_modules: Sequence[Any], jax_modules: Callable[[], Sequence[Any]]
+                       ) -> tuple[Callable[..., None], ...]:
+    """The three tests of a golden-jaxpr table: each case prints its golden text; every case
+    has one; (needs_jax) the texts are what real JAX prints. `jax_modules()` imports the
+    modules the cases take, from real JAX."""
+    import pytest
+
+    @pytest.mark.parametrize("name", sorted(golden))
+    def test_jaxpr_matches_jax(name: str) -> None:
+        assert str(cases[name](*justjax_modules)) == golden[name]
+
+    def test_every_case_has_golden_text() -> None:
+        assert sorted(cases) == sorted(golden)
+
+    @pytest.mark.needs_jax
+    def test_golden_texts_are_what_jax_prints() -> None:
+        modules = jax_modules()
+        for name, fun in cases.items():
+            assert str(fun(*modules)) == golden[name], name
+
+    return test_jaxpr_matches_jax, test_every_case_has_golden_text, \
+        test_golden_texts_are_what_jax_prints

@@ -17,6 +17,7 @@ from justjax import ad_checkpoint
 from justjax._src import checkpoint as checkpoint_module
 from justjax._src.interpreters import partial_eval as pe
 from justjax.test_util import check_grads
+from tests.harness import golden_cases, golden_jaxpr_tests
 
 # --- cases begin (each returns the text of one jaxpr; run on justjax and on real JAX) ---
 
@@ -698,26 +699,15 @@ GOLDEN = {
   in (f,) }""",
 }
 
-CASES = {name[len("case_"):]: fun for name, fun in sorted(globals().items())
-         if name.startswith("case_")}
-
-
-@pytest.mark.parametrize("name", sorted(GOLDEN))
-def test_jaxpr_matches_jax(name: str) -> None:
-    assert str(CASES[name](justjax, jnp_)) == GOLDEN[name]
-
-
-def test_every_case_has_golden_text() -> None:
-    assert sorted(CASES) == sorted(GOLDEN)
-
-
-@pytest.mark.needs_jax
-def test_golden_texts_are_what_jax_prints() -> None:
+def _real_jax_modules() -> tuple:
     real_jax = pytest.importorskip("jax")
     import jax.ad_checkpoint  # noqa: F401 -- `jax.ad_checkpoint` is a lazily loaded submodule
-    real_jnp = pytest.importorskip("jax.numpy")
-    for name, fun in CASES.items():
-        assert str(fun(real_jax, real_jnp)) == GOLDEN[name], name
+    return real_jax, pytest.importorskip("jax.numpy")
+
+
+CASES = golden_cases(globals())
+test_jaxpr_matches_jax, test_every_case_has_golden_text, test_golden_texts_are_what_jax_prints = \
+    golden_jaxpr_tests(CASES, GOLDEN, (justjax, jnp_), _real_jax_modules)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,15 +10,7 @@ import pytest
 import justjax as jax
 import justjax.numpy as jnp
 from justjax import lax
-
-
-def _loop(fun, *args, in_axes=0):
-    """The per-example reference: `fun` applied to each slice, results stacked on axis 0."""
-    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
-    size = next(np.shape(a)[ax] for a, ax in zip(args, axes) if ax is not None)
-    outs = [fun(*[a if ax is None else np.take(np.asarray(a), i, axis=ax)
-                  for a, ax in zip(args, axes)]) for i in range(size)]
-    return jax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *outs)
+from tests.harness import stack_per_example
 
 
 def _rng_array(*shape, seed=0, dtype=np.float32):
@@ -40,7 +32,7 @@ def test_in_and_out_axes(in_axes, out_axes) -> None:
 
     got = jax.vmap(f, in_axes=in_axes, out_axes=out_axes)(x, y)
     axes = tuple(in_axes) if isinstance(in_axes, (tuple, list)) else in_axes
-    want = np.moveaxis(_loop(f, x, y, in_axes=axes), 0, out_axes)
+    want = np.moveaxis(stack_per_example(f, x, y, in_axes=axes), 0, out_axes)
     np.testing.assert_allclose(got, want, rtol=1e-6)
 
 

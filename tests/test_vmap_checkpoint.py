@@ -13,6 +13,7 @@ import pytest
 import justjax
 import justjax.numpy as jnp_
 from justjax import lax
+from tests.harness import golden_cases, golden_jaxpr_tests, stack_per_example
 
 _X = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
 _W = np.arange(16, dtype=np.float32).reshape(4, 4) / 10
@@ -336,26 +337,15 @@ let jaxpr = { lambda ; a:f32[3,4] b:f32[3,4] c:f32[]. let
   in (b,) }""",
 }
 
-CASES = {name[len("case_"):]: fun for name, fun in sorted(globals().items())
-         if name.startswith("case_")}
-
-
-@pytest.mark.parametrize("name", sorted(GOLDEN))
-def test_jaxpr_matches_jax(name: str) -> None:
-    assert str(CASES[name](justjax, jnp_)) == GOLDEN[name]
-
-
-def test_every_case_has_golden_text() -> None:
-    assert sorted(CASES) == sorted(GOLDEN)
-
-
-@pytest.mark.needs_jax
-def test_golden_texts_are_what_jax_prints() -> None:
+def _real_jax_modules() -> tuple:
     real_jax = pytest.importorskip("jax")
     import jax.ad_checkpoint  # noqa: F401 -- `jax.ad_checkpoint` is a lazily loaded submodule
-    real_jnp = pytest.importorskip("jax.numpy")
-    for name, fun in CASES.items():
-        assert str(fun(real_jax, real_jnp)) == GOLDEN[name], name
+    return real_jax, pytest.importorskip("jax.numpy")
+
+
+CASES = golden_cases(globals())
+test_jaxpr_matches_jax, test_every_case_has_golden_text, test_golden_texts_are_what_jax_prints = \
+    golden_jaxpr_tests(CASES, GOLDEN, (justjax, jnp_), _real_jax_modules)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -373,13 +363,6 @@ POLICIES = {
     "names_but_h": cp.save_any_names_but_these("h"),
 }
 
-
-def _loop(fun, *args, in_axes=0):
-    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
-    size = next(np.shape(a)[ax] for a, ax in zip(args, axes, strict=True) if ax is not None)
-    outs = [fun(*[a if ax is None else np.take(np.asarray(a), i, axis=ax)
-                  for a, ax in zip(args, axes, strict=True)]) for i in range(size)]
-    return jax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *outs)
 
 
 def _layer(x, w):
@@ -407,10 +390,10 @@ def test_vmap_of_checkpoint_and_of_its_gradient(policy: str, in_axes: tuple) -> 
     ws = np.stack([w * (1 + i / 10) for i in range(5)])
     args = [xs if in_axes[0] == 0 else xs.T if in_axes[0] == 1 else xs[0],
             ws if in_axes[1] == 0 else w]
-    _close(jax.vmap(f, in_axes=in_axes)(*args), _loop(_layer, *args, in_axes=in_axes))
+    _close(jax.vmap(f, in_axes=in_axes)(*args), stack_per_example(_layer, *args, in_axes=in_axes))
     grad = jax.grad(f, argnums=(0, 1))
     _close(jax.vmap(grad, in_axes=in_axes)(*args),
-           _loop(jax.grad(_layer, argnums=(0, 1)), *args, in_axes=in_axes))
+           stack_per_example(jax.grad(_layer, argnums=(0, 1)), *args, in_axes=in_axes))
 
 
 @pytest.mark.parametrize("policy", sorted(POLICIES))
@@ -422,7 +405,7 @@ def test_grad_of_vmap_of_checkpoint(policy: str) -> None:
     want = jax.grad(lambda xs, w: jax.vmap(_layer, in_axes=(0, None))(xs, w).sum(),
                     argnums=(0, 1))(xs, w)
     _close(got, want)
-    per_example = _loop(jax.grad(_layer, argnums=(0, 1)), xs, w, in_axes=(0, None))
+    per_example = stack_per_example(jax.grad(_layer, argnums=(0, 1)), xs, w, in_axes=(0, None))
     _close(got, (per_example[0], per_example[1].sum(0)))
 
 
@@ -431,19 +414,19 @@ def test_nested_vmap_and_jacobians() -> None:
     xs, w = _batch(2)
     xss = np.stack([xs, -xs], axis=2)  # [5, 3, 2]
     got = jax.vmap(jax.vmap(f, in_axes=(1, None)), in_axes=(0, None))(xss, w)
-    _close(got, _loop(lambda x: _loop(_layer, x, w, in_axes=(1, None)), xss))
+    _close(got, stack_per_example(lambda x: stack_per_example(_layer, x, w, in_axes=(1, None)), xss))
     g = lambda x: jax.grad(f)(x, w)
     _close(jax.jacfwd(g)(xs[0]), jax.hessian(_layer)(xs[0], w))
     _close(jax.jacrev(g)(xs[0]), jax.hessian(_layer)(xs[0], w))
     _close(jax.vmap(jax.hessian(f), in_axes=(0, None))(xs, w),
-           _loop(jax.hessian(_layer), xs, w, in_axes=(0, None)))
+           stack_per_example(jax.hessian(_layer), xs, w, in_axes=(0, None)))
 
 
 def test_jvp_under_vmap() -> None:
     f = jax.checkpoint(_layer)
     xs, w = _batch(3)
     jvp = lambda x, t: jax.jvp(lambda x: f(x, w), (x,), (t,))
-    _close(jax.vmap(jvp)(xs, np.cos(xs)), _loop(jvp, xs, np.cos(xs)))
+    _close(jax.vmap(jvp)(xs, np.cos(xs)), stack_per_example(jvp, xs, np.cos(xs)))
 
 
 def test_static_argnums_and_pytrees_under_vmap() -> None:
@@ -455,10 +438,10 @@ def test_static_argnums_and_pytrees_under_vmap() -> None:
     params = {"w": np.float32(0.5), "b": np.arange(3, dtype=np.float32)}
     xs = np.arange(6, dtype=np.float32).reshape(2, 3)
     got = jax.vmap(lambda x: g(params, x, True))(xs)
-    _close(got, _loop(lambda x: f(params, x, True), xs))
+    _close(got, stack_per_example(lambda x: f(params, x, True), xs))
     grads = jax.vmap(jax.grad(lambda p, x: g(p, x, True)["y"].sum()), in_axes=(None, 0))(
         params, xs)
-    _close(grads, _loop(jax.grad(lambda p, x: f(p, x, True)["y"].sum()), params, xs,
+    _close(grads, stack_per_example(jax.grad(lambda p, x: f(p, x, True)["y"].sum()), params, xs,
                         in_axes=(None, 0)))
 
 
@@ -480,9 +463,9 @@ def test_checkpointed_pooling_layer() -> None:
     images = (np.random.default_rng(4).permutation(4 * 6 * 6 * 2).astype(np.float32)
               / 100).reshape(4, 6, 6, 2)
     f = jax.checkpoint(block)
-    _close(jax.vmap(f)(images), _loop(block, images))
-    _close(jax.vmap(jax.grad(f))(images), _loop(jax.grad(block), images))
-    _close(jax.grad(lambda x: jax.vmap(f)(x).sum())(images), _loop(jax.grad(block), images))
+    _close(jax.vmap(f)(images), stack_per_example(block, images))
+    _close(jax.vmap(jax.grad(f))(images), stack_per_example(jax.grad(block), images))
+    _close(jax.grad(lambda x: jax.vmap(f)(x).sum())(images), stack_per_example(jax.grad(block), images))
 
 
 def test_values_recorded_from_jax() -> None:

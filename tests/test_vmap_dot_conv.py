@@ -17,7 +17,7 @@ import pytest
 import justjax
 import justjax.numpy as jnp
 from justjax import lax
-from tests.harness import x64_mode
+from tests.harness import golden_cases, golden_jaxpr_tests, stack_per_example, x64_mode
 
 def _ones(*shape):
     return np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape) % 5 - 2
@@ -638,24 +638,9 @@ GOLDEN = {
   in (f,) }""",
 }
 
-CASES = {name[len("case_"):]: fun for name, fun in sorted(globals().items())
-         if name.startswith("case_")}
-
-
-@pytest.mark.parametrize("name", sorted(GOLDEN))
-def test_jaxpr_matches_jax(name: str) -> None:
-    assert str(CASES[name](justjax)) == GOLDEN[name]
-
-
-def test_every_case_has_golden_text() -> None:
-    assert sorted(CASES) == sorted(GOLDEN)
-
-
-@pytest.mark.needs_jax
-def test_golden_texts_are_what_jax_prints() -> None:
-    real_jax = pytest.importorskip("jax")
-    for name, fun in CASES.items():
-        assert str(fun(real_jax)) == GOLDEN[name], name
+CASES = golden_cases(globals())
+test_jaxpr_matches_jax, test_every_case_has_golden_text, test_golden_texts_are_what_jax_prints = \
+    golden_jaxpr_tests(CASES, GOLDEN, (justjax,), lambda: (pytest.importorskip("jax"),))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -663,13 +648,6 @@ def test_golden_texts_are_what_jax_prints() -> None:
 
 B = 3
 
-
-def _loop(fun, *args, in_axes=0):
-    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
-    size = next(np.shape(a)[ax] for a, ax in zip(args, axes, strict=True) if ax is not None)
-    outs = [fun(*[a if ax is None else np.take(np.asarray(a), i, axis=ax)
-                  for a, ax in zip(args, axes, strict=True)]) for i in range(size)]
-    return justjax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *outs)
 
 
 def _rand(seed: int, *shape: int, dtype=np.float32) -> np.ndarray:
@@ -707,7 +685,7 @@ def test_dot_general_batched_along_any_axis(name: str, axes: tuple) -> None:
     lhs, rhs = _batched(0, lhs_shape, lhs_axis), _batched(1, rhs_shape, rhs_axis)
     fun = lambda a, b: lax.dot_general(a, b, dims)  # noqa: E731
     got = justjax.vmap(fun, in_axes=(lhs_axis, rhs_axis))(lhs, rhs)
-    np.testing.assert_allclose(got, _loop(fun, lhs, rhs, in_axes=(lhs_axis, rhs_axis)),
+    np.testing.assert_allclose(got, stack_per_example(fun, lhs, rhs, in_axes=(lhs_axis, rhs_axis)),
                                rtol=1e-5, atol=1e-5)
 
 
@@ -716,7 +694,7 @@ def test_dot_general_batched_keeps_dtypes_and_params() -> None:
     fun = lambda a, b: lax.dot(a, b, preferred_element_type=np.int32)  # noqa: E731
     got = justjax.vmap(fun, in_axes=(0, 1))(lhs, rhs)
     assert got.dtype == np.int32
-    np.testing.assert_array_equal(got, _loop(fun, lhs, rhs, in_axes=(0, 1)))
+    np.testing.assert_array_equal(got, stack_per_example(fun, lhs, rhs, in_axes=(0, 1)))
     mixed = justjax.vmap(lax.dot, in_axes=(None, 0))(_rand(2, 2, 5), _rand(3, B, 5, 3,
                                                                            dtype=np.int32))
     assert mixed.dtype == np.float32 and mixed.shape == (B, 2, 3)
@@ -806,7 +784,7 @@ def test_conv_batched_along_any_axis(name: str, axes: tuple) -> None:
     lhs, rhs = _batched(0, lhs_shape, axes[0]), _batched(1, rhs_shape, axes[1])
     fun = _conv_fun(**params)
     got = justjax.vmap(fun, in_axes=axes)(lhs, rhs)
-    np.testing.assert_allclose(got, _loop(fun, lhs, rhs, in_axes=axes), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, stack_per_example(fun, lhs, rhs, in_axes=axes), rtol=1e-5, atol=1e-5)
 
 
 def test_conv_batched_integers_and_preferred_type() -> None:
@@ -815,7 +793,7 @@ def test_conv_batched_integers_and_preferred_type() -> None:
     lhs, rhs = _rand(0, 2, B, 4, 6, dtype=np.int8), _rand(1, 4, 2, 3, B, dtype=np.int8)
     got = justjax.vmap(fun, in_axes=(1, 3))(lhs, rhs)
     assert got.dtype == np.int32
-    np.testing.assert_array_equal(got, _loop(fun, lhs, rhs, in_axes=(1, 3)))
+    np.testing.assert_array_equal(got, stack_per_example(fun, lhs, rhs, in_axes=(1, 3)))
 
 
 def test_conv_empty_batch() -> None:
@@ -848,7 +826,7 @@ def test_vmap_of_grad_and_grad_of_vmap() -> None:
     x, w = _rand(0, 4, 2, 4, 5, 5), _rand(1, 6, 2, 2, 2)
     per_example = justjax.grad(loss, argnums=(0, 1))
     got = justjax.vmap(per_example, in_axes=(0, None))(x, w)
-    want = _loop(per_example, x, w, in_axes=(0, None))
+    want = stack_per_example(per_example, x, w, in_axes=(0, None))
     for g, e in zip(got, want, strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5)
     summed = justjax.grad(lambda x, w: justjax.vmap(loss, in_axes=(0, None))(x, w).sum(),
@@ -857,7 +835,7 @@ def test_vmap_of_grad_and_grad_of_vmap() -> None:
     mm = lambda a, b: jnp.sin(a @ b).sum()  # noqa: E731
     a, b = _rand(2, 5, 2, 3), _rand(3, 3, 4)
     got = justjax.vmap(justjax.grad(mm, argnums=1), in_axes=(0, None))(a, b)
-    np.testing.assert_allclose(got, _loop(justjax.grad(mm, argnums=1), a, b,
+    np.testing.assert_allclose(got, stack_per_example(justjax.grad(mm, argnums=1), a, b,
                                           in_axes=(0, None)), rtol=1e-5, atol=1e-6)
 
 

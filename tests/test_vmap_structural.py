@@ -16,6 +16,7 @@ import pytest
 import justjax
 import justjax.numpy as jnp
 from justjax import lax
+from tests.harness import golden_cases, golden_jaxpr_tests, stack_per_example
 
 
 def _z(*shape, dtype=np.float32):
@@ -516,24 +517,9 @@ GOLDEN = {
   in (bw, bz) }""",
 }
 
-CASES = {name[len("case_"):]: fun for name, fun in sorted(globals().items())
-         if name.startswith("case_")}
-
-
-@pytest.mark.parametrize("name", sorted(GOLDEN))
-def test_jaxpr_matches_jax(name: str) -> None:
-    assert str(CASES[name](justjax)) == GOLDEN[name]
-
-
-def test_every_case_has_golden_text() -> None:
-    assert sorted(CASES) == sorted(GOLDEN)
-
-
-@pytest.mark.needs_jax
-def test_golden_texts_are_what_jax_prints() -> None:
-    real_jax = pytest.importorskip("jax")
-    for name, fun in CASES.items():
-        assert str(fun(real_jax)) == GOLDEN[name], name
+CASES = golden_cases(globals())
+test_jaxpr_matches_jax, test_every_case_has_golden_text, test_golden_texts_are_what_jax_prints = \
+    golden_jaxpr_tests(CASES, GOLDEN, (justjax,), lambda: (pytest.importorskip("jax"),))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -541,13 +527,6 @@ def test_golden_texts_are_what_jax_prints() -> None:
 
 B = 5  # the batch size; 5 appears in no per-example shape, so a confused axis fails
 
-
-def _loop(fun, *args, in_axes=0):
-    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
-    size = next(np.shape(a)[ax] for a, ax in zip(args, axes, strict=True) if ax is not None)
-    outs = [fun(*[a if ax is None else np.take(np.asarray(a), i, axis=ax)
-                  for a, ax in zip(args, axes, strict=True)]) for i in range(size)]
-    return justjax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *outs)
 
 
 def _assert_trees_equal(got, want) -> None:
@@ -668,14 +647,14 @@ VALUE_CASES = {
 
 
 @pytest.mark.parametrize("name", sorted(VALUE_CASES))
-def test_batched_equals_loop(name: str) -> None:
+def test_batched_equalsstack_per_example(name: str) -> None:
     fun, args, in_axes = VALUE_CASES[name]
     got = justjax.vmap(fun, in_axes=in_axes)(*args)
-    _assert_trees_equal(got, _loop(fun, *args, in_axes=in_axes))
+    _assert_trees_equal(got, stack_per_example(fun, *args, in_axes=in_axes))
 
 
 @pytest.mark.parametrize("name", sorted(VALUE_CASES))
-def test_nested_vmap_equals_loop(name: str) -> None:
+def test_nested_vmap_equalsstack_per_example(name: str) -> None:
     """The mapped arguments get a second batch axis (of size 2) in front; the outer vmap maps
     it, the inner one the original axis (shifted by the new one when negative)."""
     fun, args, in_axes = VALUE_CASES[name]
@@ -685,7 +664,7 @@ def test_nested_vmap_equals_loop(name: str) -> None:
     stacked = [a if ax is None else np.stack([a, np.roll(a, 1, axis=ax)])
                for a, ax in zip(args, axes, strict=True)]
     got = justjax.vmap(justjax.vmap(fun, in_axes=in_axes), in_axes=outer)(*stacked)
-    want = _loop(lambda *xs: _loop(fun, *xs, in_axes=in_axes), *stacked, in_axes=outer)
+    want = stack_per_example(lambda *xs: stack_per_example(fun, *xs, in_axes=in_axes), *stacked, in_axes=outer)
     _assert_trees_equal(got, want)
 
 
@@ -723,13 +702,13 @@ _Y = _rand(4, B, seed=4)
 def test_vmap_of_grad() -> None:
     grad = justjax.grad(_scalar, argnums=(0, 1))
     got = justjax.vmap(grad, in_axes=(0, 1))(_X, _Y)
-    _assert_trees_equal(got, _loop(grad, _X, _Y, in_axes=(0, 1)))
+    _assert_trees_equal(got, stack_per_example(grad, _X, _Y, in_axes=(0, 1)))
 
 
 def test_grad_of_vmap() -> None:
     total = lambda x, y: justjax.vmap(_scalar, in_axes=(0, 1))(x, y).sum()
     gx, gy = justjax.grad(total, argnums=(0, 1))(_X, _Y)
-    want_x, want_y = _loop(justjax.grad(_scalar, argnums=(0, 1)), _X, _Y, in_axes=(0, 1))
+    want_x, want_y = stack_per_example(justjax.grad(_scalar, argnums=(0, 1)), _X, _Y, in_axes=(0, 1))
     np.testing.assert_allclose(gx, want_x, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(gy, want_y.T, rtol=1e-5, atol=1e-6)
 
@@ -738,7 +717,7 @@ def test_grad_of_vmap() -> None:
 def test_vmap_of_jacobian(jacobian: str) -> None:
     jac = getattr(justjax, jacobian)(_vec, argnums=(0, 1))
     got = justjax.vmap(jac, in_axes=(0, 1))(_X, _Y)
-    _assert_trees_equal(got, _loop(jac, _X, _Y, in_axes=(0, 1)))
+    _assert_trees_equal(got, stack_per_example(jac, _X, _Y, in_axes=(0, 1)))
 
 
 @pytest.mark.parametrize("jacobian", ["jacfwd", "jacrev"])
@@ -746,7 +725,7 @@ def test_jacobian_of_vmap_is_block_diagonal(jacobian: str) -> None:
     batched = justjax.vmap(_vec, in_axes=(0, None))
     y = _Y[:, 0]
     got = np.asarray(getattr(justjax, jacobian)(batched)(_X, y))  # [B, 16, B, 3, 4]
-    blocks = _loop(lambda x: justjax.jacfwd(_vec)(x, y), _X)
+    blocks = stack_per_example(lambda x: justjax.jacfwd(_vec)(x, y), _X)
     for i in range(B):
         for j in range(B):
             want = blocks[i] if i == j else np.zeros_like(blocks[i])

@@ -14,6 +14,7 @@ import pytest
 import justjax
 import justjax.numpy as jnp
 from justjax import lax
+from tests.harness import golden_cases, golden_jaxpr_tests, stack_per_example
 
 _X = np.arange(2 * 4 * 5, dtype=np.float32).reshape(2, 4, 5) % 7 - 3
 
@@ -225,35 +226,13 @@ GOLDEN = {
   in (c, d) }""",
 }
 
-CASES = {name[len("case_"):]: fun for name, fun in sorted(globals().items())
-         if name.startswith("case_")}
-
-
-@pytest.mark.parametrize("name", sorted(GOLDEN))
-def test_jaxpr_matches_jax(name: str) -> None:
-    assert str(CASES[name](justjax)) == GOLDEN[name]
-
-
-def test_every_case_has_golden_text() -> None:
-    assert sorted(CASES) == sorted(GOLDEN)
-
-
-@pytest.mark.needs_jax
-def test_golden_texts_are_what_jax_prints() -> None:
-    real_jax = pytest.importorskip("jax")
-    for name, fun in CASES.items():
-        assert str(fun(real_jax)) == GOLDEN[name], name
+CASES = golden_cases(globals())
+test_jaxpr_matches_jax, test_every_case_has_golden_text, test_golden_texts_are_what_jax_prints = \
+    golden_jaxpr_tests(CASES, GOLDEN, (justjax,), lambda: (pytest.importorskip("jax"),))
 
 
 # ---------------------------------------------------------------------------------------------
 # Values: batched results equal the per-example results stacked.
-
-def _loop(fun, *args, in_axes=0):
-    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
-    size = next(np.shape(a)[ax] for a, ax in zip(args, axes, strict=True) if ax is not None)
-    outs = [fun(*[a if ax is None else np.take(np.asarray(a), i, axis=ax)
-                  for a, ax in zip(args, axes, strict=True)]) for i in range(size)]
-    return justjax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *outs)
 
 
 def _images(seed: int = 0) -> np.ndarray:
@@ -299,14 +278,14 @@ POOLS = {"max": _max_pool_nhwc, "min": _min_pool_nhwc, "avg": _avg_pool_padded,
 def test_pooling_batched_along_any_axis(pool: str, axis: int) -> None:
     x = np.moveaxis(_images(), 0, axis)
     got = justjax.vmap(POOLS[pool], in_axes=axis)(x)
-    np.testing.assert_allclose(got, _loop(POOLS[pool], x, in_axes=axis), rtol=1e-6)
+    np.testing.assert_allclose(got, stack_per_example(POOLS[pool], x, in_axes=axis), rtol=1e-6)
 
 
 @pytest.mark.parametrize("pool", sorted(POOLS))
 def test_nested_vmap(pool: str) -> None:
     x = np.stack([_images(1), _images(6)], axis=3)  # [4, 2, 6, 2, 6, 3]
     got = justjax.vmap(justjax.vmap(POOLS[pool], in_axes=2), in_axes=1, out_axes=2)(x)
-    want = np.stack([_loop(POOLS[pool], x[:, i], in_axes=2) for i in range(x.shape[1])], 2)
+    want = np.stack([stack_per_example(POOLS[pool], x[:, i], in_axes=2) for i in range(x.shape[1])], 2)
     np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
@@ -316,7 +295,7 @@ def test_vmap_of_grad_and_grad_of_vmap(pool: str) -> None:
     fun = POOLS[pool]
     x = _images(2)
     per_example = justjax.grad(lambda x: (fun(x) ** 2).sum())
-    want = _loop(per_example, x, in_axes=2)
+    want = stack_per_example(per_example, x, in_axes=2)
     got = justjax.vmap(per_example, in_axes=2)(x)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
     summed = justjax.grad(lambda x: (justjax.vmap(fun, in_axes=2)(x) ** 2).sum())(x)
@@ -330,7 +309,7 @@ def test_jacfwd_and_jvp_under_vmap(pool: str) -> None:
     tangent = np.cos(x)
     jvp = lambda x, t: justjax.jvp(fun, (x,), (t,))
     got = justjax.vmap(jvp)(x, tangent)
-    want = _loop(jvp, x, tangent)
+    want = stack_per_example(jvp, x, tangent)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-7)
     if pool == "generic":
@@ -359,7 +338,7 @@ def test_select_and_scatter_add_with_unmapped_source() -> None:
         return windowed._select_and_scatter_add(s, x, lax.ge_p, (2, 2), (2, 2), ((0, 0),) * 2)
 
     got = justjax.vmap(f, in_axes=(None, 0))(source, operands)
-    want = _loop(f, source, operands, in_axes=(None, 0))
+    want = stack_per_example(f, source, operands, in_axes=(None, 0))
     np.testing.assert_allclose(got, want)
 
 
