@@ -192,14 +192,24 @@ def _in_axes(pattern: str, shapes: tuple) -> tuple:
 
 
 def _vmap_cases() -> list:
+    """Each record's first case under every axis pattern, and its first case of another
+    dtype kind (integers, booleans, complex: other code paths in the rules) under two."""
     cases = []
     for rec in RECORDS:
-        shapes, dtypes = rec.cases()[0]
-        patterns = list(AXIS_PATTERNS) if len(shapes) > 1 else ["axis0", "axis1", "axis-1"]
-        for pattern in patterns:
-            cases.append(pytest.param(rec, shapes, dtypes, pattern,
-                                      id=f"{rec.name}-{'x'.join(str(s) for s in shapes)}"
-                                         f"-{pattern}"))
+        first_shapes, first_dtypes = rec.cases()[0]
+        other_kind = next(((shapes, dtypes) for shapes, dtypes in rec.cases()
+                           if {d.kind for d in dtypes} != {d.kind for d in first_dtypes}), None)
+        runs = [(first_shapes, first_dtypes, list(AXIS_PATTERNS) if len(first_shapes) > 1
+                 else ["axis0", "axis1", "axis-1"])]
+        if other_kind is not None:
+            runs.append((*other_kind, ["axis1", "mixB"] if len(other_kind[0]) > 1
+                         else ["axis1"]))
+        for shapes, dtypes, patterns in runs:
+            for pattern in patterns:
+                cases.append(pytest.param(
+                    rec, shapes, dtypes, pattern,
+                    id=f"{rec.name}-{'_'.join(d.name for d in dtypes)}-"
+                       f"{'x'.join(str(s) for s in shapes)}-{pattern}"))
     return cases
 
 

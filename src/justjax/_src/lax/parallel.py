@@ -257,8 +257,7 @@ def _constant_reduction(prim: Primitive, if_unmapped: Callable[[Any, int], Any],
                         axis_data: batching.AxisData, x: Any, axes: tuple[Any, ...],
                         axis_index_groups: Any) -> tuple[Any, None]:
     """An unmapped operand reduced over this trace's axis: the same value on every member."""
-    if axis_index_groups:
-        raise NotImplementedError
+    _no_groups_in_vmap(axis_index_groups)
     rest = tuple(a for a in axes if a != axis_data.name)
     if rest:
         x = prim.bind(x, axes=rest, axis_index_groups=axis_index_groups)
