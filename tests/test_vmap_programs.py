@@ -66,21 +66,6 @@ PENDING: dict[str, str] = {
 # Cases whose printed jaxpr still differs for a cause owned elsewhere (as PENDING).
 _NOT_VMAP = "{} builds other equations than JAX's (not a batching rule; {}): {}"
 PENDING_JAXPR: dict[str, str] = {
-    "index/put_along_axis": _NOT_VMAP.format(
-        "jnp.put_along_axis", "numpy/indexing.py", "JAX builds the fill value first and converts it"),
-    "sort/compress_size": _NOT_VMAP.format(
-        "jnp.compress(size=)", "numpy", "JAX's fill value is `copy 0:i32[]` then converted"),
-    "index/extract_size": _NOT_VMAP.format(
-        "jnp.extract(size=)", "numpy", "JAX's fill value is `copy 0:i32[]` then converted"),
-    "nn/elu": _NOT_VMAP.format("nn.elu", "nn", "JAX computes `x > 0` twice"),
-    "nn/selu": _NOT_VMAP.format("nn.selu", "nn", "JAX computes `x > 0` twice (through elu)"),
-    "nn/celu": _NOT_VMAP.format("nn.celu", "nn", "JAX's order: max(x, 0) first"),
-    "nn/sparse_plus": _NOT_VMAP.format("nn.sparse_plus", "nn",
-                                       "JAX compares first and squares with integer_pow"),
-    "nn/gelu_exact": _NOT_VMAP.format("nn.gelu(approximate=False)", "nn",
-                                      "JAX multiplies 0.5 * x first and ends with a copy"),
-    "special/ndtr": _NOT_VMAP.format("scipy.special.ndtr", "scipy/special",
-                                     "JAX selects between erf and erfc branches"),
 }
 
 

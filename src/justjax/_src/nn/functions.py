@@ -65,9 +65,11 @@ def softplus(x: Any) -> Any:
 def sparse_plus(x: Any) -> Any:
     """0 below -1, x above 1, `(x + 1)**2 / 4` between."""
     x = util.ensure_arraylike("sparse_plus", x)
-    middle = ufuncs.true_divide(ufuncs.square(ufuncs.add(x, 1.0)), 4)
-    return selection.where(ufuncs.less_equal(x, -1.0), 0.0,
-                           selection.where(ufuncs.greater_equal(x, 1.0), x, middle))
+    # JAX's order: both comparisons, then the middle piece, squared with integer_pow.
+    below = ufuncs.less_equal(x, -1.0)
+    above = ufuncs.greater_equal(x, 1.0)
+    middle = ufuncs.true_divide(ufuncs.power(ufuncs.add(x, 1.0), 2), 4)
+    return selection.where(below, 0.0, selection.where(above, x, middle))
 
 
 def soft_sign(x: Any) -> Any:
@@ -106,8 +108,9 @@ def log_sigmoid(x: Any) -> Any:
 def elu(x: Any, alpha: Any = 1.0) -> Any:
     """`x` for x > 0, `alpha * (exp(x) - 1)` otherwise."""
     x = util.ensure_arraylike("elu", x)
+    # JAX evaluates `x > 0` twice (once per `where`), so the jaxpr holds two comparisons.
     positive = ufuncs.greater(x, 0)
-    safe = selection.where(positive, 0.0, x)
+    safe = selection.where(ufuncs.greater(x, 0), 0.0, x)
     return selection.where(positive, x, ufuncs.multiply(alpha, ufuncs.expm1(safe)))
 
 
@@ -126,8 +129,9 @@ def hard_tanh(x: Any) -> Any:
 
 def celu(x: Any, alpha: Any = 1.0) -> Any:
     """`max(x, 0) + alpha * expm1(min(x, 0) / alpha)`."""
+    positive_part = ufuncs.maximum(x, 0.0)
     scaled = ufuncs.true_divide(ufuncs.minimum(x, 0.0), alpha)
-    return ufuncs.add(ufuncs.maximum(x, 0.0), ufuncs.multiply(alpha, ufuncs.expm1(scaled)))
+    return ufuncs.add(positive_part, ufuncs.multiply(alpha, ufuncs.expm1(scaled)))
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -150,8 +154,10 @@ def gelu(x: Any, approximate: bool = True) -> Any:
         cdf = ufuncs.multiply(0.5, ufuncs.add(1.0, ufuncs.tanh(inner)))
         return ufuncs.multiply(x, cdf)
     sqrt_half = np.asarray(np.sqrt(0.5)).astype(dtype)
+    half_x = ufuncs.multiply(0.5, x)
     erfc = lax.erfc(ufuncs.multiply(ufuncs.negative(x), sqrt_half))
-    return structural.convert_element_type(ufuncs.multiply(ufuncs.multiply(0.5, x), erfc), dtype)
+    # As JAX: the result goes through `jnp.array(..., dtype)`, which prints as a `copy`.
+    return array_creation.array(ufuncs.multiply(half_x, erfc), dtype=dtype)
 
 
 def glu(x: Any, axis: int = -1) -> Any:

@@ -22,7 +22,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import slicing
 from justjax._src.lax import structural
-from justjax._src.numpy import util
+from justjax._src.numpy import array_creation, util
 from justjax._src.runtime.array import Array, from_numpy
 
 __all__ = ["put_along_axis", "take", "take_along_axis"]
@@ -962,29 +962,35 @@ def _gather_along_axis(a: Any, indices: Any, axis: int, out_shape: Sequence[int]
 def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None,
                    inplace: bool = True, *, mode: str | None = None) -> Any:
     """`arr` with `values` written at `indices` along `axis` (the inverse of
-    `take_along_axis`). JAX arrays are immutable, so `inplace=False` is required."""
+    `take_along_axis`). JAX arrays are immutable, so `inplace=False` is required.
+
+    Built in JAX's order: `values` is broadcast to the shape of `indices` first, the index
+    tuple is `jnp.indices(shape, sparse=True)` with `indices` in place of the `axis` entry
+    (the replaced grid is still computed, as in JAX), then one `.at[...].set`.
+    """
     if inplace:
+        # JAX's text lacks the space between "arrays" and "are".
         raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
-                         "arrays are immutable. Pass inplace=False to instead return an "
+                         "arraysare immutable. Pass inplace=False to instead return an "
                          "updated array.")
-    a, indices = util.ensure_arraylike("put_along_axis", arr, indices)
+    a, indices, values = util.ensure_arraylike("put_along_axis", arr, indices, values)
     original_shape = core.get_aval(a).shape
     if axis is None:
         a = structural.reshape(a, (core.get_aval(a).size,))
         axis = 0
     rank = core.get_aval(a).ndim
-    idx_aval = core.get_aval(indices)
-    if idx_aval.ndim != rank:
-        raise ValueError("indices and arr must have the same number of dimensions; "
-                         f"{idx_aval.ndim} vs. {rank}")
+    idx_shape = core.get_aval(indices).shape
+    if len(idx_shape) != rank:
+        raise ValueError("put_along_axis arguments 'arr' and 'indices' must have same ndim. Got "
+                         f"arr.ndim={rank} and indices.ndim={len(idx_shape)}.")
+    try:
+        values = util.broadcast_to(values, idx_shape)
+    except ValueError:
+        raise ValueError("put_along_axis argument 'values' must be broadcastable to 'indices'. "
+                         f"Got values.shape={core.get_aval(values).shape} and "
+                         f"indices.shape={idx_shape}.") from None
     axis = util.canonicalize_axis(axis, rank)
-    # One index array per dimension, broadcasting against `indices` (NumPy's recipe).
-    index: list[Any] = []
-    for dim, size in enumerate(core.get_aval(a).shape):
-        if dim == axis:
-            index.append(indices)
-        else:
-            shape = (1,) * dim + (size,) + (1,) * (rank - dim - 1)
-            index.append(structural.broadcasted_iota(np.int32, shape, dim))
+    index = list(array_creation.indices(core.get_aval(a).shape, sparse=True))
+    index[axis] = indices
     updated = IndexUpdateHelper(a)[tuple(index)].set(values, mode=mode)
     return structural.reshape(updated, original_shape)

@@ -143,7 +143,7 @@ def choose(a: Any, choices: Any, out: None = None, mode: str = "raise") -> Any:
 def compress(condition: Any, a: Any, axis: int | None = None, *, size: int | None = None,
              fill_value: Any = 0, out: None = None) -> Any:
     """The slices of `a` along `axis` where `condition` holds (static `size` when traced)."""
-    util.check_arraylike("compress", condition, a, fill_value)
+    condition, a, fill_value = util.ensure_arraylike("compress", condition, a, fill_value)
     condition_arr = dtype_ops.astype(_asarray(condition), bool)
     arr = _asarray(a)
     if out is not None:

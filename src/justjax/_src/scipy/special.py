@@ -64,10 +64,27 @@ logit.defjvps(lambda g, ans, x: lax.div(g, lax.mul(x, lax.sub(util.const(x, 1), 
 
 
 def ndtr(x: Any) -> Any:
-    """The standard normal CDF, `erfc(-x / sqrt(2)) / 2`."""
-    [x] = util.promote_args_inexact("ndtr", x)
-    half_sqrt2 = np.asarray(np.sqrt(0.5)).astype(x.dtype)
-    return ufuncs.multiply(0.5, lax.erfc(ufuncs.multiply(ufuncs.negative(x), half_sqrt2)))
+    """The standard normal CDF `(1 + erf(x / sqrt(2))) / 2`, for float32/float64 `x` only
+    (other dtypes raise TypeError, as in JAX).
+
+    As JAX: `1 + erf(w)` near 0 and erfc of `|w|` in the tails (`2 - erfc(|w|)` above, `erfc(|w|)`
+    below), so both tails keep their precision.
+    """
+    x = array_creation.asarray(x)
+    dtype = np.dtype(x.dtype)
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"x.dtype={dtype} is not supported, see docstring for supported types.")
+    scalar = dtype.type
+    half_sqrt2 = scalar(0.5) * np.sqrt(2.0, dtype=dtype)
+    w = ufuncs.multiply(x, half_sqrt2)
+    z = lax.abs(w)
+    # Built in JAX's order (its erfc(|w|) is computed twice, once per branch).
+    near_zero = lax.lt(z, half_sqrt2)
+    center = ufuncs.add(scalar(1.0), lax.erf(w))
+    upper = lax.gt(w, scalar(0.0))
+    upper_tail = ufuncs.subtract(scalar(2.0), lax.erfc(z))
+    tails = structural.select(upper, upper_tail, lax.erfc(z))
+    return ufuncs.multiply(scalar(0.5), structural.select(near_zero, center, tails))
 
 
 @custom_jvp
