@@ -58,15 +58,10 @@ KNOWN_DIFFERENCES: dict[str, str] = {
                   "gather that branch computes on CPU",
 }
 
-# Cases that still fail for a cause owned elsewhere (a batching rule or API piece not written
-# yet), each naming the cause; marked xfail(strict=True), so a fix shows up as XPASS.
-PENDING: dict[str, str] = {
-}
-
-# Cases whose printed jaxpr still differs for a cause owned elsewhere (as PENDING).
-_NOT_VMAP = "{} builds other equations than JAX's (not a batching rule; {}): {}"
-PENDING_JAXPR: dict[str, str] = {
-}
+# Cases that still fail (values or errors; jaxpr text) for a cause owned elsewhere, each
+# naming the cause; marked xfail(strict=True), so a fix shows up as XPASS. None at present.
+PENDING: dict[str, str] = {}
+PENDING_JAXPR: dict[str, str] = {}
 
 
 def normalize(message: str) -> str:
