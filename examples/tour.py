@@ -1,7 +1,8 @@
 """A first tour of justjax: a function, its jaxpr, and its result.
 
 Run with `make demo`. Later issues grow this into the main example (training a network with
-a jitted train step and a look at every stage of the compiler).
+a jitted train step and a look at every stage of the compiler); for now it shows tracing,
+eager evaluation, JAX's dtype rules, and vmap of grad.
 """
 import numpy as np
 
@@ -42,6 +43,21 @@ def main() -> None:
     y = jnp.zeros(5).at[1:3].set(7.0).at[-1].add(1.0)
     print(" ", y)
 
+    labels = jnp.array([0, 2])
+
+    def loss(params, x, label):
+        return -jnp.log(predict(params, x[None])[0, label])
+
+    print("\nvmap batches a function: a vector-matrix product becomes one dot_general:\n")
+    print(jax.make_jaxpr(jax.vmap(jnp.dot, in_axes=(0, None)))(x, params[0][0]))
+
+    print("\nPer-example gradients, vmap(grad(loss)), equal the gradients one by one:")
+    per_example = jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))(params, x, labels)
+    first = jax.grad(loss)(params, x[0], labels[0])
+    same = all(bool(jnp.allclose(batched[0], one, atol=1e-6)) for batched, one in
+               zip(jax.tree_util.tree_leaves(per_example), jax.tree_util.tree_leaves(first)))
+    print("  shapes:", jax.tree_util.tree_map(lambda g: g.shape, per_example))
+    print("  example 0 matches grad(loss) on its own:", same)
 
 if __name__ == "__main__":
     main()
