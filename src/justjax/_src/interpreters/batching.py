@@ -63,7 +63,6 @@ class _ArrayOps:
     transpose: Callable[[Any, tuple[int, ...]], Any] | None = None
     broadcast_in_dim: Callable[[Any, tuple[int, ...], tuple[int, ...]], Any] | None = None
     reduce_sum: Callable[[Any, tuple[int, ...]], Any] | None = None
-    iota: Callable[[Any, int], Any] | None = None
 
 
 array_ops = _ArrayOps()

@@ -915,5 +915,4 @@ ad.zeros_builder = _zeros_of_aval
 batching.register_array_ops(
     transpose=lambda x, perm: transpose_p.bind(x, permutation=tuple(perm)),
     broadcast_in_dim=lambda x, shape, dims: broadcast_in_dim_p.bind(
-        x, shape=tuple(shape), broadcast_dimensions=tuple(dims), sharding=None),
-    iota=lambda dtype, size: iota(dtype, size))
+        x, shape=tuple(shape), broadcast_dimensions=tuple(dims), sharding=None))
