@@ -12,6 +12,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src import tree_util
+from justjax._src.api import check_callable
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import eval_jaxpr
@@ -20,11 +21,6 @@ from justjax._src.lax import elementwise, joining, structural
 from justjax._src.numpy import array_creation, scalar_types
 from justjax._src.runtime.array import from_numpy
 from justjax._src.tree_errors import equality_errors, keystr
-
-
-def _check_callable(fun: Any) -> None:
-    if not callable(fun):
-        raise TypeError(f"Expected a callable value, got {fun}")
 
 
 def _dtype(x: Any) -> np.dtype:
@@ -82,7 +78,7 @@ def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux:
     Returns:
       `(primals_out, tangents_out)`, plus `aux` when `has_aux`.
     """
-    _check_callable(fun)
+    check_callable(fun)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; "
                         f"found {type(primals).__name__} and {type(tangents).__name__}.")
@@ -124,7 +120,7 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any,
     Returns:
       `(primals_out, f_jvp)`, plus `aux` when `has_aux`.
     """
-    _check_callable(fun)
+    check_callable(fun)
     primal_leaves, in_tree = tree_util.tree_flatten(primals)
     store = _OutputStore()
     flat = _flat_fun(fun, in_tree, store, has_aux)
@@ -246,7 +242,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False, reduce_axes: Sequen
     """
     if reduce_axes:
         raise NotImplementedError("reduce_axes argument to vjp is deprecated")
-    _check_callable(fun)
+    check_callable(fun)
     primal_leaves, in_tree = tree_util.tree_flatten(primals)
     for leaf in primal_leaves:
         _check_arg(leaf)
@@ -360,7 +356,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     """
     if reduce_axes:
         raise NotImplementedError("reduce_axes argument to grad is deprecated")
-    _check_callable(fun)
+    check_callable(fun)
     argnums = core.concrete_or_error(_ensure_index, argnums)
 
     @functools.wraps(fun)
@@ -494,7 +490,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
            holomorphic: bool = False) -> Callable[..., Any]:
     """The Jacobian of `fun` by forward mode: one linearization, pushed along each input
     basis vector. Each block has shape `out.shape + in.shape`."""
-    _check_callable(fun)
+    check_callable(fun)
     argnums = _ensure_index(argnums)
 
     @functools.wraps(fun)
@@ -547,7 +543,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
            holomorphic: bool = False, allow_int: bool = False) -> Callable[..., Any]:
     """The Jacobian of `fun` by reverse mode: one vjp, pulled back along each output basis
     vector. Each block has shape `out.shape + in.shape`."""
-    _check_callable(fun)
+    check_callable(fun)
     argnums = _ensure_index(argnums)
 
     @functools.wraps(fun)
