@@ -238,6 +238,8 @@ def flatten_axes(name: str, treedef: tree_util.PyTreeDef, axis_tree: Any, *,
                  kws: bool = False) -> list[Any]:
     """The axis spec `axis_tree` (a prefix of `treedef`, None leaves included) broadcast
     to one entry per leaf of `treedef`; JAX's prefix error when it is not a prefix."""
+    if axis_tree is None or type(axis_tree) is int:
+        return [axis_tree] * treedef.num_leaves
     dummy = tree_util.tree_unflatten(treedef, [PytreeLeaf()] * treedef.num_leaves)
     axes: list[Any] = []
 
@@ -383,7 +385,12 @@ def vmap(fun: Callable, in_axes: int | None | Sequence[Any] = 0, out_axes: Any =
                              "corresponding to the positional arguments passed to the function, "
                              f"but got len(in_axes)={len(in_axes)}, len(args)={len(args)}")
         flat_args, in_tree = tree_util.tree_flatten((args, kwargs))
-        in_dims = flatten_axes("vmap in_axes", in_tree, (in_axes, 0), kws=True)
+        if in_axes is None or type(in_axes) is int:
+            # The common spec: every positional leaf on in_axes, keyword leaves on 0.
+            args_tree, kwargs_tree = tree_util.treedef_children(in_tree)
+            in_dims = [in_axes] * args_tree.num_leaves + [0] * kwargs_tree.num_leaves
+        else:
+            in_dims = flatten_axes("vmap in_axes", in_tree, (in_axes, 0), kws=True)
         for x, d in zip(flat_args, in_dims, strict=True):
             if d is not None and not core.valid_jaxtype(x):
                 kind = type(x) if isinstance(x, str) else f"'{type(x)}'"
