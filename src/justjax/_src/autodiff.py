@@ -426,24 +426,28 @@ def _std_basis(leaves: Sequence[Any]) -> list[Any]:
     """The standard basis of the flattened `leaves`, batched along axis 0: an identity
     matrix of their promoted dtype, split into one part per leaf, shaped `(N,) + leaf.shape`
     and cast to the leaf's type (JAX builds it the same way, so jaxprs match)."""
-    total = sum(core.get_aval(x).size for x in leaves)
-    flat_basis = array_creation.eye(total, dtype=scalar_types.result_type(*leaves))
-    return _unravel(leaves, 1, flat_basis, examples=None, annotate=True)
+    flat_basis = array_creation.eye(_total_size(leaves),
+                                    dtype=scalar_types.result_type(*leaves))
+    return _unravel(leaves, 1, flat_basis, example=None, annotate=True)
 
 
-def _unravel(leaves: Sequence[Any], axis: int, arr: Any, examples: Sequence[Any] | None,
+def _total_size(leaves: Sequence[Any]) -> int:
+    return sum(core.get_aval(x).size for x in leaves)
+
+
+def _unravel(leaves: Sequence[Any], axis: int, arr: Any, example: Any,
              annotate: bool = False) -> list[Any]:
     """Splits `arr` along `axis` into one part per leaf, each reshaped so that `axis` becomes
-    the leaf's shape and cast to the type of its example (its leaf when `examples` is None).
-    """
+    the leaf's shape and cast to the type of `example` (of its own leaf when None)."""
     arr_shape = core.get_aval(arr).shape
     axis = axis % len(arr_shape)
     sizes = tuple(np.array([core.get_aval(x).size for x in leaves], dtype=np.int64))
     parts = joining.split_p.bind(arr, sizes=sizes, axis=axis)
     out = []
-    for part, leaf, example in zip(parts, leaves, examples or leaves, strict=True):
+    for part, leaf in zip(parts, leaves, strict=True):
         shape = arr_shape[:axis] + core.get_aval(leaf).shape + arr_shape[axis + 1:]
-        out.append(_possible_downcast(structural.reshape(part, shape), example, annotate))
+        out.append(_possible_downcast(structural.reshape(part, shape),
+                                      leaf if example is None else example, annotate))
     return out
 
 
@@ -468,8 +472,9 @@ def _possible_downcast(x: Any, example: Any, annotate: bool) -> Any:
 _BASIS_LAYOUT = structural.LayoutAnnotation("jacobian basis")
 
 
-def _jacobian_axis(size: int) -> batching.AxisData:
-    return batching.AxisData(batching.no_axis_name, size)
+def _jacobian_axis(basis_leaves: Sequence[Any]) -> batching.AxisData:
+    """The unnamed axis a Jacobian maps over: one entry per element of the basis leaves."""
+    return batching.AxisData(batching.no_axis_name, _total_size(basis_leaves))
 
 
 def _jacobian_setup(fun: Callable, argnums: int | tuple[int, ...], args: Sequence[Any],
@@ -509,9 +514,9 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         def out_dims(n: int) -> list[Any]:
             return [None] * count[0] + [-1] * count[0] + [None] * count[1]
 
-        axis = _jacobian_axis(len(basis) and core.get_aval(basis[0]).shape[0])
         try:
-            results = batching.batch_flat(pushfwd, axis, [0] * len(basis), out_dims, basis)
+            results = batching.batch_flat(pushfwd, _jacobian_axis(in_leaves), [0] * len(basis),
+                                          out_dims, basis)
         except batching.SpecMatchError as e:
             # A primal output came out batched (a rule let tangents reach it); JAX's vmap
             # names it by its place in (outputs, jacobian).
@@ -530,7 +535,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         for out in out_primals:
             _check_output_dtype_fwd("jacfwd", holomorphic, out)
         # blocks[r][i]: output leaf r, input leaf i, shaped out_r.shape + in_i.shape.
-        blocks = [_unravel(in_leaves, -1, column, [out] * len(in_leaves))
+        blocks = [_unravel(in_leaves, -1, column, out)
                   for column, out in zip(columns, out_primals, strict=True)]
         jac = _assemble(blocks, out_tree, in_tree, argnums, len(out_primals),
                         outputs_outer=True)
@@ -556,10 +561,10 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         for out in out_primals:
             _check_output_dtype_revderiv("jacrev", holomorphic, out)
         basis = _std_basis(out_primals)
-        rows = batching.batch_flat(lambda *cts: flat_vjp(list(cts)), _jacobian_axis(core.get_aval(basis[0]).shape[0]),
+        rows = batching.batch_flat(lambda *cts: flat_vjp(list(cts)), _jacobian_axis(out_primals),
                                    [0] * len(basis), [0] * len(in_leaves), basis) \
             if basis else []
-        blocks = [_unravel(out_primals, 0, row, [leaf] * len(out_primals))
+        blocks = [_unravel(out_primals, 0, row, leaf)
                   for row, leaf in zip(rows, in_leaves, strict=True)]
         # blocks[i][j]: input leaf i, output leaf j, shaped out_j.shape + in_i.shape.
         jac = _assemble(blocks, out_tree, in_tree, argnums, len(out_primals),

@@ -105,9 +105,7 @@ def broadcast(x: Any, size: int, axis: int) -> Any:
 
 def bdim_at_front(x: Any, bdim: int | None, size: int) -> Any:
     """`x` with its batch axis first, broadcast to `size` if it is not mapped."""
-    if bdim is None:
-        return broadcast(x, size, 0)
-    return moveaxis(x, bdim, 0)
+    return move_stacked_axis(x, bdim, 0, size)
 
 
 def move_stacked_axis(x: Any, bdim: int | None, dst: int, size: int) -> Any:
@@ -246,9 +244,7 @@ class BatchTracer(core.Tracer):
         self._trace = trace
         self.val = val
         self.batch_dim = batch_dim
-        full = core.get_aval(val)
-        shape = full.shape[:batch_dim] + full.shape[batch_dim + 1:]
-        self._aval = ShapedArray(shape, full.dtype, full.weak_type)
+        self._aval = _remove_axis(core.get_aval(val), batch_dim)
         self.source = source
 
     @property
@@ -339,13 +335,12 @@ class BatchTrace(core.Trace):
 
 def batch_flat(fun: Callable[..., Sequence[Any]], axis_data: AxisData,
                in_dims: Sequence[int | None], out_dims: Sequence[Any] | Callable[[int], Any],
-               args: Sequence[Any], *, sum_match: bool = False,
-               tag: core.TraceTag | None = None) -> list[Any]:
+               args: Sequence[Any]) -> list[Any]:
     """Calls the flat function `fun` on `args` batched along `in_dims` (canonical axes or
     None) and returns its outputs batched along `out_dims` (a list, or a function of the
     number of outputs giving one). Collectives over `axis_data.name` see this axis."""
     parent = core.current_trace()
-    trace = BatchTrace(parent, tag or core.TraceTag(), axis_data)
+    trace = BatchTrace(parent, core.TraceTag(), axis_data)
     source = _user_frame()
     in_tracers = [a if d is None else BatchTracer(trace, a, d, source)
                   for a, d in zip(args, in_dims, strict=True)]
@@ -359,7 +354,7 @@ def batch_flat(fun: Callable[..., Sequence[Any]], axis_data: AxisData,
                 val, src = trace.to_batch_info(out)
                 with core.set_current_trace(parent):
                     try:
-                        results.append(matchaxis(axis_data, src, dst, val, sum_match))
+                        results.append(matchaxis(axis_data, src, dst, val))
                     except SpecMatchError:
                         raise SpecMatchError(index, src, dst) from None
     finally:
@@ -386,11 +381,7 @@ def _batched_zero(zero: ad.Zero, dim: int | None, size: int) -> ad.Zero:
 
 
 def _unbatched_zero(zero: ad.Zero, dim: int | None) -> ad.Zero:
-    if dim is None:
-        return zero
-    aval = zero.aval
-    return ad.Zero(ShapedArray(aval.shape[:dim] + aval.shape[dim + 1:], aval.dtype,
-                               aval.weak_type))
+    return zero if dim is None else ad.Zero(_remove_axis(zero.aval, dim))
 
 
 class _BatchedCall:
@@ -517,6 +508,10 @@ def _insert_axis(aval: ShapedArray, axis: int, size: int) -> ShapedArray:
     return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
 
 
+def _remove_axis(aval: ShapedArray, axis: int) -> ShapedArray:
+    return ShapedArray(aval.shape[:axis] + aval.shape[axis + 1:], aval.dtype, aval.weak_type)
+
+
 class _ZeroIfMapped:
     def __repr__(self) -> str:
         return "zero_if_mapped"
@@ -560,13 +555,10 @@ def _add_any_batcher(axis_data: AxisData, vals: Sequence[Any], dims: Sequence[in
                      ) -> tuple[Any, int]:
     x, y = vals
     dx, dy = dims
-    if dx == dy:
-        return ad.add_jaxvals_p.bind(x, y), dx
-    if dx is None:
-        return ad.add_jaxvals_p.bind(broadcast(x, axis_data.size, dy), y), dy
-    if dy is None:
-        return ad.add_jaxvals_p.bind(x, broadcast(y, axis_data.size, dx)), dx
-    return ad.add_jaxvals_p.bind(moveaxis(x, dx, dy), y), dy
+    dim = dx if dy is None else dy
+    x = x if dx == dim else move_stacked_axis(x, dx, dim, axis_data.size)
+    y = y if dy == dim else move_stacked_axis(y, dy, dim, axis_data.size)
+    return ad.add_jaxvals_p.bind(x, y), dim
 
 
 primitive_batchers[ad.add_jaxvals_p] = _add_any_batcher
