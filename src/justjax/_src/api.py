@@ -22,46 +22,7 @@ from justjax._src.tree_errors import keystr, prefix_errors
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime.array import Array, from_numpy
 from justjax._src.runtime.devices import Device
-
-
-class ShapeDtypeStruct:
-    """A shape, dtype and weak type standing in for an array (`jax.ShapeDtypeStruct`)."""
-
-    __slots__ = ("shape", "dtype", "sharding", "weak_type")
-
-    def __init__(self, shape: Sequence[int], dtype: Any, sharding: Any = None,
-                 weak_type: bool = False) -> None:
-        self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
-        self.sharding = sharding
-        self.weak_type = bool(weak_type)
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
-
-    def __repr__(self) -> str:
-        weak = ", weak_type=True" if self.weak_type else ""
-        return (f"ShapeDtypeStruct(shape={self.shape}, dtype={dtypes.dtype_name(self.dtype)}"
-                f"{weak})")
-
-    def __eq__(self, other: object) -> bool:
-        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
-
-    def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
-
-
-def _shape_dtype_aval(x: ShapeDtypeStruct) -> ShapedArray:
-    return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
-
-
-core.pytype_aval_mappings[ShapeDtypeStruct] = _shape_dtype_aval
+from justjax._src.stages import ShapeDtypeStruct
 
 
 def _static_positions(static_argnums: int | Sequence[int], nargs: int) -> frozenset[int]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import inspect
 import types
 from typing import Any, Callable, Iterable, Sequence
 
@@ -182,7 +181,7 @@ def checkpoint(fun: Callable, *, prevent_cse: bool | Sequence[bool] = True,
     def fun_remat(*args: Any, **kwargs: Any) -> Any:
         static = _static_positions(static_argnums, len(args))
         debug = staging.debug_info("checkpoint / remat", fun,
-                                   _leaf_names(fun, args, kwargs, static))
+                                   staging.leaf_arg_names(fun, args, kwargs, static))
         dyn_args = [a for i, a in enumerate(args) if i not in static]
         flat_args, in_tree = tree_util.tree_flatten((tuple(dyn_args), kwargs))
         in_avals = [_arg_aval(x) for x in flat_args]
@@ -224,28 +223,6 @@ def _arg_aval(x: Any) -> ShapedArray:
     if not core.valid_jaxtype(x):
         raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid JAX type")
     return core.get_aval(x)
-
-
-def _leaf_names(fun: Callable, args: Sequence[Any], kwargs: dict[str, Any],
-                static: frozenset[int]) -> list[str]:
-    """Names of the traced leaves in flattening order, for error messages: `x`, `d['a']`."""
-    try:
-        params = list(inspect.signature(fun).parameters.values())
-    except (TypeError, ValueError):
-        params = []
-    positional = [p.name for p in params
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    names = []
-    for i, arg in enumerate(args):
-        if i in static:
-            continue
-        top = positional[i] if i < len(positional) else f"args[{i}]"
-        names.extend(top + tree_util.keystr(path)
-                     for path, _ in tree_util.tree_flatten_with_path(arg)[0])
-    for key in sorted(kwargs):
-        names.extend(key + tree_util.keystr(path)
-                     for path, _ in tree_util.tree_flatten_with_path(kwargs[key])[0])
-    return names
 
 
 _STATIC_ARGNUMS_HINT = (

@@ -98,6 +98,10 @@ config.define("jax_default_matmul_precision", None, "Default precision of matmul
 config.define("jax_num_cpu_devices", 1, "Number of virtual CPU devices.", parse=int)
 config.define("jax_disable_jit", False, "Run jitted functions eagerly.", parse=_parse_bool)
 config.define("jax_debug_nans", False, "Raise on NaN results.", parse=_parse_bool)
+config.define("jax_log_compiles", False, "Log each trace and compilation of a jitted function.",
+              parse=_parse_bool)
+config.define("jax_explain_cache_misses", False, "Log why a jitted function is traced again.",
+              parse=_parse_bool)
 config.define("jax_platforms", "cpu", "Platforms to use.")
 
 

@@ -334,6 +334,20 @@ class PrettyContext:
             name = self.names[var] = self._fresh_name()
         return name
 
+    def suggest_same_var_names(self, for_vars: Sequence[Atom], like_vars: Sequence[Atom]
+                               ) -> None:
+        """Names each not yet named variable of `for_vars` (an inner jaxpr's binders) like
+        the variable of `like_vars` it stands for (the equation's), as JAX does for calls;
+        a variable passed twice lends its name only once."""
+        if len(for_vars) != len(like_vars):
+            return
+        used_like: set[Var] = set()
+        for for_var, like_var in zip(for_vars, like_vars):
+            if (isinstance(like_var, Var) and like_var not in used_like
+                    and isinstance(for_var, Var) and for_var not in self.names):
+                used_like.add(like_var)
+                self.names[for_var] = self.name(like_var)
+
     def _fresh_name(self) -> str:
         # A lifted jaxpr named `b` (after a jit of a function `b`) leaves `b` out of the
         # variable names, as JAX does.
@@ -383,10 +397,11 @@ def _pp_param_value(value: Any, context: PrettyContext) -> pp.Doc:
 _ADDRESS = re.compile(r" at 0x([0-9a-fA-F]+)")
 
 
-def pp_params(params: dict[str, Any], context: PrettyContext) -> pp.Doc:
+def pp_params(params: dict[str, Any], context: PrettyContext, sort: bool = True) -> pp.Doc:
     if not params:
         return pp.NIL
-    pairs = [pp.text(f"{key}=") + _pp_param_value(params[key], context) for key in sorted(params)]
+    keys = sorted(params) if sort else list(params)
+    pairs = [pp.text(f"{key}=") + _pp_param_value(params[key], context) for key in keys]
     return pp.group(pp.concat([
         pp.nest(2, pp.concat([pp.text("["), pp.brk(""), pp.join(pp.brk(), pairs)])),
         pp.brk(""), pp.text("]")]))
@@ -402,9 +417,10 @@ def _pp_eqn(eqn: JaxprEqn, context: PrettyContext) -> pp.Doc:
     return pp_eqn_default(eqn, context, eqn.params)
 
 
-def pp_eqn_default(eqn: JaxprEqn, context: PrettyContext, params: dict[str, Any]) -> pp.Doc:
+def pp_eqn_default(eqn: JaxprEqn, context: PrettyContext, params: dict[str, Any],
+                   sort_params: bool = True) -> pp.Doc:
     lhs = pp_vars(eqn.outvars, context, print_shapes=True)
-    rhs = [pp.text(eqn.primitive.name), pp_params(params, context),
+    rhs = [pp.text(eqn.primitive.name), pp_params(params, context, sort_params),
            pp.text(" ") + pp_vars(eqn.invars, context)]
     if eqn.outvars:
         return pp.concat([lhs, pp.text(" = "), *rhs])

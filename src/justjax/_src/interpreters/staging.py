@@ -12,6 +12,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from justjax._src import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var
@@ -59,6 +60,28 @@ def signature_arg_names(fun: Callable, args: Sequence[Any], kwargs: dict[str, An
             names.extend(f"{param_name}['{k}']" for k in value)
         else:
             names.append(param_name)
+    return names
+
+
+def leaf_arg_names(fun: Callable, args: Sequence[Any], kwargs: dict[str, Any],
+                static: frozenset[int]) -> list[str]:
+    """Names of the traced leaves in flattening order, for error messages: `x`, `d['a']`."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    positional = [p.name for p in params
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    names = []
+    for i, arg in enumerate(args):
+        if i in static:
+            continue
+        top = positional[i] if i < len(positional) else f"args[{i}]"
+        names.extend(top + tree_util.keystr(path)
+                     for path, _ in tree_util.tree_flatten_with_path(arg)[0])
+    for key in sorted(kwargs):
+        names.extend(key + tree_util.keystr(path)
+                     for path, _ in tree_util.tree_flatten_with_path(kwargs[key])[0])
     return names
 
 

@@ -17,7 +17,7 @@ from justjax._src.runtime.devices import Device, default_device
 class Array:
     """A concrete array: `Array([1., 2.], dtype=float32)`."""
 
-    __slots__ = ("_value", "aval", "_device", "_committed")
+    __slots__ = ("_buffer", "aval", "_device", "_committed")
     __array_priority__ = 100
 
     def __init__(self, value: np.ndarray, weak_type: bool = False, device: Device | None = None,
@@ -31,10 +31,19 @@ class Array:
             # 0-d values into 1-d ones).
             buffer = np.array(value, order="C", copy=True)
             buffer.setflags(write=False)
-        self._value = buffer
+        self._buffer: np.ndarray | None = buffer
         self.aval = ShapedArray(buffer.shape, buffer.dtype, weak_type)
         self._device = device
         self._committed = committed
+
+    @property
+    def _value(self) -> np.ndarray:
+        """The buffer; a donated (deleted) array has none, as in JAX."""
+        buffer = self._buffer
+        if buffer is None:
+            raise RuntimeError(f"Array has been deleted with shape="
+                               f"{self.aval.str_short(short_dtypes=False)}.")
+        return buffer
 
     # -- metadata --------------------------------------------------------------------------
     @property
@@ -99,10 +108,11 @@ class Array:
         return None
 
     def is_deleted(self) -> bool:
-        return False
+        return self._buffer is None
 
     def delete(self) -> None:
-        return None
+        """Frees the buffer; any later use raises RuntimeError (what donation does)."""
+        self._buffer = None
 
     def tolist(self) -> Any:
         return self._value.tolist()

@@ -1,0 +1,146 @@
+"""The reference backend: a NumPy interpreter of the StableHLO IR, the oracle of the others.
+
+Compiling a module turns each block into a list of steps, one per op: a *kernel* (a
+closure over the op's attributes, built once by the op's kernel builder) and the slots its
+operands and results occupy. Running a block runs the steps in order. Every result is
+checked against the type the IR promises, so a kernel that returns a wrong dtype or shape
+fails loudly here instead of giving a wrong answer later.
+
+Kernel builders are registered per opcode by the modules of this package:
+
+    @register("stablehlo.sine")
+    def _sine(op: Op, compiler: Compiler) -> Kernel:
+        return lambda x: np.sin(x)
+
+A kernel takes the operand arrays positionally and returns one array (one-result ops) or a
+list of arrays.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from justjax._src.hlo import ir
+from justjax._src.hlo.ir import Op
+
+Kernel = Callable[..., Any]
+KernelBuilder = Callable[[Op, "Compiler"], Kernel]
+
+kernel_builders: dict[str, KernelBuilder] = {}
+
+
+def register(*opcodes: str) -> Callable[[KernelBuilder], KernelBuilder]:
+    """Registers a kernel builder for each of `opcodes`."""
+    def decorate(builder: KernelBuilder) -> KernelBuilder:
+        for opcode in opcodes:
+            kernel_builders[opcode] = builder
+        return builder
+
+    return decorate
+
+
+class BlockRunner:
+    """A compiled block: `runner(args) -> results` (the terminator's operands)."""
+
+    def __init__(self, block: ir.Block, compiler: Compiler) -> None:
+        slots: dict[ir.Value, int] = {}
+        for arg in block.args:
+            slots[arg] = len(slots)
+        self.num_args = len(block.args)
+        steps = []
+        for op in block.ops[:-1]:
+            builder = kernel_builders.get(op.opcode)
+            if builder is None:
+                raise NotImplementedError(f"reference backend: no kernel for {op.opcode}")
+            kernel = builder(op, compiler)
+            ins = tuple(slots[v] for v in op.operands)
+            for result in op.results:
+                slots[result] = len(slots)
+            outs = tuple(slots[v] for v in op.results)
+            steps.append((kernel, ins, outs, op))
+        self.steps = steps
+        self.num_slots = len(slots)
+        self.result_slots = tuple(slots[v] for v in block.terminator.operands)
+
+    def __call__(self, args: Sequence[Any]) -> list[Any]:
+        env: list[Any] = [None] * self.num_slots
+        env[:self.num_args] = args
+        for kernel, ins, outs, op in self.steps:
+            result = kernel(*[env[i] for i in ins])
+            if len(outs) == 1:
+                env[outs[0]] = _checked(result, op.results[0], op)
+            else:
+                for slot, value, out in zip(outs, result, op.results, strict=True):
+                    env[slot] = _checked(value, out, op)
+        return [env[i] for i in self.result_slots]
+
+
+def _checked(value: Any, result: ir.Value, op: Op) -> Any:
+    expected = result.type
+    if isinstance(expected, ir.TokenType):
+        return value
+    if getattr(value, "dtype", None) != expected.dtype or np.shape(value) != expected.shape:
+        raise AssertionError(
+            f"reference kernel for {op.opcode} returned {getattr(value, 'dtype', type(value))}"
+            f"{list(np.shape(value))}, the IR says {expected}")
+    return value
+
+
+class Compiler:
+    """Compiles the functions of one module (each once, on first call)."""
+
+    def __init__(self, module: ir.Module) -> None:
+        self.module = module
+        self._functions: dict[str, BlockRunner] = {}
+
+    def function(self, name: str) -> BlockRunner:
+        runner = self._functions.get(name)
+        if runner is None:
+            runner = self._functions[name] = BlockRunner(self.module.function(name).body, self)
+        return runner
+
+    def region(self, region: ir.Region) -> BlockRunner:
+        return BlockRunner(region.block, self)
+
+
+class ReferenceExecutable:
+    """A module compiled for the reference backend."""
+
+    def __init__(self, module: ir.Module) -> None:
+        self.module = module
+        self._main = Compiler(module).function("main")
+
+    def execute(self, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+        with np.errstate(all="ignore"):
+            return [np.asarray(r) for r in self._main(args)]
+
+
+class ReferenceBackend:
+    name = "reference"
+
+    def compile(self, module: ir.Module) -> ReferenceExecutable:
+        return ReferenceExecutable(module)
+
+
+BACKEND = ReferenceBackend()
+
+
+@register("func.call")
+def _call(op: Op, compiler: Compiler) -> Kernel:
+    callee = op.attributes["callee"].name
+    single = len(op.results) == 1
+
+    def call(*args: Any) -> Any:
+        results = compiler.function(callee)(args)
+        return results[0] if single else results
+
+    return call
+
+
+def _load_kernels() -> None:
+    # The kernel modules register themselves on import.
+    from justjax._src.backends.reference import kernels  # noqa: F401
+
+
+_load_kernels()

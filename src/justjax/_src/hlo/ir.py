@@ -1,0 +1,333 @@
+"""The compiler's IR: a StableHLO module in SSA form.
+
+A `Module` holds `Function`s; a function's body is a `Block` of `Op`s ending in a
+`func.return`. An op has an opcode with its dialect (`stablehlo.add`, `chlo.lgamma`,
+`func.call`), operand `Value`s, result `Value`s (each with a `TensorType`), attributes and
+nested `Region`s (one block each: the computations of `stablehlo.reduce`, `sort`, `while`,
+`case`, `scatter`, ...), whose last op is `stablehlo.return`.
+
+Attributes are plain Python values where the StableHLO attribute kind follows from the type:
+
+    int               64-bit integer attribute (`3 : i64`); `IntegerAttr` for other widths
+    bool              `true` / `false`
+    str               string attribute (`"..."`)
+    tuple of ints     dense i64 array (`array<i64: 1, 0>`)
+    np.ndarray        dense elements (`dense<[1, 2]> : tensor<2xi64>`)
+    Enum              a StableHLO enum (`#stablehlo<comparison_direction GT>`)
+    Symbol            a symbol reference (`@g`)
+    tuple of others   an array attribute (`[#stablehlo<precision DEFAULT>, ...]`)
+    dataclasses below StableHLO's structured attributes (`#stablehlo.dot<...>`, ...)
+
+Values compare by identity; names are given only when printing.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from justjax._src.core import dtypes
+
+
+# ---------------------------------------------------------------------------------------------
+# Types.
+
+_ELEMENT_TYPES = {
+    np.dtype(np.bool_): "i1",
+    np.dtype(np.int8): "i8", np.dtype(np.int16): "i16", np.dtype(np.int32): "i32",
+    np.dtype(np.int64): "i64",
+    np.dtype(np.uint8): "ui8", np.dtype(np.uint16): "ui16", np.dtype(np.uint32): "ui32",
+    np.dtype(np.uint64): "ui64",
+    np.dtype(dtypes.float16): "f16", np.dtype(dtypes.bfloat16): "bf16",
+    np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
+    np.dtype(np.complex64): "complex<f32>", np.dtype(np.complex128): "complex<f64>",
+}
+
+
+def element_type_name(dtype: np.dtype) -> str:
+    """The MLIR element type of a NumPy dtype: `f32`, `i1`, `ui8`, `complex<f32>`."""
+    try:
+        return _ELEMENT_TYPES[np.dtype(dtype)]
+    except KeyError:
+        raise TypeError(f"no StableHLO element type for dtype {dtype}") from None
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """A ranked tensor type: `tensor<2x3xf32>`."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
+        object.__setattr__(self, "dtype", np.dtype(self.dtype))
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def __str__(self) -> str:
+        dims = "".join(f"{d}x" for d in self.shape)
+        return f"tensor<{dims}{element_type_name(self.dtype)}>"
+
+
+@dataclass(frozen=True)
+class TokenType:
+    """StableHLO's `!stablehlo.token`, threading side effects in order."""
+
+    def __str__(self) -> str:
+        return "!stablehlo.token"
+
+
+Type = TensorType | TokenType
+
+
+# ---------------------------------------------------------------------------------------------
+# Attributes with a structure of their own.
+
+@dataclass(frozen=True)
+class Enum:
+    """A StableHLO enum attribute: `Enum("comparison_direction", "GT")`."""
+
+    kind: str
+    value: str
+
+
+@dataclass(frozen=True)
+class IntegerAttr:
+    """An integer attribute of a type other than i64: `IntegerAttr(1, "i32")` is `1 : i32`."""
+
+    value: int
+    type: str
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A reference to a function of the module: `@name`."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class DotDimensionNumbers:
+    """`#stablehlo.dot<lhs_batching_dimensions = [...], ...>`."""
+
+    lhs_batching_dimensions: tuple[int, ...]
+    rhs_batching_dimensions: tuple[int, ...]
+    lhs_contracting_dimensions: tuple[int, ...]
+    rhs_contracting_dimensions: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class GatherDimensionNumbers:
+    """`#stablehlo.gather<offset_dims = [...], ...>`."""
+
+    offset_dims: tuple[int, ...]
+    collapsed_slice_dims: tuple[int, ...]
+    operand_batching_dims: tuple[int, ...]
+    start_indices_batching_dims: tuple[int, ...]
+    start_index_map: tuple[int, ...]
+    index_vector_dim: int
+
+
+@dataclass(frozen=True)
+class ScatterDimensionNumbers:
+    """`#stablehlo.scatter<update_window_dims = [...], ...>`."""
+
+    update_window_dims: tuple[int, ...]
+    inserted_window_dims: tuple[int, ...]
+    input_batching_dims: tuple[int, ...]
+    scatter_indices_batching_dims: tuple[int, ...]
+    scatter_dims_to_operand_dims: tuple[int, ...]
+    index_vector_dim: int
+
+
+@dataclass(frozen=True)
+class ConvDimensionNumbers:
+    """`#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>`: for each side the batch /
+    feature dimension and the spatial dimensions in order."""
+
+    input_batch_dimension: int
+    input_feature_dimension: int
+    input_spatial_dimensions: tuple[int, ...]
+    kernel_input_feature_dimension: int
+    kernel_output_feature_dimension: int
+    kernel_spatial_dimensions: tuple[int, ...]
+    output_batch_dimension: int
+    output_feature_dimension: int
+    output_spatial_dimensions: tuple[int, ...]
+
+
+# ---------------------------------------------------------------------------------------------
+# Values, ops, blocks, regions, functions, modules.
+
+_value_ids = itertools.count()
+
+
+class Value:
+    """An SSA value: an op result or a block argument. Compares by identity."""
+
+    __slots__ = ("type", "id")
+
+    def __init__(self, type: Type) -> None:
+        self.type = type
+        self.id = next(_value_ids)
+
+    def __repr__(self) -> str:
+        return f"Value(id={self.id}: {self.type})"
+
+
+@dataclass(eq=False)
+class Block:
+    """Arguments and a list of ops; the last op is the terminator (`stablehlo.return` in
+    regions, `func.return` in function bodies)."""
+
+    args: list[Value] = field(default_factory=list)
+    ops: list[Op] = field(default_factory=list)
+
+    @property
+    def terminator(self) -> Op:
+        return self.ops[-1]
+
+    def walk(self) -> Iterator[Op]:
+        """Every op of the block and of regions nested in it, parents before children."""
+        for op in self.ops:
+            yield op
+            for region in op.regions:
+                yield from region.block.walk()
+
+
+@dataclass(eq=False)
+class Region:
+    """A nested computation of an op: a single block."""
+
+    block: Block
+
+
+@dataclass(eq=False)
+class Op:
+    """`results = opcode(operands) {attributes} (regions)`."""
+
+    opcode: str
+    operands: list[Value]
+    results: list[Value]
+    attributes: dict[str, Any] = field(default_factory=dict)
+    regions: list[Region] = field(default_factory=list)
+
+    @property
+    def result(self) -> Value:
+        """The single result of a one-result op."""
+        if len(self.results) != 1:
+            raise ValueError(f"{self.opcode} has {len(self.results)} results, not one")
+        return self.results[0]
+
+    @property
+    def result_types(self) -> list[Type]:
+        return [v.type for v in self.results]
+
+    @property
+    def operand_types(self) -> list[Type]:
+        return [v.type for v in self.operands]
+
+    def __repr__(self) -> str:
+        return f"Op({self.opcode}, {len(self.operands)} operands, {len(self.results)} results)"
+
+
+@dataclass(eq=False)
+class Function:
+    """`func.func <visibility> @name(args) -> results { body }`. `result_attrs` hold one dict
+    per result (`jax.result_info`); `arg_attrs` one per argument (`tf.aliasing_output`...)."""
+
+    name: str
+    body: Block
+    result_types: list[Type]
+    visibility: str = "private"
+    arg_attrs: list[dict[str, Any]] | None = None
+    result_attrs: list[dict[str, Any]] | None = None
+
+    @property
+    def args(self) -> list[Value]:
+        return self.body.args
+
+    @property
+    def arg_types(self) -> list[Type]:
+        return [v.type for v in self.body.args]
+
+
+@dataclass(eq=False)
+class Module:
+    """`module @name attributes {...} { functions }`; the entry point is `main`."""
+
+    name: str
+    functions: list[Function] = field(default_factory=list)
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+    def function(self, name: str) -> Function:
+        for fn in self.functions:
+            if fn.name == name:
+                return fn
+        raise KeyError(f"module @{self.name} has no function @{name}")
+
+    @property
+    def main(self) -> Function:
+        return self.function("main")
+
+    def walk(self) -> Iterator[Op]:
+        for fn in self.functions:
+            yield from fn.body.walk()
+
+    def __str__(self) -> str:
+        from justjax._src.hlo.stablehlo_printer import print_module
+        return print_module(self)
+
+
+# ---------------------------------------------------------------------------------------------
+# Building.
+
+class Builder:
+    """Appends ops to a block: `b.op("stablehlo.add", [x, y], [x.type]).result`."""
+
+    def __init__(self, block: Block) -> None:
+        self.block = block
+
+    def op(self, opcode: str, operands: Sequence[Value], result_types: Sequence[Type],
+           attributes: dict[str, Any] | None = None,
+           regions: Sequence[Region] = ()) -> Op:
+        for operand in operands:
+            if not isinstance(operand, Value):
+                raise TypeError(f"{opcode}: operand {operand!r} is not an IR value")
+        new = Op(opcode, list(operands), [Value(t) for t in result_types],
+                 dict(attributes or {}), list(regions))
+        self.block.ops.append(new)
+        return new
+
+    def one(self, opcode: str, operands: Sequence[Value], result_type: Type,
+            **attributes: Any) -> Value:
+        """Emits a one-result op and returns its result."""
+        return self.op(opcode, operands, [result_type], attributes).result
+
+    def constant(self, value: Any, dtype: np.dtype) -> Value:
+        """`stablehlo.constant dense<value>` of `value`'s shape and the given dtype."""
+        array = np.asarray(value, dtype=dtype)
+        return self.one("stablehlo.constant", [], TensorType(array.shape, array.dtype),
+                        value=array)
+
+    def ret(self, values: Sequence[Value], opcode: str = "stablehlo.return") -> Op:
+        return self.op(opcode, values, [])
+
+
+def new_region(arg_types: Sequence[Type]) -> tuple[Region, Builder]:
+    """A region whose block takes arguments of `arg_types`, and a builder for its body."""
+    block = Block([Value(t) for t in arg_types])
+    return Region(block), Builder(block)

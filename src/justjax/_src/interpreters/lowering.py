@@ -1,0 +1,292 @@
+"""Lowering jaxprs to StableHLO modules (`_src/hlo/ir.py`).
+
+Each primitive registers a rule beside its definition:
+
+    lowering.register_lowering(sin_p, lowering.unary("stablehlo.sine"))
+
+A rule is `rule(ctx, *operands, **params) -> Value | list[Value]`: `ctx` is a
+`LoweringRuleContext` (the builder to emit into, the avals in and out), the operands are IR
+values, and the result is one value (or a list for multiple-result primitives).
+`lower_jaxpr_to_module` walks a closed jaxpr into a module `jit_<name>` whose public `main`
+takes the jaxpr's inputs; nested `jit` equations become private functions and `func.call`s.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from justjax._src.core import core, dtypes
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
+from justjax._src.hlo import ir
+from justjax._src.hlo.ir import Builder, TensorType, Value
+
+LoweringRule = Callable[..., Any]
+
+# primitive -> lowering rule
+lowerings: dict[core.Primitive, LoweringRule] = {}
+
+
+def register_lowering(primitive: core.Primitive, rule: LoweringRule) -> LoweringRule:
+    lowerings[primitive] = rule
+    return rule
+
+
+# ---------------------------------------------------------------------------------------------
+# Contexts.
+
+@dataclass
+class ModuleContext:
+    """The module being built and the private functions already lowered into it."""
+
+    module: ir.Module
+    # (jaxpr, name) -> function name, so a sub-jit called twice is lowered once.
+    function_names: dict[tuple[int, str], str] = field(default_factory=dict)
+    # Keeps lowered jaxprs alive so their ids stay unique while the module is built.
+    _lowered_jaxprs: list[Any] = field(default_factory=list)
+
+    def fresh_function_name(self, name: str) -> str:
+        """`name`, or `name_0`, `name_1`, ... if a function of that name exists."""
+        taken = {fn.name for fn in self.module.functions}
+        if name not in taken:
+            return name
+        for i in range(len(taken) + 1):
+            candidate = f"{name}_{i}"
+            if candidate not in taken:
+                return candidate
+        raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True)
+class LoweringRuleContext:
+    """What a lowering rule sees besides its operands and params."""
+
+    module_context: ModuleContext
+    builder: Builder
+    primitive: core.Primitive | None
+    avals_in: tuple[ShapedArray, ...]
+    avals_out: tuple[ShapedArray, ...]
+
+    def replace(self, **changes: Any) -> LoweringRuleContext:
+        fields_ = dict(module_context=self.module_context, builder=self.builder,
+                       primitive=self.primitive, avals_in=self.avals_in,
+                       avals_out=self.avals_out)
+        fields_.update(changes)
+        return LoweringRuleContext(**fields_)
+
+
+# ---------------------------------------------------------------------------------------------
+# Types and small emitters shared by the rules.
+
+def aval_to_type(aval: ShapedArray) -> TensorType:
+    """The tensor type of an aval; float0 (integer tangents) lowers as bool, as in JAX."""
+    dtype = aval.dtype
+    if dtype == dtypes.float0:
+        dtype = np.dtype(np.bool_)
+    return TensorType(aval.shape, dtype)
+
+
+def constant(b: Builder, value: Any, dtype: Any = None) -> Value:
+    """`stablehlo.constant` holding `value` (a scalar or array), of `dtype` if given."""
+    array = np.asarray(value) if dtype is None else np.asarray(value, dtype=dtype)
+    if array.dtype == dtypes.float0:
+        array = np.zeros(array.shape, np.bool_)
+    return b.constant(array, array.dtype)
+
+
+def broadcast_in_dim(b: Builder, x: Value, shape: Sequence[int],
+                     broadcast_dimensions: Sequence[int]) -> Value:
+    """`stablehlo.broadcast_in_dim` of `x` to `shape`, its dims going to `broadcast_dimensions`."""
+    return b.one("stablehlo.broadcast_in_dim", [x], TensorType(tuple(shape), x.type.dtype),
+                 broadcast_dimensions=tuple(int(d) for d in broadcast_dimensions))
+
+
+def broadcast_to(b: Builder, x: Value, shape: Sequence[int]) -> Value:
+    """Broadcasts a rank-0 (or same-shape) value to `shape`; no op when already that shape."""
+    shape = tuple(shape)
+    if x.type.shape == shape:
+        return x
+    if x.type.rank == 0:
+        return broadcast_in_dim(b, x, shape, ())
+    offset = len(shape) - x.type.rank
+    return broadcast_in_dim(b, x, shape, range(offset, len(shape)))
+
+
+def convert(b: Builder, x: Value, dtype: Any) -> Value:
+    """`stablehlo.convert` to `dtype`; no op when `x` already has it."""
+    dtype = np.dtype(dtype)
+    if x.type.dtype == dtype:
+        return x
+    return b.one("stablehlo.convert", [x], TensorType(x.type.shape, dtype))
+
+
+def compare_type(dtype: np.dtype) -> str:
+    """StableHLO's comparison type for operands of `dtype`."""
+    if dtypes.is_inexact(dtype):
+        return "FLOAT"
+    if dtypes.is_signed(dtype):
+        return "SIGNED"
+    return "UNSIGNED"
+
+
+def compare(b: Builder, x: Value, y: Value, direction: str) -> Value:
+    """`stablehlo.compare <direction>, x, y, <type>` giving a bool tensor."""
+    return b.one("stablehlo.compare", [x, y], TensorType(x.type.shape, np.bool_),
+                 comparison_direction=ir.Enum("comparison_direction", direction),
+                 compare_type=ir.Enum("comparison_type", compare_type(x.type.dtype)))
+
+
+def full(b: Builder, value: Any, aval: ShapedArray) -> Value:
+    """A tensor of `aval`'s type filled with `value`: a scalar constant, broadcast."""
+    scalar = constant(b, np.asarray(value).astype(aval_to_type(aval).dtype))
+    return broadcast_to(b, scalar, aval.shape)
+
+
+def elementwise(opcode: str) -> LoweringRule:
+    """The rule for a primitive that is one StableHLO elementwise op (operands of rank 0
+    broadcast to the result shape, as lax's implicit scalar broadcasting)."""
+    def rule(ctx: LoweringRuleContext, *operands: Value, **params: Any) -> Value:
+        out_type = aval_to_type(ctx.avals_out[0])
+        operands = [broadcast_to(ctx.builder, x, out_type.shape) for x in operands]
+        return ctx.builder.one(opcode, operands, out_type)
+
+    rule.__name__ = f"lower_{opcode.replace('.', '_')}"
+    return rule
+
+
+# ---------------------------------------------------------------------------------------------
+# Walking jaxprs.
+
+def _literal_value(b: Builder, literal: Literal) -> Value:
+    return constant(b, np.asarray(literal.val), aval_to_type(literal.aval).dtype)
+
+
+def jaxpr_subcomp(ctx: ModuleContext, b: Builder, jaxpr: Jaxpr, consts: Sequence[Value],
+                  args: Sequence[Value]) -> list[Value]:
+    """Emits `jaxpr`'s equations into `b` with its constvars bound to `consts` and invars to
+    `args`; returns the values of its outputs."""
+    env: dict[Var, Value] = {}
+
+    def read(atom: Any) -> Value:
+        if isinstance(atom, Literal):
+            return _literal_value(b, atom)
+        return env[atom]
+
+    for var, value in zip(jaxpr.constvars, consts, strict=True):
+        env[var] = value
+    for var, value in zip(jaxpr.invars, args, strict=True):
+        env[var] = value
+    for eqn in jaxpr.eqns:
+        rule = lowerings.get(eqn.primitive)
+        if rule is None:
+            raise NotImplementedError(
+                f"MLIR translation rule for primitive '{eqn.primitive.name}' not found for "
+                "platform cpu")
+        rule_ctx = LoweringRuleContext(
+            ctx, b, eqn.primitive, tuple(a.aval for a in eqn.invars),
+            tuple(v.aval for v in eqn.outvars))
+        outs = rule(rule_ctx, *[read(a) for a in eqn.invars], **eqn.params)
+        if not eqn.primitive.multiple_results:
+            outs = [outs]
+        outs = list(outs)
+        if len(outs) != len(eqn.outvars):
+            raise AssertionError(f"lowering of {eqn.primitive.name} gave {len(outs)} results "
+                                 f"for {len(eqn.outvars)} outputs")
+        for var, value in zip(eqn.outvars, outs, strict=True):
+            expected = aval_to_type(var.aval)
+            if value.type != expected:
+                raise AssertionError(f"lowering of {eqn.primitive.name} gave {value.type}, "
+                                     f"expected {expected}")
+            env[var] = value
+    return [read(v) for v in jaxpr.outvars]
+
+
+def lower_closed_jaxpr_inline(ctx: LoweringRuleContext, closed: ClosedJaxpr,
+                              args: Sequence[Value]) -> list[Value]:
+    """Emits a closed jaxpr's equations in place (its consts as constants)."""
+    consts = [constant(ctx.builder, _const_array(c, v.aval))
+              for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)]
+    return jaxpr_subcomp(ctx.module_context, ctx.builder, closed.jaxpr, consts, args)
+
+
+def _const_array(value: Any, aval: ShapedArray) -> np.ndarray:
+    return np.asarray(value, dtype=aval_to_type(aval).dtype)
+
+
+def lower_fun(fun: Callable[..., Any], multiple_results: bool = True) -> LoweringRule:
+    """A lowering rule that traces `fun(*operands, **params)` (written with lax) on the
+    operands' avals and lowers the resulting jaxpr in place, as JAX's `mlir.lower_fun`."""
+    from justjax._src.interpreters import staging
+
+    def rule(ctx: LoweringRuleContext, *operands: Value, **params: Any) -> Any:
+        def flat(*args: Any) -> list[Any]:
+            out = fun(*args, **params)
+            return list(out) if multiple_results else [out]
+
+        closed = staging.trace_to_jaxpr(flat, list(ctx.avals_in))
+        outs = lower_closed_jaxpr_inline(ctx, closed, operands)
+        return outs if multiple_results else outs[0]
+
+    return rule
+
+
+def lower_function(ctx: ModuleContext, name: str, closed: ClosedJaxpr, *,
+                   public: bool = False, result_infos: Sequence[str] | None = None,
+                   arg_attrs: Sequence[dict[str, Any]] | None = None) -> ir.Function:
+    """Lowers `closed` to a function of the module named `name` and adds it."""
+    block = ir.Block([Value(aval_to_type(a)) for a in closed.in_avals])
+    b = Builder(block)
+    fn = ir.Function(name, block, [aval_to_type(a) for a in closed.out_avals],
+                     visibility="public" if public else "private",
+                     arg_attrs=list(arg_attrs) if arg_attrs is not None else None,
+                     result_attrs=([{"jax.result_info": info} for info in result_infos]
+                                   if result_infos is not None else None))
+    ctx.module.functions.append(fn)
+    consts = [constant(b, _const_array(c, v.aval))
+              for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)]
+    outs = jaxpr_subcomp(ctx, b, closed.jaxpr, consts, block.args)
+    b.ret(outs, "func.return")
+    return fn
+
+
+def call_jaxpr(ctx: LoweringRuleContext, name: str, closed: ClosedJaxpr,
+               args: Sequence[Value]) -> list[Value]:
+    """`func.call @name(args)` of `closed` lowered as a private function (once per jaxpr
+    and name; a different jaxpr of the same name gets `name_0`, ...)."""
+    module_ctx = ctx.module_context
+    key = (id(closed.jaxpr), name)
+    fn_name = module_ctx.function_names.get(key)
+    if fn_name is None:
+        fn_name = module_ctx.fresh_function_name(name)
+        module_ctx.function_names[key] = fn_name
+        module_ctx._lowered_jaxprs.append(closed.jaxpr)
+        lower_function(module_ctx, fn_name, closed)
+    call = ctx.builder.op("func.call", list(args), [aval_to_type(a) for a in closed.out_avals],
+                          {"callee": ir.Symbol(fn_name)})
+    return list(call.results)
+
+
+_MODULE_NAME = re.compile(r"[^\w.-]")
+
+
+def module_name(fun_name: str) -> str:
+    """`jit_<name>` with characters MLIR symbols cannot hold replaced: `jit__lambda`."""
+    return "jit_" + _MODULE_NAME.sub("_", fun_name).rstrip("_")
+
+
+def lower_jaxpr_to_module(closed: ClosedJaxpr, fun_name: str,
+                          result_infos: Sequence[str],
+                          arg_attrs: Sequence[dict[str, Any]] | None = None) -> ir.Module:
+    """The StableHLO module of a jitted function: `module @jit_<fun_name>` with
+    `func.func public @main` computing `closed`, results annotated `jax.result_info`."""
+    module = ir.Module(module_name(fun_name), attributes={
+        "mhlo.num_partitions": ir.IntegerAttr(1, "i32"),
+        "mhlo.num_replicas": ir.IntegerAttr(1, "i32")})
+    ctx = ModuleContext(module)
+    # main comes first; private functions follow in the order they were first called.
+    lower_function(ctx, "main", closed, public=True, result_infos=result_infos,
+                   arg_attrs=arg_attrs)
+    return module

@@ -1,0 +1,338 @@
+"""`justjax.jit`: trace once per input signature, compile once, call the executable.
+
+A call flattens the dynamic arguments, looks up the cache by (pytree structure, avals with
+weak types, static arguments, config that changes tracing) and, on a miss, traces the
+function to a closed jaxpr. Called eagerly, the jaxpr's executable runs (compiled once per
+jaxpr by `stages.compile_jaxpr`); called under a transformation or while tracing, one `jit`
+equation is bound, which the transformation handles with the primitive's rules.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import weakref
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+from justjax._src import stages, tree_util
+from justjax._src.config import config
+from justjax._src.core import core
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from justjax._src.interpreters import staging
+from justjax._src.jit_primitive import jit_p
+from justjax._src.runtime.array import Array
+from justjax._src.tree_errors import keystr
+
+logger = logging.getLogger("justjax")
+
+
+def fun_name(fun: Callable) -> str:
+    """The name JAX gives a function: a partial's function's name, `<unnamed function>`."""
+    if isinstance(fun, functools.partial):
+        return fun_name(fun.func)
+    return getattr(fun, "__name__", "<unnamed function>")
+
+
+def _as_tuple(value: Any) -> tuple:
+    if value is None:
+        return ()
+    if isinstance(value, (int, str)):
+        return (value,)
+    return tuple(value)
+
+
+def _infer_argnums_and_argnames(fun: Callable, argnums: tuple[int, ...],
+                                argnames: tuple[str, ...]) -> tuple[tuple[int, ...],
+                                                                     tuple[str, ...]]:
+    """Completes positions from names and names from positions through `fun`'s signature,
+    as JAX does, so `static_argnums=1` also covers the argument passed by keyword."""
+    try:
+        parameters = inspect.signature(fun).parameters
+    except (TypeError, ValueError):
+        return argnums, argnames
+    positional = [name for name, p in parameters.items()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    keyword_ok = {name for name, p in parameters.items()
+                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    names = set(argnames)
+    nums = set(argnums)
+    for i in argnums:
+        if -len(positional) <= i < len(positional) and positional[i] in keyword_ok:
+            names.add(positional[i])
+    for name in argnames:
+        if name in positional:
+            nums.add(positional.index(name))
+    return tuple(sorted(nums)), tuple(sorted(names, key=list(parameters).index)
+                                      if all(n in parameters for n in names) else names)
+
+
+def _hash_static(values: Sequence[Any]) -> None:
+    for value in values:
+        try:
+            hash(value)
+        except TypeError as e:
+            raise ValueError(
+                "Non-hashable static arguments are not supported. An error occurred while "
+                f"trying to hash an object of type {type(value)}, {value}. The error was:\n"
+                f"{type(e).__name__}: {e}\n") from None
+
+
+@dataclass(frozen=True)
+class _Options:
+    static_argnums: tuple[int, ...]
+    static_argnames: tuple[str, ...]
+    donate_argnums: tuple[int, ...]
+    donate_argnames: tuple[str, ...]
+    keep_unused: bool
+    inline: bool
+
+
+@dataclass
+class _Entry:
+    """One cached input signature: the traced jaxpr and what calls need to run it."""
+
+    closed: ClosedJaxpr
+    signature: stages.Signature
+    compiled: stages.CompiledCall | None = None
+
+
+# Caches are shared by every `jit` of the same function with the same options, as in JAX:
+# `jit(f)(x)` twice traces once.
+_shared_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _cache_for(fun: Callable, options: _Options) -> dict:
+    try:
+        per_fun = _shared_caches.setdefault(fun, {})
+    except TypeError:  # not weak-referenceable: a cache of this wrapper's own
+        return {}
+    return per_fun.setdefault(options, {})
+
+
+class JitWrapped:
+    """A jitted function (`jax.jit(f)`): callable, with `trace`, `lower`, `eval_shape`."""
+
+    def __init__(self, fun: Callable, options: _Options) -> None:
+        self._fun = fun
+        self._options = options
+        self._name = fun_name(fun)
+        self._cache = _cache_for(fun, options)
+        self._simple = not (options.static_argnums or options.static_argnames
+                            or options.donate_argnums or options.donate_argnames)
+        functools.update_wrapper(self, fun)
+
+    # -- binding as a method ---------------------------------------------------------------
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
+    def __repr__(self) -> str:
+        return f"<PjitFunction of {self._fun!r}>"
+
+    # -- calls -----------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if config.read("jax_disable_jit"):
+            return self._fun(*args, **kwargs)
+        entry, flat_args = self._entry_for(args, kwargs)
+        if core.trace_state.trace is core.eval_trace:
+            if entry.compiled is None:
+                sig = entry.signature
+                entry.compiled = stages.compile_jaxpr(entry.closed, sig.name,
+                                                      sig.donated_invars, sig.keep_unused)
+            outs = entry.compiled.call_flat(flat_args)
+        elif self._options.inline:
+            outs = eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *flat_args)
+        else:
+            sig = entry.signature
+            outs = jit_p.bind(*flat_args, jaxpr=entry.closed, name=sig.name,
+                              donated_invars=sig.donated_invars, keep_unused=sig.keep_unused,
+                              inline=False)
+        return tree_util.tree_unflatten(entry.signature.out_tree, outs)
+
+    def trace(self, *args: Any, **kwargs: Any) -> stages.Traced:
+        entry, _ = self._entry_for(args, kwargs)
+        return stages.Traced(entry.signature, entry.closed)
+
+    def lower(self, *args: Any, **kwargs: Any) -> stages.Lowered:
+        return self.trace(*args, **kwargs).lower()
+
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        return self.trace(*args, **kwargs).out_info
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def _cache_size(self) -> int:
+        return len(self._cache)
+
+    # -- the cache ---------------------------------------------------------------------------
+    def _split_static(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, tuple]:
+        """(dynamic args, dynamic kwargs, static key)."""
+        if self._simple:
+            return args, kwargs, ()
+        nargs = len(args)
+        static_positions = {i % nargs for i in self._options.static_argnums
+                            if -nargs <= i < nargs}
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_positions)
+        static_names = self._options.static_argnames
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
+        static = tuple((i, args[i]) for i in sorted(static_positions))
+        static += tuple(sorted(((k, v) for k, v in kwargs.items() if k in static_names),
+                               key=lambda kv: kv[0]))
+        _hash_static([v for _, v in static])
+        return dyn_args, dyn_kwargs, static
+
+    def _entry_for(self, args: tuple, kwargs: dict) -> tuple[_Entry, list[Any]]:
+        dyn_args, dyn_kwargs, static = self._split_static(args, kwargs)
+        flat_args, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        avals = tuple(_arg_aval(x) for x in flat_args)
+        key = (in_tree, avals, static, config.trace_context())
+        entry = self._cache.get(key)
+        if entry is None:
+            if config.read("jax_explain_cache_misses"):
+                _explain_miss(self._name, self._fun, self._cache, key)
+            entry = self._trace(args, kwargs, dyn_args, dyn_kwargs, static, in_tree, avals)
+            self._cache[key] = entry
+        return entry, flat_args
+
+    def _trace(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,
+               static: tuple, in_tree: tree_util.PyTreeDef, avals: tuple[ShapedArray, ...]
+               ) -> _Entry:
+        static_positions = dict(s for s in static if isinstance(s[0], int))
+        static_kwargs = {k: v for k, v in static if isinstance(k, str)}
+        nargs = len(args)
+        fun = self._fun
+        out_trees: list[tree_util.PyTreeDef] = []
+        out_paths: list[tuple[str, ...]] = []
+
+        def flat_fun(*leaves: Any) -> list[Any]:
+            d_args, d_kwargs = tree_util.tree_unflatten(in_tree, leaves)
+            it = iter(d_args)
+            full_args = [static_positions[i] if i in static_positions else next(it)
+                         for i in range(nargs)]
+            out = fun(*full_args, **d_kwargs, **static_kwargs)
+            paths_and_leaves, out_tree = tree_util.tree_flatten_with_path(out)
+            out_trees.append(out_tree)
+            out_paths.append(tuple(keystr(path) for path, _ in paths_and_leaves))
+            leaves_out = [leaf for _, leaf in paths_and_leaves]
+            for leaf in leaves_out:
+                if not (isinstance(leaf, core.Tracer) or core.valid_jaxtype(leaf)):
+                    raise TypeError(f"Argument '{leaf}' of type {type(leaf)} is not a valid "
+                                    "JAX type")
+            return leaves_out
+
+        names = staging.leaf_arg_names(fun, args, dyn_kwargs, frozenset(static_positions))
+        debug = staging.debug_info("jit", fun, names)
+        closed = staging.trace_to_jaxpr(flat_fun, list(avals), debug)
+        donated = self._donated_leaves(args, kwargs, dyn_args, dyn_kwargs, static_positions)
+        signature = stages.Signature(
+            name=self._name, in_tree=in_tree, out_tree=out_trees[0], in_avals=avals,
+            arg_names=tuple(names), donated_invars=donated,
+            keep_unused=self._options.keep_unused, out_paths=out_paths[0])
+        if config.read("jax_log_compiles"):
+            logger.warning("Finished tracing + transforming %s for pjit", self._name)
+        return _Entry(closed, signature)
+
+    def _donated_leaves(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,
+                        static_positions: dict) -> tuple[bool, ...]:
+        options = self._options
+        nargs = len(args)
+        donate_positions = {i % nargs for i in options.donate_argnums if -nargs <= i < nargs}
+        flags: list[bool] = []
+        for i, arg in enumerate(args):
+            if i in static_positions:
+                continue
+            flags.extend([i in donate_positions] * len(tree_util.tree_leaves(arg)))
+        for key, value in dyn_kwargs.items():
+            flags.extend([key in options.donate_argnames] * len(tree_util.tree_leaves(value)))
+        return tuple(flags)
+
+
+def _arg_aval(x: Any) -> ShapedArray:
+    if type(x) is Array:
+        return x.aval
+    if isinstance(x, core.Tracer):
+        return x.aval
+    try:
+        return core.get_aval(x)
+    except TypeError:
+        raise TypeError(f"Error interpreting argument to jit as an abstract array. The "
+                        f"problematic value is of type {type(x)} and was passed to the "
+                        "function. This typically means that a jit-wrapped function was "
+                        "called with a non-array argument, and this argument was not marked "
+                        "as static using the static_argnums or static_argnames parameters "
+                        "of jax.jit.") from None
+
+
+def _explain_miss(name: str, fun: Callable, cache: dict, key: tuple) -> None:
+    """Logs why a call traces again, as `jax_explain_cache_misses` asks."""
+    in_tree, avals, static, context = key
+    if not cache:
+        reason = "never seen function"
+    else:
+        reasons = []
+        seen = list(cache)
+        if all(k[0] != in_tree for k in seen):
+            reasons.append(f"different input pytree structure: {in_tree}")
+        elif all(k[2] != static for k in seen):
+            reasons.append(f"different static arguments: {static!r}")
+        elif all(k[3] != context for k in seen):
+            reasons.append("different config affecting tracing (e.g. jax_enable_x64)")
+        else:
+            closest = min((k for k in seen if k[0] == in_tree),
+                          key=lambda k: sum(a != b for a, b in zip(k[1], avals, strict=True)))
+            for i, (old, new) in enumerate(zip(closest[1], avals, strict=True)):
+                if old != new:
+                    reasons.append(f"argument {i} type changed from {old.str_short()} "
+                                   f"(weak_type={old.weak_type}) to {new.str_short()} "
+                                   f"(weak_type={new.weak_type})")
+        reason = "; ".join(reasons) or "unknown"
+    try:
+        where = f"{inspect.getsourcefile(fun)}:{inspect.getsourcelines(fun)[1]}"
+    except (TypeError, OSError):
+        where = "unknown location"
+    logger.warning("TRACING CACHE MISS at %s (%s) because:\n  %s", where, name, reason)
+
+
+def jit(fun: Callable | None = None, /, *, in_shardings: Any = None, out_shardings: Any = None,
+        static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Iterable[str] | None = None,
+        donate_argnums: int | Sequence[int] | None = None,
+        donate_argnames: str | Iterable[str] | None = None,
+        keep_unused: bool = False, device: Any = None, backend: str | None = None,
+        inline: bool = False, compiler_options: dict[str, Any] | None = None) -> Any:
+    """Compile `fun` with justjax's pipeline: trace to a jaxpr, lower to StableHLO, compile.
+
+    Args:
+      fun: the function to compile; omitted, `jit` returns a decorator.
+      static_argnums / static_argnames: arguments passed as Python values (hashable), baked
+        into the trace; a new value traces again.
+      donate_argnums / donate_argnames: arguments whose buffers the call may reuse; the
+        donated Arrays are deleted by the call.
+      keep_unused: keep arguments the function does not read in the compiled program.
+      inline: inline the function's jaxpr into an enclosing trace instead of a `jit` call.
+      in_shardings, out_shardings, device, backend, compiler_options: accepted for
+        compatibility; there is one CPU backend.
+    Returns:
+      The jitted function (`__wrapped__`, `__name__`, `__doc__` kept), with `.trace`,
+      `.lower` and `.eval_shape`.
+    """
+    if fun is None:
+        return functools.partial(
+            jit, in_shardings=in_shardings, out_shardings=out_shardings,
+            static_argnums=static_argnums, static_argnames=static_argnames,
+            donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+            keep_unused=keep_unused, device=device, backend=backend, inline=inline,
+            compiler_options=compiler_options)
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+    static_nums, static_names = _infer_argnums_and_argnames(
+        fun, _as_tuple(static_argnums), _as_tuple(static_argnames))
+    donate_nums, donate_names = _infer_argnums_and_argnames(
+        fun, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
+    options = _Options(static_nums, static_names, donate_nums, donate_names,
+                       bool(keep_unused), bool(inline))
+    return JitWrapped(fun, options)

@@ -1,0 +1,401 @@
+"""Ahead-of-time stages of a jitted function, as JAX's `jax.stages`:
+
+    jit(f).trace(*args)   -> Traced    (.jaxpr, .out_info, .lower())
+    jit(f).lower(*args)   -> Lowered   (.as_text(), .compiler_ir(), .cost_analysis(), .compile())
+    lowered.compile()     -> Compiled  (callable; .as_text(), .cost_analysis(), .memory_analysis())
+
+`compile_jaxpr` is the one road from a closed jaxpr to an executable: the `jit` primitive's
+impl and every stage go through it, so a jaxpr is lowered and compiled once.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from justjax._src import tree_util
+from justjax._src.backends import get_backend
+from justjax._src.config import config
+from justjax._src.core import core, dtypes
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.jaxpr import ClosedJaxpr
+from justjax._src.hlo import ir
+from justjax._src.interpreters import lowering
+from justjax._src.interpreters import partial_eval as pe
+from justjax._src.runtime.array import Array, from_numpy, to_numpy
+
+logger = logging.getLogger("justjax")
+
+
+class ShapeDtypeStruct:
+    """A shape, dtype and weak type standing in for an array (`jax.ShapeDtypeStruct`)."""
+
+    __slots__ = ("shape", "dtype", "sharding", "weak_type")
+
+    def __init__(self, shape: Sequence[int], dtype: Any, sharding: Any = None,
+                 weak_type: bool = False) -> None:
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.sharding = sharding
+        self.weak_type = bool(weak_type)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return (f"ShapeDtypeStruct(shape={self.shape}, dtype={dtypes.dtype_name(self.dtype)}"
+                f"{weak})")
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
+
+
+def _shape_dtype_aval(x: ShapeDtypeStruct) -> ShapedArray:
+    return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+
+
+core.pytype_aval_mappings[ShapeDtypeStruct] = _shape_dtype_aval
+
+
+# ---------------------------------------------------------------------------------------------
+# From a jaxpr to an executable.
+
+@dataclass(frozen=True)
+class ModuleInfo:
+    """A lowered jaxpr: the module, which jaxpr inputs it keeps, and the output avals."""
+
+    module: ir.Module
+    kept_inputs: tuple[int, ...]
+    in_avals: tuple[ShapedArray, ...]
+    out_avals: tuple[ShapedArray, ...]
+    donated_invars: tuple[bool, ...]
+
+
+def _result_infos(out_paths: Sequence[str] | None, num_outs: int) -> list[str]:
+    if out_paths is not None:
+        return ["result" + path for path in out_paths]
+    return ["result"] if num_outs == 1 else [f"result[{i}]" for i in range(num_outs)]
+
+
+def _aliasing(kept_avals: Sequence[ShapedArray], donated: Sequence[bool],
+              out_avals: Sequence[ShapedArray]) -> list[dict[str, Any]] | None:
+    """`tf.aliasing_output` attributes pairing each donated input with an output of its type,
+    as JAX marks them (each output taken once)."""
+    if not any(donated):
+        return None
+    free = list(range(len(out_avals)))
+    attrs: list[dict[str, Any]] = []
+    for aval, is_donated in zip(kept_avals, donated, strict=True):
+        match = next((i for i in free if is_donated and out_avals[i].shape == aval.shape
+                      and out_avals[i].dtype == aval.dtype), None)
+        if match is None:
+            attrs.append({})
+        else:
+            free.remove(match)
+            attrs.append({"tf.aliasing_output": ir.IntegerAttr(match, "i32")})
+    return attrs
+
+
+def lower_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: Sequence[bool],
+                keep_unused: bool, out_paths: Sequence[str] | None = None) -> ModuleInfo:
+    """Lowers a jitted function's jaxpr to its StableHLO module. Inputs nothing reads are
+    dropped from `main` unless `keep_unused`, as in JAX."""
+    if keep_unused:
+        kept = tuple(range(len(closed.in_avals)))
+        pruned = closed
+    else:
+        jaxpr, used = pe.dce_jaxpr(closed.jaxpr, [True] * len(closed.out_avals))
+        kept = tuple(i for i, u in enumerate(used) if u)
+        pruned = ClosedJaxpr(jaxpr, closed.consts)
+    kept_avals = [closed.in_avals[i] for i in kept]
+    donated = [donated_invars[i] for i in kept]
+    module = lowering.lower_jaxpr_to_module(
+        pruned, name, _result_infos(out_paths, len(closed.out_avals)),
+        arg_attrs=_aliasing(kept_avals, donated, closed.out_avals))
+    return ModuleInfo(module, kept, tuple(closed.in_avals), tuple(closed.out_avals),
+                      tuple(donated_invars))
+
+
+class CompiledCall:
+    """An executable with the bookkeeping of its call: which arguments it reads and the
+    avals (weak types included) of its results."""
+
+    def __init__(self, info: ModuleInfo, name: str) -> None:
+        self.info = info
+        self.name = name
+        start = time.perf_counter()
+        self.executable = get_backend().compile(info.module)
+        self.compile_seconds = time.perf_counter() - start
+        self._kept = info.kept_inputs
+        self._in_dtypes = [info.in_avals[i].dtype for i in self._kept]
+        self._out_avals = info.out_avals
+        self._donated = [i for i, d in enumerate(info.donated_invars) if d]
+
+    def call_flat(self, args: Sequence[Any]) -> list[Array]:
+        """Runs on concrete flat arguments (Arrays, NumPy values, scalars)."""
+        buffers = [to_numpy(args[i], dtype)
+                   for i, dtype in zip(self._kept, self._in_dtypes, strict=True)]
+        outs = self.executable.execute(buffers)
+        results = [from_numpy(out, aval, buffers)
+                   for out, aval in zip(outs, self._out_avals, strict=True)]
+        for i in self._donated:
+            if isinstance(args[i], Array):
+                args[i].delete()
+        if config.read("jax_debug_nans"):
+            _check_nans(self.name, results)
+        return results
+
+
+def _check_nans(name: str, results: Sequence[Array]) -> None:
+    for out in results:
+        value = out._value
+        if np.issubdtype(value.dtype, np.inexact) and np.isnan(value).any():
+            raise FloatingPointError(f"invalid value (nan) encountered in jit({name})")
+
+
+def _log_compile(name: str, info: ModuleInfo) -> None:
+    level = logging.WARNING if config.read("jax_log_compiles") else logging.DEBUG
+    if logger.isEnabledFor(level):
+        shapes = ", ".join(a.str_short(short_dtypes=False) for a in info.in_avals)
+        logger.log(level, "Compiling jit(%s) with global shapes and types [%s]. "
+                   "Argument mapping: [%s].", name, shapes,
+                   ", ".join("UnspecifiedValue" for _ in info.in_avals))
+
+
+@pe.transform_cache
+def compile_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: tuple[bool, ...],
+                  keep_unused: bool) -> CompiledCall:
+    """The executable of a jit call of `closed` (cached per jaxpr and options)."""
+    info = lower_jaxpr(closed, name, donated_invars, keep_unused)
+    _log_compile(name, info)
+    return CompiledCall(info, name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cost and memory analysis (of the module as lowered; the optimizing passes refine them).
+
+_TRANSCENDENTAL = {
+    "exponential", "exponential_minus_one", "log", "log_plus_one", "logistic", "sine",
+    "cosine", "tan", "tanh", "sqrt", "rsqrt", "cbrt", "power", "atan2",
+}
+
+
+def _op_cost(op: ir.Op) -> tuple[float, float]:
+    """(flops, transcendentals) of one op, as XLA's HloCostAnalysis counts them."""
+    if not op.results or not isinstance(op.results[0].type, ir.TensorType):
+        return 0.0, 0.0
+    out = op.results[0].type
+    kind = op.opcode.split(".", 1)[-1]
+    if op.opcode == "stablehlo.dot_general":
+        dims = op.attributes["dot_dimension_numbers"]
+        lhs = op.operands[0].type
+        contracted = int(np.prod([lhs.shape[d] for d in dims.lhs_contracting_dimensions],
+                                 dtype=np.int64))
+        return 2.0 * out.size * contracted, 0.0
+    if op.opcode.startswith("chlo.") or kind in _TRANSCENDENTAL:
+        return 0.0, float(out.size)
+    if op.opcode == "stablehlo.reduce":
+        return float(op.operands[0].type.size), 0.0
+    elementwise = {"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum",
+                   "negate", "abs", "compare", "select", "and", "or", "xor", "not", "sign",
+                   "floor", "ceil", "round_nearest_even", "round_nearest_afz", "clamp"}
+    if kind in elementwise:
+        return float(out.size), 0.0
+    return 0.0, 0.0
+
+
+def cost_analysis(module: ir.Module) -> dict[str, float]:
+    """`flops`, `transcendentals` and `bytes accessed` of the module's ops: two flops per
+    multiply-add of a dot, one per element of an elementwise op or reduction input, and the
+    bytes each op reads and writes (constants and the terminator excluded)."""
+    flops = transcendentals = bytes_accessed = 0.0
+    for op in module.walk():
+        if op.opcode in ("stablehlo.constant", "func.return", "stablehlo.return", "func.call"):
+            continue
+        f, t = _op_cost(op)
+        flops += f
+        transcendentals += t
+        for value in (*op.operands, *op.results):
+            if isinstance(value.type, ir.TensorType):
+                bytes_accessed += value.type.nbytes
+    return {"flops": flops, "transcendentals": transcendentals,
+            "bytes accessed": bytes_accessed}
+
+
+@dataclass(frozen=True)
+class CompiledMemoryStats:
+    """Sizes in bytes of the executable's arguments, outputs and temporaries."""
+
+    generated_code_size_in_bytes: int
+    argument_size_in_bytes: int
+    output_size_in_bytes: int
+    alias_size_in_bytes: int
+    temp_size_in_bytes: int
+    host_generated_code_size_in_bytes: int = 0
+    host_argument_size_in_bytes: int = 0
+    host_output_size_in_bytes: int = 0
+    host_alias_size_in_bytes: int = 0
+    host_temp_size_in_bytes: int = 0
+
+
+def memory_analysis(info: ModuleInfo) -> CompiledMemoryStats:
+    main = info.module.main
+    arg_bytes = sum(t.nbytes for t in main.arg_types if isinstance(t, ir.TensorType))
+    out_bytes = sum(t.nbytes for t in main.result_types if isinstance(t, ir.TensorType))
+    results = {id(v) for v in main.body.terminator.operands}
+    temp = sum(v.type.nbytes for op in main.body.ops for v in op.results
+               if isinstance(v.type, ir.TensorType) and id(v) not in results)
+    aliased = sum(main.arg_types[i].nbytes for i, attrs in enumerate(main.arg_attrs or [])
+                  if "tf.aliasing_output" in attrs)
+    return CompiledMemoryStats(0, arg_bytes, out_bytes, aliased, temp)
+
+
+# ---------------------------------------------------------------------------------------------
+# The stages.
+
+def _arg_mismatches(expected: Sequence[ShapedArray], got: Sequence[ShapedArray],
+                    names: Sequence[str]) -> list[str]:
+    lines = []
+    for i, (want, have) in enumerate(zip(expected, got, strict=True)):
+        if want.shape != have.shape or want.dtype != have.dtype:
+            name = names[i] if i < len(names) else f"args[{i}]"
+            lines.append(f"Argument '{name}' compiled with "
+                         f"{want.str_short(short_dtypes=False)} and called with "
+                         f"{have.str_short(short_dtypes=False)}")
+    return lines
+
+
+@dataclass
+class Signature:
+    """What a stage knows about the call it was made for."""
+
+    name: str
+    in_tree: tree_util.PyTreeDef          # of (dynamic args, dynamic kwargs)
+    out_tree: tree_util.PyTreeDef
+    in_avals: tuple[ShapedArray, ...]
+    arg_names: tuple[str, ...]
+    donated_invars: tuple[bool, ...]
+    keep_unused: bool
+    out_paths: tuple[str, ...]
+
+
+class Compiled:
+    """A compiled jitted function for one input signature (`jax.stages.Compiled`)."""
+
+    def __init__(self, signature: Signature, call: CompiledCall) -> None:
+        self._signature = signature
+        self._call = call
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Runs on the dynamic arguments (static ones were fixed when lowering)."""
+        sig = self._signature
+        flat, in_tree = tree_util.tree_flatten((args, kwargs))
+        if in_tree != sig.in_tree:
+            raise TypeError(
+                "Function compiled with input pytree does not match the input pytree it was "
+                f"called with. Compiled with {sig.in_tree}, called with {in_tree}.")
+        avals = [core.get_aval(x) for x in flat]
+        mismatches = _arg_mismatches(sig.in_avals, avals, sig.arg_names)
+        if mismatches:
+            raise TypeError(
+                "Argument types differ from the types for which this computation was compiled. "
+                "Perhaps you are calling the compiled executable with a different enable_x64 "
+                "mode than when it was AOT compiled? The mismatches are:\n"
+                + "\n".join(mismatches))
+        outs = self._call.call_flat(flat)
+        return tree_util.tree_unflatten(sig.out_tree, outs)
+
+    def as_text(self) -> str:
+        """The compiled program as XLA HLO text."""
+        from justjax._src.hlo.hlo_printer import print_hlo_module
+        return print_hlo_module(self._call.info.module)
+
+    def cost_analysis(self) -> dict[str, float]:
+        return cost_analysis(self._call.info.module)
+
+    def memory_analysis(self) -> CompiledMemoryStats:
+        return memory_analysis(self._call.info)
+
+    @property
+    def in_tree(self) -> tree_util.PyTreeDef:
+        return self._signature.in_tree
+
+    @property
+    def out_tree(self) -> tree_util.PyTreeDef:
+        return self._signature.out_tree
+
+
+class Lowered:
+    """A jitted function lowered to StableHLO for one input signature."""
+
+    def __init__(self, signature: Signature, closed: ClosedJaxpr) -> None:
+        self._signature = signature
+        self._closed = closed
+        self._info = lower_jaxpr(closed, signature.name, signature.donated_invars,
+                                 signature.keep_unused, signature.out_paths)
+
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        """The module as StableHLO MLIR text (default) or XLA HLO text (`dialect="hlo"`)."""
+        if dialect in (None, "stablehlo", "mhlo"):
+            from justjax._src.hlo.stablehlo_printer import print_module
+            return print_module(self._info.module)
+        if dialect == "hlo":
+            from justjax._src.hlo.hlo_printer import print_hlo_module
+            return print_hlo_module(self._info.module)
+        raise ValueError(f"Unknown dialect {dialect!r}; expected 'stablehlo' or 'hlo'")
+
+    def compiler_ir(self, dialect: str | None = None) -> Any:
+        """The module itself (`ir.Module`, printing as StableHLO) or its HLO text."""
+        if dialect in (None, "stablehlo", "mhlo"):
+            return self._info.module
+        return self.as_text(dialect)
+
+    def cost_analysis(self) -> dict[str, float]:
+        return cost_analysis(self._info.module)
+
+    def compile(self, compiler_options: dict[str, Any] | None = None) -> Compiled:
+        sig = self._signature
+        call = compile_jaxpr(self._closed, sig.name, sig.donated_invars, sig.keep_unused)
+        return Compiled(sig, call)
+
+    @property
+    def in_tree(self) -> tree_util.PyTreeDef:
+        return self._signature.in_tree
+
+    @property
+    def out_tree(self) -> tree_util.PyTreeDef:
+        return self._signature.out_tree
+
+
+class Traced:
+    """A jitted function traced for one input signature: its jaxpr and output types."""
+
+    def __init__(self, signature: Signature, closed: ClosedJaxpr) -> None:
+        self._signature = signature
+        self.jaxpr = closed
+
+    @property
+    def out_info(self) -> Any:
+        shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                  for a in self.jaxpr.out_avals]
+        return tree_util.tree_unflatten(self._signature.out_tree, shapes)
+
+    @property
+    def in_avals(self) -> Any:
+        return tree_util.tree_unflatten(self._signature.in_tree, self._signature.in_avals)
+
+    def lower(self) -> Lowered:
+        return Lowered(self._signature, self.jaxpr)
