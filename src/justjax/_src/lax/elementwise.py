@@ -1,24 +1,30 @@
 """Elementwise primitives: arithmetic, comparison, logic, bit ops, transcendentals, conversion.
 
-Each primitive is defined in one place with its abstract evaluation and its eager
-implementation; other transforms register their rules beside these in later modules.
-Integer semantics follow XLA: division truncates toward zero, x / 0 is -1 and x % 0 is x,
-shifts by the bit width or more give 0 (or the sign for arithmetic right shifts), overflow wraps.
+Each primitive is defined in one place with its abstract evaluation, its eager
+implementation and its lowering to StableHLO (the ops JAX 0.10 emits: one StableHLO or CHLO
+op each, or JAX's expansion); differentiation rules live in `elementwise_ad`. Integer
+semantics follow XLA: division truncates toward zero, x / 0 is -1 and x % 0 is x, shifts by
+the bit width or more give 0 (or the sign for arithmetic right shifts), overflow wraps. The
+NumPy functions with these semantics are the reference backend's (`kernels.elementwise`).
 """
 from __future__ import annotations
 
+import builtins
 import enum
 from typing import Any, Callable, Sequence
 
 import numpy as np
 import scipy.special
 
+from justjax._src.backends.reference.kernels import elementwise as kernels
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_eqn_rules
-from justjax._src.interpreters import batching
-from justjax._src.lax import utils
+from justjax._src.hlo import ir
+from justjax._src.hlo.ir import Builder, TensorType, Value
+from justjax._src.interpreters import batching, lowering
+from justjax._src.lax import structural, utils
 from justjax._src.lax.utils import (ANY, COMPLEX, FLOAT, INEXACT, INT, INT_OR_BOOL, NUMERIC,
                                     def_numpy_impl, standard_primitive)
 
@@ -34,7 +40,8 @@ __all__ = [
     "lgamma", "lgamma_p", "log", "log1p", "log1p_p", "log_p", "logistic", "logistic_p", "lt",
     "lt_p", "max", "max_p", "min", "min_p", "mul", "mul_p", "ne", "ne_p", "neg", "neg_p",
     "nextafter", "nextafter_p", "not_p", "or_p",
-    "polygamma", "polygamma_p", "population_count", "population_count_p", "pow", "pow_p", "real", "real_p",
+    "polygamma", "polygamma_p", "population_count", "population_count_p", "pow", "pow_p",
+    "real", "real_p",
     "reduce_precision", "reduce_precision_p", "rem", "rem_p", "round", "round_p", "rsqrt",
     "rsqrt_p", "shift_left", "shift_left_p", "shift_right_arithmetic",
     "shift_right_arithmetic_p", "shift_right_logical", "shift_right_logical_p", "sign",
@@ -91,112 +98,23 @@ def _to_real(dtype: np.dtype) -> np.dtype:
     return dtypes.real_dtype(dtype)
 
 
-# -- integer arithmetic with XLA's edge cases --------------------------------------------------
-
-def _int_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    x, y = np.broadcast_arrays(x, y)
-    safe_y = np.where(y == 0, 1, y)
-    if dtypes.is_signed(x.dtype):
-        # INT_MIN / -1 overflows; XLA gives INT_MIN.
-        overflow = (x == np.iinfo(x.dtype).min) & (y == -1)
-        safe_y = np.where(overflow, 1, safe_y)
-        quotient = np.abs(x.astype(np.int64)) // np.abs(safe_y.astype(np.int64))
-        quotient = np.where((x < 0) != (safe_y < 0), -quotient, quotient).astype(x.dtype)
-    else:
-        quotient = x // safe_y
-    return np.where(y == 0, np.array(-1).astype(x.dtype), quotient)
-
-
-def _int_rem(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    x, y = np.broadcast_arrays(x, y)
-    safe_y = np.where(y == 0, 1, y)
-    if dtypes.is_signed(x.dtype):
-        safe_y = np.where(safe_y == -1, 1, safe_y)  # x % -1 == 0, and avoids INT_MIN % -1
-        result = np.fmod(x, safe_y)
-    else:
-        result = x % safe_y
-    return np.where(y == 0, x, result).astype(x.dtype)
-
-
-def _div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if dtypes.is_int(x.dtype):
-        return _int_div(x, y)
-    return np.true_divide(x, y)
-
-
-def _rem(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if dtypes.is_int(x.dtype):
-        return _int_rem(x, y)
-    return np.fmod(x, y)
-
-
-def _shift(kind: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    def shift(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        x, y = np.broadcast_arrays(x, y)
-        bits = x.dtype.itemsize * 8
-        unsigned = np.dtype(f"u{x.dtype.itemsize}")
-        count = y.astype(unsigned)  # negative counts are huge, hence out of range, as in XLA
-        in_range = count < bits
-        safe = np.where(in_range, count, 0).astype(unsigned)
-        if kind == "left":
-            result = (x.view(unsigned) << safe).view(x.dtype)
-            return np.where(in_range, result, 0).astype(x.dtype)
-        if kind == "right_logical":
-            result = (x.view(unsigned) >> safe).view(x.dtype)
-            return np.where(in_range, result, 0).astype(x.dtype)
-        signed = np.dtype(f"i{x.dtype.itemsize}")
-        result = (x.view(signed) >> safe.astype(signed)).view(x.dtype)
-        fill = np.where(x.view(signed) < 0, -1, 0).astype(signed).view(x.dtype)
-        return np.where(in_range, result, fill).astype(x.dtype)
-    return shift
-
-
-def _population_count(x: np.ndarray) -> np.ndarray:
-    # Count the two's-complement bits: np.bitwise_count counts those of |x| for signed ints.
-    unsigned = x.view(np.dtype(f"u{x.dtype.itemsize}"))
-    return np.bitwise_count(unsigned).astype(x.dtype)
-
-
-def _clz(x: np.ndarray) -> np.ndarray:
-    bits = x.dtype.itemsize * 8
-    unsigned = x.view(np.dtype(f"u{x.dtype.itemsize}")).astype(np.uint64)
-    count = np.full(x.shape, bits, dtype=np.int64)
-    remaining = unsigned.copy()
-    width = np.zeros(x.shape, dtype=np.int64)
-    while np.any(remaining):
-        nonzero = remaining != 0
-        width = np.where(nonzero, width + 1, width)
-        remaining = remaining >> np.uint64(1)
-    return (count - width).astype(x.dtype)
-
-
-def _sign(x: np.ndarray) -> np.ndarray:
-    if dtypes.is_complex(x.dtype):
-        magnitude = np.abs(x)
-        return np.where(magnitude == 0, 0, x / np.where(magnitude == 0, 1, magnitude))
-    if dtypes.is_unsigned(x.dtype):
-        return (x != 0).astype(x.dtype)
-    return np.sign(x)
-
-
-def _logistic(x: np.ndarray) -> np.ndarray:
-    if dtypes.is_complex(x.dtype):
-        return 1 / (1 + np.exp(-x))  # scipy's expit is real-only
-    return scipy.special.expit(x)
-
+# -- NumPy implementations ---------------------------------------------------------------------
+# The functions with XLA's semantics live with the reference backend's kernels (its oracle),
+# so eager and compiled results come from one implementation.
 
 def _round(x: np.ndarray, rounding_method: Any) -> np.ndarray:
     if int(rounding_method) == int(RoundingMethod.TO_NEAREST_EVEN):
         return np.round(x)
-    return np.copysign(np.floor(np.abs(x) + np.array(0.5, x.dtype)), x)
+    return kernels.round_away_from_zero(x)
 
 
 def _integer_pow(x: np.ndarray, y: int) -> np.ndarray:
+    """`x ** y` by the multiplications JAX's lowering emits: binary exponentiation on |y|,
+    then one division `1 / acc` for a negative `y`."""
     if y == 0:
         return np.ones_like(x)
-    base = x if y > 0 else np.reciprocal(x) if dtypes.is_inexact(x.dtype) else x
-    exponent = abs(y)
-    # Binary exponentiation with the same multiplication order as XLA's expansion.
+    base = x
+    exponent = builtins.abs(y)
     result = None
     while exponent:
         if exponent & 1:
@@ -204,58 +122,9 @@ def _integer_pow(x: np.ndarray, y: int) -> np.ndarray:
         exponent >>= 1
         if exponent:
             base = base * base
+    if y < 0:
+        return np.array(1, result.dtype) / result
     return result
-
-
-def _pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if dtypes.is_int(y.dtype) and not dtypes.is_int(x.dtype):
-        return np.power(x, y.astype(x.dtype))
-    return np.power(x, y)
-
-
-def _polygamma(m: np.ndarray, x: np.ndarray) -> np.ndarray:
-    # XLA's polygamma is NaN unless the order is a non-negative integer.
-    valid = (m >= 0) & (m == np.floor(m))
-    with np.errstate(all="ignore"):
-        result = scipy.special.polygamma(np.where(valid, m, 0), x)
-    return np.where(valid, result, np.nan).astype(x.dtype)
-
-
-def _nextafter(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    if x.dtype == dtypes.bfloat16:
-        bits = x.view(np.uint16).astype(np.int32)
-        toward = np.where(np.isnan(x) | np.isnan(y), np.nan, 0)
-        step = np.where(y > x, 1, -1) * np.where(x.astype(np.float32) >= 0, 1, -1)
-        out = (bits + np.where(x == y, 0, step)).astype(np.uint16).view(dtypes.bfloat16)
-        out = np.where(x == 0, np.where(y > 0, 1, -1).astype(np.float32) * 9.18355e-41, out)
-        return np.where(np.isnan(toward), np.nan, np.where(x == y, y, out)).astype(x.dtype)
-    return np.nextafter(x, y)
-
-
-def _reduce_precision(x: np.ndarray, exponent_bits: int, mantissa_bits: int) -> np.ndarray:
-    """Rounds to `mantissa_bits` (nearest, ties to even) and clamps to the exponent range of
-    `exponent_bits`: overflow becomes inf and values below the smallest normal become zero."""
-    wide = x.astype(np.float64) if x.dtype == np.float64 else x.astype(np.float32)
-    if wide.dtype == np.float32:
-        total_exp, total_man, uint = 8, 23, np.uint32
-    else:
-        total_exp, total_man, uint = 11, 52, np.uint64
-    bits = wide.view(uint).copy()
-    if mantissa_bits < total_man:
-        shift = uint(total_man - mantissa_bits)
-        one = uint(1)
-        last = (bits >> shift) & one
-        bias = ((one << (shift - one)) - one) + last
-        bits = ((bits + bias) >> shift) << shift
-    result = bits.view(wide.dtype)
-    if exponent_bits < total_exp:
-        max_exp = 2 ** (exponent_bits - 1) - 1
-        largest = np.ldexp(2 - 2.0 ** -mantissa_bits, max_exp)
-        smallest_normal = np.ldexp(1.0, 1 - max_exp)
-        result = np.where(np.abs(result) > largest, np.copysign(np.inf, result), result)
-        result = np.where(np.abs(result) < smallest_normal, np.copysign(0.0, result), result)
-    result = np.where(np.isnan(wide), wide, result)
-    return result.astype(x.dtype)
 
 
 class RoundingMethod(enum.IntEnum):
@@ -276,7 +145,7 @@ class AccuracyMode(enum.Enum):
 # -- the primitives ----------------------------------------------------------------------------
 
 neg_p = unop("neg", NUMERIC, np.negative)
-sign_p = unop("sign", NUMERIC, _sign)
+sign_p = unop("sign", NUMERIC, kernels.sign)
 floor_p = unop("floor", FLOAT, np.floor)
 ceil_p = unop("ceil", FLOAT, np.ceil)
 round_p = unop("round", FLOAT, _round)
@@ -287,7 +156,7 @@ log_p = unop("log", INEXACT, np.log)
 log1p_p = unop("log1p", INEXACT, np.log1p)
 expm1_p = unop("expm1", INEXACT, np.expm1)
 tanh_p = unop("tanh", INEXACT, np.tanh)
-logistic_p = unop("logistic", INEXACT, _logistic)
+logistic_p = unop("logistic", INEXACT, kernels.logistic)
 sin_p = unop("sin", INEXACT, np.sin)
 cos_p = unop("cos", INEXACT, np.cos)
 tan_p = unop("tan", INEXACT, np.tan)
@@ -304,44 +173,41 @@ rsqrt_p = unop("rsqrt", INEXACT, lambda x: 1 / np.sqrt(x))
 cbrt_p = unop("cbrt", FLOAT, np.cbrt)
 erf_p = unop("erf", FLOAT, scipy.special.erf)
 erfc_p = unop("erfc", FLOAT, scipy.special.erfc)
-erf_inv_p = unop("erf_inv", FLOAT, scipy.special.erfinv)
-lgamma_p = unop("lgamma", FLOAT, scipy.special.gammaln)
-def _digamma(x: np.ndarray) -> np.ndarray:
-    # XLA's digamma is NaN at its poles (0, -1, -2, ...) where SciPy gives -inf at 0.
-    return np.where((x <= 0) & (x == np.floor(x)), np.nan, scipy.special.digamma(x))
-
-
-digamma_p = unop("digamma", FLOAT, _digamma)
+erf_inv_p = unop("erf_inv", FLOAT, kernels.erf_inv)
+lgamma_p = unop("lgamma", FLOAT, kernels.lgamma)
+digamma_p = unop("digamma", FLOAT, kernels.digamma)
 abs_p = unop("abs", NUMERIC, np.abs, result_dtype=_to_real)
 not_p = unop("not", INT_OR_BOOL, np.invert)
-population_count_p = unop("population_count", INT, _population_count)
-clz_p = unop("clz", INT, _clz)
+population_count_p = unop("population_count", INT, kernels.population_count)
+clz_p = unop("clz", INT, kernels.clz)
 real_p = unop("real", COMPLEX, np.real, result_dtype=_to_real)
 imag_p = unop("imag", COMPLEX, np.imag, result_dtype=_to_real)
 conj_p = unop("conj", INEXACT, lambda x, input_dtype: np.conj(x),
               result_dtype=lambda d: d if dtypes.is_complex(d) else dtypes.to_complex_dtype(d))
 square_p = unop("square", NUMERIC, np.square)
-reduce_precision_p = unop("reduce_precision", FLOAT, _reduce_precision, low_precision_in_f32=False)
+reduce_precision_p = unop("reduce_precision", FLOAT, kernels.reduce_precision,
+                           low_precision_in_f32=False)
 integer_pow_p = unop("integer_pow", NUMERIC, _integer_pow)
 
 add_p = binop("add", NUMERIC, np.add)
 sub_p = binop("sub", NUMERIC, np.subtract)
 mul_p = binop("mul", NUMERIC, np.multiply)
-div_p = binop("div", NUMERIC, _div)
-rem_p = binop("rem", INT + FLOAT, _rem)
-max_p = binop("max", ANY, np.maximum)
-min_p = binop("min", ANY, np.minimum)
+div_p = binop("div", NUMERIC, kernels.divide)
+rem_p = binop("rem", INT + FLOAT, kernels.remainder)
+max_p = binop("max", ANY, kernels.maximum)
+min_p = binop("min", ANY, kernels.minimum)
 atan2_p = binop("atan2", INEXACT, np.arctan2)
-polygamma_p = binop("polygamma", FLOAT, _polygamma)
-nextafter_p = binop("nextafter", FLOAT, _nextafter, low_precision_in_f32=False)
+polygamma_p = binop("polygamma", FLOAT, kernels.polygamma)
+nextafter_p = binop("nextafter", FLOAT, kernels.nextafter, low_precision_in_f32=False)
 and_p = binop("and", INT_OR_BOOL, np.bitwise_and)
 or_p = binop("or", INT_OR_BOOL, np.bitwise_or)
 xor_p = binop("xor", INT_OR_BOOL, np.bitwise_xor)
-shift_left_p = binop("shift_left", INT, _shift("left"))
-shift_right_logical_p = binop("shift_right_logical", INT, _shift("right_logical"))
-shift_right_arithmetic_p = binop("shift_right_arithmetic", INT, _shift("right_arithmetic"))
-pow_p = naryop("pow", [INEXACT, INEXACT + INT], _pow, require_same_dtypes=False)
-complex_p = binop("complex", (dtypes.float32, dtypes.float64), lambda x, y: x + 1j * y,
+shift_left_p = binop("shift_left", INT, kernels.shift_left)
+shift_right_logical_p = binop("shift_right_logical", INT, kernels.shift_right_logical)
+shift_right_arithmetic_p = binop("shift_right_arithmetic", INT,
+                                  kernels.shift_right_arithmetic)
+pow_p = naryop("pow", [INEXACT, INEXACT + INT], kernels.power, require_same_dtypes=False)
+complex_p = binop("complex", (dtypes.float32, dtypes.float64), kernels.make_complex,
                   result_dtype=dtypes.to_complex_dtype)
 
 eq_p = binop("eq", ANY, np.equal, result_dtype=_to_bool)
@@ -521,6 +387,269 @@ def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> An
 def integer_pow(x: Any, y: int) -> Any:
     """`x ** y` for a static integer `y`, by repeated multiplication."""
     return integer_pow_p.bind(x, y=int(y))
+
+
+# -- lowering to StableHLO ---------------------------------------------------------------------
+# As JAX's rules: one StableHLO (or CHLO) op where JAX emits one, rank-0 operands broadcast to
+# the result shape, and JAX's expansions elsewhere (logistic, exp2, conj, integer_pow, complex
+# sin/cos/max/min, unsigned sign). A non-default `accuracy` is not attached to the op: JAX
+# attaches a `#stablehlo.result_accuracy` attribute, which the IR cannot express yet; the op
+# without it is valid and computes at default accuracy.
+
+def _full_like_aval(b: Builder, value: Any, aval: ShapedArray) -> Value:
+    """A scalar constant broadcast to `aval` even when `aval` is rank 0, as JAX's
+    `mlir.full_like_aval` emits it (`lowering.full` skips the no-op broadcast, as
+    `lax.full_like` traced through `lower_fun` does)."""
+    scalar = lowering.constant(b, np.asarray(value).astype(aval.dtype))
+    return lowering.broadcast_in_dim(b, scalar, aval.shape, ())
+
+
+def _out_type(ctx: lowering.LoweringRuleContext) -> TensorType:
+    return lowering.aval_to_type(ctx.avals_out[0])
+
+
+def _unary_lowering(opcode: str, complex_fun: Callable | None = None) -> lowering.LoweringRule:
+    """The rule of a one-op unary primitive; complex operands go through `complex_fun`
+    (written with lax, lowered in place) when given, as JAX's sin and cos do."""
+    real_rule = lowering.elementwise(opcode)
+    if complex_fun is None:
+        return real_rule
+    complex_rule = lowering.lower_fun(complex_fun, multiple_results=False)
+
+    def rule(ctx: lowering.LoweringRuleContext, x: Value, **params: Any) -> Value:
+        if dtypes.is_complex(ctx.avals_in[0].dtype):
+            return complex_rule(ctx, x)
+        return real_rule(ctx, x)
+
+    return rule
+
+
+def _complex_trig_parts(x: Any) -> tuple[Any, ...]:
+    """What complex sin and cos share: (zero, real(x) == 0, sin(real), cos(real),
+    cosh(imag), sinh(imag)), the hyperbolic ones through expm1 as JAX expands them (expm1
+    avoids cancellation where |imag(x)| is small)."""
+    a, b = real(x), imag(x)
+    zero = np.zeros((), a.dtype)
+    two = np.full((), 2, a.dtype)
+    a_is_zero = eq(a, zero)
+    sn, cs = sin(a), cos(a)
+    e1m, e2m = expm1(b), expm1(neg(b))
+    sinh_b, cosh_b = div(sub(e1m, e2m), two), div(add(add(e1m, e2m), two), two)
+    return zero, a_is_zero, sn, cs, cosh_b, sinh_b
+
+
+def _complex_sin(x: Any) -> Any:
+    """sin of a complex number through real sin, cos and expm1, exact for a zero real part."""
+    zero, a_is_zero, sn, cs, cosh_b, sinh_b = _complex_trig_parts(x)
+    re, im = mul(sn, cosh_b), mul(cs, sinh_b)
+    return structural.select(a_is_zero, complex(zero, im), complex(re, im))
+
+
+def _complex_cos(x: Any) -> Any:
+    """cos of a complex number, as `_complex_sin`."""
+    zero, a_is_zero, sn, cs, cosh_b, sinh_b = _complex_trig_parts(x)
+    re, im = mul(cs, cosh_b), mul(neg(sn), sinh_b)
+    return structural.select(a_is_zero, complex(re, zero), complex(re, im))
+
+
+def _sign_lowering(ctx: lowering.LoweringRuleContext, x: Value) -> Value:
+    """`stablehlo.sign`, except unsigned integers: `x == 0 ? 0 : 1`."""
+    aval = ctx.avals_in[0]
+    if not dtypes.is_unsigned(aval.dtype):
+        return ctx.builder.one("stablehlo.sign", [x], _out_type(ctx))
+    b = ctx.builder
+    is_zero = lowering.compare(b, x, _full_like_aval(b, 0, aval), "EQ")
+    zeros, ones = _full_like_aval(b, 0, aval), _full_like_aval(b, 1, aval)
+    return b.one("stablehlo.select", [is_zero, zeros, ones], _out_type(ctx))
+
+
+def _round_lowering(ctx: lowering.LoweringRuleContext, x: Value, *,
+                    rounding_method: Any) -> Value:
+    """`stablehlo.round_nearest_afz` or `stablehlo.round_nearest_even`."""
+    if int(rounding_method) == int(RoundingMethod.TO_NEAREST_EVEN):
+        opcode = "stablehlo.round_nearest_even"
+    else:
+        opcode = "stablehlo.round_nearest_afz"
+    return ctx.builder.one(opcode, [x], _out_type(ctx))
+
+
+def _exp2_lowering(ctx: lowering.LoweringRuleContext, x: Value, **params: Any) -> Value:
+    """`exp(log(2) * x)`, as JAX lowers exp2."""
+    b = ctx.builder
+    log2 = _full_like_aval(b, np.log(2), ctx.avals_in[0])
+    product = b.one("stablehlo.multiply", [log2, x], _out_type(ctx))
+    return b.one("stablehlo.exponential", [product], _out_type(ctx))
+
+
+def _logistic_lowering(ctx: lowering.LoweringRuleContext, x: Value, **params: Any) -> Value:
+    """`1 / (1 + exp(-x))`: JAX lowers logistic by this formula rather than
+    `stablehlo.logistic`."""
+    b = ctx.builder
+    out_type = _out_type(ctx)
+    exp_neg = b.one("stablehlo.exponential", [b.one("stablehlo.negate", [x], out_type)], out_type)
+    denominator = b.one("stablehlo.add", [lowering.full(b, 1, ctx.avals_out[0]), exp_neg],
+                        out_type)
+    return b.one("stablehlo.divide", [lowering.full(b, 1, ctx.avals_out[0]), denominator],
+                 out_type)
+
+
+def _conj_lowering(ctx: lowering.LoweringRuleContext, x: Value, **params: Any) -> Value:
+    """`complex(real(x), -imag(x))`; a real `x` becomes `complex(x, 0)`."""
+    b = ctx.builder
+    aval = ctx.avals_in[0]
+    if not dtypes.is_complex(aval.dtype):
+        zeros = lowering.full(b, 0, aval)
+        return b.one("stablehlo.complex", [x, zeros], _out_type(ctx))
+    part_type = TensorType(aval.shape, dtypes.real_dtype(aval.dtype))
+    re = b.one("stablehlo.real", [x], part_type)
+    im = b.one("stablehlo.imag", [x], part_type)
+    return b.one("stablehlo.complex", [re, b.one("stablehlo.negate", [im], part_type)],
+                 _out_type(ctx))
+
+
+def _square_lowering(ctx: lowering.LoweringRuleContext, x: Value) -> Value:
+    """`x * x` for integers, `chlo.square` otherwise."""
+    if dtypes.is_int(ctx.avals_in[0].dtype):
+        return ctx.builder.one("stablehlo.multiply", [x, x], _out_type(ctx))
+    return ctx.builder.one("chlo.square", [x], _out_type(ctx))
+
+
+def _integer_pow_lowering(ctx: lowering.LoweringRuleContext, x: Value, *, y: int) -> Value:
+    """Multiplications by binary exponentiation on |y| (then `1 / acc` for a negative y),
+    with JAX's shortcuts for y in (1, 2, 3, -1)."""
+    b = ctx.builder
+    out_type = _out_type(ctx)
+
+    def mul_(u: Value, v: Value) -> Value:
+        return b.one("stablehlo.multiply", [u, v], out_type)
+
+    if y == 1:
+        return x
+    if y == 2:
+        return mul_(x, x)
+    if y == 3:
+        return mul_(mul_(x, x), x)
+    if y == -1:
+        return b.one("stablehlo.divide", [_full_like_aval(b, 1, ctx.avals_in[0]), x], out_type)
+    # The general case is JAX's `lower_fun` of its lax expansion, whose constants skip the
+    # broadcast for rank-0 operands (hence `lowering.full`).
+    if y == 0:
+        return lowering.full(b, 1, ctx.avals_out[0])
+    acc, base, exponent = None, x, builtins.abs(y)
+    while exponent:
+        if exponent & 1:
+            acc = base if acc is None else mul_(acc, base)
+        exponent >>= 1
+        if exponent:
+            base = mul_(base, base)
+    if y < 0:
+        return b.one("stablehlo.divide", [lowering.full(b, 1, ctx.avals_out[0]), acc], out_type)
+    return acc
+
+
+def _reduce_precision_lowering(ctx: lowering.LoweringRuleContext, x: Value, *,
+                               exponent_bits: int, mantissa_bits: int) -> Value:
+    """`stablehlo.reduce_precision` with i32 bit counts (printed `format = e8m7`)."""
+    return ctx.builder.one("stablehlo.reduce_precision", [x], _out_type(ctx),
+                           exponent_bits=ir.IntegerAttr(exponent_bits, "i32"),
+                           mantissa_bits=ir.IntegerAttr(mantissa_bits, "i32"))
+
+
+def _broadcast_operands(ctx: lowering.LoweringRuleContext, *operands: Value) -> list[Value]:
+    shape = ctx.avals_out[0].shape
+    return [lowering.broadcast_to(ctx.builder, v, shape) for v in operands]
+
+
+def _mul_lowering(ctx: lowering.LoweringRuleContext, x: Value, y: Value, *,
+                  out_dtype: Any = None) -> Value:
+    """`stablehlo.multiply`; with an `out_dtype`, the operands are converted to the result
+    type first (a `stablehlo.convert` even when the types agree, as JAX emits it)."""
+    x, y = _broadcast_operands(ctx, x, y)
+    out_type = _out_type(ctx)
+    if out_dtype is not None:
+        x, y = (ctx.builder.one("stablehlo.convert", [v], out_type) for v in (x, y))
+    return ctx.builder.one("stablehlo.multiply", [x, y], out_type)
+
+
+def _pow_lowering(ctx: lowering.LoweringRuleContext, x: Value, y: Value) -> Value:
+    """`stablehlo.power`, an integer exponent converted to the base's dtype first."""
+    y = lowering.convert(ctx.builder, y, _out_type(ctx).dtype)
+    x, y = _broadcast_operands(ctx, x, y)
+    return ctx.builder.one("stablehlo.power", [x, y], _out_type(ctx))
+
+
+def _minmax_lowering(opcode: str, direction: str) -> lowering.LoweringRule:
+    """`stablehlo.maximum`/`minimum`; complex numbers compare lexicographically as (real,
+    imag) pairs through compares and selects, as JAX lowers them."""
+    def rule(ctx: lowering.LoweringRuleContext, x: Value, y: Value) -> Value:
+        b = ctx.builder
+        x, y = _broadcast_operands(ctx, x, y)
+        out_type = _out_type(ctx)
+        if not dtypes.is_complex(out_type.dtype):
+            return b.one(opcode, [x, y], out_type)
+        part_type = TensorType(out_type.shape, dtypes.real_dtype(out_type.dtype))
+        rx, ry = (b.one("stablehlo.real", [v], part_type) for v in (x, y))
+        real_eq = lowering.compare(b, rx, ry, "EQ")
+        real_cmp = lowering.compare(b, rx, ry, direction)
+        ix, iy = (b.one("stablehlo.imag", [v], part_type) for v in (x, y))
+        imag_cmp = lowering.compare(b, ix, iy, direction)
+        which = b.one("stablehlo.select", [real_eq, imag_cmp, real_cmp], real_eq.type)
+        return b.one("stablehlo.select", [which, x, y], out_type)
+
+    return rule
+
+
+def _compare_lowering(direction: str) -> lowering.LoweringRule:
+    """`stablehlo.compare <direction>` of the FLOAT, SIGNED or UNSIGNED type of the operands'
+    dtype (bool compares UNSIGNED)."""
+    def rule(ctx: lowering.LoweringRuleContext, x: Value, y: Value) -> Value:
+        x, y = _broadcast_operands(ctx, x, y)
+        return lowering.compare(ctx.builder, x, y, direction)
+
+    return rule
+
+
+_ONE_OP_LOWERINGS = {
+    neg_p: "stablehlo.negate", floor_p: "stablehlo.floor", ceil_p: "stablehlo.ceil",
+    is_finite_p: "stablehlo.is_finite", exp_p: "stablehlo.exponential",
+    log_p: "stablehlo.log", log1p_p: "stablehlo.log_plus_one",
+    expm1_p: "stablehlo.exponential_minus_one", tanh_p: "stablehlo.tanh",
+    tan_p: "stablehlo.tan", asin_p: "chlo.asin", acos_p: "chlo.acos", atan_p: "chlo.atan",
+    sinh_p: "chlo.sinh", cosh_p: "chlo.cosh", asinh_p: "chlo.asinh", acosh_p: "chlo.acosh",
+    atanh_p: "chlo.atanh", sqrt_p: "stablehlo.sqrt", rsqrt_p: "stablehlo.rsqrt",
+    cbrt_p: "stablehlo.cbrt", erf_p: "chlo.erf", erfc_p: "chlo.erfc",
+    erf_inv_p: "chlo.erf_inv", lgamma_p: "chlo.lgamma", digamma_p: "chlo.digamma",
+    abs_p: "stablehlo.abs", not_p: "stablehlo.not", population_count_p: "stablehlo.popcnt",
+    clz_p: "stablehlo.count_leading_zeros", real_p: "stablehlo.real",
+    imag_p: "stablehlo.imag",
+    add_p: "stablehlo.add", sub_p: "stablehlo.subtract", div_p: "stablehlo.divide",
+    rem_p: "stablehlo.remainder", atan2_p: "stablehlo.atan2", polygamma_p: "chlo.polygamma",
+    nextafter_p: "chlo.next_after", and_p: "stablehlo.and", or_p: "stablehlo.or",
+    xor_p: "stablehlo.xor", shift_left_p: "stablehlo.shift_left",
+    shift_right_logical_p: "stablehlo.shift_right_logical",
+    shift_right_arithmetic_p: "stablehlo.shift_right_arithmetic",
+    complex_p: "stablehlo.complex",
+}
+
+for _prim, _opcode in _ONE_OP_LOWERINGS.items():
+    lowering.register_lowering(_prim, lowering.elementwise(_opcode))
+lowering.register_lowering(sin_p, _unary_lowering("stablehlo.sine", _complex_sin))
+lowering.register_lowering(cos_p, _unary_lowering("stablehlo.cosine", _complex_cos))
+lowering.register_lowering(sign_p, _sign_lowering)
+lowering.register_lowering(round_p, _round_lowering)
+lowering.register_lowering(exp2_p, _exp2_lowering)
+lowering.register_lowering(logistic_p, _logistic_lowering)
+lowering.register_lowering(conj_p, _conj_lowering)
+lowering.register_lowering(square_p, _square_lowering)
+lowering.register_lowering(integer_pow_p, _integer_pow_lowering)
+lowering.register_lowering(reduce_precision_p, _reduce_precision_lowering)
+lowering.register_lowering(mul_p, _mul_lowering)
+lowering.register_lowering(pow_p, _pow_lowering)
+lowering.register_lowering(max_p, _minmax_lowering("stablehlo.maximum", "GT"))
+lowering.register_lowering(min_p, _minmax_lowering("stablehlo.minimum", "LT"))
+for _prim, _direction in ((eq_p, "EQ"), (ne_p, "NE"), (lt_p, "LT"), (le_p, "LE"),
+                          (gt_p, "GT"), (ge_p, "GE")):
+    lowering.register_lowering(_prim, _compare_lowering(_direction))
 
 
 # The jvp and transpose rules of every primitive above (they need reductions and structural
