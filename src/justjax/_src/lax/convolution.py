@@ -13,9 +13,13 @@ from typing import Any, NamedTuple, Sequence, Union
 
 import numpy as np
 
+from justjax._src.backends.reference.kernels import structural as kernels
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
-from justjax._src.interpreters import ad, batching
+from justjax._src.hlo import ir
+from justjax._src.hlo.ir import Value
+from justjax._src.interpreters import ad, batching, lowering
+from justjax._src.interpreters.lowering import LoweringRuleContext
 from justjax._src.lax import dot as lax_dot
 from justjax._src.lax import slicing, structural
 from justjax._src.lax import utils
@@ -101,8 +105,7 @@ def _dilate_shape(shape: Sequence[int], dilation: Sequence[int]) -> tuple:
                  for d, r in zip(shape, dilation, strict=True))
 
 
-def _stride_dim(size: int, window: int, stride: int) -> int:
-    return max((size - window) // stride + 1, 0)
+_stride_dim = kernels.stride_dim
 
 
 # -- dimension numbers -------------------------------------------------------------------------
@@ -321,59 +324,6 @@ def _conv_dtype_rule(lhs: ShapedArray, rhs: ShapedArray, *, preferred_element_ty
     return np.dtype(preferred_element_type)
 
 
-def _dilate_values(x: np.ndarray, dilation: Sequence[int]) -> np.ndarray:
-    """Inserts `dilation - 1` zeros between the elements of each spatial dim."""
-    if all(d == 1 for d in dilation):
-        return x
-    shape = x.shape[:2] + _dilate_shape(x.shape[2:], dilation)
-    out = np.zeros(shape, x.dtype)
-    out[(slice(None), slice(None), *(slice(None, None, d) for d in dilation))] = x
-    return out
-
-
-def _pad_values(x: np.ndarray, padding: Sequence[tuple[int, int]]) -> np.ndarray:
-    """Zero padding of the spatial dims; negative padding crops."""
-    crop = tuple(slice(max(-lo, 0), size - max(-hi, 0))
-                 for size, (lo, hi) in zip(x.shape[2:], padding, strict=True))
-    x = x[(slice(None), slice(None), *crop)]
-    widths = [(0, 0), (0, 0)] + [(max(lo, 0), max(hi, 0)) for lo, hi in padding]
-    return np.pad(x, widths)
-
-
-def _conv_by_taps(x: np.ndarray, w: np.ndarray, strides: Sequence[int],
-                  rhs_dilation: Sequence[int], feature_groups: int,
-                  batch_groups: int) -> np.ndarray:
-    """Convolution of padded (N, C, spatial) input with (O, I, spatial) kernel.
-
-    Each kernel tap contributes one strided view of the input, contracted with that tap's
-    (O, I) weights for all output positions at once; groups are a leading matmul batch axis.
-    """
-    n, c = x.shape[:2]
-    o, i = w.shape[:2]
-    window = [(k - 1) * r + 1 for k, r in zip(w.shape[2:], rhs_dilation, strict=True)]
-    out_space = [_stride_dim(d, k, s) for d, k, s in zip(x.shape[2:], window, strides,
-                                                         strict=True)]
-    positions = math.prod(out_space)
-    groups = max(feature_groups, batch_groups)
-    if batch_groups > 1:
-        lhs_rows = x.reshape(groups, n // groups, c, *x.shape[2:])
-        acc = np.zeros((groups, n // groups, o // groups, positions), x.dtype)
-        weights = w.reshape(groups, 1, o // groups, i, *w.shape[2:])
-    else:
-        lhs_rows = x.reshape(n, groups, c // groups, *x.shape[2:])
-        acc = np.zeros((n, groups, o // groups, positions), x.dtype)
-        weights = w.reshape(1, groups, o // groups, i, *w.shape[2:])
-    if positions:
-        for tap in np.ndindex(*w.shape[2:]):
-            window_slice = tuple(slice(t * r, t * r + (size - 1) * s + 1, s) for t, r, size, s
-                                 in zip(tap, rhs_dilation, out_space, strides, strict=True))
-            patch = lhs_rows[(Ellipsis, *window_slice)]
-            acc += np.matmul(weights[(Ellipsis, *tap)], patch.reshape(*patch.shape[:3], -1))
-    if batch_groups > 1:
-        acc = np.swapaxes(acc, 0, 1)
-    return acc.reshape(acc.shape[0], o, *out_space)
-
-
 def _conv_numpy(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: tuple, padding: tuple,
                 lhs_dilation: tuple, rhs_dilation: tuple,
                 dimension_numbers: ConvDimensionNumbers, feature_group_count: int,
@@ -382,19 +332,48 @@ def _conv_numpy(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: tuple, padd
     out_dtype = _conv_dtype_rule(ShapedArray(lhs.shape, lhs.dtype),
                                  ShapedArray(rhs.shape, rhs.dtype),
                                  preferred_element_type=preferred_element_type)
-    lhs_perm, rhs_perm, out_perm = dimension_numbers
-    x, w = lax_dot.accumulate_in(out_dtype, np.transpose(lhs, lhs_perm),
-                                 np.transpose(rhs, rhs_perm))
-    x = _pad_values(_dilate_values(x, lhs_dilation), padding)
-    out = _conv_by_taps(x, w, window_strides, rhs_dilation, feature_group_count,
-                        batch_group_count)
-    out = lax_dot.finish_accumulation(out, out_dtype)
-    return np.transpose(out, np.argsort(out_perm))
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    return kernels.convolution(
+        lhs, rhs, out_dtype, lhs_spec=lhs_spec, rhs_spec=rhs_spec, out_spec=out_spec,
+        window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation, feature_group_count=feature_group_count,
+        batch_group_count=batch_group_count)
 
 
 conv_general_dilated_p = standard_primitive("conv_general_dilated", _conv_shape_rule,
                                             _conv_dtype_rule)
 def_numpy_impl(conv_general_dilated_p, _conv_numpy)
+
+
+def _conv_general_dilated_lower(ctx: LoweringRuleContext, lhs: Value, rhs: Value, *,
+                                window_strides: tuple, padding: tuple, lhs_dilation: tuple,
+                                rhs_dilation: tuple, dimension_numbers: ConvDimensionNumbers,
+                                feature_group_count: int, batch_group_count: int,
+                                precision: Any, preferred_element_type: Any,
+                                out_sharding: Any) -> Value:
+    """`stablehlo.convolution`. Complex convolutions stay one convolution (JAX's CPU lowering
+    expands them into three real ones; XLA runs both, and this one computes what the eager
+    implementation does)."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    dims = ir.ConvDimensionNumbers(
+        input_batch_dimension=lhs_spec[0], input_feature_dimension=lhs_spec[1],
+        input_spatial_dimensions=tuple(lhs_spec[2:]),
+        kernel_input_feature_dimension=rhs_spec[1], kernel_output_feature_dimension=rhs_spec[0],
+        kernel_spatial_dimensions=tuple(rhs_spec[2:]), output_batch_dimension=out_spec[0],
+        output_feature_dimension=out_spec[1], output_spatial_dimensions=tuple(out_spec[2:]))
+    spatial = len(rhs_spec) - 2
+    return ctx.builder.one(
+        "stablehlo.convolution", [lhs, rhs], lowering.aval_to_type(ctx.avals_out[0]),
+        window_strides=tuple(int(s) for s in window_strides),
+        padding=np.array(padding, np.int64).reshape(spatial, 2),
+        lhs_dilation=tuple(int(d) for d in lhs_dilation),
+        rhs_dilation=tuple(int(d) for d in rhs_dilation),
+        window_reversal=(False,) * spatial, dimension_numbers=dims,
+        feature_group_count=int(feature_group_count), batch_group_count=int(batch_group_count),
+        precision_config=lax_dot.precision_attr(precision))
+
+
+lowering.register_lowering(conv_general_dilated_p, _conv_general_dilated_lower)
 
 
 # -- differentiation ---------------------------------------------------------------------------

@@ -10,19 +10,22 @@ float32 and are rounded once.
 from __future__ import annotations
 
 import enum
-import math
 import operator
 from typing import Any, NamedTuple, Sequence, Union
 
 import numpy as np
 
+from justjax._src.backends.reference.kernels import structural as kernels
+from justjax._src.backends.reference.kernels.elementwise import convert_values
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_eqn_rules
-from justjax._src.interpreters import ad, batching
+from justjax._src.hlo import ir
+from justjax._src.hlo.ir import TensorType, Value
+from justjax._src.interpreters import ad, batching, lowering
+from justjax._src.interpreters.lowering import LoweringRuleContext
 from justjax._src.lax import structural
-from justjax._src.lax.structural import _convert_values
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
 
 __all__ = [
@@ -237,43 +240,6 @@ def bit_width(dtype: np.dtype) -> int:
     return dtypes.finfo(dtype).bits
 
 
-def convert_values(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """XLA's `convert` on NumPy values (saturating float -> int, wrapping int -> int)."""
-    dtype = np.dtype(dtype)
-    return x if x.dtype == dtype else _convert_values(x, dtype)
-
-
-def accumulate_in(dtype: np.dtype, *operands: np.ndarray) -> list[np.ndarray]:
-    """Operands converted to the NumPy type that accumulates `dtype` results exactly as XLA's CPU
-    backend does: bools and integers as 64-bit integers (wrapped back later), float16 and
-    bfloat16 in float32. Integer results of float operands keep the float arithmetic."""
-    dtype = np.dtype(dtype)
-    if dtypes.is_bool(dtype):
-        return [(x != 0).astype(np.int64) for x in operands]
-    if dtypes.is_int(dtype) and not any(dtypes.is_inexact(x.dtype) for x in operands):
-        wide = np.uint64 if dtypes.is_unsigned(dtype) else np.int64
-        return [convert_values(x, dtype).astype(wide) for x in operands]
-    if dtypes.is_int(dtype):
-        dtype = np.result_type(*[_work_float(x.dtype) for x in operands])
-    return [x.astype(_work_float(dtype)) for x in operands]
-
-
-def _work_float(dtype: np.dtype) -> np.dtype:
-    if dtype in (dtypes.float16, dtypes.bfloat16) or dtypes.is_int(dtype) or dtypes.is_bool(dtype):
-        return np.dtype(np.float32)
-    return np.dtype(dtype)
-
-
-def finish_accumulation(result: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """An accumulated result rounded (floats), wrapped (integers) or tested (bools) into `dtype`."""
-    dtype = np.dtype(dtype)
-    if dtypes.is_bool(dtype):
-        return result != 0
-    if dtypes.is_int(dtype) and dtypes.is_inexact(result.dtype):
-        return convert_values(result, dtype)
-    return result.astype(dtype)
-
-
 # -- dot_general -------------------------------------------------------------------------------
 
 def _ensure_index_tuple(x: Any) -> tuple[int, ...]:
@@ -330,9 +296,7 @@ def _dot_general_shape_rule(lhs: ShapedArray, rhs: ShapedArray, *, dimension_num
     return dot_general_shape(lhs.shape, rhs.shape, dimension_numbers)
 
 
-def _free_dims(ndim: int, *used: Sequence[int]) -> list[int]:
-    taken = {d for dims in used for d in dims}
-    return [d for d in range(ndim) if d not in taken]
+_free_dims = kernels.free_dims
 
 
 def dot_general_shape(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
@@ -408,29 +372,6 @@ def check_cpu_algorithm(precision: Any, prim_name: str) -> None:
         raise ValueError(f"The precision '{precision}' is not supported by {prim_name} on CPU")
 
 
-def _contract(lhs: np.ndarray, rhs: np.ndarray, dimension_numbers: Any) -> np.ndarray:
-    """`dot_general` as one batched matmul: (B, M, K) @ (B, K, N)."""
-    (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
-    lhs_free = _free_dims(lhs.ndim, lhs_contracting, lhs_batch)
-    rhs_free = _free_dims(rhs.ndim, rhs_contracting, rhs_batch)
-    lhs_t = np.transpose(lhs, (*lhs_batch, *lhs_free, *lhs_contracting))
-    rhs_t = np.transpose(rhs, (*rhs_batch, *rhs_contracting, *rhs_free))
-    batch_shape = tuple(lhs.shape[d] for d in lhs_batch)
-    lhs_free_shape = tuple(lhs.shape[d] for d in lhs_free)
-    rhs_free_shape = tuple(rhs.shape[d] for d in rhs_free)
-    size_b, size_m, size_n = map(math.prod, (batch_shape, lhs_free_shape, rhs_free_shape))
-    size_k = math.prod(lhs.shape[d] for d in lhs_contracting)
-    lhs3 = lhs_t.reshape(size_b, size_m, size_k)
-    rhs3 = rhs_t.reshape(size_b, size_k, size_n)
-    if size_k == 1:
-        # Outer products (per-example gradients of dense layers): NumPy's batched matmul of
-        # tiny matrices is far slower than the equivalent broadcast multiply.
-        out = lhs3 * rhs3
-    else:
-        out = np.matmul(lhs3, rhs3)
-    return out.reshape(batch_shape + lhs_free_shape + rhs_free_shape)
-
-
 def _dot_general_numpy(lhs: np.ndarray, rhs: np.ndarray, *, dimension_numbers: Any,
                        precision: Any, preferred_element_type: Any,
                        out_sharding: Any) -> np.ndarray:
@@ -448,9 +389,10 @@ def _dot_general_numpy(lhs: np.ndarray, rhs: np.ndarray, *, dimension_numbers: A
     elif lhs.dtype != rhs.dtype:
         # XLA's CPU backend converts mixed operands to the result type before the dot.
         lhs, rhs = convert_values(lhs, out_dtype), convert_values(rhs, out_dtype)
-    lhs, rhs = accumulate_in(accumulation, lhs, rhs)
-    result = finish_accumulation(_contract(lhs, rhs, dimension_numbers), accumulation)
-    return convert_values(result, out_dtype)
+    (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
+    result = kernels.dot_general(lhs, rhs, accumulation, lhs_contracting, rhs_contracting,
+                                 lhs_batch, rhs_batch)
+    return result if result.dtype == out_dtype else convert_values(result, out_dtype)
 
 
 dot_general_p = standard_primitive("dot_general", _dot_general_shape_rule,
@@ -468,6 +410,52 @@ def _pp_dot_general(eqn: JaxprEqn, context: PrettyContext) -> Any:
 
 
 pp_eqn_rules[dot_general_p] = _pp_dot_general
+
+
+def precision_attr(precision: Any) -> tuple[ir.Enum, ir.Enum]:
+    """`precision_config` of a dot or convolution: the operands' `Precision`s (DEFAULT for
+    None and for algorithms)."""
+    if precision is None or isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        precision = (Precision.DEFAULT, Precision.DEFAULT)
+    return tuple(ir.Enum("precision", p.name) for p in precision)
+
+
+def _dot_general_lower(ctx: LoweringRuleContext, lhs: Value, rhs: Value, *,
+                       dimension_numbers: Any, precision: Any, preferred_element_type: Any,
+                       out_sharding: Any) -> Value:
+    """`stablehlo.dot_general`. Mixed operand types are converted to the result type first
+    (as JAX does for CPU); an algorithm converts the operands to its input types and
+    accumulates in its accumulation type. The `algorithm` attribute itself is left out:
+    XLA's CPU backend ignores it, and the IR has no attribute kind for it."""
+    b = ctx.builder
+    lhs_aval, rhs_aval = ctx.avals_in
+    out_type = lowering.aval_to_type(ctx.avals_out[0])
+    accumulation = out_type.dtype
+    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        check_cpu_algorithm(precision, "dot_general")
+        lhs_dtype, rhs_dtype, acc_dtype = algorithm_compute_types(
+            precision, lhs_aval.dtype, rhs_aval.dtype, out_type.dtype)
+        if lhs_dtype != lhs_aval.dtype:
+            lhs = structural.convert_hlo(b, lhs, lhs_dtype)
+        if rhs_dtype != rhs_aval.dtype:
+            rhs = structural.convert_hlo(b, rhs, rhs_dtype)
+        accumulation = np.dtype(acc_dtype if acc_dtype is not None else out_type.dtype)
+    elif lhs_aval.dtype != rhs_aval.dtype:
+        lhs = structural.convert_hlo(b, lhs, out_type.dtype)
+        rhs = structural.convert_hlo(b, rhs, out_type.dtype)
+    (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
+    dims = ir.DotDimensionNumbers(
+        lhs_batching_dimensions=tuple(lhs_batch), rhs_batching_dimensions=tuple(rhs_batch),
+        lhs_contracting_dimensions=tuple(lhs_contracting),
+        rhs_contracting_dimensions=tuple(rhs_contracting))
+    out = b.one("stablehlo.dot_general", [lhs, rhs], TensorType(out_type.shape, accumulation),
+                dot_dimension_numbers=dims, precision_config=precision_attr(precision))
+    if accumulation != out_type.dtype:
+        out = structural.convert_hlo(b, out, out_type.dtype)
+    return out
+
+
+lowering.register_lowering(dot_general_p, _dot_general_lower)
 
 
 def _consecutive_ranges(*lengths: int) -> list[range]:

@@ -14,7 +14,9 @@ import numpy as np
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
-from justjax._src.interpreters import ad, batching
+from justjax._src.hlo.ir import TensorType, Value
+from justjax._src.interpreters import ad, batching, lowering
+from justjax._src.interpreters.lowering import LoweringRuleContext
 from justjax._src.lax import structural
 from justjax._src.lax import utils
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
@@ -102,6 +104,20 @@ def _tile_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
 batching.primitive_batchers[tile_p] = _tile_batch_rule
 
 
+def _tile_lower(ctx: LoweringRuleContext, x: Value, *, reps: tuple[int, ...]) -> Value:
+    """Each dim d becomes (1, d), is broadcast to (reps, d), and the pairs are merged."""
+    b = ctx.builder
+    shape = x.type.shape
+    expanded = tuple(k for d in shape for k in (1, d))
+    x = b.one("stablehlo.reshape", [x], TensorType(expanded, x.type.dtype))
+    tiled = tuple(k for pair in zip(reps, shape, strict=True) for k in pair)
+    x = lowering.broadcast_in_dim(b, x, tiled, range(len(tiled)))
+    return b.one("stablehlo.reshape", [x], lowering.aval_to_type(ctx.avals_out[0]))
+
+
+lowering.register_lowering(tile_p, _tile_lower)
+
+
 def tile(operand: Any, reps: Sequence[int]) -> Any:
     """`lax.tile`: repeats `operand` `reps[i]` times along dimension i.
 
@@ -164,6 +180,18 @@ def _stack_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
 
 
 batching.primitive_batchers[stack_p] = _stack_batch_rule
+
+
+def _stack_lower(ctx: LoweringRuleContext, *xs: Value, axis: int) -> Value:
+    """Each operand gets a unit dim at `axis` (`broadcast_in_dim`); those concatenate."""
+    shape = list(xs[0].type.shape)
+    shape.insert(axis, 1)
+    dims = [i for i in range(len(shape)) if i != axis]
+    expanded = [lowering.broadcast_in_dim(ctx.builder, x, shape, dims) for x in xs]
+    return structural.concatenate_hlo(ctx.builder, expanded, axis)
+
+
+lowering.register_lowering(stack_p, _stack_lower)
 
 
 def stack(operands: Sequence[Any], axis: int = 0) -> Any:
@@ -233,6 +261,27 @@ def _split_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
 batching.primitive_batchers[split_p] = _split_batch_rule
 
 
+def _slice_along(ctx: LoweringRuleContext, x: Value, axis: int, start: int, size: int) -> Value:
+    """`stablehlo.slice` of `size` elements from `start` along `axis` (others whole)."""
+    starts = [0] * x.type.rank
+    limits = list(x.type.shape)
+    starts[axis], limits[axis] = start, start + size
+    shape = tuple(limits[i] - starts[i] for i in range(x.type.rank))
+    return ctx.builder.one("stablehlo.slice", [x], TensorType(shape, x.type.dtype),
+                           start_indices=tuple(starts), limit_indices=tuple(limits),
+                           strides=(1,) * x.type.rank)
+
+
+def _split_lower(ctx: LoweringRuleContext, x: Value, *, sizes: tuple[int, ...],
+                 axis: int) -> list[Value]:
+    starts = np.cumsum((0,) + tuple(sizes))[:-1]
+    return [_slice_along(ctx, x, axis, int(start), size)
+            for start, size in zip(starts, sizes, strict=True)]
+
+
+lowering.register_lowering(split_p, _split_lower)
+
+
 def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list[Any]:
     """`lax.split`: consecutive chunks of the given sizes along `axis`.
 
@@ -288,6 +337,16 @@ def _unstack_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
 
 
 batching.primitive_batchers[unstack_p] = _unstack_batch_rule
+
+
+def _unstack_lower(ctx: LoweringRuleContext, x: Value, *, axis: int) -> list[Value]:
+    """One size-1 `slice` per index along `axis`, reshaped to drop that axis."""
+    out_type = lowering.aval_to_type(ctx.avals_out[0]) if ctx.avals_out else None
+    return [ctx.builder.one("stablehlo.reshape", [_slice_along(ctx, x, axis, i, 1)], out_type)
+            for i in range(x.type.shape[axis])]
+
+
+lowering.register_lowering(unstack_p, _unstack_lower)
 
 
 def unstack(x: Any, axis: int = 0) -> tuple[Any, ...]:

@@ -17,12 +17,17 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from justjax._src.backends.reference.kernels import structural as kernels
+from justjax._src.backends.reference.kernels.elementwise import convert_values
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import Jaxpr, eval_jaxpr, tracing_cache
-from justjax._src.interpreters import staging
-from justjax._src.lax import elementwise, structural, utils
+from justjax._src.hlo import ir
+from justjax._src.hlo.ir import TensorType, Value
+from justjax._src.interpreters import lowering, staging
+from justjax._src.interpreters.lowering import LoweringRuleContext
+from justjax._src.lax import elementwise, reductions, structural, utils
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
 from justjax._src.runtime.array import from_numpy, to_numpy
 
@@ -102,6 +107,17 @@ slice_p = standard_primitive("slice", _slice_shape, lambda x, **_: x.dtype)
 def_numpy_impl(slice_p, _slice_numpy)
 
 
+def _slice_lower(ctx: LoweringRuleContext, x: Value, *, start_indices: tuple[int, ...],
+                 limit_indices: tuple[int, ...], strides: tuple[int, ...] | None) -> Value:
+    return ctx.builder.one("stablehlo.slice", [x], lowering.aval_to_type(ctx.avals_out[0]),
+                           start_indices=tuple(int(i) for i in start_indices),
+                           limit_indices=tuple(int(i) for i in limit_indices),
+                           strides=tuple(int(i) for i in strides or (1,) * x.type.rank))
+
+
+lowering.register_lowering(slice_p, _slice_lower)
+
+
 def slice(operand: Any, start_indices: Sequence[int], limit_indices: Sequence[int],
           strides: Sequence[int] | None = None) -> Any:
     """`operand[start:limit:stride]` per dimension, with static bounds (StableHLO `slice`)."""
@@ -170,18 +186,10 @@ def _dynamic_slice_dtype(operand: ShapedArray, *starts: ShapedArray, **_: Any) -
     return operand.dtype
 
 
-def _clamped_window(starts: Sequence[np.ndarray], shape: Sequence[int],
-                    sizes: Sequence[int]) -> tuple[builtins.slice, ...]:
-    """XLA clamps each start into [0, dim - size] so the whole window is in bounds."""
-    return tuple(_slice(s, s + n) for s, n in (
-        (builtins.min(builtins.max(int(start), 0), dim - size), size)
-        for start, dim, size in zip(starts, shape, sizes, strict=True)))
-
-
 dynamic_slice_p = standard_primitive("dynamic_slice", _dynamic_slice_shape, _dynamic_slice_dtype,
                                      utils.first_arg_weak)
 def_numpy_impl(dynamic_slice_p, lambda x, *starts, slice_sizes:
-               x[_clamped_window(starts, x.shape, slice_sizes)])
+               x[kernels.clamped_window(starts, x.shape, slice_sizes)])
 
 
 def _dus_shape(operand: ShapedArray, update: ShapedArray, *starts: ShapedArray
@@ -208,14 +216,17 @@ def _dus_dtype(operand: ShapedArray, update: ShapedArray, *starts: ShapedArray) 
     return operand.dtype
 
 
-def _dus_numpy(x: np.ndarray, update: np.ndarray, *starts: np.ndarray) -> np.ndarray:
-    out = x.copy()
-    out[_clamped_window(starts, x.shape, update.shape)] = update
-    return out
-
-
 dynamic_update_slice_p = standard_primitive("dynamic_update_slice", _dus_shape, _dus_dtype)
-def_numpy_impl(dynamic_update_slice_p, _dus_numpy)
+def_numpy_impl(dynamic_update_slice_p, lambda x, update, *starts:
+               kernels.dynamic_update_slice(x, update, starts))
+# Start indices are clamped by StableHLO itself, exactly as the eager implementations do.
+lowering.register_lowering(
+    dynamic_slice_p, lambda ctx, x, *starts, slice_sizes: ctx.builder.one(
+        "stablehlo.dynamic_slice", [x, *starts], lowering.aval_to_type(ctx.avals_out[0]),
+        slice_sizes=tuple(int(d) for d in slice_sizes)))
+lowering.register_lowering(
+    dynamic_update_slice_p, lambda ctx, x, update, *starts: ctx.builder.one(
+        "stablehlo.dynamic_update_slice", [x, update, *starts], x.type))
 
 
 def _dynamic_slice_indices(operand: Any, start_indices: Any,
@@ -353,23 +364,24 @@ def _pad_dtype(operand: ShapedArray, padding_value: ShapedArray, **_: Any) -> np
     return operand.dtype
 
 
-def _pad_numpy(x: np.ndarray, value: np.ndarray, *, padding_config: tuple) -> np.ndarray:
-    out_shape = _pad_shape(ShapedArray(x.shape, x.dtype), ShapedArray((), x.dtype),
-                           padding_config=padding_config)
-    out = np.full(out_shape, value, dtype=x.dtype)
-    sources, targets = [], []
-    for (lo, _, interior), size, out_size in zip(padding_config, x.shape, out_shape, strict=True):
-        # Element k lands at lo + k * (interior + 1); negative padding crops what falls outside.
-        positions = int(lo) + np.arange(size) * (int(interior) + 1)
-        kept = (positions >= 0) & (positions < out_size)
-        sources.append(np.nonzero(kept)[0])
-        targets.append(positions[kept])
-    out[np.ix_(*targets)] = x[np.ix_(*sources)]
-    return out
-
-
 pad_p = standard_primitive("pad", _pad_shape, _pad_dtype)
+
+
+def _pad_numpy(x: np.ndarray, value: np.ndarray, *, padding_config: tuple) -> np.ndarray:
+    low, high, interior = ([int(c[i]) for c in padding_config] for i in range(3))
+    return kernels.pad(x, value, low, high, interior)
+
+
+def _pad_lower(ctx: LoweringRuleContext, x: Value, value: Value, *,
+               padding_config: tuple) -> Value:
+    low, high, interior = (tuple(int(c[i]) for c in padding_config) for i in range(3))
+    return ctx.builder.one("stablehlo.pad", [x, value], lowering.aval_to_type(ctx.avals_out[0]),
+                           edge_padding_low=low, edge_padding_high=high,
+                           interior_padding=interior)
+
+
 def_numpy_impl(pad_p, _pad_numpy)
+lowering.register_lowering(pad_p, _pad_lower)
 
 
 def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Any:
@@ -391,6 +403,9 @@ def _rev_shape(operand: ShapedArray, *, dimensions: tuple[int, ...]) -> tuple[in
 rev_p = standard_primitive("rev", _rev_shape, lambda x, **_: x.dtype)
 def_numpy_impl(rev_p, lambda x, *, dimensions: np.flip(x, tuple(dimensions)) if dimensions
                else x)
+lowering.register_lowering(
+    rev_p, lambda ctx, x, *, dimensions: ctx.builder.one(
+        "stablehlo.reverse", [x], x.type, dimensions=tuple(int(d) for d in dimensions)))
 
 
 def rev(operand: Any, dimensions: Sequence[int]) -> Any:
@@ -571,11 +586,8 @@ def _gather_shape(operand: ShapedArray, indices: ShapedArray, *,
 
 def _gather_out_shape(indices_shape: Sequence[int], dn: GatherDimensionNumbers,
                       slice_sizes: Sequence[int]) -> tuple[int, ...]:
-    batch = iter(indices_shape[:-1])
-    windows = iter(s for i, s in enumerate(slice_sizes)
-                   if i not in dn.collapsed_slice_dims and i not in dn.operand_batching_dims)
-    rank = len(dn.offset_dims) + len(indices_shape) - 1
-    return tuple(next(windows) if i in dn.offset_dims else next(batch) for i in range(rank))
+    return kernels.gather_out_shape(indices_shape, dn.offset_dims, dn.collapsed_slice_dims,
+                                    dn.operand_batching_dims, slice_sizes)
 
 
 def _gather_dtype(operand: ShapedArray, indices: ShapedArray, **_: Any) -> np.dtype:
@@ -584,88 +596,93 @@ def _gather_dtype(operand: ShapedArray, indices: ShapedArray, **_: Any) -> np.dt
     return operand.dtype
 
 
-def _on_axes(values: np.ndarray, axes: Sequence[int], rank: int) -> np.ndarray:
-    """Reshapes `values` (dims in the order of `axes`) to rank `rank`, sizes on `axes`."""
-    shape = [1] * rank
-    for axis, size in zip(axes, values.shape, strict=True):
-        shape[axis] = size
-    return values.reshape(shape)
-
-
-def _operand_coordinates(operand_shape: Sequence[int], starts: np.ndarray,
-                         start_dims: Sequence[int], batching: Sequence[tuple[int, int]],
-                         batch_axes: Sequence[int], windows: dict[int, tuple[int, int]],
-                         rank: int) -> list[np.ndarray]:
-    """Per operand dim, the coordinate of every result element (broadcastable to the result).
-
-    `starts` has the index-batch shape plus the index vector; `batching` pairs operand batch
-    dims with index batch dims; `windows` maps an operand window dim to (result axis, size).
-    """
-    batch_shape = starts.shape[:-1]
-    coords = []
-    for d in range(len(operand_shape)):
-        coord = np.zeros([1] * rank, np.int64)
-        if d in start_dims:
-            coord = _on_axes(starts[..., list(start_dims).index(d)], batch_axes, rank)
-        for operand_dim, index_dim in batching:
-            if operand_dim == d:
-                line_shape = [n if i == index_dim else 1 for i, n in enumerate(batch_shape)]
-                line = np.arange(batch_shape[index_dim]).reshape(line_shape)
-                coord = _on_axes(line, batch_axes, rank)
-        if d in windows:
-            axis, size = windows[d]
-            coord = coord + _on_axes(np.arange(size), [axis], rank)
-        coords.append(coord)
-    return coords
-
-
-def _window_bounds(indices: np.ndarray, operand_shape: Sequence[int], start_dims: Sequence[int],
-                   window_sizes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Clamped int64 starts, and a mask of index vectors whose whole window is in bounds."""
-    starts = indices.astype(np.int64)
-    upper = np.array([operand_shape[d] - s for d, s in zip(start_dims, window_sizes, strict=True)],
-                     dtype=np.int64)
-    if dtypes.is_unsigned(indices.dtype) and indices.dtype.itemsize == 8:
-        starts = np.where(indices > np.iinfo(np.int64).max, -1, starts)  # wrapped: out of bounds
-    in_bounds = np.all((starts >= 0) & (starts <= upper), axis=-1)
-    return np.clip(starts, 0, np.maximum(upper, 0)), in_bounds
-
-
 def _fill_scalar(fill_value: Any, dtype: np.dtype) -> np.ndarray:
-    return structural._convert_values(np.asarray(fill_value), dtype)
+    return convert_values(np.asarray(fill_value), dtype)
 
 
 def _gather_numpy(operand: np.ndarray, indices: np.ndarray, *,
                   dimension_numbers: GatherDimensionNumbers, slice_sizes: tuple[int, ...],
                   mode: GatherScatterMode, fill_value: Any, **_: Any) -> np.ndarray:
     dn = dimension_numbers
-    out_shape = _gather_out_shape(indices.shape, dn, slice_sizes)
-    if 0 in out_shape:
-        return np.zeros(out_shape, operand.dtype)
-    rank = len(out_shape)
-    window_dims = [d for d in range(operand.ndim)
-                   if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims]
-    windows = {d: (axis, slice_sizes[d]) for d, axis in zip(window_dims, dn.offset_dims,
-                                                              strict=True)}
-    batch_axes = [i for i in range(rank) if i not in dn.offset_dims]
-    starts, in_bounds = _window_bounds(indices, operand.shape, dn.start_index_map,
-                                       [slice_sizes[d] for d in dn.start_index_map])
-    coords = _operand_coordinates(operand.shape, starts, dn.start_index_map,
-                                  list(zip(dn.operand_batching_dims,
-                                           dn.start_indices_batching_dims, strict=True)),
-                                  batch_axes, windows, rank)
-    if coords:
-        result = operand[tuple(np.broadcast_to(c, out_shape) for c in coords)]
-    else:
-        result = np.broadcast_to(operand, out_shape)
+    result, in_bounds = kernels.gather(
+        operand, indices, offset_dims=dn.offset_dims,
+        collapsed_slice_dims=dn.collapsed_slice_dims,
+        operand_batching_dims=dn.operand_batching_dims,
+        start_indices_batching_dims=dn.start_indices_batching_dims,
+        start_index_map=dn.start_index_map, slice_sizes=slice_sizes)
     if mode == GatherScatterMode.FILL_OR_DROP:
-        keep = _on_axes(in_bounds, batch_axes, rank)
-        result = np.where(keep, result, _fill_scalar(fill_value, operand.dtype))
+        result = np.where(in_bounds, result, _fill_scalar(fill_value, operand.dtype))
     return result
 
 
 gather_p = standard_primitive("gather", _gather_shape, _gather_dtype, utils.first_arg_weak)
 def_numpy_impl(gather_p, _gather_numpy)
+
+
+def _gather_lower(ctx: LoweringRuleContext, operand: Value, indices: Value, *,
+                  dimension_numbers: GatherDimensionNumbers, slice_sizes: tuple[int, ...],
+                  unique_indices: bool, indices_are_sorted: bool, mode: GatherScatterMode,
+                  fill_value: Any) -> Value:
+    """`stablehlo.gather`, which clamps start indices; the fill mode masks the windows that
+    were out of bounds afterwards (`_gather_fill`), as JAX lowers it."""
+    if mode == GatherScatterMode.FILL_OR_DROP:
+        fill = lowering.lower_fun(_gather_fill, multiple_results=False)
+        return fill(ctx, operand, indices, dimension_numbers=dimension_numbers,
+                    slice_sizes=slice_sizes, indices_are_sorted=indices_are_sorted,
+                    fill_value=fill_value)
+    aval_out, = ctx.avals_out
+    if aval_out.size == 0:
+        return lowering.broadcast_in_dim(
+            ctx.builder, lowering.constant(ctx.builder, 0, aval_out.dtype), aval_out.shape, ())
+    dn = dimension_numbers
+    ir_dn = ir.GatherDimensionNumbers(
+        offset_dims=tuple(dn.offset_dims), collapsed_slice_dims=tuple(dn.collapsed_slice_dims),
+        operand_batching_dims=tuple(dn.operand_batching_dims),
+        start_indices_batching_dims=tuple(dn.start_indices_batching_dims),
+        start_index_map=tuple(dn.start_index_map), index_vector_dim=indices.type.rank - 1)
+    return ctx.builder.one("stablehlo.gather", [operand, indices],
+                           lowering.aval_to_type(aval_out), dimension_numbers=ir_dn,
+                           indices_are_sorted=bool(indices_are_sorted),
+                           slice_sizes=tuple(int(d) for d in slice_sizes))
+
+
+def _index_dtype(shape: Sequence[int]) -> np.dtype:
+    """int32, or int64 for a dimension int32 cannot index (JAX's `int_dtype_for_shape`)."""
+    if any(d > np.iinfo(np.int32).max for d in shape):
+        return np.dtype(np.int64)
+    return np.dtype(np.int32)
+
+
+def _gather_fill(operand: Any, indices: Any, *, dimension_numbers: GatherDimensionNumbers,
+                 slice_sizes: tuple[int, ...], indices_are_sorted: bool,
+                 fill_value: Any) -> Any:
+    """A fill-mode gather as a clamping gather whose windows that were not entirely in
+    bounds are replaced by `fill_value`."""
+    dn = dimension_numbers
+    shape = core.get_aval(operand).shape
+    index_dtype = _index_dtype(shape)
+    indices = structural.convert_element_type(indices, index_dtype)
+    index_shape = core.get_aval(indices).shape
+    batch_rank = len(index_shape) - 1
+    zero = structural.broadcast_in_dim(np.zeros((), index_dtype), index_shape, ())
+    above = elementwise.ge(indices, zero)
+    upper = np.array([shape[d] - slice_sizes[d] for d in dn.start_index_map], index_dtype)
+    upper = structural.broadcast_in_dim(structural.expand_dims(upper, range(batch_rank)),
+                                        index_shape, range(len(index_shape)))
+    mask = elementwise.bitwise_and(above, elementwise.le(indices, upper))
+    mask = reductions.reduce_and(mask, (batch_rank,))
+    out = gather_p.bind(operand, indices, dimension_numbers=dn, slice_sizes=slice_sizes,
+                        unique_indices=False, indices_are_sorted=indices_are_sorted,
+                        mode=GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)
+    out_aval = core.get_aval(out)
+    batch_dims = [i for i in range(out_aval.ndim) if i not in dn.offset_dims]
+    mask = structural.broadcast_in_dim(mask, out_aval.shape, batch_dims)
+    fill = structural.broadcast_in_dim(_fill_scalar(fill_value, out_aval.dtype),
+                                       out_aval.shape, ())
+    return structural.select(mask, out, fill)
+
+
+lowering.register_lowering(gather_p, _gather_lower)
 
 
 def _default_fill_value(dtype: np.dtype) -> Any:
@@ -781,23 +798,13 @@ def _scatter_targets(operand_shape: Sequence[int], indices: np.ndarray, updates:
                      ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
     """The operand index of every update element that is applied, and those updates (flat,
     in row-major update order)."""
-    rank = updates.ndim
-    window_dims = [d for d in range(len(operand_shape))
-                   if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
-    windows = {d: (axis, updates.shape[axis])
-               for d, axis in zip(window_dims, dn.update_window_dims, strict=True)}
-    sizes = [windows[d][1] if d in windows else 1 for d in dn.scatter_dims_to_operand_dims]
-    starts, in_bounds = _window_bounds(indices, operand_shape, dn.scatter_dims_to_operand_dims,
-                                       sizes)
-    batch_axes = [d for d in range(rank) if d not in dn.update_window_dims]
-    coords = _operand_coordinates(operand_shape, starts, dn.scatter_dims_to_operand_dims,
-                                  list(zip(dn.operand_batching_dims,
-                                           dn.scatter_indices_batching_dims, strict=True)),
-                                  batch_axes, windows, rank)
-    keep = np.ones(updates.shape, bool)
-    if mode != GatherScatterMode.CLIP:
-        keep = np.broadcast_to(_on_axes(in_bounds, batch_axes, rank), updates.shape)
-    targets = tuple(np.broadcast_to(c, updates.shape)[keep] for c in coords)
+    targets, keep = kernels.scatter_targets(
+        operand_shape, indices, updates.shape, update_window_dims=dn.update_window_dims,
+        inserted_window_dims=dn.inserted_window_dims,
+        input_batching_dims=dn.operand_batching_dims,
+        scatter_indices_batching_dims=dn.scatter_indices_batching_dims,
+        scatter_dims_to_operand_dims=dn.scatter_dims_to_operand_dims,
+        clip=mode == GatherScatterMode.CLIP)
     return targets, updates[keep]
 
 
@@ -843,9 +850,61 @@ def _scatter_impl_fn(combine: Callable | None) -> Callable:
     return impl
 
 
+def _clamp_scatter_indices(operand: Any, indices: Any, updates: Any, *,
+                           dn: ScatterDimensionNumbers) -> Any:
+    """`indices` clamped so every update window is in bounds (JAX's CLIP mode)."""
+    operand_shape = core.get_aval(operand).shape
+    index_aval = core.get_aval(indices)
+    window_sizes = iter(core.get_aval(updates).shape[d] for d in dn.update_window_dims)
+    slice_sizes = [1 if d in dn.inserted_window_dims or d in dn.operand_batching_dims
+                   else next(window_sizes) for d in range(len(operand_shape))]
+    bound_dtype = _index_dtype(operand_shape)
+    upper = np.array([operand_shape[d] - slice_sizes[d] for d in dn.scatter_dims_to_operand_dims],
+                     bound_dtype)
+    # Bounds beyond what the index type holds are never reached.
+    largest = builtins.min(np.iinfo(bound_dtype).max, np.iinfo(index_aval.dtype).max)
+    upper = elementwise.min(upper, bound_dtype.type(largest))
+    upper = structural.convert_element_type(upper, index_aval.dtype)
+    upper = structural.broadcast_in_dim(upper, index_aval.shape, (index_aval.ndim - 1,))
+    return structural.clamp(index_aval.dtype.type(0), indices, upper)
+
+
+def _scatter_lower(ctx: LoweringRuleContext, operand: Value, indices: Value, updates: Value, *,
+                   update_jaxpr: Jaxpr | None, update_consts: Sequence[Any],
+                   dimension_numbers: ScatterDimensionNumbers, indices_are_sorted: bool,
+                   unique_indices: bool, mode: GatherScatterMode) -> Value:
+    """`stablehlo.scatter` with the update computation as its region (returning the update
+    when there is none); StableHLO skips out-of-bounds windows, CLIP clamps indices first."""
+    dn = dimension_numbers
+    if mode == GatherScatterMode.CLIP:
+        clip = lowering.lower_fun(_clamp_scatter_indices, multiple_results=False)
+        indices = clip(ctx, operand, indices, updates, dn=dn)
+    scalar = TensorType((), operand.type.dtype)
+    region, rb = ir.new_region([scalar, scalar])
+    if update_jaxpr is None:
+        outs = [region.block.args[1]]
+    else:
+        consts = [lowering.constant(rb, c) for c in update_consts]
+        outs = lowering.jaxpr_subcomp(ctx.module_context, rb, update_jaxpr, consts,
+                                      region.block.args)
+    rb.ret(outs)
+    ir_dn = ir.ScatterDimensionNumbers(
+        update_window_dims=tuple(dn.update_window_dims),
+        inserted_window_dims=tuple(dn.inserted_window_dims),
+        input_batching_dims=tuple(dn.operand_batching_dims),
+        scatter_indices_batching_dims=tuple(dn.scatter_indices_batching_dims),
+        scatter_dims_to_operand_dims=tuple(dn.scatter_dims_to_operand_dims),
+        index_vector_dim=indices.type.rank - 1)
+    attributes = {"indices_are_sorted": bool(indices_are_sorted),
+                  "scatter_dimension_numbers": ir_dn, "unique_indices": bool(unique_indices)}
+    return ctx.builder.op("stablehlo.scatter", [operand, indices, updates], [operand.type],
+                          attributes, [region]).result
+
+
 def _scatter_primitive(name: str, combine: Callable | None) -> Primitive:
     prim = standard_primitive(name, _scatter_shape, _scatter_dtype, utils.first_arg_weak)
     def_numpy_impl(prim, _scatter_impl_fn(combine))
+    lowering.register_lowering(prim, _scatter_lower)
     return prim
 
 

@@ -8,11 +8,15 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src import tree_util
+from justjax._src.backends.reference.kernels import structural as kernels
+from justjax._src.backends.reference.kernels.elementwise import convert_values
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_eqn_rules
-from justjax._src.interpreters import ad, batching, staging
+from justjax._src.hlo.ir import Builder, TensorType, Value
+from justjax._src.interpreters import ad, batching, lowering, staging
+from justjax._src.interpreters.lowering import LoweringRuleContext
 from justjax._src.lax import utils
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
@@ -37,26 +41,6 @@ def _pp_without(*hidden: str, hide_if_empty: Sequence[str] = ()) -> Callable:
 
 # -- convert_element_type ----------------------------------------------------------------------
 
-def _convert_values(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
-    """NumPy conversion with XLA's rules: complex -> real drops the imaginary part, float -> int
-    saturates at the integer type's range with NaN -> 0, anything -> bool is `x != 0`."""
-    if new_dtype == dtypes.bool_:
-        return x != 0
-    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
-        x = np.real(x)
-    if dtypes.is_inexact(x.dtype) and dtypes.is_int(new_dtype):
-        info = np.iinfo(new_dtype)
-        wide = x.astype(np.float64)
-        wide = np.where(np.isnan(wide), 0, np.clip(np.trunc(wide), info.min, info.max))
-        # float64 cannot hold int64's max exactly; clamp again in the integer domain.
-        out = np.where(wide >= float(info.max), info.max,
-                       np.where(wide <= float(info.min), info.min, wide.astype(np.int64)
-                                if dtypes.is_signed(new_dtype) else wide.astype(np.uint64)))
-        return out.astype(new_dtype)
-    with np.errstate(all="ignore"):
-        return x.astype(new_dtype)
-
-
 convert_element_type_p = Primitive("convert_element_type")
 
 
@@ -68,7 +52,10 @@ def _convert_abstract(x: ShapedArray, *, new_dtype: np.dtype, weak_type: bool,
 def _convert_impl(x: Any, *, new_dtype: np.dtype, weak_type: bool, sharding: Any = None) -> Array:
     aval = core.get_aval(x)
     value = to_numpy(x, aval.dtype)
-    return from_numpy(_convert_values(value, np.dtype(new_dtype)),
+    if dtypes.is_complex(aval.dtype) and not dtypes.is_complex(new_dtype):
+        # As the lowering: the real part, even for bool (`real(z) != 0`, not `z != 0`).
+        value = np.real(value)
+    return from_numpy(convert_values(value, np.dtype(new_dtype)),
                       ShapedArray(aval.shape, new_dtype, weak_type))
 
 
@@ -148,6 +135,30 @@ def _convert_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
 batching.primitive_batchers[convert_element_type_p] = _convert_batch_rule
 
 
+def convert_hlo(b: Builder, x: Value, dtype: Any) -> Value:
+    """`stablehlo.convert` of `x` to `dtype`, a cast to bool being `x != 0` first (as JAX's
+    `mlir.convert_hlo`; StableHLO's own bool conversion would truncate integers)."""
+    dtype = np.dtype(dtype)
+    if dtype == dtypes.bool_:
+        zero = lowering.constant(b, 0, x.type.dtype)
+        x = lowering.compare(b, x, lowering.broadcast_in_dim(b, zero, x.type.shape, ()), "NE")
+    return b.one("stablehlo.convert", [x], TensorType(x.type.shape, dtype))
+
+
+def _convert_element_type_lower(ctx: LoweringRuleContext, operand: Value, *,
+                                new_dtype: np.dtype, weak_type: bool,
+                                sharding: Any = None) -> Value:
+    """A complex operand converted to a real type loses its imaginary part first."""
+    aval_in, = ctx.avals_in
+    if dtypes.is_complex(aval_in.dtype) and not dtypes.is_complex(new_dtype):
+        real_type = TensorType(aval_in.shape, dtypes.real_dtype(aval_in.dtype))
+        operand = ctx.builder.one("stablehlo.real", [operand], real_type)
+    return convert_hlo(ctx.builder, operand, lowering.aval_to_type(ctx.avals_out[0]).dtype)
+
+
+lowering.register_lowering(convert_element_type_p, _convert_element_type_lower)
+
+
 def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any:
     """Casts `x` to `new_dtype` (StableHLO `convert`); a no-op when nothing would change."""
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
@@ -155,7 +166,8 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
     if not isinstance(x, core.Tracer) and not isinstance(x, Array):
         # Constants are converted on the host, never staged (as JAX does for literals).
         value = dtypes.coerce_to_array(x, aval.dtype) if dtypes.is_python_scalar(x) else np.asarray(x)
-        return from_numpy(_convert_values(value, new_dtype), ShapedArray(aval.shape, new_dtype, weak_type))
+        return from_numpy(convert_values(value, new_dtype),
+                          ShapedArray(aval.shape, new_dtype, weak_type))
     if aval.dtype == new_dtype and aval.weak_type == weak_type:
         return x
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type),
@@ -204,6 +216,10 @@ def _bitcast_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
 
 
 batching.primitive_batchers[bitcast_convert_type_p] = _bitcast_batch_rule
+lowering.register_lowering(
+    bitcast_convert_type_p,
+    lambda ctx, x, *, new_dtype: ctx.builder.one("stablehlo.bitcast_convert", [x],
+                                                 lowering.aval_to_type(ctx.avals_out[0])))
 
 
 def bitcast_convert_type(x: Any, new_dtype: Any) -> Any:
@@ -243,13 +259,9 @@ def _broadcast_in_dim_shape(x: ShapedArray, *, shape: tuple[int, ...],
 
 
 def _broadcast_in_dim_numpy(x: np.ndarray, *, shape: tuple[int, ...],
-                            broadcast_dimensions: tuple[int, ...], sharding: Any = None) -> np.ndarray:
-    # Order the operand's dims as their output positions, then insert the new unit dims.
-    x = np.transpose(x, np.argsort(broadcast_dimensions))
-    expanded = [1] * len(shape)
-    for operand_dim, out_dim in enumerate(sorted(broadcast_dimensions)):
-        expanded[out_dim] = x.shape[operand_dim]
-    return np.broadcast_to(x.reshape(expanded), shape)
+                            broadcast_dimensions: tuple[int, ...],
+                            sharding: Any = None) -> np.ndarray:
+    return kernels.broadcast_in_dim(x, shape, broadcast_dimensions)
 
 
 broadcast_in_dim_p = standard_primitive("broadcast_in_dim", _broadcast_in_dim_shape,
@@ -324,6 +336,10 @@ def _broadcast_in_dim_batch_rule(axis_data: batching.AxisData, vals: Sequence[An
 
 
 batching.primitive_batchers[broadcast_in_dim_p] = _broadcast_in_dim_batch_rule
+lowering.register_lowering(
+    broadcast_in_dim_p,
+    lambda ctx, x, *, shape, broadcast_dimensions, sharding=None:
+        lowering.broadcast_in_dim(ctx.builder, x, shape, broadcast_dimensions))
 
 
 def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
@@ -425,6 +441,16 @@ def _reshape_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
 batching.primitive_batchers[reshape_p] = _reshape_batch_rule
 
 
+def _reshape_lower(ctx: LoweringRuleContext, x: Value, *, new_sizes: tuple[int, ...],
+                   dimensions: Any, sharding: Any = None) -> Value:
+    if dimensions is not None:
+        x = _transpose_lower(ctx, x, permutation=dimensions)
+    return ctx.builder.one("stablehlo.reshape", [x], lowering.aval_to_type(ctx.avals_out[0]))
+
+
+lowering.register_lowering(reshape_p, _reshape_lower)
+
+
 def reshape(x: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:
     """Reshapes `x` (row-major), after transposing by `dimensions` if given."""
     new_sizes = utils.as_int_tuple(new_sizes, "reshape new_sizes")
@@ -467,6 +493,9 @@ def _squeeze_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
 
 
 batching.primitive_batchers[squeeze_p] = _squeeze_batch_rule
+lowering.register_lowering(
+    squeeze_p, lambda ctx, x, *, dimensions: ctx.builder.one(
+        "stablehlo.reshape", [x], lowering.aval_to_type(ctx.avals_out[0])))
 
 
 def squeeze(x: Any, dimensions: Sequence[int]) -> Any:
@@ -507,6 +536,17 @@ def _transpose_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
 batching.primitive_batchers[transpose_p] = _transpose_batch_rule
 
 
+def _transpose_lower(ctx: LoweringRuleContext, x: Value, *,
+                     permutation: Sequence[int]) -> Value:
+    permutation = tuple(int(p) for p in permutation)
+    shape = tuple(x.type.shape[p] for p in permutation)
+    return ctx.builder.one("stablehlo.transpose", [x], TensorType(shape, x.type.dtype),
+                           permutation=permutation)
+
+
+lowering.register_lowering(transpose_p, _transpose_lower)
+
+
 def transpose(x: Any, permutation: Sequence[int]) -> Any:
     """Permutes the dimensions of `x` (StableHLO `transpose`)."""
     permutation = tuple(int(p) for p in permutation)
@@ -533,10 +573,7 @@ def _iota_abstract(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int,
 
 def _iota_numpy(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int,
                 sharding: Any = None) -> np.ndarray:
-    line = np.arange(shape[dimension]).astype(dtype)
-    expanded = [1] * len(shape)
-    expanded[dimension] = shape[dimension]
-    return np.broadcast_to(line.reshape(expanded), shape)
+    return kernels.iota(dtype, shape, dimension)
 
 
 iota_p.def_abstract_eval(_iota_abstract)
@@ -544,6 +581,10 @@ def_numpy_impl(iota_p, _iota_numpy)
 # iota has no operands, so it never meets a tangent; the rule only records that its output
 # is a constant (JAX registers none).
 ad.defjvp_zero(iota_p)
+lowering.register_lowering(
+    iota_p, lambda ctx, *, dtype, shape, dimension, sharding=None: ctx.builder.one(
+        "stablehlo.iota", [], lowering.aval_to_type(ctx.avals_out[0]),
+        iota_dimension=int(dimension)))
 
 
 def iota(dtype: Any, size: int) -> Any:
@@ -692,6 +733,32 @@ def _select_n_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
 batching.primitive_batchers[select_n_p] = _select_n_batch_rule
 
 
+def _select_n_lower(ctx: LoweringRuleContext, which: Value, *cases: Value) -> Value:
+    """`stablehlo.select` for a bool `which`; an integer `which` picks among the cases by a
+    binary tree of `which < k` selects, as JAX lowers it."""
+    b = ctx.builder
+    which_aval = ctx.avals_in[0]
+    if len(cases) == 1:
+        return cases[0]
+    if which_aval.dtype == dtypes.bool_:
+        return b.one("stablehlo.select", [which, cases[1], cases[0]], cases[0].type)
+
+    def pick(offset: int, chosen: Sequence[Value]) -> Value:
+        if len(chosen) == 1:
+            return chosen[0]
+        mid = len(chosen) // 2
+        bound = lowering.constant(b, offset + mid, which_aval.dtype)
+        bound = lowering.broadcast_in_dim(b, bound, which_aval.shape, ())
+        below = lowering.compare(b, which, bound, "LT")
+        return b.one("stablehlo.select", [below, pick(offset, chosen[:mid]),
+                                          pick(offset + mid, chosen[mid:])], chosen[0].type)
+
+    return pick(0, cases)
+
+
+lowering.register_lowering(select_n_p, _select_n_lower)
+
+
 # -- clamp -------------------------------------------------------------------------------------
 
 def _clamp_shape(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> tuple[int, ...]:
@@ -780,6 +847,7 @@ def _clamp_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
 
 
 batching.primitive_batchers[clamp_p] = _clamp_batch_rule
+lowering.register_lowering(clamp_p, lowering.elementwise("stablehlo.clamp"))
 
 
 # -- concatenate -------------------------------------------------------------------------------
@@ -839,6 +907,26 @@ def _concatenate_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
 batching.primitive_batchers[concatenate_p] = _concatenate_batch_rule
 
 
+def concatenate_hlo(b: Builder, xs: Sequence[Value], dimension: int) -> Value:
+    """`stablehlo.concatenate` of `xs`, as a tree of at most 16 operands per op (JAX's
+    workaround for slow compiles of wide concatenations)."""
+    xs = list(xs)
+    while len(xs) > 1:
+        xs = [_concatenate_op(b, xs[i:i + 16], dimension) for i in range(0, len(xs), 16)]
+    return xs[0]
+
+
+def _concatenate_op(b: Builder, xs: Sequence[Value], dimension: int) -> Value:
+    shape = list(xs[0].type.shape)
+    shape[dimension] = sum(x.type.shape[dimension] for x in xs)
+    return b.one("stablehlo.concatenate", list(xs), TensorType(shape, xs[0].type.dtype),
+                 dimension=int(dimension))
+
+
+lowering.register_lowering(
+    concatenate_p, lambda ctx, *xs, dimension: concatenate_hlo(ctx.builder, xs, dimension))
+
+
 def concatenate(operands: Sequence[Any], dimension: int) -> Any:
     """Joins arrays along `dimension` (StableHLO `concatenate`)."""
     operands = list(operands)
@@ -877,6 +965,9 @@ def _stop_gradient_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
 
 
 batching.primitive_batchers[stop_gradient_p] = _stop_gradient_batch_rule
+# Both are the identity once compiled.
+lowering.register_lowering(copy_p, lambda ctx, x: x)
+lowering.register_lowering(stop_gradient_p, lambda ctx, x: x)
 
 
 def copy(x: Any) -> Any:
