@@ -262,3 +262,20 @@ def golden_jaxpr_tests(cases: dict[str, Callable[..., Any]], golden: dict[str, s
 
     return test_jaxpr_matches_jax, test_every_case_has_golden_text, \
         test_golden_texts_are_what_jax_prints
+
+
+def lower_to_module(fun: Callable[..., Any], *args: Any) -> Any:
+    """The StableHLO module (`ir.Module`) of `fun` traced on `args`, results named as JAX
+    names them (`result`, or `result[i]`)."""
+    from justjax._src.interpreters import lowering
+    closed = justjax.make_jaxpr(fun)(*[justjax.numpy.asarray(a) for a in args])
+    count = len(closed.out_avals)
+    infos = ["result"] if count == 1 else [f"result[{i}]" for i in range(count)]
+    return lowering.lower_jaxpr_to_module(closed, "f", infos)
+
+
+def run_reference(module: Any, *args: Any) -> list[np.ndarray]:
+    """`module` run by the reference backend on NumPy arguments."""
+    from justjax._src import backends
+    return backends.get_backend("reference").compile(module).execute(
+        [np.asarray(a) for a in args])

@@ -44,7 +44,9 @@ def reduce_window_reference(x: np.ndarray, init, op, window_dimensions, window_s
         for tap in np.ndindex(*window_dimensions):
             q = [i * s + t * d - lo for i, s, t, d, (lo, _) in zip(index, strides, tap, wdil, pads)]
             inside = all(0 <= qi < n and qi % b == 0 for qi, n, b in zip(q, dilated, base))
-            acc = op(acc, values[tuple(qi // b for qi, b in zip(q, base))] if inside else init)
+            # XLA CPU: the initial value enters once; padding and holes are skipped.
+            if inside:
+                acc = op(acc, values[tuple(qi // b for qi, b in zip(q, base))])
         out[index] = acc
     return out
 

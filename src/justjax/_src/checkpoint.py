@@ -27,7 +27,8 @@ from justjax._src import errors, tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import Jaxpr, JaxprEqn, Var, eval_jaxpr
-from justjax._src.interpreters import ad, batching, staging
+from justjax._src.hlo import ir
+from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.lax import convolution, dot, elementwise
 
@@ -316,12 +317,13 @@ def _name_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
 
 
 batching.primitive_batchers[name_p] = _name_batcher
+lowering.register_lowering(name_p, lambda ctx, x, *, name: x)
 
 
 # ---------------------------------------------------------------------------------------------
 # `remat2`: the checkpointed call. Params: `jaxpr` (open), `prevent_cse` (bool or one bool
 # per argument), `differentiated` (True once the body is a derivative's recomputation) and
-# `policy`. Lowering (later) wraps `differentiated` calls' inputs in an optimization barrier
+# `policy`. Lowering wraps `differentiated` calls' inputs in an optimization barrier
 # where `prevent_cse` asks for it.
 
 remat_p = core.Primitive("remat2", multiple_results=True)
@@ -381,6 +383,26 @@ def _remat_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
 
 
 batching.primitive_batchers[remat_p] = _remat_batcher
+
+
+def _remat_lowering(ctx: lowering.LoweringRuleContext, *args: ir.Value, jaxpr: Jaxpr,
+                    prevent_cse: Any, differentiated: bool, policy: Any) -> list[ir.Value]:
+    """The body inline. In a derivative's recomputation (`differentiated`), the inputs
+    `prevent_cse` marks first pass through one `stablehlo.optimization_barrier`, so XLA
+    cannot merge the recomputation with the forward pass, as in JAX."""
+    if isinstance(prevent_cse, bool):
+        prevent_cse = (prevent_cse,) * len(args)
+    args = list(args)
+    if differentiated and any(prevent_cse):
+        positions = [i for i, barrier in enumerate(prevent_cse) if barrier]
+        barrier = ctx.builder.op("stablehlo.optimization_barrier", [args[i] for i in positions],
+                                 [args[i].type for i in positions])
+        for i, value in zip(positions, barrier.results, strict=True):
+            args[i] = value
+    return lowering.jaxpr_subcomp(ctx.module_context, ctx.builder, jaxpr, [], args)
+
+
+lowering.register_lowering(remat_p, _remat_lowering)
 
 
 def _is_unknown(trace: ad.TangentStagingTrace, value: Any) -> bool:

@@ -31,7 +31,7 @@ from justjax._src.core import pretty as pp
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import (ClosedJaxpr, JaxprEqn, PrettyContext, _pp_param_value,
                                      eval_jaxpr, pp_eqn_rules, pp_vars)
-from justjax._src.interpreters import ad, staging
+from justjax._src.interpreters import ad, lowering, staging
 from justjax._src.lax.structural import stop_gradient_p
 from justjax._src.treedef import keystr
 
@@ -726,6 +726,16 @@ class CustomVJPCallPrimitive(core.Primitive):
 
 custom_jvp_call_p = CustomJVPCallPrimitive("custom_jvp_call")
 custom_vjp_call_p = CustomVJPCallPrimitive("custom_vjp_call")
+
+
+def _custom_call_lowering(ctx: lowering.LoweringRuleContext, *args: Any,
+                          call_jaxpr: ClosedJaxpr, **_: Any) -> list[Any]:
+    """The function's own jaxpr, inline: lowering ignores the derivative rules (JAX's)."""
+    return lowering.lower_closed_jaxpr_inline(ctx, call_jaxpr, args)
+
+
+lowering.register_lowering(custom_jvp_call_p, _custom_call_lowering)
+lowering.register_lowering(custom_vjp_call_p, _custom_call_lowering)
 
 
 def _name_of(fun: Callable) -> str:

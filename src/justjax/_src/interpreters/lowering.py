@@ -43,8 +43,9 @@ class ModuleContext:
     """The module being built and the private functions already lowered into it."""
 
     module: ir.Module
-    # (jaxpr, name) -> function name, so a sub-jit called twice is lowered once.
-    function_names: dict[tuple[int, str], str] = field(default_factory=dict)
+    # (jaxpr id, name) or (rule name, types, params) -> function name, so a sub-jit called
+    # twice, or a cached rule applied twice to the same types, is lowered once.
+    function_names: dict[tuple, str] = field(default_factory=dict)
     # Keeps lowered jaxprs alive so their ids stay unique while the module is built.
     _lowered_jaxprs: list[Any] = field(default_factory=list)
 
@@ -252,21 +253,59 @@ def lower_function(ctx: ModuleContext, name: str, closed: ClosedJaxpr, *,
     return fn
 
 
-def call_jaxpr(ctx: LoweringRuleContext, name: str, closed: ClosedJaxpr,
-               args: Sequence[Value]) -> list[Value]:
-    """`func.call @name(args)` of `closed` lowered as a private function (once per jaxpr
-    and name; a different jaxpr of the same name gets `name_0`, ...)."""
+def _call_private(ctx: LoweringRuleContext, key: tuple, name: str,
+                  in_types: Sequence[ir.Type], out_types: Sequence[ir.Type],
+                  emit_body: Callable[[Builder, list[Value]], Sequence[Value]],
+                  args: Sequence[Value]) -> list[Value]:
+    """`func.call` of the private function lowered for `key`, lowering it first (named
+    `name`, or `name_0`, ... if taken) when the module has none yet."""
     module_ctx = ctx.module_context
-    key = (id(closed.jaxpr), name)
     fn_name = module_ctx.function_names.get(key)
     if fn_name is None:
         fn_name = module_ctx.fresh_function_name(name)
         module_ctx.function_names[key] = fn_name
-        module_ctx._lowered_jaxprs.append(closed.jaxpr)
-        lower_function(module_ctx, fn_name, closed)
-    call = ctx.builder.op("func.call", list(args), [aval_to_type(a) for a in closed.out_avals],
+        block = ir.Block([Value(t) for t in in_types])
+        module_ctx.module.functions.append(ir.Function(fn_name, block, list(out_types)))
+        body = Builder(block)
+        body.ret(list(emit_body(body, block.args)), "func.return")
+    call = ctx.builder.op("func.call", list(args), list(out_types),
                           {"callee": ir.Symbol(fn_name)})
     return list(call.results)
+
+
+def call_jaxpr(ctx: LoweringRuleContext, name: str, closed: ClosedJaxpr,
+               args: Sequence[Value]) -> list[Value]:
+    """`func.call @name(args)` of `closed` lowered as a private function (once per jaxpr
+    and name; a different jaxpr of the same name gets `name_0`, ...)."""
+    ctx.module_context._lowered_jaxprs.append(closed.jaxpr)
+
+    def emit_body(b: Builder, block_args: list[Value]) -> list[Value]:
+        consts = [constant(b, _const_array(c, v.aval))
+                  for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)]
+        return jaxpr_subcomp(ctx.module_context, b, closed.jaxpr, consts, block_args)
+
+    return _call_private(ctx, (id(closed.jaxpr), name), name,
+                         [aval_to_type(a) for a in closed.in_avals],
+                         [aval_to_type(a) for a in closed.out_avals], emit_body, args)
+
+
+def cached_lowering(name: str, rule: LoweringRule, multiple_results: bool
+                    ) -> LoweringRule:
+    """`rule` emitted once per module (per operand and result types and params) as a private
+    function `name` and called, as JAX's `lower_fun(..., inline=False)` and `cache_lowering`
+    do (`call @cumsum(%arg0)`)."""
+    def cached(ctx: LoweringRuleContext, *operands: Value, **params: Any) -> Any:
+        def emit_body(b: Builder, block_args: list[Value]) -> list[Value]:
+            outs = rule(ctx.replace(builder=b), *block_args, **params)
+            return list(outs) if multiple_results else [outs]
+
+        in_types = tuple(aval_to_type(a) for a in ctx.avals_in)
+        out_types = tuple(aval_to_type(a) for a in ctx.avals_out)
+        key = (name, in_types, out_types, tuple(sorted(params.items())))
+        results = _call_private(ctx, key, name, in_types, out_types, emit_body, operands)
+        return results if multiple_results else results[0]
+
+    return cached
 
 
 _MODULE_NAME = re.compile(r"[^\w.-]")

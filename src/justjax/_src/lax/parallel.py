@@ -23,10 +23,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src import tree_util
-from justjax._src.core import core, dtypes
+from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
-from justjax._src.interpreters import ad, batching
+from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.lax import elementwise, reductions, structural
 from justjax._src.lax.elementwise_ad import _const
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
@@ -223,6 +223,22 @@ def _allreduce_impl(prim: Primitive, reducer: Callable[[Any, Sequence[int]], Any
     return impl
 
 
+def _allreduce_lowering(prim: Primitive, reducer: Callable[[Any, Sequence[int]], Any]
+                        ) -> lowering.LoweringRule:
+    """Positional axes lower to the reduction over them (as JAX's lowering does before any
+    all-reduce); a named axis reaching lowering has no mapped axis behind it, since vmap
+    batches collectives away and pmap (issue #10) is not there yet."""
+    def reduce_positional(x: Any, *, axes: tuple[Any, ...], axis_index_groups: Any) -> Any:
+        named, positional = _partition(axes)
+        if named:
+            raise _named_axes_impl_error(axes, "psum")
+        out_aval = prim.abstract_eval(core.get_aval(x), axes=axes,
+                                      axis_index_groups=axis_index_groups)
+        return _with_aval(reducer(x, positional) if positional else x, out_aval)
+
+    return lowering.lower_fun(reduce_positional, multiple_results=False)
+
+
 def _allreduce_batcher(prim: Primitive, if_unmapped: Callable[[Any, int], Any]
                        ) -> Callable[..., tuple[Any, int | None]]:
     """The batching rule of an all-reduce: over this trace's axis it reduces the batch
@@ -285,6 +301,7 @@ def _unchanged(x: Any, size: int) -> Any:
 psum_p = Primitive("psum")
 psum_p.def_abstract_eval(_allreduce_abstract_eval)
 psum_p.def_impl(_allreduce_impl(psum_p, reductions.reduce_sum))
+lowering.register_lowering(psum_p, _allreduce_lowering(psum_p, reductions.reduce_sum))
 ad.deflinear2(psum_p, _psum_transpose)
 batching.primitive_batchers[psum_p] = _allreduce_batcher(psum_p, _scale_by_size)
 batching.axis_primitives.add(psum_p)
@@ -294,12 +311,14 @@ batching.axis_primitives.add(psum_p)
 pmax_p = Primitive("pmax")
 pmax_p.def_abstract_eval(_allreduce_abstract_eval)
 pmax_p.def_impl(_allreduce_impl(pmax_p, reductions.reduce_max))
+lowering.register_lowering(pmax_p, _allreduce_lowering(pmax_p, reductions.reduce_max))
 batching.primitive_batchers[pmax_p] = _allreduce_batcher(pmax_p, _unchanged)
 batching.axis_primitives.add(pmax_p)
 
 pmin_p = Primitive("pmin")
 pmin_p.def_abstract_eval(_allreduce_abstract_eval)
 pmin_p.def_impl(_allreduce_impl(pmin_p, reductions.reduce_min))
+lowering.register_lowering(pmin_p, _allreduce_lowering(pmin_p, reductions.reduce_min))
 batching.primitive_batchers[pmin_p] = _allreduce_batcher(pmin_p, _unchanged)
 batching.axis_primitives.add(pmin_p)
 

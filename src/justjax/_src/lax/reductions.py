@@ -15,11 +15,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src import tree_util
+from justjax._src.backends.reference.kernels import reductions as reduction_kernels
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr, tracing_cache
-from justjax._src.interpreters import ad, batching, staging
+from justjax._src.hlo import ir
+from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.lax import elementwise, reductions_ad, structural, utils
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
@@ -35,37 +37,13 @@ __all__ = [
 
 
 # -- identities ---------------------------------------------------------------------------------
+# The NumPy side of the reductions (identities, XLA's max/min and sum semantics) lives with the
+# reference backend's kernels, which run the same code.
 
-def _max_identity(dtype: np.dtype) -> np.ndarray:
-    """The identity of max: -inf for inexact types, the minimum integer, False."""
-    dtype = np.dtype(dtype)
-    if dtypes.is_inexact(dtype):
-        return np.array(-np.inf, dtype)
-    if dtypes.is_int(dtype):
-        return np.array(dtypes.iinfo(dtype).min, dtype)
-    if dtypes.is_bool(dtype):
-        return np.array(False)
-    raise ValueError(f"Unsupported dtype for max: {dtype}")
-
-
-def _min_identity(dtype: np.dtype) -> np.ndarray:
-    """The identity of min: inf for inexact types, the maximum integer, True."""
-    dtype = np.dtype(dtype)
-    if dtypes.is_inexact(dtype):
-        return np.array(np.inf, dtype)
-    if dtypes.is_int(dtype):
-        return np.array(dtypes.iinfo(dtype).max, dtype)
-    if dtypes.is_bool(dtype):
-        return np.array(True)
-    raise ValueError(f"Unsupported dtype for min: {dtype}")
-
-
-def _and_identity(dtype: np.dtype) -> np.ndarray:
-    return np.array(-1).astype(dtype)
-
-
-def _or_identity(dtype: np.dtype) -> np.ndarray:
-    return np.array(0, dtype)
+_max_identity = reduction_kernels.max_identity
+_min_identity = reduction_kernels.min_identity
+_and_identity = reduction_kernels.and_identity
+_or_identity = reduction_kernels.or_identity
 
 
 # -- shape and dtype rules ----------------------------------------------------------------------
@@ -121,79 +99,17 @@ def _check_dims(dims: Sequence[int], ndim: int) -> None:
 
 # -- NumPy implementations with XLA's semantics -------------------------------------------------
 
-def _positive_zero_sum(result: np.ndarray) -> np.ndarray:
-    # XLA starts a sum from +0.0, so -0.0 sums become +0.0; adding +0.0 does exactly that.
-    if dtypes.is_inexact(result.dtype):
-        return result + np.zeros((), result.dtype)
-    return result
-
-
 def _sum_numpy(x: np.ndarray, *, axes: tuple[int, ...], out_sharding: Any = None) -> np.ndarray:
-    if not axes:
-        return x
-    return _positive_zero_sum(np.sum(x, axis=axes, dtype=x.dtype))
+    return reduction_kernels.reduce_sum(x, axes)
 
 
 def _prod_numpy(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
-    if not axes:
-        return x
-    return np.prod(x, axis=axes, dtype=x.dtype)
-
-
-def _complex_choose(acc: np.ndarray, x: np.ndarray, direction: str) -> np.ndarray:
-    """XLA's complex max/min: compare real parts, imaginary parts on a tie; comparisons with NaN
-    are false, so the second operand is taken."""
-    compare = np.greater if direction == "max" else np.less
-    real_eq = np.real(acc) == np.real(x)
-    pick_acc = np.where(real_eq, compare(np.imag(acc), np.imag(x)),
-                        compare(np.real(acc), np.real(x)))
-    return np.where(pick_acc, acc, x)
-
-
-def _to_last_axis(x: np.ndarray, axes: Sequence[int]) -> np.ndarray:
-    """Moves `axes` to the end and flattens them into one axis (row-major)."""
-    kept = [d for d in range(x.ndim) if d not in axes]
-    moved = np.transpose(x, kept + list(axes))
-    reduced_size = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
-    return moved.reshape(moved.shape[:len(kept)] + (reduced_size,))
-
-
-def _complex_fold(x: np.ndarray, axes: Sequence[int], direction: str) -> np.ndarray:
-    flat = _to_last_axis(x, axes)
-    identity = _max_identity if direction == "max" else _min_identity
-    acc = np.full(flat.shape[:-1], identity(x.dtype), dtype=x.dtype)
-    for j in range(flat.shape[-1]):
-        acc = _complex_choose(acc, flat[..., j], direction)
-    return acc
-
-
-def _fix_zero_signs(result: np.ndarray, has_signed_zero: np.ndarray, direction: str
-                    ) -> np.ndarray:
-    """Max prefers +0.0 over -0.0 and min prefers -0.0, as XLA's maximum/minimum do."""
-    if direction == "max":
-        return np.where((result == 0) & has_signed_zero, np.zeros((), result.dtype), result)
-    return np.where((result == 0) & has_signed_zero, -np.zeros((), result.dtype), result)
-
-
-def _zero_of_sign(x: np.ndarray, direction: str) -> np.ndarray:
-    """Where `x` holds the zero that `direction` prefers (+0.0 for max, -0.0 for min)."""
-    negative = np.signbit(x)
-    return (x == 0) & (~negative if direction == "max" else negative)
+    return reduction_kernels.reduce_prod(x, axes)
 
 
 def _minmax_numpy(direction: str) -> Callable[..., np.ndarray]:
     def fn(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
-        if not axes:
-            return x
-        if dtypes.is_complex(x.dtype):
-            return _complex_fold(x, axes, direction)
-        identity = (_max_identity if direction == "max" else _min_identity)(x.dtype)
-        reducer = np.max if direction == "max" else np.min
-        result = np.asarray(reducer(x, axis=axes, initial=identity))
-        if dtypes.is_float(x.dtype):
-            result = _fix_zero_signs(result, np.any(_zero_of_sign(x, direction), axis=axes),
-                                     direction)
-        return result
+        return reduction_kernels.reduce_minmax(x, axes, direction)
     return fn
 
 
@@ -507,7 +423,7 @@ def _reduce_impl(*args: Any, computation: Callable, jaxpr: ClosedJaxpr,
     if not dimensions:
         # XLA turns a reduction over no dimensions into its operand.
         return [from_numpy(op, av) for op, av in zip(operands, out_avals, strict=True)]
-    flats = [_to_last_axis(op, dimensions) for op in operands]
+    flats = [reduction_kernels.to_last_axis(op, dimensions) for op in operands]
     out_shape = flats[0].shape[:-1]
     n = flats[0].shape[-1]
     flats = [f.reshape((int(np.prod(out_shape, dtype=np.int64)), n)) for f in flats]
@@ -694,12 +610,14 @@ def _complex_cumulative(x: np.ndarray, axis: int, step: Callable) -> np.ndarray:
 def _cummax_like(direction: str) -> Callable[[np.ndarray, int], np.ndarray]:
     def fn(x: np.ndarray, axis: int) -> np.ndarray:
         if dtypes.is_complex(x.dtype):
-            return _complex_cumulative(x, axis, lambda a, b: _complex_choose(a, b, direction))
+            return _complex_cumulative(
+                x, axis, lambda a, b: reduction_kernels.complex_choose(a, b, direction))
         ufunc = np.maximum if direction == "max" else np.minimum
         result = ufunc.accumulate(x, axis=axis)
         if dtypes.is_float(x.dtype):
-            seen = np.logical_or.accumulate(_zero_of_sign(x, direction), axis=axis)
-            result = _fix_zero_signs(result, seen, direction)
+            seen = np.logical_or.accumulate(reduction_kernels.zero_of_sign(x, direction),
+                                            axis=axis)
+            result = reduction_kernels.fix_zero_signs(result, seen, direction)
         return result
     return fn
 
@@ -739,7 +657,8 @@ def _cumulative_primitive(name: str, fn: Callable[[np.ndarray, int], np.ndarray]
 
 
 cumsum_p = _cumulative_primitive(
-    "cumsum", lambda x, axis: _positive_zero_sum(np.cumsum(x, axis=axis, dtype=x.dtype)))
+    "cumsum",
+    lambda x, axis: reduction_kernels.positive_zero_sum(np.cumsum(x, axis=axis, dtype=x.dtype)))
 cumprod_p = _cumulative_primitive(
     "cumprod", lambda x, axis: np.cumprod(x, axis=axis, dtype=x.dtype))
 cummax_p = _cumulative_primitive("cummax", _cummax_like("max"))
@@ -797,3 +716,172 @@ def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
 
 
 batching.register_array_ops(reduce_sum=lambda x, axes: reduce_sum(x, axes))
+
+
+# -- lowering -----------------------------------------------------------------------------------
+
+def scalar_type(dtype: Any) -> ir.TensorType:
+    """The rank-0 tensor type of `dtype` (float0 as bool, as lowering does)."""
+    return lowering.aval_to_type(ShapedArray((), np.dtype(dtype)))
+
+
+def _minmax_scalar(b: ir.Builder, x: ir.Value, y: ir.Value, direction: str) -> ir.Value:
+    """`maximum`/`minimum` of two values; complex ones compare (real, imag) lexicographically
+    through `compare`/`select`, as JAX's `max_hlo`/`min_hlo`."""
+    opcode = "stablehlo.maximum" if direction == "max" else "stablehlo.minimum"
+    if not dtypes.is_complex(x.type.dtype):
+        return b.one(opcode, [x, y], x.type)
+    part_type = ir.TensorType(x.type.shape, np.real(np.zeros((), x.type.dtype)).dtype)
+    rx = b.one("stablehlo.real", [x], part_type)
+    ry = b.one("stablehlo.real", [y], part_type)
+    real_eq = lowering.compare(b, rx, ry, "EQ")
+    comparison = "GT" if direction == "max" else "LT"
+    real_cmp = lowering.compare(b, rx, ry, comparison)
+    imag_cmp = lowering.compare(b, b.one("stablehlo.imag", [x], part_type),
+                                b.one("stablehlo.imag", [y], part_type), comparison)
+    which = b.one("stablehlo.select", [real_eq, imag_cmp, real_cmp], real_eq.type)
+    return b.one("stablehlo.select", [which, x, y], x.type)
+
+
+# The monoids of the dedicated reductions: the op of their region and their identity.
+MONOIDS: dict[str, tuple[Callable[[ir.Builder, ir.Value, ir.Value], ir.Value],
+                         Callable[[Any], np.ndarray]]] = {
+    "add": (lambda b, x, y: b.one("stablehlo.add", [x, y], x.type), _or_identity),
+    "mul": (lambda b, x, y: b.one("stablehlo.multiply", [x, y], x.type),
+            lambda dtype: np.ones((), dtype)),
+    "max": (lambda b, x, y: _minmax_scalar(b, x, y, "max"), _max_identity),
+    "min": (lambda b, x, y: _minmax_scalar(b, x, y, "min"), _min_identity),
+    "and": (lambda b, x, y: b.one("stablehlo.and", [x, y], x.type), _and_identity),
+    "or": (lambda b, x, y: b.one("stablehlo.or", [x, y], x.type), _or_identity),
+    "xor": (lambda b, x, y: b.one("stablehlo.xor", [x, y], x.type), _or_identity),
+}
+
+
+def monoid_region(monoid: str, dtype: Any) -> ir.Region:
+    """The region `(acc, x) -> acc <monoid> x` on scalars of `dtype`."""
+    scalar = scalar_type(dtype)
+    region, b = ir.new_region([scalar, scalar])
+    b.ret([MONOIDS[monoid][0](b, *region.block.args)])
+    return region
+
+
+def jaxpr_region(ctx: lowering.LoweringRuleContext, closed: ClosedJaxpr,
+                 arg_types: Sequence[ir.TensorType]) -> ir.Region:
+    """A region computing `closed` (its consts as constants inside the region)."""
+    region, b = ir.new_region(arg_types)
+    consts = [lowering.constant(b, np.asarray(c, lowering.aval_to_type(v.aval).dtype))
+              for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)]
+    outs = lowering.jaxpr_subcomp(ctx.module_context, b, closed.jaxpr, consts,
+                                  region.block.args)
+    b.ret(outs)
+    return region
+
+
+def _monoid_reduce_lowering(monoid: str) -> lowering.LoweringRule:
+    """`stablehlo.reduce` whose region is the monoid, from its identity."""
+    def rule(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axes: tuple[int, ...],
+             **_: Any) -> ir.Value:
+        _check_dims(axes, ctx.avals_in[0].ndim)
+        out_type = lowering.aval_to_type(ctx.avals_out[0])
+        init = lowering.constant(ctx.builder, MONOIDS[monoid][1](out_type.dtype))
+        return ctx.builder.op("stablehlo.reduce", [x, init], [out_type],
+                              {"dimensions": tuple(int(a) for a in axes)},
+                              [monoid_region(monoid, out_type.dtype)]).result
+    rule.__name__ = f"_reduce_{monoid}_lowering"
+    return rule
+
+
+for _prim, _monoid_name in ((reduce_sum_p, "add"), (reduce_prod_p, "mul"),
+                            (reduce_max_p, "max"), (reduce_min_p, "min"),
+                            (reduce_and_p, "and"), (reduce_or_p, "or"),
+                            (reduce_xor_p, "xor")):
+    lowering.register_lowering(_prim, _monoid_reduce_lowering(_monoid_name))
+
+
+def _reduce_lowering(ctx: lowering.LoweringRuleContext, *values: ir.Value,
+                     computation: Callable, jaxpr: ClosedJaxpr,
+                     dimensions: tuple[int, ...]) -> list[ir.Value]:
+    """A variadic `stablehlo.reduce` whose region is the reducer jaxpr."""
+    _check_dims(dimensions, ctx.avals_in[0].ndim)
+    _, inits = _split_half(values)
+    scalars = [v.type for v in inits]
+    region = jaxpr_region(ctx, jaxpr, scalars + scalars)
+    op = ctx.builder.op("stablehlo.reduce", list(values),
+                        [lowering.aval_to_type(a) for a in ctx.avals_out],
+                        {"dimensions": tuple(int(d) for d in dimensions)}, [region])
+    return list(op.results)
+
+
+lowering.register_lowering(reduce_p, _reduce_lowering)
+
+
+def _argminmax_lowering(direction: str) -> lowering.LoweringRule:
+    """JAX's lowering: a variadic reduce of (value, iota index) pairs taking the first
+    extreme value, or the first NaN."""
+    comparison = "GT" if direction == "max" else "LT"
+    identity = _max_identity if direction == "max" else _min_identity
+
+    def body(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axes: tuple[int, ...],
+             index_dtype: Any) -> ir.Value:
+        axis, = axes
+        b = ctx.builder
+        index_type = ir.TensorType(x.type.shape, np.dtype(index_dtype))
+        indices = b.one("stablehlo.iota", [], index_type, iota_dimension=int(axis))
+        inits = [lowering.constant(b, identity(x.type.dtype)),
+                 lowering.constant(b, np.zeros((), index_dtype))]
+        scalars = [v.type for v in inits]
+        region, rb = ir.new_region(scalars + scalars)
+        value, index, other_value, other_index = region.block.args
+        pick_value = rb.one("stablehlo.or", [
+            lowering.compare(rb, value, other_value, comparison),
+            lowering.compare(rb, value, value, "NE")], scalar_type(np.bool_))
+        pick_index = rb.one("stablehlo.or", [pick_value, rb.one("stablehlo.and", [
+            lowering.compare(rb, value, other_value, "EQ"),
+            lowering.compare(rb, index, other_index, "LT")], scalar_type(np.bool_))],
+            scalar_type(np.bool_))
+        rb.ret([rb.one("stablehlo.select", [pick_value, value, other_value], value.type),
+                rb.one("stablehlo.select", [pick_index, index, other_index], index.type)])
+        out_type = lowering.aval_to_type(ctx.avals_out[0])
+        op = b.op("stablehlo.reduce", [x, indices, *inits],
+                  [ir.TensorType(out_type.shape, x.type.dtype), out_type],
+                  {"dimensions": (int(axis),)}, [region])
+        return op.results[1]
+
+    return lowering.cached_lowering(f"arg{direction}", body, multiple_results=False)
+
+
+lowering.register_lowering(argmax_p, _argminmax_lowering("max"))
+lowering.register_lowering(argmin_p, _argminmax_lowering("min"))
+
+
+def _cumulative_window(name: str) -> Callable[..., Any]:
+    """JAX's CPU lowering of a cumulative reduction: a windowed reduction whose window spans
+    the whole axis, padded before (or after, in reverse) so window i ends at element i.
+    (XLA rewrites it into a scan; a plain `reduce_window` is valid StableHLO as it stands.)"""
+    def window_reduce(x: Any, *, axis: int, reverse: bool) -> Any:
+        # Imported here: windowed imports this module (and the modules importing it).
+        from justjax._src.lax import windowed
+        shape = core.get_aval(x).shape
+        n = shape[axis]
+        if n == 0:
+            return x
+        padding = [(0, 0)] * len(shape)
+        padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
+        window = [1] * len(shape)
+        window[axis] = n
+        strides = [1] * len(shape)
+        dtype = core.get_aval(x).dtype
+        if name in ("cumsum", "cummax", "cummin"):
+            monoid = {"cumsum": windowed._reduce_window_sum, "cummax": windowed._reduce_window_max,
+                      "cummin": windowed._reduce_window_min}[name]
+            return monoid(x, window, strides, padding)
+        combine, init = ((elementwise.mul, np.ones((), dtype)) if name == "cumprod" else
+                         (reductions_ad.logaddexp, np.array(-np.inf, dtype)))
+        return windowed.reduce_window(x, init, combine, window, strides, padding)
+    return window_reduce
+
+
+for _prim in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    lowering.register_lowering(_prim, lowering.cached_lowering(
+        _prim.name, lowering.lower_fun(_cumulative_window(_prim.name), multiple_results=False),
+        multiple_results=False))

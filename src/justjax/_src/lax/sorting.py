@@ -13,10 +13,12 @@ from typing import Any
 
 import numpy as np
 
+from justjax._src.backends.reference.kernels import reductions as reduction_kernels
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
-from justjax._src.interpreters import ad, batching
+from justjax._src.hlo import ir
+from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.lax import slicing, structural
 from justjax._src.lax.utils import def_numpy_impl
 
@@ -209,23 +211,8 @@ def _top_k_abstract_eval(operand: ShapedArray, *, k: int, axis: int) -> list[Sha
             operand.update(shape=tuple(shape), dtype=dtypes.int32)]
 
 
-def _total_order_key(x: np.ndarray) -> np.ndarray:
-    """Integers ordered as XLA's total order on `x`'s values (floats by their bit patterns)."""
-    if dtypes.is_float(x.dtype):
-        bits = x.astype(np.float64).view(np.int64)
-        # Negative floats order by decreasing magnitude: flip their magnitude bits.
-        return np.where(bits < 0, bits ^ np.int64(0x7FFF_FFFF_FFFF_FFFF), bits)
-    if x.dtype == np.uint64:
-        return x
-    return x.astype(np.int64)
-
-
 def _top_k_numpy(x: np.ndarray, *, k: int, axis: int) -> list[np.ndarray]:
-    # ~key reverses the order without overflow, so a stable ascending sort of it puts the
-    # largest first and keeps equal elements in index order.
-    order = np.argsort(~_total_order_key(x), axis=axis, kind="stable")
-    indices = np.take(order, np.arange(k), axis=axis)
-    return [np.take_along_axis(x, indices, axis=axis), indices.astype(np.int32)]
+    return reduction_kernels.top_k(x, k, axis)
 
 
 top_k_p = Primitive("top_k", multiple_results=True)
@@ -286,3 +273,100 @@ def top_k(operand: Any, k: int, *, axis: int = -1) -> list[Any]:
     axis = _canonicalize_axis(axis, _ndim(operand))
     # A list, as JAX returns it.
     return list(top_k_p.bind(operand, k=k, axis=axis))
+
+
+# -- lowering -----------------------------------------------------------------------------------
+
+def _key_compare(b: ir.Builder, x: ir.Value, y: ir.Value, direction: str) -> ir.Value:
+    """A comparison in the order the sort comparator needs: floats by TOTALORDER (their
+    canonical forms make it JAX's order), integers and bools as `lowering.compare`."""
+    if not dtypes.is_float(x.type.dtype):
+        return lowering.compare(b, x, y, direction)
+    return b.one("stablehlo.compare", [x, y], ir.TensorType((), np.bool_),
+                 comparison_direction=ir.Enum("comparison_direction", direction),
+                 compare_type=ir.Enum("comparison_type", "TOTALORDER"))
+
+
+def _canonical_float(b: ir.Builder, x: ir.Value) -> ir.Value:
+    """`x` with -0.0 made 0.0 and every NaN the same NaN, so that TOTALORDER comparisons
+    treat them as equal (JAX's `_canonicalize_float_for_sort`)."""
+    dtype = x.type.dtype
+    is_zero = lowering.compare(b, x, lowering.constant(b, np.zeros((), dtype)), "EQ")
+    result = b.one("stablehlo.select", [is_zero, lowering.constant(b, np.zeros((), dtype)), x],
+                   x.type)
+    is_nan = lowering.compare(b, x, x, "NE")
+    return b.one("stablehlo.select", [is_nan, lowering.constant(b, np.array(np.nan, dtype)),
+                                      result], x.type)
+
+
+def _comparator_keys(b: ir.Builder, x: ir.Value) -> list[ir.Value]:
+    """The values the comparator orders one operand by, primary first."""
+    dtype = x.type.dtype
+    if dtypes.is_complex(dtype):
+        part = ir.TensorType((), np.real(np.zeros((), dtype)).dtype)
+        return [_canonical_float(b, b.one(f"stablehlo.{name}", [x], part))
+                for name in ("real", "imag")]
+    if dtypes.is_float(dtype):
+        return [_canonical_float(b, x)]
+    return [x]
+
+
+def _sort_comparator(arg_types: Sequence[ir.TensorType], num_keys: int) -> ir.Region:
+    """The region `(x0, y0, x1, y1, ...) -> x < y` comparing the first `num_keys` operands
+    lexicographically (JAX's `_sort_lt_comparator`)."""
+    region, b = ir.new_region([t for t in arg_types for _ in range(2)])
+    args = region.block.args
+    x_keys: list[ir.Value] = []
+    y_keys: list[ir.Value] = []
+    for i in range(num_keys):
+        x_keys += _comparator_keys(b, args[2 * i])
+        y_keys += _comparator_keys(b, args[2 * i + 1])
+    less = None
+    bool_type = ir.TensorType((), np.bool_)
+    for x, y in zip(x_keys[::-1], y_keys[::-1], strict=True):
+        key_less = _key_compare(b, x, y, "LT")
+        if less is not None:
+            tie = b.one("stablehlo.and", [_key_compare(b, x, y, "EQ"), less], bool_type)
+            key_less = b.one("stablehlo.or", [key_less, tie], bool_type)
+        less = key_less
+    b.ret([less])
+    return region
+
+
+def _sort_lowering(ctx: lowering.LoweringRuleContext, *operands: ir.Value, dimension: int,
+                   is_stable: bool, num_keys: int) -> list[ir.Value]:
+    """`stablehlo.sort` with JAX's lexicographic less-than comparator."""
+    scalar_types = [ir.TensorType((), v.type.dtype) for v in operands]
+    op = ctx.builder.op("stablehlo.sort", list(operands),
+                        [lowering.aval_to_type(a) for a in ctx.avals_out],
+                        {"dimension": int(dimension), "is_stable": bool(is_stable)},
+                        [_sort_comparator(scalar_types, num_keys)])
+    return list(op.results)
+
+
+lowering.register_lowering(sort_p, _sort_lowering)
+
+
+def _top_k_lowering(ctx: lowering.LoweringRuleContext, operand: ir.Value, *, k: int,
+                    axis: int) -> list[ir.Value]:
+    """`chlo.top_k` (on the last axis), with transposes around it for another axis."""
+    b = ctx.builder
+    rank = operand.type.rank
+    out_types = [lowering.aval_to_type(a) for a in ctx.avals_out]
+    if axis == rank - 1:
+        return list(b.op("chlo.top_k", [operand], out_types, {"k": int(k)}).results)
+    perm = list(range(rank))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+
+    def transpose(x: ir.Value) -> ir.Value:
+        shape = tuple(x.type.shape[p] for p in perm)
+        return b.one("stablehlo.transpose", [x], ir.TensorType(shape, x.type.dtype),
+                     permutation=tuple(perm))
+
+    moved = transpose(operand)
+    moved_types = [ir.TensorType(tuple(t.shape[p] for p in perm), t.dtype) for t in out_types]
+    results = b.op("chlo.top_k", [moved], moved_types, {"k": int(k)}).results
+    return [transpose(r) for r in results]
+
+
+lowering.register_lowering(top_k_p, _top_k_lowering)

@@ -14,12 +14,14 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src import tree_util
+from justjax._src.backends.reference.kernels import reductions as reduction_kernels
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
-from justjax._src.core.jaxpr import Jaxpr, eval_jaxpr, tracing_cache
-from justjax._src.interpreters import ad, batching, staging
-from justjax._src.lax import elementwise, slicing
+from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, tracing_cache
+from justjax._src.hlo import ir
+from justjax._src.interpreters import ad, batching, lowering, staging
+from justjax._src.lax import elementwise, reductions, slicing, structural
 from justjax._src.lax import utils
 from justjax._src.lax.convolution import conv_general_vjp_lhs_padding, padtype_to_pads
 from justjax._src.lax.utils import def_numpy_impl, standard_primitive
@@ -103,36 +105,12 @@ def _common_shape_rule(operand: ShapedArray, window_dimensions: tuple, window_st
 
 
 # -- window views ------------------------------------------------------------------------------
+# The NumPy window machinery is the reference backend's (its `reduce_window` kernel runs it).
 
-def _dilated_padded(x: np.ndarray, fill: Any, padding: Sequence[tuple[int, int]],
-                    base_dilation: Sequence[int]) -> np.ndarray:
-    """`x` with `base_dilation - 1` holes between elements and `padding` around, both holding
-    `fill`; negative padding crops."""
-    if any(d != 1 for d in base_dilation):
-        dilated = np.full(_dilate_shape(x.shape, base_dilation), fill, x.dtype)
-        dilated[tuple(slice(None, None, d) for d in base_dilation)] = x
-        x = dilated
-    x = x[tuple(slice(max(-lo, 0), size - max(-hi, 0))
-                for size, (lo, hi) in zip(x.shape, padding, strict=True))]
-    if not padding:
-        return x
-    widths = [(max(lo, 0), max(hi, 0)) for lo, hi in padding]
-    return np.pad(x, widths, constant_values=np.asarray(fill, x.dtype))
-
-
-def _window_taps(padded: np.ndarray, out_shape: Sequence[int], window_dimensions: Sequence[int],
-                 window_strides: Sequence[int], window_dilation: Sequence[int]
-                 ) -> list[np.ndarray]:
-    """One strided view of `padded` per window tap; view[i] is that tap of output window i."""
-    if math.prod(out_shape) == 0:
-        return []
-    views = []
-    for tap in np.ndindex(*window_dimensions):
-        views.append(padded[tuple(
-            slice(t * r, t * r + (size - 1) * s + 1, s)
-            for t, r, size, s in zip(tap, window_dilation, out_shape, window_strides,
-                                     strict=True))])
-    return views
+_dilated_padded = reduction_kernels.dilated_padded
+_window_taps = reduction_kernels.window_taps
+max_identity = reduction_kernels.max_identity
+min_identity = reduction_kernels.min_identity
 
 
 def _monoid_numpy(combine: Callable, identity: Callable[[np.dtype], Any]) -> Callable:
@@ -143,32 +121,10 @@ def _monoid_numpy(combine: Callable, identity: Callable[[np.dtype], Any]) -> Cal
         if x.dtype in (dtypes.float16, dtypes.bfloat16):
             # Accumulate low-precision floats in float32 and round once.
             x = x.astype(np.float32)
-        fill = identity(x.dtype)
-        padded = _dilated_padded(x, fill, padding, base_dilation)
-        acc = np.full(out_shape, fill, x.dtype)
-        for view in _window_taps(padded, out_shape, window_dimensions, window_strides,
-                                 window_dilation):
-            acc = combine(acc, view)
-        return acc
+        return reduction_kernels.window_fold(x, identity(x.dtype), combine, out_shape,
+                                             window_dimensions, window_strides, padding,
+                                             base_dilation, window_dilation)
     return impl
-
-
-def max_identity(dtype: np.dtype) -> np.ndarray:
-    """The identity of `max` for `dtype`: -inf, the integer minimum, or False."""
-    if dtypes.is_inexact(dtype):
-        return np.array(-np.inf, dtype)
-    if dtypes.is_int(dtype):
-        return np.array(dtypes.iinfo(dtype).min, dtype)
-    return np.array(False, np.bool_)
-
-
-def min_identity(dtype: np.dtype) -> np.ndarray:
-    """The identity of `min` for `dtype`: inf, the integer maximum, or True."""
-    if dtypes.is_inexact(dtype):
-        return np.array(np.inf, dtype)
-    if dtypes.is_int(dtype):
-        return np.array(dtypes.iinfo(dtype).max, dtype)
-    return np.array(True, np.bool_)
 
 
 # -- the monoid primitives ---------------------------------------------------------------------
@@ -515,19 +471,26 @@ def _reduce_window_numpy(*args: np.ndarray, jaxpr: Jaxpr, consts: tuple,
     tap_views = [_window_taps(_dilated_padded(x, init, padding, base_dilation), out_shape,
                               window_dimensions, window_strides, window_dilation)
                  for x, init in zip(operands, inits, strict=True)]
+    # XLA's CPU semantics: the initial value enters each window once; padding and holes
+    # are skipped (`real` marks the taps on operand elements).
+    real = reduction_kernels.real_window_taps(operands[0].shape, out_shape, dict(
+        padding=padding, base_dilation=base_dilation, window_dimensions=window_dimensions,
+        window_strides=window_strides, window_dilation=window_dilation))
     accs = [np.full(out_shape, init, init.dtype) for init in inits]
     size = math.prod(out_shape)
     if size == 0 or not tap_views[0]:
         return accs
     if _vectorizable(jaxpr, size):
         accs = [a.reshape(-1) for a in accs]
-        for taps in zip(*tap_views, strict=True):
-            accs = _combine(jaxpr, consts, accs, [t.reshape(-1) for t in taps])
+        for valid, *taps in zip(real, *tap_views, strict=True):
+            new = _combine(jaxpr, consts, accs, [t.reshape(-1) for t in taps])
+            accs = [np.where(valid.reshape(-1), n, a) for n, a in zip(new, accs, strict=True)]
         return [a.reshape(out_shape) for a in accs]
     for index in np.ndindex(*out_shape):
         values = [a[index] for a in accs]
-        for taps in zip(*tap_views, strict=True):
-            values = _combine(jaxpr, consts, values, [t[index] for t in taps])
+        for valid, *taps in zip(real, *tap_views, strict=True):
+            if valid[index]:
+                values = _combine(jaxpr, consts, values, [t[index] for t in taps])
         for acc, value in zip(accs, values, strict=True):
             acc[index] = value
     return accs
@@ -721,3 +684,118 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable,
     flat_out = reduce_window_p.bind(*flat_operands, *flat_inits, jaxpr=closed.jaxpr,
                                     consts=tuple(closed.consts), **params)
     return tree_util.tree_unflatten(operand_tree, flat_out)
+
+
+# -- lowering ----------------------------------------------------------------------------------
+
+def _reduce_window_op(ctx: lowering.LoweringRuleContext, operands: Sequence[ir.Value],
+                      inits: Sequence[ir.Value], region: ir.Region, *,
+                      window_dimensions: tuple, window_strides: tuple, padding: tuple,
+                      base_dilation: tuple, window_dilation: tuple) -> list[ir.Value]:
+    """`stablehlo.reduce_window` of `operands` from `inits` with `region`, every window
+    attribute spelled out as JAX does."""
+    pads = np.asarray(padding, np.int64).reshape(len(window_dimensions), 2)
+    op = ctx.builder.op(
+        "stablehlo.reduce_window", [*operands, *inits],
+        [lowering.aval_to_type(a) for a in ctx.avals_out],
+        {"base_dilations": tuple(base_dilation), "padding": pads,
+         "window_dilations": tuple(window_dilation),
+         "window_dimensions": tuple(window_dimensions), "window_strides": tuple(window_strides)},
+        [region])
+    return list(op.results)
+
+
+def _monoid_window_lowering(monoid: str) -> lowering.LoweringRule:
+    """`reduce_window` with the monoid's region, from its identity (broadcast to a scalar,
+    as JAX's `full_like_aval` leaves it)."""
+    def rule(ctx: lowering.LoweringRuleContext, x: ir.Value, **params: tuple) -> ir.Value:
+        b = ctx.builder
+        dtype = x.type.dtype
+        identity = lowering.constant(b, reductions.MONOIDS[monoid][1](dtype))
+        init = lowering.broadcast_in_dim(b, identity, (), ())
+        return _reduce_window_op(ctx, [x], [init], reductions.monoid_region(monoid, dtype),
+                                 **params)[0]
+    rule.__name__ = f"_reduce_window_{monoid}_lowering"
+    return rule
+
+
+lowering.register_lowering(reduce_window_sum_p, _monoid_window_lowering("add"))
+lowering.register_lowering(reduce_window_max_p, _monoid_window_lowering("max"))
+lowering.register_lowering(reduce_window_min_p, _monoid_window_lowering("min"))
+
+
+def _reduce_window_lowering(ctx: lowering.LoweringRuleContext, *values: ir.Value, jaxpr: Jaxpr,
+                            consts: tuple, **params: tuple) -> list[ir.Value]:
+    """A variadic `reduce_window` whose region is the computation's jaxpr."""
+    n = len(values) // 2
+    operands, inits = values[:n], values[n:]
+    scalars = [v.type for v in inits]
+    region = reductions.jaxpr_region(ctx, ClosedJaxpr(jaxpr, list(consts)), scalars + scalars)
+    return _reduce_window_op(ctx, operands, inits, region, **params)
+
+
+lowering.register_lowering(reduce_window_p, _reduce_window_lowering)
+
+
+def _select_and_gather_add_pairs(tangents: Any, operand: Any, *, select_prim: Primitive,
+                                 window_dimensions: tuple, window_strides: tuple,
+                                 padding: tuple, base_dilation: tuple,
+                                 window_dilation: tuple) -> Any:
+    """JAX's lowering: one variadic windowed reduction over (operand, tangent) pairs keeping
+    the pair whose key `select_prim` prefers (the earlier one on ties)."""
+    def reducer(x: tuple[Any, Any], y: tuple[Any, Any]) -> tuple[Any, Any]:
+        (key_x, value_x), (key_y, value_y) = x, y
+        which = select_prim.bind(key_x, key_y)
+        return (structural.select(which, key_x, key_y),
+                structural.select(which, value_x, value_y))
+
+    operand_dtype = core.get_aval(operand).dtype
+    inits = (_select_fill(select_prim, operand_dtype),
+             np.zeros((), core.get_aval(tangents).dtype))
+    _, out = reduce_window((operand, tangents), inits, reducer, window_dimensions,
+                           window_strides, padding, base_dilation, window_dilation)
+    return out
+
+
+lowering.register_lowering(select_and_gather_add_p, lowering.lower_fun(
+    _select_and_gather_add_pairs, multiple_results=False))
+
+
+def _select_and_scatter_add_lowering(ctx: lowering.LoweringRuleContext, source: ir.Value,
+                                     operand: ir.Value, *, select_prim: Primitive,
+                                     window_dimensions: tuple, window_strides: tuple,
+                                     padding: tuple) -> ir.Value:
+    """JAX's CPU lowering: the operand padded explicitly with the selection's identity (so
+    padding can be selected, its contributions dropped), `stablehlo.select_and_scatter` with
+    no padding, and a slice back to the operand's shape."""
+    b = ctx.builder
+    rank = len(window_dimensions)
+    lows = tuple(int(lo) for lo, _ in padding)
+    highs = tuple(int(hi) for _, hi in padding)
+    operand_dtype = operand.type.dtype
+    padded_shape = tuple(n + lo + hi for n, lo, hi in zip(operand.type.shape, lows, highs,
+                                                          strict=True))
+    fill = lowering.constant(b, _select_fill(select_prim, operand_dtype))
+    padded = b.one("stablehlo.pad", [operand, fill], ir.TensorType(padded_shape, operand_dtype),
+                   edge_padding_low=lows, edge_padding_high=highs, interior_padding=(0,) * rank)
+    init = lowering.constant(b, np.zeros((), operand_dtype))
+    scalar = reductions.scalar_type(operand_dtype)
+    select, sb = ir.new_region([scalar, scalar])
+    direction = "GE" if select_prim is elementwise.ge_p else "LE"
+    sb.ret([lowering.compare(sb, *select.block.args, direction)])
+    scatter = reductions.monoid_region("or" if operand_dtype == np.bool_ else "add",
+                                       operand_dtype)
+    scattered = b.op("stablehlo.select_and_scatter", [padded, source, init],
+                     [padded.type],
+                     {"padding": np.zeros((rank, 2), np.int64),
+                      "window_dimensions": tuple(window_dimensions),
+                      "window_strides": tuple(window_strides)},
+                     [select, scatter]).result
+    return b.one("stablehlo.slice", [scattered], lowering.aval_to_type(ctx.avals_out[0]),
+                 start_indices=lows,
+                 limit_indices=tuple(lo + n for lo, n in zip(lows, operand.type.shape,
+                                                             strict=True)),
+                 strides=(1,) * rank)
+
+
+lowering.register_lowering(select_and_scatter_add_p, _select_and_scatter_add_lowering)
