@@ -3,6 +3,8 @@
 `import justjax as jax` and `import justjax.numpy as jnp` run programs written for JAX.
 """
 from justjax._src.config import config as config
+from justjax._src.config import disable_jit as disable_jit
+from justjax._src.config import enable_x64 as enable_x64
 from justjax._src.core.core import Tracer as _Tracer
 from justjax._src.runtime.array import Array as Array
 from justjax._src.numpy import array_methods as _array_methods
@@ -44,7 +46,10 @@ from justjax._src.autodiff import (
     value_and_grad as value_and_grad,
     vjp as vjp,
 )
+from justjax._src.debugging import pure_callback as pure_callback
+from justjax import debug as debug
 from justjax import errors as errors
+from justjax import experimental as experimental
 from justjax import lax as lax
 from justjax import nn as nn
 from justjax import numpy as numpy

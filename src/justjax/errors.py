@@ -3,6 +3,7 @@ from justjax._src.errors import (
     ConcretizationTypeError as ConcretizationTypeError,
     JAXIndexError as JAXIndexError,
     JAXTypeError as JAXTypeError,
+    JaxRuntimeError as JaxRuntimeError,
     KeyReuseError as KeyReuseError,
     NonConcreteBooleanIndexError as NonConcreteBooleanIndexError,
     TracerArrayConversionError as TracerArrayConversionError,

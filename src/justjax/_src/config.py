@@ -2,7 +2,8 @@
 
 Flags are read through `config.<name>` or `config.read(name)` and set with
 `config.update(name, value)`. Environment variables are read once, here, when
-the flag is defined, never elsewhere.
+the flag is defined, never elsewhere: `JAX_<NAME>` as in JAX (`JAX_ENABLE_X64=1`), and
+`JUSTJAX_<NAME>`, which wins when both are set.
 """
 from __future__ import annotations
 
@@ -21,8 +22,25 @@ class Flag:
     parse: Callable[[str], Any]
 
 
+_TRUE = ("y", "yes", "t", "true", "on", "1")
+_FALSE = ("n", "no", "f", "false", "off", "0")
+
+
 def _parse_bool(text: str) -> bool:
-    return text.strip().lower() in ("1", "true", "yes", "on")
+    """A boolean environment value, as JAX's `bool_env` reads it."""
+    value = text.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ValueError(f"invalid truth value {text!r}")
+
+
+def env_names(name: str) -> tuple[str, str]:
+    """The environment variables of flag `name`, the winning one first:
+    `jax_enable_x64` -> (`JUSTJAX_ENABLE_X64`, `JAX_ENABLE_X64`)."""
+    upper = name.upper()
+    return "JUSTJAX_" + upper.removeprefix("JAX_"), upper
 
 
 class Config:
@@ -35,16 +53,26 @@ class Config:
 
     def define(self, name: str, default: Any, help: str, *, affects_tracing: bool = False,
                parse: Callable[[str], Any] = str) -> None:
+        """Defines flag `name`; its value comes from the environment if set there."""
         flag = Flag(name, default, help, affects_tracing, parse)
         self._flags[name] = flag
-        env = os.environ.get(name.upper())
-        self._values[name] = parse(env) if env is not None else default
+        self._values[name] = default
+        for variable in env_names(name):
+            text = os.environ.get(variable)
+            if text is not None:
+                try:
+                    self._values[name] = parse(text)
+                except ValueError as e:
+                    raise ValueError(f"{e} for environment {variable!r}") from None
+                break
+        object.__setattr__(self, "_trace_context", None)
 
     def update(self, name: str, value: Any) -> None:
         """Sets flag `name` to `value` (as `jax.config.update`)."""
         if name not in self._flags:
             raise AttributeError(f"Unrecognized config option: {name}")
         self._values[name] = value
+        object.__setattr__(self, "_trace_context", None)
         for listener in self._listeners:
             listener(name, value)
 
@@ -67,8 +95,14 @@ class Config:
         self._listeners.append(listener)
 
     def trace_context(self) -> tuple:
-        """The values of every flag that changes what tracing produces (a jit cache key part)."""
-        return tuple(self._values[f.name] for f in self._flags.values() if f.affects_tracing)
+        """The values of every flag that changes what tracing produces (a jit cache key part).
+        Memoized until a flag changes: every jit call reads it."""
+        context = self.__dict__.get("_trace_context")
+        if context is None:
+            context = tuple(self._values[f.name] for f in self._flags.values()
+                            if f.affects_tracing)
+            object.__setattr__(self, "_trace_context", context)
+        return context
 
     @contextlib.contextmanager
     def override(self, name: str, value: Any) -> Iterator[None]:
@@ -98,12 +132,45 @@ config.define("jax_default_matmul_precision", None, "Default precision of matmul
 config.define("jax_num_cpu_devices", 1, "Number of virtual CPU devices.", parse=int)
 config.define("jax_disable_jit", False, "Run jitted functions eagerly.", parse=_parse_bool)
 config.define("jax_debug_nans", False, "Raise on NaN results.", parse=_parse_bool)
+config.define("jax_debug_infs", False, "Raise on Inf results.", parse=_parse_bool)
 config.define("jax_log_compiles", False, "Log each trace and compilation of a jitted function.",
               parse=_parse_bool)
 config.define("jax_explain_cache_misses", False, "Log why a jitted function is traced again.",
               parse=_parse_bool)
-config.define("jax_platforms", "cpu", "Platforms to use.")
+config.define("jax_platforms", None, "Comma-separated platforms to use, in order of "
+              "preference; None or '' picks the available one (cpu).")
 
 
-def enable_x64() -> bool:
-    return config.read("jax_enable_x64")
+def check_platforms() -> None:
+    """Checks `jax_platforms` before a backend is used: justjax has the `cpu` platform only;
+    any other platform asked for raises JAX's RuntimeError, as JAX does when it cannot
+    initialize a backend."""
+    requested = config.read("jax_platforms") or ""
+    for platform in (p.strip() for p in requested.split(",")):
+        if platform and platform != "cpu":
+            raise RuntimeError(
+                f"Unable to initialize backend '{platform}': Backend '{platform}' is not in "
+                "the list of known backends: ['cpu']. (set JAX_PLATFORMS='' to automatically "
+                "choose an available backend)")
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True) -> Iterator[None]:
+    """Runs jitted functions as plain Python functions in the body (`jax.disable_jit`),
+    so their values can be printed and inspected."""
+    with config.override("jax_disable_jit", disable):
+        yield
+
+
+@contextlib.contextmanager
+def enable_x64(new_val: bool = True) -> Iterator[None]:
+    """Turns 64-bit types on (or off) for the body (`jax.experimental.enable_x64`)."""
+    with config.override("jax_enable_x64", new_val):
+        yield
+
+
+@contextlib.contextmanager
+def disable_x64() -> Iterator[None]:
+    """Turns 64-bit types off for the body (`jax.experimental.disable_x64`)."""
+    with config.override("jax_enable_x64", False):
+        yield

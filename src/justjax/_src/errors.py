@@ -84,3 +84,15 @@ class UnexpectedTracerError(JAXTypeError):
 
 class KeyReuseError(JAXTypeError):
     """A PRNG key was used twice (only raised when key-reuse checking is on)."""
+
+
+class JaxRuntimeError(RuntimeError):
+    """An error while running a compiled program (a failing host callback, ...), as JAX's
+    `jax.errors.JaxRuntimeError` (XLA's runtime status, e.g. `INTERNAL: ...`)."""
+
+
+# JAX's error classes print as `jax.errors.X`; these as `justjax.errors.X`, their public home.
+for _cls in (JAXTypeError, JAXIndexError, ConcretizationTypeError, TracerBoolConversionError,
+             TracerIntegerConversionError, TracerArrayConversionError,
+             NonConcreteBooleanIndexError, UnexpectedTracerError, KeyReuseError, JaxRuntimeError):
+    _cls.__module__ = "justjax.errors"

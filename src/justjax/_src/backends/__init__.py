@@ -11,6 +11,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from justjax._src.config import check_platforms
 from justjax._src.hlo import ir
 
 
@@ -29,6 +30,7 @@ class Backend(Protocol):
 def get_backend(name: str | None = None) -> Backend:
     """The backend called `name` (default: the default backend)."""
     from justjax._src.backends import reference
+    check_platforms()
     if name in (None, "reference", "cpu"):
         return reference.BACKEND
     raise RuntimeError(f"Unknown backend {name!r}")

@@ -258,13 +258,41 @@ class TraceTag:
         return f"TraceTag({self.id})"
 
 
+def _leaked_tracer_type(tracer: Tracer) -> str:
+    # grad's tracers are JVPTracers of a LinearizeTrace here; JAX names them LinearizeTracer.
+    if type(tracer._trace).__name__ == "LinearizeTrace":
+        return "LinearizeTracer"
+    return type(tracer).__name__
+
+
+def _leak_origin(tracer: Tracer) -> str:
+    """JAX's lines naming the function a staging trace was tracing when the value leaked.
+    Tracers do not record where they were created, so that part is left blank, as JAX leaves
+    it for a leaked argument."""
+    debug = getattr(tracer._trace, "debug", None)
+    if debug is None:
+        return ""
+    rule = "-" * 30
+    return (f"The function being traced when the value leaked was {debug.func_src_info} "
+            f"traced for {debug.traced_for}.\n{rule}\n"
+            f"The leaked intermediate value was created on line . \n{rule}\n"
+            "When the value was created, the final 5 stack frames (most recent last) "
+            f"excluding JAX-internal frames were:\n{rule}\n\n{rule}\n\n")
+
+
 def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
+    """JAX's error for a tracer used after its transformation ended, naming the function
+    whose trace it leaked from when that is known."""
     return errors.UnexpectedTracerError(
         "Encountered an unexpected tracer. A function transformed by JAX had a side effect, "
-        f"allowing for a reference to an intermediate value with type {tracer.aval.str_short()} "
-        f"wrapped in a {type(tracer).__name__} to escape the scope of the transformation.\n"
+        "allowing for a reference to an intermediate value with type "
+        f"{tracer.aval.str_short(short_dtypes=False)} wrapped in a "
+        f"{_leaked_tracer_type(tracer)} to escape the scope of the transformation.\n"
         "JAX transformations require that functions explicitly return their outputs, and "
         "disallow saving intermediate values to global state.\n"
+        f"{_leak_origin(tracer)}"
+        "To catch the leak earlier, try setting the environment variable "
+        "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context manager.\n"
         "See https://docs.jax.dev/en/latest/errors.html#jax.errors.UnexpectedTracerError")
 
 
@@ -352,9 +380,11 @@ class Tracer:
         return f"{self._trace.tracer_name}({weak}{self.aval.str_short(short_dtypes=False)})"
 
     def tolist(self) -> Any:
+        # JAX's message names the traced function twice: once in its context, once after.
+        origin = self._origin_msg()
         raise errors.ConcretizationTypeError(
             self, f"The tolist() method was called on traced array with shape "
-                  f"{self.aval.str_short(short_dtypes=False)}.")
+                  f"{self.aval.str_short(short_dtypes=False)}." + (f"\n{origin}" if origin else ""))
 
     def item(self, *args: Any) -> Any:
         raise errors.ConcretizationTypeError(self, "This occurred in the item() method of jax.Array")

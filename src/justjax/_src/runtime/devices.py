@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 
-from justjax._src.config import config
+from justjax._src.config import check_platforms, config
 
 
 class Device:
@@ -37,6 +37,7 @@ def _devices(count: int) -> tuple[Device, ...]:
 
 def devices(backend: str | None = None) -> list[Device]:
     """All devices (`jax.devices()`)."""
+    check_platforms()
     if backend not in (None, "cpu"):
         raise RuntimeError(f"Unknown backend {backend}; only 'cpu' is available")
     return list(_devices(int(config.read("jax_num_cpu_devices"))))
