@@ -183,9 +183,12 @@ def summarize(x: Any) -> str:
 
 # Programs whose JAX result comes from a part of JAX justjax does not have yet.
 KNOWN_DIFFERENCES = {
-    "error/overflow_python_int_in_add": "JAX's text comes from the jit wrapping jnp.add "
-                                        "('while parsing an argument to a jitted "
-                                        "computation'); jit is issue #5",
+    "error/overflow_python_int_in_add": "JAX's text comes from its inline jit around jnp.add "
+                                        "parsing the argument ('An overflow was encountered "
+                                        "while parsing an argument to a jitted computation, "
+                                        "whose argument path is y'); justjax does not wrap the "
+                                        "inline-jitted ufuncs, and jit._arg_aval (lead-owned) "
+                                        "re-raises core.get_aval's OverflowError unchanged",
 }
 
 

@@ -22,14 +22,16 @@ __all__ = [
 ]
 
 
+@util.jitted_as_in_jax
 def identity(x: Any) -> Any:
     """Returns `x` as an array."""
     return util.ensure_arraylike("identity", x)
 
 
-# JAX also wraps the bodies of relu and relu6 in `jit` (a nested `jit[name=relu]` equation
-# in their call_jaxpr); that appears once the jit transform exists.
+# As JAX: a custom_jvp function around a jitted body (a `jit[name=relu]` equation in the
+# custom_jvp_call's call_jaxpr).
 @custom_jvp
+@util.jitted_as_in_jax
 def relu(x: Any) -> Any:
     """`max(x, 0)` elementwise; its derivative at 0 is 0, as in JAX."""
     return ufuncs.maximum(x, 0)
@@ -40,6 +42,7 @@ relu.defjvps(lambda g, ans, x: structural.select(
 
 
 @custom_jvp
+@util.jitted_as_in_jax
 def relu6(x: Any) -> Any:
     """`min(max(x, 0), 6)` elementwise; its derivative is 0 at 0 and at 6, as in JAX."""
     return ufuncs.minimum(ufuncs.maximum(x, 0), 6.0)
@@ -50,6 +53,7 @@ relu6.defjvps(lambda g, ans, x: structural.select(
     array_creation.lax_full_like(g, 0)))
 
 
+@util.jitted_as_in_jax
 def squareplus(x: Any, b: Any = 4) -> Any:
     """`(x + sqrt(x**2 + b)) / 2`."""
     x = util.ensure_arraylike("squareplus", x)
@@ -57,11 +61,13 @@ def squareplus(x: Any, b: Any = 4) -> Any:
     return ufuncs.true_divide(y, 2)
 
 
+@util.jitted_as_in_jax
 def softplus(x: Any) -> Any:
     """`log(1 + exp(x))`, computed stably as `logaddexp(x, 0)`."""
     return ufuncs.logaddexp(x, 0)
 
 
+@util.jitted_as_in_jax
 def sparse_plus(x: Any) -> Any:
     """0 below -1, x above 1, `(x + 1)**2 / 4` between."""
     x = util.ensure_arraylike("sparse_plus", x)
@@ -72,18 +78,21 @@ def sparse_plus(x: Any) -> Any:
     return selection.where(below, 0.0, selection.where(above, x, middle))
 
 
+@util.jitted_as_in_jax
 def soft_sign(x: Any) -> Any:
     """`x / (|x| + 1)`."""
     x = util.ensure_arraylike("soft_sign", x)
     return ufuncs.true_divide(x, ufuncs.add(ufuncs.absolute(x), 1))
 
 
+@util.jitted_as_in_jax(inline=True)
 def sigmoid(x: Any) -> Any:
     """The logistic function `1 / (1 + exp(-x))` (lax.logistic; integers are rejected, as
     in JAX)."""
     return lax.logistic(util.ensure_arraylike("sigmoid", x))
 
 
+@util.jitted_as_in_jax
 def silu(x: Any) -> Any:
     """`x * sigmoid(x)` (also called swish)."""
     x = util.ensure_arraylike("silu", x)
@@ -93,18 +102,21 @@ def silu(x: Any) -> Any:
 swish = silu
 
 
+@util.jitted_as_in_jax
 def mish(x: Any) -> Any:
     """`x * tanh(softplus(x))`."""
     x = util.ensure_arraylike("mish", x)
     return ufuncs.multiply(x, ufuncs.tanh(softplus(x)))
 
 
+@util.jitted_as_in_jax
 def log_sigmoid(x: Any) -> Any:
     """`log(sigmoid(x))`, computed stably as `-softplus(-x)`."""
     x = util.ensure_arraylike("log_sigmoid", x)
     return ufuncs.negative(softplus(ufuncs.negative(x)))
 
 
+@util.jitted_as_in_jax
 def elu(x: Any, alpha: Any = 1.0) -> Any:
     """`x` for x > 0, `alpha * (exp(x) - 1)` otherwise."""
     x = util.ensure_arraylike("elu", x)
@@ -114,12 +126,14 @@ def elu(x: Any, alpha: Any = 1.0) -> Any:
     return selection.where(positive, x, ufuncs.multiply(alpha, ufuncs.expm1(safe)))
 
 
+@util.jitted_as_in_jax
 def leaky_relu(x: Any, negative_slope: Any = 1e-2) -> Any:
     """`x` for x >= 0, `negative_slope * x` otherwise."""
     x = util.ensure_arraylike("leaky_relu", x)
     return selection.where(ufuncs.greater_equal(x, 0), x, ufuncs.multiply(negative_slope, x))
 
 
+@util.jitted_as_in_jax
 def hard_tanh(x: Any) -> Any:
     """`x` clipped to [-1, 1]."""
     x = util.ensure_arraylike("hard_tanh", x)
@@ -127,6 +141,7 @@ def hard_tanh(x: Any) -> Any:
                            selection.where(ufuncs.less(x, -1), -1, x))
 
 
+@util.jitted_as_in_jax
 def celu(x: Any, alpha: Any = 1.0) -> Any:
     """`max(x, 0) + alpha * expm1(min(x, 0) / alpha)`."""
     positive_part = ufuncs.maximum(x, 0.0)
@@ -138,6 +153,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@util.jitted_as_in_jax
 def selu(x: Any) -> Any:
     """The scaled exponential linear unit."""
     return ufuncs.multiply(_SELU_SCALE, elu(x, _SELU_ALPHA))
@@ -160,6 +176,7 @@ def gelu(x: Any, approximate: bool = True) -> Any:
     return array_creation.array(ufuncs.multiply(half_x, erfc), dtype=dtype)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis",))
 def glu(x: Any, axis: int = -1) -> Any:
     """Gated linear unit: splits `x` in two along `axis`, `first * sigmoid(second)`."""
     x = util.ensure_arraylike("glu", x)
@@ -170,11 +187,13 @@ def glu(x: Any, axis: int = -1) -> Any:
     return ufuncs.multiply(first, sigmoid(second))
 
 
+@util.jitted_as_in_jax
 def hard_sigmoid(x: Any) -> Any:
     """`relu6(x + 3) / 6`."""
     return ufuncs.true_divide(relu6(ufuncs.add(x, 3.0)), 6.0)
 
 
+@util.jitted_as_in_jax
 def hard_silu(x: Any) -> Any:
     """`x * hard_sigmoid(x)`."""
     x = util.ensure_arraylike("hard_silu", x)
@@ -184,6 +203,7 @@ def hard_silu(x: Any) -> Any:
 hard_swish = hard_silu
 
 
+@util.jitted_as_in_jax(static_argnames=("axis",))
 def log_softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:
     """`x - logsumexp(x)` along `axis`; masked-out elements give -inf."""
     x = util.ensure_arraylike("log_softmax", x)
@@ -211,6 +231,7 @@ def softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:
     return result
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "algorithm"))
 def standardize(x: Any, axis: Any = -1, mean: Any = None, variance: Any = None,
                 epsilon: Any = 1e-5, where: Any = None, *, algorithm: str = "fast") -> Any:
     """`(x - mean) / sqrt(variance + epsilon)` along `axis`.
@@ -240,7 +261,14 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: int = -1) -> A
     num_classes = core.concrete_dim(
         num_classes, "The error arose in jax.nn.one_hot argument `num_classes`. ")
     x = array_creation.asarray(x)
-    dtype = dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
+    dtype = dtypes.default_float_dtype() if dtype is None else dtype
+    return _one_hot(x, num_classes, dtype=dtype, axis=axis)
+
+
+@util.jitted_as_in_jax(static_argnames=("num_classes", "dtype", "axis"))
+def _one_hot(x: Any, num_classes: int, *, dtype: Any, axis: int) -> Any:
+    """`one_hot` on an array, jitted as JAX jits it."""
+    dtype = dtypes.canonicalize_dtype(dtype)
     out_axis = util.canonicalize_axis(operator.index(axis), x.ndim + 1)
     lhs = structural.expand_dims(x, (out_axis,))
     rhs_shape = [1] * x.ndim

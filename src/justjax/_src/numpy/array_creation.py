@@ -398,6 +398,13 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
     """
     num = core.concrete_dim(num, "'num' argument of jnp.linspace")
     axis = core.concrete_or_error(operator.index, axis, "'axis' argument of jnp.linspace")
+    return _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+
+
+@util.jitted_as_in_jax(static_argnames=("num", "endpoint", "retstep", "dtype", "axis", "device"))
+def _linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
+              retstep: bool = False, dtype: Any = None, axis: int = 0) -> Any:
+    """`linspace` with concrete `num` and `axis`, jitted as JAX jits it."""
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     start, stop = util.ensure_arraylike("linspace", start, stop)
@@ -456,9 +463,16 @@ def _linspace_values(start: Any, stop: Any, broadcast_start: Any, broadcast_stop
 def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: Any = 10.0,
              dtype: Any = None, axis: int = 0) -> Any:
     """`jnp.logspace`: `base ** linspace(start, stop, num)`."""
-    from justjax._src.numpy import ufuncs
     num = core.concrete_or_error(operator.index, num, "'num' argument of jnp.logspace")
     axis = core.concrete_or_error(operator.index, axis, "'axis' argument of jnp.logspace")
+    return _logspace(start, stop, num, endpoint, base, dtype, axis)
+
+
+@util.jitted_as_in_jax(static_argnames=("num", "endpoint", "dtype", "axis"))
+def _logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: Any = 10.0,
+              dtype: Any = None, axis: int = 0) -> Any:
+    """`logspace` with concrete `num` and `axis`, jitted as JAX jits it."""
+    from justjax._src.numpy import ufuncs
     if dtype is None:
         dtype = dtypes.to_inexact_dtype(result_type(start, stop))
     else:
@@ -474,9 +488,16 @@ def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: 
 def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None,
               axis: int = 0) -> Any:
     """`jnp.geomspace`: a geometric progression from `start` to `stop`."""
-    from justjax._src.numpy import ufuncs
     num = core.concrete_or_error(operator.index, num, "'num' argument of jnp.geomspace")
     axis = core.concrete_or_error(operator.index, axis, "'axis' argument of jnp.geomspace")
+    return _geomspace(start, stop, num, endpoint, dtype, axis)
+
+
+@util.jitted_as_in_jax(static_argnames=("num", "endpoint", "dtype", "axis"))
+def _geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None,
+               axis: int = 0) -> Any:
+    """`geomspace` with concrete `num` and `axis`, jitted as JAX jits it."""
+    from justjax._src.numpy import ufuncs
     if dtype is None:
         dtype = dtypes.to_inexact_dtype(result_type(start, stop))
     else:

@@ -14,6 +14,7 @@ from justjax._src.numpy.shape_ops import _aval, _shape
 __all__ = ["allclose", "array_equal", "array_equiv", "isclose"]
 
 
+@util.jitted_as_in_jax(static_argnames=("equal_nan",))
 def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False) -> Any:
     """Elementwise `|a - b| <= atol + rtol * |b|` (plus exact equality, e.g. of infinities)."""
     a, b = util.promote_args("isclose", a, b)
@@ -28,6 +29,7 @@ def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: boo
     return ufuncs.logical_or(out, both_nan) if equal_nan else out
 
 
+@util.jitted_as_in_jax(static_argnames=("equal_nan",))
 def allclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False) -> Any:
     """Whether `isclose` holds everywhere."""
     util.check_arraylike("allclose", a, b)

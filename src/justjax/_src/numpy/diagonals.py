@@ -1,8 +1,8 @@
 """jax.numpy's triangle and diagonal functions, written with lax: `tril`, `triu`, `diagonal`,
 `trace`, `diag`, `diagflat`, `diag_indices`, `diag_indices_from` and `fill_diagonal`.
 
-JAX wraps several of these in `jit`; until `jit` lands they are traced inline, so their jaxprs
-equal what JAX prints under `jax.disable_jit()`.
+The ones JAX wraps in `jit` are wrapped the same way (`util.jitted_as_in_jax`: same name,
+static arguments and inline flag), so their jaxprs print JAX's `jit[name=...]` equations.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ __all__ = ["diag", "diag_indices", "diag_indices_from", "diagflat", "diagonal", 
 # ---------------------------------------------------------------------------------------------
 # Triangles.
 
+@util.jitted_as_in_jax(static_argnames=("k",))
 def tril(m: Any, k: int = 0) -> Any:
     """Zeroes the elements above the k-th diagonal of the last two axes."""
     m = util.ensure_arraylike("tril", m)
@@ -37,6 +38,7 @@ def tril(m: Any, k: int = 0) -> Any:
     return lax_struct.select(which, m, array_creation.zeros_like(m))
 
 
+@util.jitted_as_in_jax(static_argnames=("k",))
 def triu(m: Any, k: int = 0) -> Any:
     """Zeroes the elements below the k-th diagonal of the last two axes."""
     m = util.ensure_arraylike("triu", m)
@@ -51,6 +53,7 @@ def triu(m: Any, k: int = 0) -> Any:
 # ---------------------------------------------------------------------------------------------
 # Diagonals.
 
+@util.jitted_as_in_jax(static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
     """The `offset` diagonal of the plane (axis1, axis2), as the last axis (a gather)."""
     a = util.ensure_arraylike("diagonal", a)
@@ -67,6 +70,7 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
     return a[..., i, j] if offset >= 0 else a[..., j, i]
 
 
+@util.jitted_as_in_jax(static_argnames=("axis1", "axis2", "dtype"))
 def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None,
           out: None = None) -> Any:
     """Sum along the `offset` diagonal of the plane (axis1, axis2)."""
@@ -88,7 +92,12 @@ def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = 
 def diag(v: Any, k: int = 0) -> Any:
     """The k-th diagonal of a 2-D array, or a 2-D array with 1-D `v` on its k-th diagonal."""
     v = util.ensure_arraylike("diag", v)
-    k = operator.index(k)
+    return _diag(v, operator.index(k))
+
+
+@util.jitted_as_in_jax(static_argnames=("k",))
+def _diag(v: Any, k: int) -> Any:
+    """`diag` of an array, jitted as JAX jits it."""
     v_shape = _shape(v)
     if len(v_shape) == 1:
         zero = _zeros_like_scalar(v)

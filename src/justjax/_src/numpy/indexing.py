@@ -834,6 +834,17 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None,
     Args:
       axis: the axis to take along; None flattens `a` first.
     """
+    return _take(a, indices, None if axis is None else operator.index(axis), out, mode,
+                 unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                 fill_value=fill_value)
+
+
+@util.jitted_as_in_jax(static_argnames=("axis", "mode", "unique_indices", "indices_are_sorted",
+                                        "fill_value"))
+def _take(a: Any, indices: Any, axis: int | None = None, out: None = None,
+          mode: str | None = None, unique_indices: bool = False,
+          indices_are_sorted: bool = False, fill_value: Any = None) -> Any:
+    """`take`, jitted as JAX jits it."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     a, indices = util.ensure_arraylike("take", a, indices)
@@ -846,11 +857,13 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None,
     idx_aval = core.get_aval(indices)
     if mode is None or mode == "fill":
         gather_mode = GatherScatterMode.FILL_OR_DROP
-        indices = _normalize_array_index(indices, a_shape[axis_idx])
+        # As JAX: negative indices wrap through `jnp.where` (a nested `_where` jit).
+        indices = util._where(indices < 0, indices + a_shape[axis_idx], indices)
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     elif mode == "wrap":
-        indices = _floor_mod(indices, a_shape[axis_idx])
+        from justjax._src.numpy import ufuncs  # ufuncs imports this module
+        indices = ufuncs.remainder(indices, util.const(indices, a_shape[axis_idx]))
         gather_mode = GatherScatterMode.PROMISE_IN_BOUNDS
     elif mode == "clip":
         gather_mode = GatherScatterMode.CLIP
@@ -874,6 +887,7 @@ def take(a: Any, indices: Any, axis: int | None = None, out: None = None,
                           indices_are_sorted=indices_are_sorted, fill_value=fill_value)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
 def take_along_axis(arr: Any, indices: Any, axis: int | None = -1,
                     mode: str | GatherScatterMode | None = None, fill_value: Any = None, *,
                     wrap_negative_indices: bool | None = None) -> Any:
@@ -959,6 +973,7 @@ def _gather_along_axis(a: Any, indices: Any, axis: int, out_shape: Sequence[int]
                           fill_value=fill_value)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "inplace", "mode"))
 def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None,
                    inplace: bool = True, *, mode: str | None = None) -> Any:
     """`arr` with `values` written at `indices` along `axis` (the inverse of

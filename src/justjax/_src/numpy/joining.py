@@ -4,8 +4,8 @@ its variants, `split` and its variants, `unstack`, and `append`/`insert`/`delete
 `stack`, `split` and `unstack` bind the lax primitives of the same names (`_src/lax/joining.py`),
 so their jaxprs print as JAX's do.
 
-JAX wraps several of these in `jit`; until `jit` lands they are traced inline, so their jaxprs
-equal what JAX prints under `jax.disable_jit()`.
+The ones JAX wraps in `jit` are wrapped the same way (`util.jitted_as_in_jax`: same name,
+static arguments and inline flag), so their jaxprs print JAX's `jit[name=...]` equations.
 """
 from __future__ import annotations
 
@@ -215,6 +215,7 @@ def dsplit(ary: Any, indices_or_sections: Any) -> list[Any]:
 # ---------------------------------------------------------------------------------------------
 # Inserting and deleting.
 
+@util.jitted_as_in_jax(static_argnames=("axis",))
 def append(arr: Any, values: Any, axis: int | None = None) -> Any:
     """`values` appended along `axis` (both flattened when `axis` is None)."""
     if axis is None:

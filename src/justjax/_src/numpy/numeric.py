@@ -1,8 +1,8 @@
 """jax.numpy's numerical helpers, written with lax: differences (`diff`, `ediff1d`), `gradient`,
 `trapezoid`, `interp` and `polyval`.
 
-JAX wraps several of these in `jit`; until `jit` lands they are traced inline, so their jaxprs
-equal what JAX prints under `jax.disable_jit()`.
+The ones JAX wraps in `jit` are wrapped the same way (`util.jitted_as_in_jax`: same name,
+static arguments and inline flag), so their jaxprs print JAX's `jit[name=...]` equations.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from justjax._src.core import core, dtypes
+from justjax._src.jit import jit
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import slicing as lax_slicing
 from justjax._src.lax import structural as lax_struct
@@ -27,6 +28,7 @@ __all__ = ["diff", "ediff1d", "gradient", "interp", "polyval", "trapezoid", "van
 # ---------------------------------------------------------------------------------------------
 # Differences.
 
+@util.jitted_as_in_jax(static_argnames=("n", "axis"))
 def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None) -> Any:
     """The n-th discrete difference along `axis` (`!=` for booleans)."""
     arr = util.ensure_arraylike("diff", a)
@@ -61,6 +63,7 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = 
     return arr
 
 
+@util.jitted_as_in_jax
 def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Any:
     """Differences of consecutive elements of the flattened array, with optional ends."""
     arr = ravel(util.ensure_arraylike("ediff1d", ary))
@@ -107,6 +110,7 @@ def _gradient_along_axis(a: Any, h: Any, axis: int) -> Any:
     return joining.concatenate((upper_edge, inner, lower_edge), axis=axis)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "edge_order"))
 def gradient(f: Any, *varargs: Any, axis: int | Sequence[int] | None = None,
              edge_order: int | None = None) -> Any:
     """Central differences inside, one-sided differences at the edges (second order inside,
@@ -135,6 +139,7 @@ def gradient(f: Any, *varargs: Any, axis: int | Sequence[int] | None = None,
     return grads[0] if len(axes) == 1 else grads
 
 
+@util.jitted_as_in_jax(static_argnames=("axis",))
 def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
     """Integral of `y` along `axis` by the trapezoidal rule (samples at `x` or spacing `dx`)."""
     if x is None:
@@ -165,6 +170,21 @@ def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
 def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
            period: Any = None) -> Any:
     """Piecewise-linear interpolation of the points (xp, fp) at `x`."""
+    # As JAX: the bounds and period are static when they are strings or None, so the jitted
+    # `_interp` traces once per such choice.
+    static_argnames = []
+    if isinstance(left, str) or left is None:
+        static_argnames.append("left")
+    if isinstance(right, str) or right is None:
+        static_argnames.append("right")
+    if period is None:
+        static_argnames.append("period")
+    jitted_interp = jit(_interp, static_argnames=static_argnames)
+    return jitted_interp(x, xp, fp, left, right, period)
+
+
+def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
+            period: Any = None) -> Any:
     x, xp, fp = util.ensure_arraylike("interp", x, xp, fp)
     if _shape(xp) != _shape(fp) or _ndim(xp) != 1:
         raise ValueError("xp and fp must be one-dimensional arrays of equal size")
@@ -203,6 +223,7 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
     return f
 
 
+@util.jitted_as_in_jax(static_argnames=("unroll",))
 def polyval(p: Any, x: Any, *, unroll: int = 16) -> Any:
     """The polynomial with coefficients `p` (highest degree first) at `x`, by Horner's rule.
 
@@ -219,6 +240,7 @@ def polyval(p: Any, x: Any, *, unroll: int = 16) -> Any:
     return y
 
 
+@util.jitted_as_in_jax(static_argnames=("N", "increasing"))
 def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
     """The Vandermonde matrix of a 1-D `x`: column j is `x ** (N - 1 - j)` (or `x ** j` when
     `increasing`)."""

@@ -1,8 +1,7 @@
 """`jax.numpy.pad` with all of NumPy's modes, written with lax: constant (StableHLO `pad`), edge,
 wrap, reflect, symmetric, linear_ramp, maximum/minimum/mean/median, empty, or a callable.
 
-JAX wraps `pad` in `jit`; until `jit` lands it is traced inline, so its jaxprs equal what JAX
-prints under `jax.disable_jit()`.
+JAX wraps `pad`'s body in `jit` (as `_pad`); so does justjax (`util.jitted_as_in_jax`).
 """
 from __future__ import annotations
 
@@ -250,33 +249,36 @@ def pad(array: Any, pad_width: Any, mode: str | Callable = "constant", **kwargs:
         raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.") from None
     if unsupported:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+    return _pad(array, pad_width, mode, kwargs.get("constant_values", 0),
+                kwargs.get("stat_length"), kwargs.get("end_values", 0),
+                kwargs.get("reflect_type", "even"))
+
+
+@util.jitted_as_in_jax(static_argnums=(1, 2, 4, 5, 6))
+def _pad(array: Any, pad_width: Any, mode: str, constant_values: Any, stat_length: Any,
+         end_values: Any, reflect_type: str) -> Any:
+    """`pad` with a named mode, jitted as JAX jits it (`constant_values` traced)."""
+    array = array_creation.asarray(array)
+    nd = _ndim(array)
     if nd == 0:
         return array
     if np.any(np.array(pad_width) < 0):
         raise ValueError("index can't contain negative values")
-    return _pad(array, pad_width, mode, kwargs)
-
-
-def _pad(array: Any, pad_width: Any, mode: str, kwargs: dict[str, Any]) -> Any:
-    nd = _ndim(array)
     if mode == "constant":
-        return _pad_constant(array, pad_width,
-                             array_creation.asarray(kwargs.get("constant_values", 0)))
+        return _pad_constant(array, pad_width, array_creation.asarray(constant_values))
     if mode == "wrap":
         return _pad_wrap(array, pad_width)
     if mode in ("symmetric", "reflect"):
-        return _pad_symmetric_or_reflect(array, pad_width, mode,
-                                         kwargs.get("reflect_type", "even"))
+        return _pad_symmetric_or_reflect(array, pad_width, mode, reflect_type)
     if mode == "edge":
         return _pad_edge(array, pad_width)
     if mode == "linear_ramp":
-        end_values = _broadcast_to_pairs(kwargs.get("end_values", 0), nd, "end_values")
+        end_values = _broadcast_to_pairs(end_values, nd, "end_values")
         return _pad_linear_ramp(array, pad_width, end_values)
     if mode == "empty":
         return _pad_empty(array, pad_width)
     stat_funcs = {"maximum": reductions.amax, "minimum": reductions.amin,
                   "mean": reductions.mean, "median": sorting.median}
-    stat_length = kwargs.get("stat_length")
     if stat_length is not None:
         stat_length = _broadcast_to_pairs(stat_length, nd, "stat_length")
     return _pad_stats(array, pad_width, stat_length, stat_funcs[mode])

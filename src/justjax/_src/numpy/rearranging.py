@@ -1,8 +1,8 @@
 """jax.numpy's functions that move or repeat elements, written with lax: flips, `rot90`,
 `roll`, `tile` (the lax `tile` primitive), `repeat` and `resize`.
 
-JAX wraps several of these in `jit`; until `jit` lands they are traced inline, so their jaxprs
-equal what JAX prints under `jax.disable_jit()`.
+The ones JAX wraps in `jit` are wrapped the same way (`util.jitted_as_in_jax`: same name,
+static arguments and inline flag), so their jaxprs print JAX's `jit[name=...]` equations.
 """
 from __future__ import annotations
 
@@ -31,22 +31,29 @@ def flip(m: Any, axis: int | Sequence[int] | None = None) -> Any:
     """Reverses the order of elements along the given axes (all by default); StableHLO
     `reverse`."""
     arr = util.ensure_arraylike("flip", m)
-    nd = _ndim(arr)
+    return _flip(arr, None if axis is None else _index_tuple(axis))
+
+
+@util.jitted_as_in_jax(static_argnames=("axis",))
+def _flip(m: Any, axis: int | tuple[int, ...] | None = None) -> Any:
+    """`flip` of an array, jitted as JAX jits it."""
+    nd = _ndim(m)
     if axis is None:
-        return lax_slicing.rev(arr, tuple(range(nd)))
-    return lax_slicing.rev(arr, tuple(util.canonicalize_axis(ax, nd) for ax in _index_tuple(axis)))
+        return lax_slicing.rev(m, tuple(range(nd)))
+    return lax_slicing.rev(m, tuple(util.canonicalize_axis(ax, nd) for ax in _index_tuple(axis)))
 
 
 def fliplr(m: Any) -> Any:
     """Reverses axis 1."""
-    return flip(util.ensure_arraylike("fliplr", m), 1)
+    return _flip(util.ensure_arraylike("fliplr", m), 1)
 
 
 def flipud(m: Any) -> Any:
     """Reverses axis 0."""
-    return flip(util.ensure_arraylike("flipud", m), 0)
+    return _flip(util.ensure_arraylike("flipud", m), 0)
 
 
+@util.jitted_as_in_jax(static_argnames=("k", "axes"))
 def rot90(m: Any, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
     """Rotates by 90 degrees `k` times in the plane of `axes`."""
     m = util.ensure_arraylike("rot90", m)
@@ -69,6 +76,7 @@ def rot90(m: Any, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
     return flip(transpose(m, perm), ax2)
 
 
+@util.jitted_as_in_jax(static_argnums=(1, 2))
 def _roll_static(a: Any, shift: Sequence[int], axis: Sequence[int]) -> Any:
     for ax, s in zip(*np.broadcast_arrays(axis, shift), strict=True):
         n = _shape(a)[ax]
@@ -80,6 +88,7 @@ def _roll_static(a: Any, shift: Sequence[int], axis: Sequence[int]) -> Any:
     return a
 
 
+@util.jitted_as_in_jax(static_argnums=(2,))
 def _roll_dynamic(a: Any, shift: Any, axis: Sequence[int]) -> Any:
     b_shape = util.broadcast_shapes(_shape(shift), np.shape(axis))
     if len(b_shape) != 1:
@@ -198,6 +207,7 @@ def _repeat_general(arr: Any, repeats: Any, axis: int, total: int) -> Any:
     return indexing.take(arr, gather_indices, axis=axis)
 
 
+@util.jitted_as_in_jax(static_argnames=("new_shape",))
 def resize(a: Any, new_shape: Any) -> Any:
     """`a` flattened, repeated as needed and reshaped to `new_shape`."""
     util.check_arraylike("resize", a)

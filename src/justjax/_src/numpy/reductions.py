@@ -417,8 +417,9 @@ def var(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: in
                 correction=correction, keepdims=keepdims, where=where, a_mean=mean)
 
 
-def _var(a: Any, *, axis: Axis, dtype: Any, out: Any, correction: Any, keepdims: bool,
-         where: Any, a_mean: Any) -> Any:
+@util.jitted_as_in_jax(static_argnames=("axis", "dtype", "keepdims"))
+def _var(a: Any, *, axis: Axis = None, dtype: Any = None, out: Any = None, correction: Any = 0,
+         keepdims: bool = False, where: Any = None, a_mean: Any = None) -> Any:
     where = _check_where("var", where)
     if dtype is not None:
         dtype = check_and_canonicalize_user_dtype(dtype, "var")
@@ -450,24 +451,36 @@ def std(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: in
     """Standard deviation over `axis`: `sqrt(var(...))` with the same arguments."""
     correction = _resolve_correction(ddof, correction)
     a = util.ensure_arraylike("std", a)
+    return _std(a, axis=_ensure_optional_axes(axis), dtype=dtype, out=out,
+                correction=correction, keepdims=keepdims, where=where, mean=mean)
+
+
+@util.jitted_as_in_jax(static_argnames=("axis", "dtype", "keepdims"))
+def _std(a: Any, *, axis: Axis = None, dtype: Any = None, out: Any = None, correction: Any = 0,
+         keepdims: bool = False, where: Any = None, mean: Any = None) -> Any:
     where = _check_where("std", where)
     if dtype is not None:
         dtype = check_and_canonicalize_user_dtype(dtype, "std")
         if not dtypes.is_inexact(dtype):
             raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
     _check_out(out, "std")
-    return lax.sqrt(var(a, axis=_ensure_optional_axes(axis), dtype=dtype,
-                        correction=correction, keepdims=keepdims, where=where, mean=mean))
+    return lax.sqrt(var(a, axis=axis, dtype=dtype, correction=correction, keepdims=keepdims,
+                        where=where, mean=mean))
 
 
 def ptp(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False) -> Any:
     """Peak to peak: `max - min` over `axis`."""
     a = util.ensure_arraylike("ptp", a)
-    axis = _ensure_optional_axes(axis)
+    return _ptp(a, _ensure_optional_axes(axis), out, keepdims)
+
+
+@util.jitted_as_in_jax(static_argnames=("axis", "keepdims"))
+def _ptp(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False) -> Any:
     _check_out(out, "ptp")
     return lax.sub(amax(a, axis=axis, keepdims=keepdims), amin(a, axis=axis, keepdims=keepdims))
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "keepdims"))
 def count_nonzero(a: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """How many elements over `axis` are nonzero, as the default integer type."""
     a = util.ensure_arraylike("count_nonzero", a)
@@ -509,12 +522,7 @@ def argmin(a: Any, axis: int | None = None, out: None = None,
     return _arg_extremum("argmin", "argmin", a, axis, out, bool(keepdims))
 
 
-def _nan_arg_extremum(name: str, fun: Callable, fill: float, a: Any, axis: Any, out: Any,
-                      keepdims: Any) -> Any:
-    _check_out(out, name)
-    a = util.ensure_arraylike(name, a)
-    axis = None if axis is None else operator.index(axis)
-    keepdims = bool(keepdims)
+def _nan_arg_extremum(fun: Callable, fill: float, a: Any, axis: Any, keepdims: bool) -> Any:
     if not dtypes.is_inexact(a.dtype):
         return fun(a, axis=axis, keepdims=keepdims)
     nan_mask = _isnan(a)
@@ -525,13 +533,31 @@ def _nan_arg_extremum(name: str, fun: Callable, fill: float, a: Any, axis: Any, 
 def nanargmax(a: Any, axis: int | None = None, out: None = None,
               keepdims: bool | None = None) -> Any:
     """`argmax` ignoring NaNs; -1 where every element is NaN."""
-    return _nan_arg_extremum("nanargmax", argmax, -np.inf, a, axis, out, keepdims)
+    _check_out(out, "nanargmax")
+    a = util.ensure_arraylike("nanargmax", a)
+    return _nanargmax(a, None if axis is None else operator.index(axis),
+                      keepdims=bool(keepdims))
+
+
+@util.jitted_as_in_jax(static_argnames=("axis", "keepdims"))
+def _nanargmax(a: Any, axis: int | None = None, keepdims: bool = False) -> Any:
+    """`nanargmax` of an array, jitted as JAX jits it."""
+    return _nan_arg_extremum(argmax, -np.inf, a, axis, keepdims)
 
 
 def nanargmin(a: Any, axis: int | None = None, out: None = None,
               keepdims: bool | None = None) -> Any:
     """`argmin` ignoring NaNs; -1 where every element is NaN."""
-    return _nan_arg_extremum("nanargmin", argmin, np.inf, a, axis, out, keepdims)
+    _check_out(out, "nanargmin")
+    a = util.ensure_arraylike("nanargmin", a)
+    return _nanargmin(a, None if axis is None else operator.index(axis),
+                      keepdims=bool(keepdims))
+
+
+@util.jitted_as_in_jax(static_argnames=("axis", "keepdims"))
+def _nanargmin(a: Any, axis: int | None = None, keepdims: bool = False) -> Any:
+    """`nanargmin` of an array, jitted as JAX jits it."""
+    return _nan_arg_extremum(argmin, np.inf, a, axis, keepdims)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -553,6 +579,7 @@ def _nan_reduction(a: Any, name: str, reduction: Callable, init_val: Any,
     return util.where(all(_isnan(a), axis=axis, keepdims=keepdims), _const(a, np.nan), result)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "keepdims"))
 def nanmin(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False,
            initial: Any = None, where: Any = None) -> Any:
     """`min` ignoring NaNs; NaN where all elements are NaN (unless `initial` is given)."""
@@ -561,6 +588,7 @@ def nanmin(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False,
                           initial=initial, where=where)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "keepdims"))
 def nanmax(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False,
            initial: Any = None, where: Any = None) -> Any:
     """`max` ignoring NaNs; NaN where all elements are NaN (unless `initial` is given)."""
@@ -569,6 +597,7 @@ def nanmax(a: Any, axis: Axis = None, out: None = None, keepdims: bool = False,
                           initial=initial, where=where)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "dtype", "keepdims"))
 def nansum(a: Any, axis: Axis = None, dtype: Any = None, out: None = None,
            keepdims: bool = False, initial: Any = None, where: Any = None) -> Any:
     """`sum` treating NaNs as zero."""
@@ -579,6 +608,7 @@ def nansum(a: Any, axis: Axis = None, dtype: Any = None, out: None = None,
                           keepdims=keepdims, initial=initial, where=where)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "dtype", "keepdims"))
 def nanprod(a: Any, axis: Axis = None, dtype: Any = None, out: None = None,
             keepdims: bool = False, initial: Any = None, where: Any = None) -> Any:
     """`prod` treating NaNs as one."""
@@ -589,6 +619,7 @@ def nanprod(a: Any, axis: Axis = None, dtype: Any = None, out: None = None,
                           keepdims=keepdims, initial=initial, where=where)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "dtype", "keepdims"))
 def nanmean(a: Any, axis: Axis = None, dtype: Any = None, out: None = None,
             keepdims: bool = False, where: Any = None) -> Any:
     """`mean` of the non-NaN elements; NaN where all elements are NaN."""
@@ -608,6 +639,7 @@ def nanmean(a: Any, axis: Axis = None, dtype: Any = None, out: None = None,
     return lax.div(total, normalizer)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "dtype", "keepdims"))
 def nanvar(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
            keepdims: bool = False, where: Any = None, mean: Any = None) -> Any:
     """`var` of the non-NaN elements; NaN where fewer than `ddof + 1` remain."""
@@ -639,6 +671,7 @@ def nanvar(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof:
     return structural.convert_element_type(result, dtype)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "dtype", "keepdims"))
 def nanstd(a: Any, axis: Axis = None, dtype: Any = None, out: None = None, ddof: int = 0,
            keepdims: bool = False, where: Any = None, mean: Any = None) -> Any:
     """`std` of the non-NaN elements: `sqrt(nanvar(...))`."""
@@ -685,23 +718,27 @@ def _cumulative_reduction(name: str, reduction: str, a: Any, axis: int | None, d
     return structural.convert_element_type(result, result_type)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "dtype"))
 def cumsum(a: Any, axis: int | None = None, dtype: Any = None, out: None = None) -> Any:
     """Running sum along `axis` (of the flattened array when None); bools sum as the default
     integer type, other dtypes keep theirs."""
     return _cumulative_reduction("cumsum", "cumsum", a, axis, dtype, out)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "dtype"))
 def cumprod(a: Any, axis: int | None = None, dtype: Any = None, out: None = None) -> Any:
     """Running product along `axis` (of the flattened array when None)."""
     return _cumulative_reduction("cumprod", "cumprod", a, axis, dtype, out)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "dtype"))
 def nancumsum(a: Any, axis: int | None = None, dtype: Any = None, out: None = None) -> Any:
     """`cumsum` treating NaNs as zero."""
     return _cumulative_reduction("nancumsum", "cumsum", a, axis, dtype, out, fill_nan=True,
                                  fill_value=0)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "dtype"))
 def nancumprod(a: Any, axis: int | None = None, dtype: Any = None, out: None = None) -> Any:
     """`cumprod` treating NaNs as one."""
     return _cumulative_reduction("nancumprod", "cumprod", a, axis, dtype, out, fill_nan=True,
@@ -727,6 +764,14 @@ def _with_initial(out: Any, axis: int, value: int) -> Any:
     return structural.concatenate([_full(shape, value, out.dtype), out], axis)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "dtype"))
+def _cumsum_with_promotion(a: Any, axis: int | None = None, dtype: Any = None,
+                           out: None = None) -> Any:
+    """`cumsum` with integers promoted as `sum` promotes them (for `cumulative_sum`)."""
+    return _cumulative_reduction("_cumsum_with_promotion", "cumsum", a, axis, dtype, out,
+                                 promote_integers=True)
+
+
 def cumulative_sum(x: Any, /, *, axis: int | None = None, dtype: Any = None,
                    include_initial: bool = False) -> Any:
     """Array API running sum: integers promote as in `sum`; `include_initial` prepends 0."""
@@ -734,8 +779,7 @@ def cumulative_sum(x: Any, /, *, axis: int | None = None, dtype: Any = None,
     axis = _cumulative_axis(x, axis, "sum")
     if dtype is not None:
         dtype = check_and_canonicalize_user_dtype(dtype)
-    out = _cumulative_reduction("_cumsum_with_promotion", "cumsum", x, axis, dtype,
-                                promote_integers=True)
+    out = _cumsum_with_promotion(x, axis=axis, dtype=dtype)
     return _with_initial(out, axis, 0) if include_initial else out
 
 

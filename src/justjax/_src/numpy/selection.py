@@ -1,8 +1,8 @@
 """jax.numpy's selection functions, written with lax: `where`, `select`, `piecewise`, `clip`,
 `choose`, `compress`/`extract`, and `nonzero` with `flatnonzero`/`argwhere`.
 
-JAX wraps several of these in `jit`; until `jit` lands they are traced inline, so their jaxprs
-equal what JAX prints under `jax.disable_jit()`.
+The ones JAX wraps in `jit` are wrapped the same way (`util.jitted_as_in_jax`: same name,
+static arguments and inline flag), so their jaxprs print JAX's `jit[name=...]` equations.
 """
 from __future__ import annotations
 
@@ -88,6 +88,7 @@ def piecewise(x: Any, condlist: Any, funclist: list[Any], *args: Any, **kw: Any)
     return lax_struct.select_n(lax_struct.convert_element_type(indices, np.int32), *branches)
 
 
+@util.jitted_as_in_jax
 def clip(arr: Any = None, /, min: Any = None, max: Any = None) -> Any:
     """Limits values to [min, max] (either bound may be None)."""
     if arr is None:

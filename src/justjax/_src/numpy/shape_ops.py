@@ -5,8 +5,8 @@ It also holds the small helpers the other modules split from JAX's `lax_numpy` s
 `_shape`, `_asarray`, `canonicalize_shape`, `user_dtype`, ...); it imports none of those modules,
 so they can import these names directly.
 
-JAX wraps several of these in `jit`; until `jit` lands they are traced inline, so their jaxprs
-equal what JAX prints under `jax.disable_jit()`.
+The ones JAX wraps in `jit` are wrapped the same way (`util.jitted_as_in_jax`: same name,
+static arguments and inline flag), so their jaxprs print JAX's `jit[name=...]` equations.
 """
 from __future__ import annotations
 
@@ -256,6 +256,7 @@ def moveaxis(a: Any, source: int | Sequence[int], destination: int | Sequence[in
     return lax_struct.transpose(arr, perm)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "start"))
 def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
     """Moves `axis` so that it sits before position `start`."""
     a = util.ensure_arraylike("rollaxis", a)
@@ -299,6 +300,7 @@ def _atleast(x: Any, n: int) -> Any:
     return lax_struct.broadcast(arr, (1,) * (n - nd)) if nd < n else arr
 
 
+@util.jitted_as_in_jax
 def atleast_1d(*arys: Any) -> Any:
     """Each input viewed with at least one dimension."""
     util.check_arraylike("atleast_1d", *arys)
@@ -306,6 +308,7 @@ def atleast_1d(*arys: Any) -> Any:
     return out[0] if len(out) == 1 else out
 
 
+@util.jitted_as_in_jax
 def atleast_2d(*arys: Any) -> Any:
     """Each input viewed with at least two dimensions (new axes in front)."""
     util.check_arraylike("atleast_2d", *arys)
@@ -319,6 +322,7 @@ def _atleast_3d_one(x: Any) -> Any:
     return lax_struct.expand_dims(arr, dims) if dims else arr
 
 
+@util.jitted_as_in_jax
 def atleast_3d(*arys: Any) -> Any:
     """Each input with at least three dimensions: (N,) -> (1, N, 1), (M, N) -> (M, N, 1)."""
     util.check_arraylike("atleast_3d", *arys)

@@ -53,6 +53,7 @@ def _flatten_for_axis(arr: Any, axis: int | None) -> tuple[Any, int]:
     return arr, util.canonicalize_axis(axis, arr.ndim)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a: Any, axis: int | None = -1, *, kind: None = None, order: None = None,
          stable: bool = True, descending: bool = False) -> Any:
     """Sorted copy of `a` along `axis` (of the flattened array when None); StableHLO `sort`.
@@ -72,6 +73,7 @@ def sort(a: Any, axis: int | None = -1, *, kind: None = None, order: None = None
     return lax_slicing.rev(result, (dimension,)) if descending else result
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"))
 def argsort(a: Any, axis: int | None = -1, *, kind: None = None, order: None = None,
             stable: bool = True, descending: bool = False, dtype: Any = None) -> Any:
     """Indices that sort `a` along `axis` (of the flattened array when None).
@@ -101,6 +103,7 @@ def argsort(a: Any, axis: int | None = -1, *, kind: None = None, order: None = N
     return lax_slicing.rev(indices, (dimension,)) if descending else indices
 
 
+@util.jitted_as_in_jax(static_argnames=("axis",))
 def lexsort(keys: Sequence[Any], axis: int = -1) -> Any:
     """Indices that sort by several keys, the last key being the primary one.
 
@@ -128,6 +131,7 @@ def lexsort(keys: Sequence[Any], axis: int = -1) -> Any:
     return sorted_[-1]
 
 
+@util.jitted_as_in_jax
 def sort_complex(a: Any) -> Any:
     """`a` sorted along its last axis (real part first, then imaginary), as complex."""
     a = util.ensure_arraylike("sort_complex", a)
@@ -162,6 +166,7 @@ def _negated_for_bottom(arr: Any) -> Any:
     return lax.neg(arr)
 
 
+@util.jitted_as_in_jax(static_argnames=("kth", "axis"))
 def partition(a: Any, kth: int, axis: int = -1) -> Any:
     """A partial sort: the element at index `kth` along `axis` is where a full sort puts it,
     smaller elements before it (sorted) and the rest after it (largest first)."""
@@ -174,6 +179,7 @@ def partition(a: Any, kth: int, axis: int = -1) -> Any:
     return _swap_last(out, axis)
 
 
+@util.jitted_as_in_jax(static_argnames=("kth", "axis"))
 def argpartition(a: Any, kth: int, axis: int = -1) -> Any:
     """Indices that `partition` `a`: the first `kth + 1` indices along `axis` are those of the
     smallest elements (in order), the rest those of the others."""
@@ -192,7 +198,7 @@ def _set_zero_at(proxy: Any, indices: Any) -> Any:
     leading dimensions are batch dimensions, as `vmap` of `x.at[i].set(0)` gives)."""
     n = proxy.shape[-1]
     batch = indices.ndim - 1
-    in_range = util.where(lax.lt(indices, _const(indices, 0)),
+    in_range = structural.select(lax.lt(indices, _const(indices, 0)),
                                  lax.add(indices, _const(indices, n)), indices)
     in_range = structural.broadcast_in_dim(in_range, (*indices.shape, 1),
                                            tuple(range(indices.ndim)))
@@ -338,6 +344,7 @@ _SEARCHSORTED_METHODS = {"scan": _searchsorted_scan, "scan_unrolled": _searchsor
                          "compare_all": _searchsorted_compare_all, "sort": _searchsorted_sort}
 
 
+@util.jitted_as_in_jax(static_argnames=("side", "method"))
 def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *,
                  method: str = "scan") -> Any:
     """Where to insert `v` into the sorted 1-D `a` to keep it sorted.
@@ -370,6 +377,7 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None, *,
     return _SEARCHSORTED_METHODS[method](a, v, side, dtype)
 
 
+@util.jitted_as_in_jax(static_argnames=("right", "method"))
 def digitize(x: Any, bins: Any, right: bool = False, *, method: str | None = None) -> Any:
     """Index of the bin each element of `x` falls in, for monotonic `bins`.
 
@@ -403,6 +411,7 @@ def digitize(x: Any, bins: Any, right: bool = False, *, method: str | None = Non
 _QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
 def quantile(a: Any, q: Any, axis: int | tuple[int, ...] | None = None, out: None = None,
              overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
              *, weights: Any = None) -> Any:
@@ -427,6 +436,7 @@ def quantile(a: Any, q: Any, axis: int | tuple[int, ...] | None = None, out: Non
     return _quantile(a, q, axis, method, keepdims, False, weights)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
 def nanquantile(a: Any, q: Any, axis: int | tuple[int, ...] | None = None, out: None = None,
                 overwrite_input: bool = False, method: str = "linear",
                 keepdims: bool = False, *, weights: Any = None) -> Any:
@@ -440,6 +450,7 @@ def nanquantile(a: Any, q: Any, axis: int | tuple[int, ...] | None = None, out: 
     return _quantile(a, q, axis, method, keepdims, True, weights)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
 def percentile(a: Any, q: Any, axis: int | tuple[int, ...] | None = None, out: None = None,
                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
                *, weights: Any = None) -> Any:
@@ -453,6 +464,7 @@ def percentile(a: Any, q: Any, axis: int | tuple[int, ...] | None = None, out: N
                     weights=weights)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "overwrite_input", "keepdims", "method"))
 def nanpercentile(a: Any, q: Any, axis: int | tuple[int, ...] | None = None, out: None = None,
                   overwrite_input: bool = False, method: str = "linear",
                   keepdims: bool = False, *, weights: Any = None) -> Any:
@@ -466,6 +478,7 @@ def nanpercentile(a: Any, q: Any, axis: int | tuple[int, ...] | None = None, out
                        keepdims=keepdims)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "overwrite_input", "keepdims"))
 def median(a: Any, axis: int | tuple[int, ...] | None = None, out: None = None,
            overwrite_input: bool = False, keepdims: bool = False) -> Any:
     """The median along `axis` (the mean of the two middle elements for even counts)."""
@@ -474,6 +487,7 @@ def median(a: Any, axis: int | tuple[int, ...] | None = None, out: None = None,
                     keepdims=keepdims, method="midpoint")
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "overwrite_input", "keepdims"))
 def nanmedian(a: Any, axis: int | tuple[int, ...] | None = None, out: None = None,
               overwrite_input: bool = False, keepdims: bool = False) -> Any:
     """The median of the non-NaN elements along `axis`."""
@@ -824,6 +838,7 @@ def unique_values(x: Any, /, *, size: int | None = None, fill_value: Any = None)
     return unique(x, equal_nan=False, size=size, fill_value=fill_value)
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "equal_nan"))
 def _unique_sorted_mask(ar: Any, axis: int, equal_nan: bool) -> tuple[Any, Any, Any]:
     """The slices along `axis` sorted lexicographically, a mask of the first of each run of
     equal slices, and the sorting permutation."""

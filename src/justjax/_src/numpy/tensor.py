@@ -261,6 +261,7 @@ def _vector_dot_kwargs(x1: Any, x2: Any, precision: Any, preferred_element_type:
     return {"precision": precision, "preferred_element_type": dtype}, dtype, weak
 
 
+@util.jitted_as_in_jax
 def matvec(x1: Any, x2: Any, /) -> Any:
     """Batched matrix-vector product: (..., M, N) x (..., N) -> (..., M)."""
     x1, x2 = util.ensure_arraylike("matvec", x1, x2)
@@ -270,6 +271,7 @@ def matvec(x1: Any, x2: Any, /) -> Any:
     return _finish(out, dtype, weak)
 
 
+@util.jitted_as_in_jax
 def vecmat(x1: Any, x2: Any, /) -> Any:
     """Batched conjugate vector-matrix product: (..., M) x (..., M, N) -> (..., N)."""
     x1, x2 = util.ensure_arraylike("matvec", x1, x2)
@@ -301,6 +303,7 @@ def _check_core_ndim(x1: Any, n1: int, x2: Any, n2: int, signature: str) -> None
                              f"for all core dimensions in signature {signature!r}")
 
 
+@util.jitted_as_in_jax
 def kron(a: Any, b: Any) -> Any:
     """Kronecker product: blocks `a[i, j] * b`."""
     util.check_arraylike("kron", a, b)
@@ -492,8 +495,10 @@ def _einsum_pair(lhs: Any, rhs: Any, input_names: list[str], result_names: str,
 # ---------------------------------------------------------------------------------------------
 # Convolution and the cross product.
 
+@util.jitted_as_in_jax(static_argnames=("mode", "op", "precision", "preferred_element_type"))
 def _conv(x: Any, y: Any, mode: str, op: str, precision: Any,
           preferred_element_type: Any = None) -> Any:
+    """`convolve` or `correlate` of 1-D arrays, jitted as JAX jits it."""
     if _ndim(x) != 1 or _ndim(y) != 1:
         raise ValueError(f"{op}() only support 1-dimensional inputs.")
     if preferred_element_type is None:
@@ -530,20 +535,25 @@ def _conv(x: Any, y: Any, mode: str, op: str, precision: Any,
     return lax_struct.squeeze(result, (0, 1))
 
 
+@util.jitted_as_in_jax(static_argnames=("mode", "precision", "preferred_element_type"))
 def convolve(a: Any, v: Any, mode: str = "full", *, precision: Any = None,
              preferred_element_type: Any = None) -> Any:
     """Discrete linear convolution of two 1-D arrays (StableHLO `convolution`)."""
     a, v = util.ensure_arraylike("convolve", a, v)
-    return _conv(a, v, mode, "convolve", precision, preferred_element_type)
+    return _conv(a, v, mode=mode, op="convolve", precision=precision,
+                 preferred_element_type=preferred_element_type)
 
 
+@util.jitted_as_in_jax(static_argnames=("mode", "precision", "preferred_element_type"))
 def correlate(a: Any, v: Any, mode: str = "valid", *, precision: Any = None,
               preferred_element_type: Any = None) -> Any:
     """Cross-correlation of two 1-D arrays (`v` conjugated)."""
     a, v = util.ensure_arraylike("correlate", a, v)
-    return _conv(a, v, mode, "correlate", precision, preferred_element_type)
+    return _conv(a, v, mode=mode, op="correlate", precision=precision,
+                 preferred_element_type=preferred_element_type)
 
 
+@util.jitted_as_in_jax(static_argnames=("axisa", "axisb", "axisc", "axis"))
 def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
           axis: int | None = None) -> Any:
     """Cross product of 2- or 3-vectors along the given axes."""

@@ -5,9 +5,7 @@ TypeError) promoted along JAX's lattice, Python scalars weakly, so `x_f16 * 2` s
 and `x + 1` prints as `add a 1.0:f32[]`.
 
 JAX wraps some of these in a non-inlined `jax.jit`, which shows in jaxprs as a
-`jit[name=floor_divide ...]` equation; they are marked `@_jitted_in_jax` and listed in
-`JAX_JITTED` so the jit transform can wrap them once it exists. Until then their equations
-appear inline. logaddexp, logaddexp2 and sinc's value at zero are `custom_jvp` functions
+`jit[name=floor_divide ...]` equation; they are wrapped the same way (`@_jitted_in_jax`). logaddexp, logaddexp2 and sinc's value at zero are `custom_jvp` functions
 (in `custom_ufuncs`), as in JAX; so is frexp, whose rule lives beside it.
 """
 from __future__ import annotations
@@ -42,13 +40,7 @@ __all__ = [
     "sinh", "spacing", "sqrt", "square", "subtract", "tan", "tanh", "true_divide", "trunc",
 ]
 
-# name -> function, for the functions JAX runs under a (non-inlined) jax.jit.
-JAX_JITTED: dict[str, Callable] = {}
-
-
-def _jitted_in_jax(fun: Callable) -> Callable:
-    JAX_JITTED[fun.__name__] = fun
-    return fun
+_jitted_in_jax = util.jitted_as_in_jax
 
 
 _INT_FOR_BITS = {16: dtypes.int16, 32: dtypes.int32, 64: dtypes.int64}
@@ -81,10 +73,7 @@ def _to_bool(x: Any) -> Any:
     return x if _dtype(x) == dtypes.bool_ else lax.ne(x, _const(x, 0))
 
 
-@_jitted_in_jax
-def _where(condition: Any, x: Any, y: Any) -> Any:
-    """jnp.where's three-argument form (registered here because JAX jits it as `_where`)."""
-    return util.where(condition, x, y)
+_where = util._where
 
 
 def _is_int(x: Any) -> bool:
@@ -497,7 +486,7 @@ def rint(x: Any, /) -> Any:
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
-@_jitted_in_jax
+@_jitted_in_jax(static_argnames=("decimals",))
 def round(a: Any, decimals: int = 0, out: None = None) -> Any:
     """Rounds to `decimals` decimal places, ties to even (`x * 10**d` rounded, then divided;
     float16 is scaled in float32). Integers are returned as they are."""
@@ -530,7 +519,7 @@ def round(a: Any, decimals: int = 0, out: None = None) -> Any:
     return round_float(a)
 
 
-@_jitted_in_jax
+@_jitted_in_jax(static_argnames=("decimals",))
 def around(a: Any, decimals: int = 0, out: None = None) -> Any:
     """Alias of `round`."""
     return round(a, decimals, out)
@@ -917,7 +906,7 @@ def imag(val: Any, /) -> Any:
     return lax.imag(val) if _is_complex(val) else lax_full_like(val, 0)
 
 
-@_jitted_in_jax
+@_jitted_in_jax(static_argnames=("deg",))
 def angle(z: Any, deg: bool = False) -> Any:
     """The complex argument `atan2(imag, real)`, in radians or degrees."""
     z = util.ensure_arraylike("angle", z)

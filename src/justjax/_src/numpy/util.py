@@ -1,15 +1,43 @@
-"""Argument checking and promotion shared by the jax.numpy functions."""
+"""Argument checking and promotion shared by the jax.numpy functions, and `jitted_as_in_jax`,
+the decorator that wraps a library function in `jit` where JAX does."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from justjax._src.config import config
+from justjax._src.jit import jit
 from justjax._src.core import core, dtypes
 from justjax._src.lax import elementwise, structural
 from justjax._src.lax.utils import broadcast_shapes_or_error
 from justjax._src.runtime.array import Array
+
+
+# name -> jitted function, for every library function JAX runs under `jax.jit` (inlined or not).
+JAX_JITTED: dict[str, Callable] = {}
+
+
+def jitted_as_in_jax(fun: Callable | None = None, /, *, static_argnums: Any = None,
+                     static_argnames: Any = None, inline: bool = False) -> Any:
+    """Wraps `fun` in `jit` with the options JAX 0.10.2 gives its own definition.
+
+    A non-inlined jit shows in jaxprs as `jit[name=<fun's name> jaxpr={...}]`, so the name,
+    the static arguments and the inline flag must be JAX's for jaxprs to print as JAX's; the
+    wrapped function is registered in `JAX_JITTED` under its name.
+    Args:
+      fun: the function; omitted, a decorator is returned.
+      static_argnums, static_argnames, inline: as `jax.jit`'s.
+    Returns:
+      The jitted function.
+    """
+    if fun is None:
+        return lambda f: jitted_as_in_jax(f, static_argnums=static_argnums,
+                                          static_argnames=static_argnames, inline=inline)
+    jitted = jit(fun, static_argnums=static_argnums, static_argnames=static_argnames,
+                 inline=inline)
+    JAX_JITTED[fun.__name__] = jitted
+    return jitted
 
 
 def is_arraylike(x: Any) -> bool:
@@ -178,9 +206,11 @@ def broadcast_arrays(*args: Any) -> list[Any]:
     return [broadcast_to(a, result) for a in args]
 
 
-def where(condition: Any, x: Any, y: Any) -> Any:
+@jitted_as_in_jax
+def _where(condition: Any, x: Any, y: Any) -> Any:
     """jnp.where's three-argument form: `x` where `condition` else `y`, with the operands
-    promoted and broadcast together (JAX's `util._where`); a non-bool condition means `!= 0`."""
+    promoted and broadcast together (JAX's `util._where`, jitted as JAX jits it); a non-bool
+    condition means `!= 0`."""
     condition, x, y = ensure_arraylike("where", condition, x, y)
     cond_dtype = core.get_aval(condition).dtype
     if cond_dtype != dtypes.bool_:
@@ -193,6 +223,9 @@ def where(condition: Any, x: Any, y: Any) -> Any:
     if core.get_aval(x).size == 0:
         return x
     return structural.select(condition, x, y)
+
+
+where = _where
 
 
 def const(example: Any, value: Any) -> Any:
