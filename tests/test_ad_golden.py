@@ -23,14 +23,9 @@ GOLDEN = json.loads((pathlib.Path(__file__).parent / "golden" / "ad_programs.jso
 NAMESPACE = {"jax": jax, "jnp": jnp, "lax": lax, "np": np}
 exec(GOLDEN["prelude"], NAMESPACE)
 
-# Cases whose printed jaxpr differs from JAX's for a reason owned by a later issue.
-_JITTED = "JAX wraps {} in jit, which prints as a jit equation: issue #5 (jit) adds it"
-JAXPR_DIFFERENCES: dict[str, str] = {
-    "softmax cross-entropy": _JITTED.format("log_softmax"),
-    "where/max/abs/maximum kinks": _JITTED.format("jnp.where"),
-    "relu at zero": _JITTED.format("relu"),
-    "cumsum sort": _JITTED.format("jnp.sort"),
-}
+# Cases whose printed jaxpr differs from JAX's for a reason owned elsewhere (strict xfails).
+
+JAXPR_DIFFERENCES: dict[str, str] = {}
 
 # The input gradient of a layernorm nearly cancels to zero: its error is relative to the
 # size of the cancelling terms, not of the result.

@@ -75,6 +75,24 @@ def test_traced_matches_eager(record: OpRecord, shapes: tuple, dtypes: tuple) ->
                      context=record.name)
 
 
+@pytest.mark.parametrize("record,shapes,dtypes", CASES)
+def test_jit_matches_eager(record: OpRecord, shapes: tuple, dtypes: tuple) -> None:
+    """The jitted function (lowered to StableHLO, run by the reference backend) gives the eager
+    result: same dtypes, shapes and weak types; integers exactly."""
+    args = [justjax.numpy.asarray(a)
+            for a in record.make(_rng(record, shapes, dtypes), shapes, dtypes)]
+    eager = record.fun(*args, **record.static)
+    jitted = justjax.jit(lambda *xs: record.fun(*xs, **record.static))(*args)
+    eagers = list(eager) if isinstance(eager, (tuple, list)) else [eager]
+    jitteds = list(jitted) if isinstance(jitted, (tuple, list)) else [jitted]
+    assert len(jitteds) == len(eagers)
+    for got, want in zip(jitteds, eagers, strict=True):
+        assert isinstance(got, justjax.Array), type(got)
+        assert got.aval == want.aval, (got.aval, want.aval)
+        assert_close(got, want, 0 if got.dtype.kind in "biu" else record.tolerance(got.dtype),
+                     context=record.name)
+
+
 def _primitives_in(jaxpr) -> set[str]:
     names = set()
     for eqn in jaxpr.eqns:

@@ -11,6 +11,9 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import os
+import sys
+import time
 import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
@@ -26,6 +29,9 @@ from justjax._src.runtime.array import Array
 from justjax._src.tree_errors import keystr
 
 logger = logging.getLogger("justjax")
+
+# Frames in this directory are justjax's own; cache-miss reports name the user's call site.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def fun_name(fun: Callable) -> str:
@@ -98,30 +104,62 @@ class _Entry:
     compiled: stages.CompiledCall | None = None
 
 
+class _Cache:
+    """The traced signatures of one function, and direct calls for all-Array signatures."""
+
+    def __init__(self) -> None:
+        self.traced: dict[tuple, _Entry] = {}
+        self.fast: dict[tuple, Callable[[tuple], Any]] = {}
+
+
 # Caches are shared by every `jit` of the same function with the same options, as in JAX:
 # `jit(f)(x)` twice traces once.
 _shared_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _cache_for(fun: Callable, options: _Options) -> dict:
+def _cache_for(fun: Callable, options: _Options) -> _Cache:
     try:
         per_fun = _shared_caches.setdefault(fun, {})
     except TypeError:  # not weak-referenceable: a cache of this wrapper's own
-        return {}
-    return per_fun.setdefault(options, {})
+        return _Cache()
+    cache = per_fun.get(options)
+    if cache is None:
+        cache = per_fun[options] = _Cache()
+    return cache
+
+
+def _array_avals(args: tuple) -> tuple[ShapedArray, ...] | None:
+    """The avals of `args` if every one is an Array, else None."""
+    avals = []
+    for arg in args:
+        if type(arg) is not Array:
+            return None
+        avals.append(arg.aval)
+    return tuple(avals)
+
+
+def _fast_call(entry: _Entry) -> Callable[[tuple], Any]:
+    """A call of `entry`'s executable on a tuple of Arrays, returning the output pytree."""
+    call_flat = entry.compiled.call_flat
+    out_tree = entry.signature.out_tree
+    if tree_util.treedef_is_strict_leaf(out_tree):
+        return lambda args: call_flat(args)[0]
+    return lambda args: tree_util.tree_unflatten(out_tree, call_flat(args))
 
 
 class JitWrapped:
     """A jitted function (`jax.jit(f)`): callable, with `trace`, `lower`, `eval_shape`."""
 
     def __init__(self, fun: Callable, options: _Options) -> None:
+        # First: update_wrapper copies `fun.__dict__`, which for a jitted `fun` holds its own
+        # `_fun`, `_cache`, ... that must not replace ours.
+        functools.update_wrapper(self, fun)
         self._fun = fun
         self._options = options
         self._name = fun_name(fun)
         self._cache = _cache_for(fun, options)
         self._simple = not (options.static_argnums or options.static_argnames
                             or options.donate_argnums or options.donate_argnames)
-        functools.update_wrapper(self, fun)
 
     # -- binding as a method ---------------------------------------------------------------
     def __get__(self, instance: Any, owner: Any = None) -> Any:
@@ -136,12 +174,23 @@ class JitWrapped:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if config.read("jax_disable_jit"):
             return self._fun(*args, **kwargs)
+        eager = core.trace_state.trace is core.eval_trace
+        if eager and self._simple and not kwargs:
+            # The fast path of a call on Arrays only: one dictionary lookup by their avals.
+            fast_key = _array_avals(args)
+            if fast_key is not None:
+                call = self._cache.fast.get((fast_key, config.trace_context()))
+                if call is not None:
+                    return call(args)
         entry, flat_args = self._entry_for(args, kwargs)
-        if core.trace_state.trace is core.eval_trace:
+        if eager:
             if entry.compiled is None:
                 sig = entry.signature
                 entry.compiled = stages.compile_jaxpr(entry.closed, sig.name,
                                                       sig.donated_invars, sig.keep_unused)
+                if self._simple and not kwargs and _array_avals(args) is not None:
+                    self._cache.fast[(_array_avals(args), config.trace_context())] = \
+                        _fast_call(entry)
             outs = entry.compiled.call_flat(flat_args)
         elif self._options.inline:
             outs = eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *flat_args)
@@ -163,10 +212,11 @@ class JitWrapped:
         return self.trace(*args, **kwargs).out_info
 
     def clear_cache(self) -> None:
-        self._cache.clear()
+        self._cache.traced.clear()
+        self._cache.fast.clear()
 
     def _cache_size(self) -> int:
-        return len(self._cache)
+        return len(self._cache.traced)
 
     # -- the cache ---------------------------------------------------------------------------
     def _split_static(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, tuple]:
@@ -190,12 +240,13 @@ class JitWrapped:
         flat_args, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         avals = tuple(_arg_aval(x) for x in flat_args)
         key = (in_tree, avals, static, config.trace_context())
-        entry = self._cache.get(key)
+        entry = self._cache.traced.get(key)
         if entry is None:
             if config.read("jax_explain_cache_misses"):
-                _explain_miss(self._name, self._fun, self._cache, key)
+                names = staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset())
+                _explain_miss(self._name, self._fun, self._cache.traced, key, names)
             entry = self._trace(args, kwargs, dyn_args, dyn_kwargs, static, in_tree, avals)
-            self._cache[key] = entry
+            self._cache.traced[key] = entry
         return entry, flat_args
 
     def _trace(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,
@@ -226,14 +277,15 @@ class JitWrapped:
 
         names = staging.leaf_arg_names(fun, args, dyn_kwargs, frozenset(static_positions))
         debug = staging.debug_info("jit", fun, names)
+        start = time.perf_counter()
         closed = staging.trace_to_jaxpr(flat_fun, list(avals), debug)
+        stages.log_event("Finished tracing %s for jit in %.9f sec", self._name,
+                         time.perf_counter() - start)
         donated = self._donated_leaves(args, kwargs, dyn_args, dyn_kwargs, static_positions)
         signature = stages.Signature(
             name=self._name, in_tree=in_tree, out_tree=out_trees[0], in_avals=avals,
             arg_names=tuple(names), donated_invars=donated,
             keep_unused=self._options.keep_unused, out_paths=out_paths[0])
-        if config.read("jax_log_compiles"):
-            logger.warning("Finished tracing + transforming %s for pjit", self._name)
         return _Entry(closed, signature)
 
     def _donated_leaves(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,
@@ -267,34 +319,58 @@ def _arg_aval(x: Any) -> ShapedArray:
                         "of jax.jit.") from None
 
 
-def _explain_miss(name: str, fun: Callable, cache: dict, key: tuple) -> None:
-    """Logs why a call traces again, as `jax_explain_cache_misses` asks."""
-    in_tree, avals, static, context = key
+def _user_call_site() -> str:
+    """`file:line (function)` of the innermost frame outside justjax: where the user called."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return "unknown"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_name})"
+
+
+def _definition_site(fun: Callable) -> str:
+    try:
+        target = inspect.unwrap(fun.func if isinstance(fun, functools.partial) else fun)
+        return f"{inspect.getsourcefile(target)}:{inspect.getsourcelines(target)[1]}"
+    except (TypeError, OSError):
+        return "unknown"
+
+
+def _explain_miss(name: str, fun: Callable, cache: dict, key: tuple,
+                  arg_names: Sequence[str]) -> None:
+    """Logs why a call traces again (`jax_explain_cache_misses`), in JAX's words."""
+    lines = [f"TRACING CACHE MISS at {_user_call_site()}:"]
     if not cache:
-        reason = "never seen function"
+        lines += ["  never seen function:",
+                  f"    {name} id={id(fun)} defined at {_definition_site(fun)}"]
     else:
-        reasons = []
+        lines += [f"  for {name} defined at {_definition_site(fun)}",
+                  "  all previously seen cache keys differ. For the closest previous key:"]
+        in_tree, avals, static, context = key
         seen = list(cache)
         if all(k[0] != in_tree for k in seen):
-            reasons.append(f"different input pytree structure: {in_tree}")
-        elif all(k[2] != static for k in seen):
-            reasons.append(f"different static arguments: {static!r}")
+            lines += ["  different input pytree:", f"  * now {in_tree} and before {seen[-1][0]}"]
         elif all(k[3] != context for k in seen):
-            reasons.append("different config affecting tracing (e.g. jax_enable_x64)")
+            lines += ["  different config affecting tracing (e.g. jax_enable_x64)"]
+        elif all(k[2] != static for k in seen):
+            lines += ["  different static arguments:",
+                      f"  * now {static!r} and before {seen[-1][2]!r}"]
         else:
-            closest = min((k for k in seen if k[0] == in_tree),
-                          key=lambda k: sum(a != b for a, b in zip(k[1], avals, strict=True)))
+            same_tree = [k for k in seen if k[0] == in_tree and k[2] == static]
+            closest = min(same_tree, key=lambda k: sum(
+                a != b for a, b in zip(k[1], avals, strict=True)))
+            lines.append("  different input types:")
             for i, (old, new) in enumerate(zip(closest[1], avals, strict=True)):
                 if old != new:
-                    reasons.append(f"argument {i} type changed from {old.str_short()} "
-                                   f"(weak_type={old.weak_type}) to {new.str_short()} "
-                                   f"(weak_type={new.weak_type})")
-        reason = "; ".join(reasons) or "unknown"
-    try:
-        where = f"{inspect.getsourcefile(fun)}:{inspect.getsourcelines(fun)[1]}"
-    except (TypeError, OSError):
-        where = "unknown location"
-    logger.warning("TRACING CACHE MISS at %s (%s) because:\n  %s", where, name, reason)
+                    where = arg_names[i] if i < len(arg_names) else f"args[{i}]"
+                    lines.append(f"  * at {where}, now {_typeof(new)} and before "
+                                 f"{_typeof(old)}")
+    logger.warning("\n".join(lines))
+
+
+def _typeof(aval: ShapedArray) -> str:
+    return aval.str_short() + ("{weak_type=True}" if aval.weak_type else "")
 
 
 def jit(fun: Callable | None = None, /, *, in_shardings: Any = None, out_shardings: Any = None,

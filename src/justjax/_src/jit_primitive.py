@@ -10,6 +10,7 @@ transform the inner jaxpr and bind `jit` again under the same name.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 from justjax._src.core import core
@@ -88,12 +89,15 @@ def _is_unknown(trace: ad.TangentStagingTrace, value: Any) -> bool:
 
 @pe.transform_cache
 def _split_jaxpr(closed: ClosedJaxpr, in_unknowns: tuple[bool, ...]
-                 ) -> tuple[ClosedJaxpr, ClosedJaxpr, tuple[bool, ...], tuple[int | None, ...]]:
+                 ) -> tuple[ClosedJaxpr, ClosedJaxpr, tuple[bool, ...], tuple[tuple[str, Any], ...]]:
     """Splits `closed` into a known jaxpr (known inputs -> known outputs + residuals) and an
-    unknown jaxpr (residuals + unknown inputs -> unknown outputs).
+    unknown jaxpr (residuals + unknown inputs -> unknown outputs), as JAX does.
 
-    Returns both, which outputs are unknown, and for each residual the index of the known
-    input it is (JAX forwards such inputs instead of returning them) or None.
+    Returns both, which outputs are unknown, and where each residual comes from: `("in", i)`
+    is known input i and `("out", j)` known output j (JAX forwards those rather than
+    returning them twice); `("res", k)` is the known jaxpr's k-th extra output (values it
+    computes, and scalar constants the derivative created); and `("const", value)` a constant
+    `closed` closes over, which JAX passes to the unknown call from outside.
     """
     known_avals = [a for a, u in zip(closed.in_avals, in_unknowns, strict=True) if not u]
     unknown_avals = [a for a, u in zip(closed.in_avals, in_unknowns, strict=True) if u]
@@ -109,31 +113,50 @@ def _split_jaxpr(closed: ClosedJaxpr, in_unknowns: tuple[bool, ...]
         unknown_outs = [o for o, u in zip(outs, out_unknowns, strict=True) if u]
         unknown_closed = unknown_trace.to_closed_jaxpr(unknown_outs)
         unknown_trace.release()
-        residuals = list(unknown_closed.consts)
-        forwarded = [next((i for i, a in enumerate(known_args) if a is r), None)
-                     for r in residuals]
-        found.update(unknown=unknown_closed.jaxpr, out_unknowns=tuple(out_unknowns),
-                     forwarded=tuple(forwarded))
+        # Residuals only dead tangent code reads (behind a stop_gradient, say) are dropped.
+        num_res = len(unknown_closed.consts)
+        unknown_jaxpr, used = pe.dce_jaxpr(
+            pe.convert_constvars_jaxpr(unknown_closed.jaxpr), True,
+            instantiate=[False] * num_res + [True] * len(unknown_avals))
+        residuals = [c for c, u in zip(unknown_closed.consts, used, strict=False) if u]
         known_outs = [o for o, u in zip(outs, out_unknowns, strict=True) if not u]
-        return [*known_outs, *[r for r, f in zip(residuals, forwarded, strict=True)
-                               if f is None]]
+        sources, extra = [], []
+        for value in residuals:
+            if any(value is c for c in closed.consts):
+                sources.append(("const", value))
+                continue
+            source = (next((("in", i) for i, a in enumerate(known_args) if a is value), None)
+                      or next((("out", j) for j, o in enumerate(known_outs) if o is value),
+                              None))
+            if source is None:
+                source = ("res", len(extra))
+                extra.append(value)
+            sources.append(source)
+        found.update(unknown=unknown_jaxpr, out_unknowns=tuple(out_unknowns),
+                     sources=tuple(sources))
+        return [*known_outs, *extra]
 
     known = staging.trace_to_jaxpr(known_fun, known_avals)
-    unknown = pe.close_jaxpr(pe.name_unused_outputs(pe.convert_constvars_jaxpr(found["unknown"])))
-    return known, unknown, found["out_unknowns"], found["forwarded"]
+    known_jaxpr, _ = pe.dce_jaxpr(known.jaxpr, True, instantiate=True)
+    known = ClosedJaxpr(pe.name_unused_outputs(known_jaxpr), known.consts)
+    unknown = pe.close_jaxpr(pe.name_unused_outputs(found["unknown"]))
+    return known, unknown, found["out_unknowns"], found["sources"]
 
 
 def _jit_partial_eval(trace: ad.TangentStagingTrace, args: Sequence[Any], params: dict
                       ) -> list[Any]:
     in_unknowns = tuple(_is_unknown(trace, a) for a in args)
-    known, unknown, out_unknowns, forwarded = _split_jaxpr(params["jaxpr"], in_unknowns)
+    known, unknown, out_unknowns, sources = _split_jaxpr(params["jaxpr"], in_unknowns)
     known_args, unknown_args = pe.partition_list(in_unknowns, args)
     known_donated, _ = pe.partition_list(in_unknowns, params["donated_invars"])
-    with core.set_current_trace(trace.parent_trace):
-        known_outs = jit_p.bind(*known_args, **_params_for(params, known, known_donated))
+    known_outs: list[Any] = []
+    if known.jaxpr.outvars or pe.jaxpr_has_effects(known.jaxpr):
+        with core.set_current_trace(trace.parent_trace):
+            known_outs = jit_p.bind(*known_args, **_params_for(params, known, known_donated))
     num_known_outs = len(out_unknowns) - sum(out_unknowns)
-    known_outs, computed_res = known_outs[:num_known_outs], iter(known_outs[num_known_outs:])
-    residuals = [next(computed_res) if f is None else known_args[f] for f in forwarded]
+    known_outs, extra = known_outs[:num_known_outs], known_outs[num_known_outs:]
+    pools = {"in": known_args, "out": known_outs, "res": extra}
+    residuals = [where if kind == "const" else pools[kind][where] for kind, where in sources]
     staged_args = [*residuals, *unknown_args]
     unknown_outs = staging.DynamicJaxprTrace.process_primitive(
         trace, jit_p, staged_args,
@@ -142,6 +165,22 @@ def _jit_partial_eval(trace: ad.TangentStagingTrace, args: Sequence[Any], params
 
 
 ad.partial_eval_rules[jit_p] = _jit_partial_eval
+
+
+def _jit_custom_params_updater(unks_in: Sequence[bool], inst_in: Sequence[bool],
+                               kept_outs_known: Sequence[bool], inst_out: Sequence[bool],
+                               num_res: int, params_known: dict, params_staged: dict
+                               ) -> tuple[dict, dict]:
+    donated = params_known["donated_invars"]
+    known_donated, _ = pe.partition_list(unks_in, donated)
+    _, staged_donated = pe.partition_list(inst_in, donated)
+    return (dict(params_known, donated_invars=tuple(known_donated)),
+            dict(params_staged, donated_invars=(False,) * num_res + tuple(staged_donated)))
+
+
+# A jit inside a checkpointed function is split by the checkpoint's policy.
+pe.partial_eval_jaxpr_custom_rules[jit_p] = functools.partial(
+    pe.call_partial_eval_custom_rule, "jaxpr", _jit_custom_params_updater)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -174,9 +213,17 @@ ad.primitive_transposes[jit_p] = _jit_transpose
 # ---------------------------------------------------------------------------------------------
 # Batching: a call of the batched jaxpr; outputs keep the batch dims they come out with.
 
+@pe.transform_cache
+def _batch_jaxpr(closed: ClosedJaxpr, axis_data: batching.AxisData,
+                 dims: tuple[int | None, ...]) -> tuple[ClosedJaxpr, list[int | None]]:
+    # Cached so that calling a vmapped jitted function again reuses one batched jaxpr (and
+    # so one executable).
+    return batching.batch_jaxpr(closed, axis_data, dims)
+
+
 def _jit_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
                  dims: Sequence[int | None], **params: Any) -> tuple[list[Any], list[Any]]:
-    batched, out_dims = batching.batch_jaxpr(params["jaxpr"], axis_data, dims)
+    batched, out_dims = _batch_jaxpr(params["jaxpr"], axis_data, tuple(dims))
     outs = jit_p.bind(*vals, **_params_for(params, batched, params["donated_invars"]))
     return outs, out_dims
 
@@ -185,21 +232,33 @@ batching.primitive_batchers[jit_p] = _jit_batcher
 
 
 # ---------------------------------------------------------------------------------------------
-# Dead-code elimination: unused outputs go, and inputs the body no longer reads (unless
-# `keep_unused`).
+# Dead-code elimination: unused outputs go, and inputs the body no longer reads.
 
 def _jit_dce(used_outputs: list[bool], eqn: JaxprEqn) -> tuple[list[bool], JaxprEqn | None]:
     if not any(used_outputs):
         return [False] * len(eqn.invars), None
-    closed = eqn.params["jaxpr"]
-    keep_inputs = eqn.params["keep_unused"]
-    new_jaxpr, used_inputs = pe.dce_jaxpr(closed.jaxpr, used_outputs, instantiate=keep_inputs)
+    # As in JAX, `keep_unused` governs only the jit's own compiled signature: an enclosing
+    # program's dead-code elimination drops a nested jit's unread inputs all the same.
+    new_closed, used_inputs = _dce_closed(eqn.params["jaxpr"], tuple(used_outputs))
+    if new_closed is eqn.params["jaxpr"]:
+        return list(used_inputs), eqn
     donated = [d for d, u in zip(eqn.params["donated_invars"], used_inputs, strict=True) if u]
     new_eqn = eqn.replace(
         invars=[v for v, u in zip(eqn.invars, used_inputs, strict=True) if u],
         outvars=[v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u],
-        params=_params_for(eqn.params, ClosedJaxpr(new_jaxpr, closed.consts), donated))
-    return used_inputs, new_eqn
+        params=_params_for(eqn.params, new_closed, donated))
+    return list(used_inputs), new_eqn
+
+
+@pe.transform_cache
+def _dce_closed(closed: ClosedJaxpr, used_outputs: tuple[bool, ...]
+                ) -> tuple[ClosedJaxpr, tuple[bool, ...]]:
+    # Cached, and `closed` itself when nothing is dropped, so that the jaxprs transposition
+    # and batching cache on stay the same objects (and print once when shared).
+    jaxpr, used_inputs = pe.dce_jaxpr(closed.jaxpr, used_outputs)
+    if all(used_outputs) and all(used_inputs) and jaxpr.eqns == closed.jaxpr.eqns:
+        return closed, tuple(used_inputs)
+    return ClosedJaxpr(jaxpr, closed.consts), tuple(used_inputs)
 
 
 pe.dce_rules[jit_p] = _jit_dce
@@ -234,7 +293,8 @@ def _pp_jit(eqn: JaxprEqn, context: PrettyContext) -> pp.Doc:
         context.suggest_same_var_names(inner.outvars, eqn.outvars)
     # `name` first, the rest sorted, as JAX prints it.
     name = params.pop("name")
-    return pp_eqn_default(eqn, context, {"name": name, **params}, sort_params=False)
+    return pp_eqn_default(eqn, context, {"name": name, **dict(sorted(params.items()))},
+                          sort_params=False)
 
 
 pp_eqn_rules[jit_p] = _pp_jit

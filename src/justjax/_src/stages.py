@@ -133,9 +133,10 @@ class CompiledCall:
     """An executable with the bookkeeping of its call: which arguments it reads and the
     avals (weak types included) of its results."""
 
-    def __init__(self, info: ModuleInfo, name: str) -> None:
+    def __init__(self, info: ModuleInfo, name: str, closed: ClosedJaxpr) -> None:
         self.info = info
         self.name = name
+        self.closed = closed
         start = time.perf_counter()
         self.executable = get_backend().compile(info.module)
         self.compile_seconds = time.perf_counter() - start
@@ -149,39 +150,47 @@ class CompiledCall:
         buffers = [to_numpy(args[i], dtype)
                    for i, dtype in zip(self._kept, self._in_dtypes, strict=True)]
         outs = self.executable.execute(buffers)
-        results = [from_numpy(out, aval, buffers)
+        results = [_wrap_result(out, aval, buffers)
                    for out, aval in zip(outs, self._out_avals, strict=True)]
         for i in self._donated:
             if isinstance(args[i], Array):
                 args[i].delete()
-        if config.read("jax_debug_nans"):
-            _check_nans(self.name, results)
+        if config.read("jax_debug_nans") or config.read("jax_debug_infs"):
+            from justjax._src import debugging  # only when asked: it imports lax
+            debugging.check_nans(self.name, self.closed, args, results)
         return results
 
 
-def _check_nans(name: str, results: Sequence[Array]) -> None:
-    for out in results:
-        value = out._value
-        if np.issubdtype(value.dtype, np.inexact) and np.isnan(value).any():
-            raise FloatingPointError(f"invalid value (nan) encountered in jit({name})")
+def _wrap_result(out: np.ndarray, aval: ShapedArray, inputs: Sequence[np.ndarray]) -> Array:
+    # A fresh buffer is adopted as it is; an input passed through, a view or a constant is
+    # copied by `from_numpy`, so no Array shares memory anyone can write.
+    if (type(out) is np.ndarray and out.base is None and out.flags.c_contiguous
+            and out.dtype == aval.dtype and not any(out is x for x in inputs)):
+        return Array.adopt(out, aval)
+    return from_numpy(out, aval, inputs)
 
 
-def _log_compile(name: str, info: ModuleInfo) -> None:
+def log_event(message: str, *args: Any) -> None:
+    """Logs a tracing or compilation event: a warning under `jax_log_compiles`, else debug."""
     level = logging.WARNING if config.read("jax_log_compiles") else logging.DEBUG
     if logger.isEnabledFor(level):
-        shapes = ", ".join(a.str_short(short_dtypes=False) for a in info.in_avals)
-        logger.log(level, "Compiling jit(%s) with global shapes and types [%s]. "
-                   "Argument mapping: [%s].", name, shapes,
-                   ", ".join("UnspecifiedValue" for _ in info.in_avals))
+        logger.log(level, message, *args)
 
 
 @pe.transform_cache
 def compile_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: tuple[bool, ...],
                   keep_unused: bool) -> CompiledCall:
     """The executable of a jit call of `closed` (cached per jaxpr and options)."""
+    log_event("Compiling jit(%s) with global shapes and types %r. Argument mapping: %s.",
+              name, tuple(closed.in_avals), "(" + "UnspecifiedValue," * len(closed.in_avals)
+              + ")")
+    start = time.perf_counter()
     info = lower_jaxpr(closed, name, donated_invars, keep_unused)
-    _log_compile(name, info)
-    return CompiledCall(info, name)
+    log_event("Finished jaxpr to MLIR module conversion jit(%s) in %.9f sec", name,
+              time.perf_counter() - start)
+    call = CompiledCall(info, name, closed)
+    log_event("Finished XLA compilation of jit(%s) in %.9f sec", name, call.compile_seconds)
+    return call
 
 
 # ---------------------------------------------------------------------------------------------

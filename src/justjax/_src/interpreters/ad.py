@@ -23,7 +23,7 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal,
                                      PrettyContext, Var, equation_context, pp_eqn_default,
                                      pp_eqn_rules)
-from justjax._src.interpreters import staging
+from justjax._src.interpreters import lowering, staging
 from justjax._src.runtime.array import from_numpy, to_numpy
 
 primitive_jvps: dict[core.Primitive, Callable] = {}
@@ -103,6 +103,8 @@ def _add_any_impl(x: Any, y: Any) -> Any:
 
 
 core.impl_rules[add_jaxvals_p] = _add_any_impl
+# `stablehlo.add`, as JAX lowers it (bool for float0 tangents).
+lowering.register_lowering(add_jaxvals_p, lowering.elementwise("stablehlo.add"))
 
 
 def add_tangents(x: Any, y: Any) -> Any:
@@ -532,9 +534,20 @@ def linearize_flat(fun: Callable[..., Any], primals: Sequence[Any], *, has_aux: 
         tangent_outs = [instantiate_zeros(t) for t in tangent_outs]
     linear = staging_trace.to_closed_jaxpr(tangent_outs)
     staging_trace.release()
+    linear = _without_dead_code(linear)
     if has_aux:
         return primal_outs, linear, aux
     return primal_outs, linear
+
+
+def _without_dead_code(linear: ClosedJaxpr) -> ClosedJaxpr:
+    """The linear jaxpr without equations nothing reads, as JAX's linearization gives it: a
+    call whose tangent output is unused then takes no residuals for it."""
+    from justjax._src.interpreters import partial_eval  # it imports this module
+    jaxpr, _ = partial_eval.dce_jaxpr(linear.jaxpr, True, instantiate=True)
+    if len(jaxpr.eqns) == len(linear.jaxpr.eqns) and jaxpr.eqns == linear.jaxpr.eqns:
+        return linear
+    return ClosedJaxpr(jaxpr, linear.consts)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,7 +26,8 @@ from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var,
-                                     eval_jaxpr, in_equation_context, jaxpr_as_fun)
+                                     eval_jaxpr, in_equation_context, jaxpr_as_fun,
+                                     jaxprs_in_params)
 from justjax._src.interpreters import ad, staging
 
 
@@ -151,6 +152,22 @@ def _default_dce_rule(used_outputs: list[bool], eqn: JaxprEqn
     return [True] * len(eqn.invars), eqn
 
 
+# Primitives with side effects (debug callbacks, io_callback): never removed, nor are
+# equations whose jaxpr params contain one, whatever reads their results.
+effectful_primitives: set[core.Primitive] = set()
+
+
+@transform_cache
+def jaxpr_has_effects(jaxpr: Jaxpr) -> bool:
+    """Whether `jaxpr` (or a jaxpr nested in its equations' params) has a side effect."""
+    return any(eqn_has_effects(eqn) for eqn in jaxpr.eqns)
+
+
+def eqn_has_effects(eqn: JaxprEqn) -> bool:
+    return (eqn.primitive in effectful_primitives
+            or any(jaxpr_has_effects(sub) for sub in jaxprs_in_params(eqn.params)))
+
+
 def dce_jaxpr(jaxpr: Jaxpr, used_outputs: bool | Sequence[bool],
               instantiate: bool | Sequence[bool] = False) -> tuple[Jaxpr, list[bool]]:
     """Dead-code elimination.
@@ -177,8 +194,13 @@ def _dce_jaxpr(jaxpr: Jaxpr, used_outputs: tuple[bool, ...], instantiate: tuple[
     kept: list[JaxprEqn] = []
     for eqn in reversed(jaxpr.eqns):
         used_outs = [not isinstance(v, DropVar) and v in used for v in eqn.outvars]
+        effectful = eqn_has_effects(eqn)
+        if effectful:
+            used_outs = [True] * len(eqn.outvars)
         rule = dce_rules.get(eqn.primitive, _default_dce_rule)
         used_ins, new_eqn = rule(used_outs, eqn)
+        if new_eqn is None and effectful:  # no outputs at all, but it must still run
+            used_ins, new_eqn = [True] * len(eqn.invars), eqn
         if new_eqn is not None:
             kept.append(new_eqn)
         used.update(v for v, u in zip(eqn.invars, used_ins, strict=True)
@@ -342,21 +364,30 @@ def _partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns: tuple[bool, ...],
     return known, staged, tuple(out_unknowns), tuple(out_inst), len(residual_vars)
 
 
+def staged_jaxpr_invars(jaxpr: Jaxpr | ClosedJaxpr) -> list[Var]:
+    return (jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr).invars
+
+
 def call_partial_eval_custom_rule(jaxpr_param_name: str, params_updater: Callable[..., Any],
                                   saveable: Callable[..., Any], unks_in: Sequence[bool],
                                   inst_in: Sequence[bool], eqn: JaxprEqn
                                   ) -> tuple[JaxprEqn, JaxprEqn, list[bool], list[bool],
                                              list[Var]]:
     """`partial_eval_jaxpr_custom` rule for an equation calling the open jaxpr
-    `eqn.params[jaxpr_param_name]`: one copy of the equation runs the known part and
-    returns residuals, another runs the staged part.
+    `eqn.params[jaxpr_param_name]` (or closed jaxpr, as `jit` holds): one copy of the
+    equation runs the known part and returns residuals, another runs the staged part.
 
     `params_updater(unks_in, inst_in, kept_outs_known, inst_out, num_res, params_known,
     params_staged) -> (params_known, params_staged)` adjusts other params.
     """
     jaxpr = eqn.params[jaxpr_param_name]
+    closed_consts = None
+    if isinstance(jaxpr, ClosedJaxpr):  # a `jit`: both halves keep the constants
+        jaxpr, closed_consts = jaxpr.jaxpr, jaxpr.consts
     known, staged, unks_out, inst_out, num_res = partial_eval_jaxpr_custom(
         jaxpr, unks_in, inst_in, False, False, saveable)
+    if closed_consts is not None:
+        known, staged = ClosedJaxpr(known, closed_consts), ClosedJaxpr(staged, closed_consts)
     ins_known, _ = partition_list(unks_in, eqn.invars)
     out_binders_known, _ = partition_list(unks_out, eqn.outvars)
     _, ins_staged = partition_list(inst_in, eqn.invars)
@@ -366,7 +397,7 @@ def call_partial_eval_custom_rule(jaxpr_param_name: str, params_updater: Callabl
     params_known, params_staged = params_updater(
         list(unks_in), list(inst_in), [not u for u in unks_out], inst_out, num_res,
         params_known, params_staged)
-    residuals = [Var(v.aval) for v in staged.invars[:num_res]]
+    residuals = [Var(v.aval) for v in staged_jaxpr_invars(staged)[:num_res]]
     eqn_known = eqn.replace(invars=ins_known, outvars=[*out_binders_known, *residuals],
                             params=params_known)
     eqn_staged = eqn.replace(invars=[*residuals, *ins_staged], outvars=out_binders_staged,

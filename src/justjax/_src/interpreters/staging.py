@@ -15,7 +15,7 @@ import numpy as np
 from justjax._src import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
-from justjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var
+from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from justjax._src.runtime.array import Array
 
 

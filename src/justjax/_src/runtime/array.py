@@ -36,6 +36,18 @@ class Array:
         self._device = device
         self._committed = committed
 
+    @classmethod
+    def adopt(cls, buffer: np.ndarray, aval: ShapedArray) -> Array:
+        """An Array owning `buffer`, a fresh C-contiguous result of exactly `aval`'s dtype and
+        shape that nothing else references (the caller guarantees it); no checks, no copy."""
+        array = object.__new__(cls)
+        buffer.setflags(write=False)
+        array._buffer = buffer
+        array.aval = aval
+        array._device = None
+        array._committed = False
+        return array
+
     @property
     def _value(self) -> np.ndarray:
         """The buffer; a donated (deleted) array has none, as in JAX."""
