@@ -147,7 +147,7 @@ class CompiledCall:
 
     def call_flat(self, args: Sequence[Any]) -> list[Array]:
         """Runs on concrete flat arguments (Arrays, NumPy values, scalars)."""
-        buffers = [to_numpy(args[i], dtype)
+        buffers = [_buffer(args[i], dtype)
                    for i, dtype in zip(self._kept, self._in_dtypes, strict=True)]
         outs = self.executable.execute(buffers)
         results = [_wrap_result(out, aval, buffers)
@@ -161,7 +161,16 @@ class CompiledCall:
         return results
 
 
+def _buffer(arg: Any, dtype: np.dtype) -> np.ndarray:
+    # float0 (the tangent type of integers) has no bits: it travels as bool, as JAX lowers it.
+    if dtype == dtypes.float0:
+        return np.zeros(np.shape(arg), np.bool_)
+    return to_numpy(arg, dtype)
+
+
 def _wrap_result(out: np.ndarray, aval: ShapedArray, inputs: Sequence[np.ndarray]) -> Array:
+    if aval.dtype == dtypes.float0:
+        return Array(np.zeros(aval.shape, dtypes.float0), aval.weak_type)
     # A fresh buffer is adopted as it is; an input passed through, a view or a constant is
     # copied by `from_numpy`, so no Array shares memory anyone can write.
     if (type(out) is np.ndarray and out.base is None and out.flags.c_contiguous

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, Sequence, Union
 import numpy as np
 
 from justjax._src.backends.reference.kernels import structural as kernels
+from justjax._src import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.hlo import ir
@@ -24,7 +25,7 @@ from justjax._src.lax import dot as lax_dot
 from justjax._src.lax import slicing, structural
 from justjax._src.lax import utils
 from justjax._src.lax.dot import PrecisionLike
-from justjax._src.lax.utils import def_numpy_impl, standard_primitive
+from justjax._src.lax.utils import standard_primitive
 
 __all__ = [
     "ConvDimensionNumbers",
@@ -324,25 +325,11 @@ def _conv_dtype_rule(lhs: ShapedArray, rhs: ShapedArray, *, preferred_element_ty
     return np.dtype(preferred_element_type)
 
 
-def _conv_numpy(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: tuple, padding: tuple,
-                lhs_dilation: tuple, rhs_dilation: tuple,
-                dimension_numbers: ConvDimensionNumbers, feature_group_count: int,
-                batch_group_count: int, precision: Any, preferred_element_type: Any,
-                out_sharding: Any) -> np.ndarray:
-    out_dtype = _conv_dtype_rule(ShapedArray(lhs.shape, lhs.dtype),
-                                 ShapedArray(rhs.shape, rhs.dtype),
-                                 preferred_element_type=preferred_element_type)
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
-    return kernels.convolution(
-        lhs, rhs, out_dtype, lhs_spec=lhs_spec, rhs_spec=rhs_spec, out_spec=out_spec,
-        window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
-        rhs_dilation=rhs_dilation, feature_group_count=feature_group_count,
-        batch_group_count=batch_group_count)
 
 
 conv_general_dilated_p = standard_primitive("conv_general_dilated", _conv_shape_rule,
                                             _conv_dtype_rule)
-def_numpy_impl(conv_general_dilated_p, _conv_numpy)
+dispatch.def_backend_impl(conv_general_dilated_p)
 
 
 def _conv_general_dilated_lower(ctx: LoweringRuleContext, lhs: Value, rhs: Value, *,

@@ -16,8 +16,8 @@ from typing import Any, NamedTuple, Sequence, Union
 import numpy as np
 
 from justjax._src.backends.reference.kernels import structural as kernels
-from justjax._src.backends.reference.kernels.elementwise import convert_values
 from justjax._src.config import config
+from justjax._src import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_eqn_rules
@@ -26,7 +26,7 @@ from justjax._src.hlo.ir import TensorType, Value
 from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.interpreters.lowering import LoweringRuleContext
 from justjax._src.lax import structural
-from justjax._src.lax.utils import def_numpy_impl, standard_primitive
+from justjax._src.lax.utils import standard_primitive
 
 __all__ = [
     "CanonicalPrecision",
@@ -372,32 +372,11 @@ def check_cpu_algorithm(precision: Any, prim_name: str) -> None:
         raise ValueError(f"The precision '{precision}' is not supported by {prim_name} on CPU")
 
 
-def _dot_general_numpy(lhs: np.ndarray, rhs: np.ndarray, *, dimension_numbers: Any,
-                       precision: Any, preferred_element_type: Any,
-                       out_sharding: Any) -> np.ndarray:
-    out_dtype = _dot_general_dtype_rule(
-        ShapedArray(lhs.shape, lhs.dtype), ShapedArray(rhs.shape, rhs.dtype),
-        dimension_numbers=dimension_numbers, precision=precision,
-        preferred_element_type=preferred_element_type, out_sharding=out_sharding)
-    accumulation = out_dtype
-    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
-        check_cpu_algorithm(precision, "dot_general")
-        lhs_type, rhs_type, acc_type = algorithm_compute_types(precision, lhs.dtype, rhs.dtype,
-                                                               out_dtype)
-        lhs, rhs = convert_values(lhs, lhs_type), convert_values(rhs, rhs_type)
-        accumulation = acc_type if acc_type is not None else out_dtype
-    elif lhs.dtype != rhs.dtype:
-        # XLA's CPU backend converts mixed operands to the result type before the dot.
-        lhs, rhs = convert_values(lhs, out_dtype), convert_values(rhs, out_dtype)
-    (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
-    result = kernels.dot_general(lhs, rhs, accumulation, lhs_contracting, rhs_contracting,
-                                 lhs_batch, rhs_batch)
-    return result if result.dtype == out_dtype else convert_values(result, out_dtype)
 
 
 dot_general_p = standard_primitive("dot_general", _dot_general_shape_rule,
                                    _dot_general_dtype_rule)
-def_numpy_impl(dot_general_p, _dot_general_numpy)
+dispatch.def_backend_impl(dot_general_p)
 
 
 def _pp_dot_general(eqn: JaxprEqn, context: PrettyContext) -> Any:

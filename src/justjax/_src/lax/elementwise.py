@@ -14,9 +14,8 @@ import enum
 from typing import Any, Callable, Sequence
 
 import numpy as np
-import scipy.special
 
-from justjax._src.backends.reference.kernels import elementwise as kernels
+from justjax._src import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
@@ -25,8 +24,7 @@ from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Builder, TensorType, Value
 from justjax._src.interpreters import batching, lowering
 from justjax._src.lax import structural, utils
-from justjax._src.lax.utils import (ANY, COMPLEX, FLOAT, INEXACT, INT, INT_OR_BOOL, NUMERIC,
-                                    def_numpy_impl, standard_primitive)
+from justjax._src.lax.utils import (ANY, COMPLEX, FLOAT, INEXACT, INT, INT_OR_BOOL, NUMERIC, standard_primitive)
 
 __all__ = [
     "AccuracyMode", "RoundingMethod", "abs", "abs_p", "acos", "acos_p", "acosh", "acosh_p",
@@ -50,10 +48,10 @@ __all__ = [
 ]
 
 
-def naryop(name: str, accepted: Sequence[Sequence[np.dtype]], numpy_fn: Callable, *,
+def naryop(name: str, accepted: Sequence[Sequence[np.dtype]], *,
            result_dtype: Callable[[np.dtype], np.dtype] = lambda d: d,
-           require_same_dtypes: bool = True, low_precision_in_f32: bool = True,
-           weak_type_rule: Callable | None = None) -> Primitive:
+           require_same_dtypes: bool = True, weak_type_rule: Callable | None = None
+           ) -> Primitive:
     """An elementwise primitive over operands of equal shape (rank-0 operands broadcast)."""
     def shape_rule(*avals: ShapedArray, **params: Any) -> tuple[int, ...]:
         return utils.broadcasting_shape_rule(name, *avals)
@@ -67,14 +65,8 @@ def naryop(name: str, accepted: Sequence[Sequence[np.dtype]], numpy_fn: Callable
             utils.check_same_dtypes(name, *avals)
         return result_dtype(avals[0].dtype)
 
-    def impl(*values: np.ndarray, **params: Any) -> np.ndarray:
-        # `accuracy` and `out_dtype` only matter to compiled code; NumPy computes in full.
-        params.pop("accuracy", None)
-        params.pop("out_dtype", None)
-        return numpy_fn(*values, **params)
-
     prim = standard_primitive(name, shape_rule, dtype_rule, weak_type_rule)
-    def_numpy_impl(prim, impl, low_precision_in_f32=low_precision_in_f32)
+    dispatch.def_backend_impl(prim)
     if len(accepted) == 1:
         batching.defvectorized(prim)
     else:
@@ -82,12 +74,12 @@ def naryop(name: str, accepted: Sequence[Sequence[np.dtype]], numpy_fn: Callable
     return prim
 
 
-def unop(name: str, accepted: Sequence[np.dtype], numpy_fn: Callable, **kwargs: Any) -> Primitive:
-    return naryop(name, [accepted], numpy_fn, **kwargs)
+def unop(name: str, accepted: Sequence[np.dtype], **kwargs: Any) -> Primitive:
+    return naryop(name, [accepted], **kwargs)
 
 
-def binop(name: str, accepted: Sequence[np.dtype], numpy_fn: Callable, **kwargs: Any) -> Primitive:
-    return naryop(name, [accepted, accepted], numpy_fn, **kwargs)
+def binop(name: str, accepted: Sequence[np.dtype], **kwargs: Any) -> Primitive:
+    return naryop(name, [accepted, accepted], **kwargs)
 
 
 def _to_bool(dtype: np.dtype) -> np.dtype:
@@ -96,35 +88,6 @@ def _to_bool(dtype: np.dtype) -> np.dtype:
 
 def _to_real(dtype: np.dtype) -> np.dtype:
     return dtypes.real_dtype(dtype)
-
-
-# -- NumPy implementations ---------------------------------------------------------------------
-# The functions with XLA's semantics live with the reference backend's kernels (its oracle),
-# so eager and compiled results come from one implementation.
-
-def _round(x: np.ndarray, rounding_method: Any) -> np.ndarray:
-    if int(rounding_method) == int(RoundingMethod.TO_NEAREST_EVEN):
-        return np.round(x)
-    return kernels.round_away_from_zero(x)
-
-
-def _integer_pow(x: np.ndarray, y: int) -> np.ndarray:
-    """`x ** y` by the multiplications JAX's lowering emits: binary exponentiation on |y|,
-    then one division `1 / acc` for a negative `y`."""
-    if y == 0:
-        return np.ones_like(x)
-    base = x
-    exponent = builtins.abs(y)
-    result = None
-    while exponent:
-        if exponent & 1:
-            result = base if result is None else result * base
-        exponent >>= 1
-        if exponent:
-            base = base * base
-    if y < 0:
-        return np.array(1, result.dtype) / result
-    return result
 
 
 class RoundingMethod(enum.IntEnum):
@@ -144,79 +107,77 @@ class AccuracyMode(enum.Enum):
 
 # -- the primitives ----------------------------------------------------------------------------
 
-neg_p = unop("neg", NUMERIC, np.negative)
-sign_p = unop("sign", NUMERIC, kernels.sign)
-floor_p = unop("floor", FLOAT, np.floor)
-ceil_p = unop("ceil", FLOAT, np.ceil)
-round_p = unop("round", FLOAT, _round)
-is_finite_p = unop("is_finite", FLOAT, np.isfinite, result_dtype=_to_bool)
-exp_p = unop("exp", INEXACT, np.exp)
-exp2_p = unop("exp2", INEXACT, np.exp2)
-log_p = unop("log", INEXACT, np.log)
-log1p_p = unop("log1p", INEXACT, np.log1p)
-expm1_p = unop("expm1", INEXACT, np.expm1)
-tanh_p = unop("tanh", INEXACT, np.tanh)
-logistic_p = unop("logistic", INEXACT, kernels.logistic)
-sin_p = unop("sin", INEXACT, np.sin)
-cos_p = unop("cos", INEXACT, np.cos)
-tan_p = unop("tan", INEXACT, np.tan)
-asin_p = unop("asin", INEXACT, np.arcsin)
-acos_p = unop("acos", INEXACT, np.arccos)
-atan_p = unop("atan", INEXACT, np.arctan)
-sinh_p = unop("sinh", INEXACT, np.sinh)
-cosh_p = unop("cosh", INEXACT, np.cosh)
-asinh_p = unop("asinh", INEXACT, np.arcsinh)
-acosh_p = unop("acosh", INEXACT, np.arccosh)
-atanh_p = unop("atanh", INEXACT, np.arctanh)
-sqrt_p = unop("sqrt", INEXACT, np.sqrt)
-rsqrt_p = unop("rsqrt", INEXACT, lambda x: 1 / np.sqrt(x))
-cbrt_p = unop("cbrt", FLOAT, np.cbrt)
-erf_p = unop("erf", FLOAT, scipy.special.erf)
-erfc_p = unop("erfc", FLOAT, scipy.special.erfc)
-erf_inv_p = unop("erf_inv", FLOAT, kernels.erf_inv)
-lgamma_p = unop("lgamma", FLOAT, kernels.lgamma)
-digamma_p = unop("digamma", FLOAT, kernels.digamma)
-abs_p = unop("abs", NUMERIC, np.abs, result_dtype=_to_real)
-not_p = unop("not", INT_OR_BOOL, np.invert)
-population_count_p = unop("population_count", INT, kernels.population_count)
-clz_p = unop("clz", INT, kernels.clz)
-real_p = unop("real", COMPLEX, np.real, result_dtype=_to_real)
-imag_p = unop("imag", COMPLEX, np.imag, result_dtype=_to_real)
-conj_p = unop("conj", INEXACT, lambda x, input_dtype: np.conj(x),
+neg_p = unop("neg", NUMERIC)
+sign_p = unop("sign", NUMERIC)
+floor_p = unop("floor", FLOAT)
+ceil_p = unop("ceil", FLOAT)
+round_p = unop("round", FLOAT)
+is_finite_p = unop("is_finite", FLOAT, result_dtype=_to_bool)
+exp_p = unop("exp", INEXACT)
+exp2_p = unop("exp2", INEXACT)
+log_p = unop("log", INEXACT)
+log1p_p = unop("log1p", INEXACT)
+expm1_p = unop("expm1", INEXACT)
+tanh_p = unop("tanh", INEXACT)
+logistic_p = unop("logistic", INEXACT)
+sin_p = unop("sin", INEXACT)
+cos_p = unop("cos", INEXACT)
+tan_p = unop("tan", INEXACT)
+asin_p = unop("asin", INEXACT)
+acos_p = unop("acos", INEXACT)
+atan_p = unop("atan", INEXACT)
+sinh_p = unop("sinh", INEXACT)
+cosh_p = unop("cosh", INEXACT)
+asinh_p = unop("asinh", INEXACT)
+acosh_p = unop("acosh", INEXACT)
+atanh_p = unop("atanh", INEXACT)
+sqrt_p = unop("sqrt", INEXACT)
+rsqrt_p = unop("rsqrt", INEXACT)
+cbrt_p = unop("cbrt", FLOAT)
+erf_p = unop("erf", FLOAT)
+erfc_p = unop("erfc", FLOAT)
+erf_inv_p = unop("erf_inv", FLOAT)
+lgamma_p = unop("lgamma", FLOAT)
+digamma_p = unop("digamma", FLOAT)
+abs_p = unop("abs", NUMERIC, result_dtype=_to_real)
+not_p = unop("not", INT_OR_BOOL)
+population_count_p = unop("population_count", INT)
+clz_p = unop("clz", INT)
+real_p = unop("real", COMPLEX, result_dtype=_to_real)
+imag_p = unop("imag", COMPLEX, result_dtype=_to_real)
+conj_p = unop("conj", INEXACT,
               result_dtype=lambda d: d if dtypes.is_complex(d) else dtypes.to_complex_dtype(d))
-square_p = unop("square", NUMERIC, np.square)
-reduce_precision_p = unop("reduce_precision", FLOAT, kernels.reduce_precision,
-                           low_precision_in_f32=False)
-integer_pow_p = unop("integer_pow", NUMERIC, _integer_pow)
+square_p = unop("square", NUMERIC)
+reduce_precision_p = unop("reduce_precision", FLOAT)
+integer_pow_p = unop("integer_pow", NUMERIC)
 
-add_p = binop("add", NUMERIC, np.add)
-sub_p = binop("sub", NUMERIC, np.subtract)
-mul_p = binop("mul", NUMERIC, np.multiply)
-div_p = binop("div", NUMERIC, kernels.divide)
-rem_p = binop("rem", INT + FLOAT, kernels.remainder)
-max_p = binop("max", ANY, kernels.maximum)
-min_p = binop("min", ANY, kernels.minimum)
-atan2_p = binop("atan2", INEXACT, np.arctan2)
-polygamma_p = binop("polygamma", FLOAT, kernels.polygamma)
-nextafter_p = binop("nextafter", FLOAT, kernels.nextafter, low_precision_in_f32=False)
-and_p = binop("and", INT_OR_BOOL, np.bitwise_and)
-or_p = binop("or", INT_OR_BOOL, np.bitwise_or)
-xor_p = binop("xor", INT_OR_BOOL, np.bitwise_xor)
-shift_left_p = binop("shift_left", INT, kernels.shift_left)
-shift_right_logical_p = binop("shift_right_logical", INT, kernels.shift_right_logical)
-shift_right_arithmetic_p = binop("shift_right_arithmetic", INT,
-                                  kernels.shift_right_arithmetic)
-pow_p = naryop("pow", [INEXACT, INEXACT + INT], kernels.power, require_same_dtypes=False)
-complex_p = binop("complex", (dtypes.float32, dtypes.float64), kernels.make_complex,
+add_p = binop("add", NUMERIC)
+sub_p = binop("sub", NUMERIC)
+mul_p = binop("mul", NUMERIC)
+div_p = binop("div", NUMERIC)
+rem_p = binop("rem", INT + FLOAT)
+max_p = binop("max", ANY)
+min_p = binop("min", ANY)
+atan2_p = binop("atan2", INEXACT)
+polygamma_p = binop("polygamma", FLOAT)
+nextafter_p = binop("nextafter", FLOAT)
+and_p = binop("and", INT_OR_BOOL)
+or_p = binop("or", INT_OR_BOOL)
+xor_p = binop("xor", INT_OR_BOOL)
+shift_left_p = binop("shift_left", INT)
+shift_right_logical_p = binop("shift_right_logical", INT)
+shift_right_arithmetic_p = binop("shift_right_arithmetic", INT)
+pow_p = naryop("pow", [INEXACT, INEXACT + INT], require_same_dtypes=False)
+complex_p = binop("complex", (dtypes.float32, dtypes.float64),
                   result_dtype=dtypes.to_complex_dtype)
 
-eq_p = binop("eq", ANY, np.equal, result_dtype=_to_bool)
-ne_p = binop("ne", ANY, np.not_equal, result_dtype=_to_bool)
+eq_p = binop("eq", ANY, result_dtype=_to_bool)
+ne_p = binop("ne", ANY, result_dtype=_to_bool)
 _ORDERED = utils.INT + utils.FLOAT + utils.BOOL
-lt_p = binop("lt", _ORDERED, np.less, result_dtype=_to_bool)
-le_p = binop("le", _ORDERED, np.less_equal, result_dtype=_to_bool)
-gt_p = binop("gt", _ORDERED, np.greater, result_dtype=_to_bool)
-ge_p = binop("ge", _ORDERED, np.greater_equal, result_dtype=_to_bool)
+lt_p = binop("lt", _ORDERED, result_dtype=_to_bool)
+le_p = binop("le", _ORDERED, result_dtype=_to_bool)
+gt_p = binop("gt", _ORDERED, result_dtype=_to_bool)
+ge_p = binop("ge", _ORDERED, result_dtype=_to_bool)
 
 
 def _pow_abstract(x: ShapedArray, y: ShapedArray) -> ShapedArray:

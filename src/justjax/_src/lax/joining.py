@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from justjax._src import dispatch
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
@@ -19,7 +20,7 @@ from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.interpreters.lowering import LoweringRuleContext
 from justjax._src.lax import structural
 from justjax._src.lax import utils
-from justjax._src.lax.utils import def_numpy_impl, standard_primitive
+from justjax._src.lax.utils import standard_primitive
 from justjax._src.runtime.array import Array
 
 __all__ = ["split", "stack", "tile", "unstack", "split_p", "stack_p", "tile_p", "unstack_p"]
@@ -73,7 +74,7 @@ def _tile_shape(x: ShapedArray, *, reps: tuple[int, ...]) -> tuple[int, ...]:
 
 
 tile_p = standard_primitive("tile", _tile_shape, lambda x, **_: x.dtype, utils.first_arg_weak)
-def_numpy_impl(tile_p, lambda x, *, reps: np.tile(x, reps))
+dispatch.def_backend_impl(tile_p)
 
 
 def _tile_transpose(ct: Any, operand: Any, *, reps: tuple[int, ...]) -> list[Any]:
@@ -159,7 +160,7 @@ def _stack_dtype(*operands: ShapedArray, axis: int) -> np.dtype:
 
 
 stack_p = standard_primitive("stack", _stack_shape, _stack_dtype)
-def_numpy_impl(stack_p, lambda *xs, axis: np.stack(xs, axis=axis))
+dispatch.def_backend_impl(stack_p)
 # Each operand's cotangent is its slice of the stacked cotangent.
 ad.deflinear2(stack_p, lambda ct, *operands, axis: unstack_p.bind(ct, axis=axis))
 
@@ -228,13 +229,11 @@ def _split_abstract(x: ShapedArray, *, sizes: tuple[int, ...], axis: int) -> lis
     return shapes
 
 
-def _split_numpy(x: np.ndarray, *, sizes: tuple[int, ...], axis: int) -> list[np.ndarray]:
-    return np.split(x, np.cumsum(sizes)[:-1].astype(np.int64), axis=axis)
 
 
 split_p = Primitive("split", multiple_results=True)
 split_p.def_abstract_eval(_split_abstract)
-def_numpy_impl(split_p, _split_numpy)
+dispatch.def_backend_impl(split_p)
 
 
 def _split_transpose(cts: Sequence[Any], operand: Any, *, sizes: tuple[int, ...], axis: int
@@ -310,8 +309,7 @@ def _unstack_abstract(x: ShapedArray, *, axis: int) -> list[ShapedArray]:
 
 unstack_p = Primitive("unstack", multiple_results=True)
 unstack_p.def_abstract_eval(_unstack_abstract)
-def_numpy_impl(unstack_p, lambda x, *, axis: [np.take(x, i, axis=axis)
-                                              for i in range(x.shape[axis])])
+dispatch.def_backend_impl(unstack_p)
 
 
 def _unstack_transpose(cts: Sequence[Any], operand: Any, *, axis: int) -> list[Any]:

@@ -16,6 +16,7 @@ import numpy as np
 
 from justjax._src import tree_util
 from justjax._src.backends.reference.kernels import reductions as reduction_kernels
+from justjax._src import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
@@ -23,7 +24,7 @@ from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr, tracing_cache
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.lax import elementwise, reductions_ad, structural, utils
-from justjax._src.lax.utils import def_numpy_impl, standard_primitive
+from justjax._src.lax.utils import standard_primitive
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
 
 __all__ = [
@@ -99,34 +100,19 @@ def _check_dims(dims: Sequence[int], ndim: int) -> None:
 
 # -- NumPy implementations with XLA's semantics -------------------------------------------------
 
-def _sum_numpy(x: np.ndarray, *, axes: tuple[int, ...], out_sharding: Any = None) -> np.ndarray:
-    return reduction_kernels.reduce_sum(x, axes)
 
 
-def _prod_numpy(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
-    return reduction_kernels.reduce_prod(x, axes)
 
 
-def _minmax_numpy(direction: str) -> Callable[..., np.ndarray]:
-    def fn(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
-        return reduction_kernels.reduce_minmax(x, axes, direction)
-    return fn
 
 
-def _logical_numpy(ufunc: np.ufunc) -> Callable[..., np.ndarray]:
-    def fn(x: np.ndarray, *, axes: tuple[int, ...]) -> np.ndarray:
-        _check_dims(axes, x.ndim)
-        if not axes:
-            return x
-        return ufunc.reduce(x, axis=axes)
-    return fn
 
 
 # -- the monoid reduction primitives ------------------------------------------------------------
 
 reduce_sum_p = standard_primitive("reduce_sum", _reduce_op_shape_rule,
                                   _number_dtype_rule("reduce_sum"))
-def_numpy_impl(reduce_sum_p, _sum_numpy, low_precision_in_f32=True)
+dispatch.def_backend_impl(reduce_sum_p)
 
 
 def _reduce_sum_transpose(ct: Any, operand: Any, *, axes: tuple[int, ...], out_sharding: Any
@@ -146,7 +132,7 @@ batching.defreducer(reduce_sum_p)
 
 reduce_prod_p = standard_primitive("reduce_prod", _reduce_op_shape_rule,
                                    _number_dtype_rule("reduce_prod"))
-def_numpy_impl(reduce_prod_p, _prod_numpy, low_precision_in_f32=True)
+dispatch.def_backend_impl(reduce_prod_p)
 
 
 def _reduce_prod_jvp(primals: list[Any], tangents: list[Any], *, axes: tuple[int, ...]
@@ -163,10 +149,10 @@ ad.primitive_jvps[reduce_prod_p] = _reduce_prod_jvp
 batching.defreducer(reduce_prod_p)
 
 reduce_max_p = standard_primitive("reduce_max", _reduce_op_shape_rule, _input_dtype)
-def_numpy_impl(reduce_max_p, _minmax_numpy("max"), low_precision_in_f32=True)
+dispatch.def_backend_impl(reduce_max_p)
 
 reduce_min_p = standard_primitive("reduce_min", _reduce_op_shape_rule, _input_dtype)
-def_numpy_impl(reduce_min_p, _minmax_numpy("min"), low_precision_in_f32=True)
+dispatch.def_backend_impl(reduce_min_p)
 
 
 def _reduce_chooser_jvp(g: Any, ans: Any, operand: Any, *, axes: tuple[int, ...]) -> Any:
@@ -190,15 +176,15 @@ batching.defreducer(reduce_min_p)
 
 reduce_and_p = standard_primitive("reduce_and", _reduce_logical_shape_rule, _input_dtype,
                                   utils.never_weak)
-def_numpy_impl(reduce_and_p, _logical_numpy(np.bitwise_and))
+dispatch.def_backend_impl(reduce_and_p)
 
 reduce_or_p = standard_primitive("reduce_or", _reduce_logical_shape_rule, _input_dtype,
                                  utils.never_weak)
-def_numpy_impl(reduce_or_p, _logical_numpy(np.bitwise_or))
+dispatch.def_backend_impl(reduce_or_p)
 
 reduce_xor_p = standard_primitive("reduce_xor", _reduce_logical_shape_rule, _input_dtype,
                                   utils.never_weak)
-def_numpy_impl(reduce_xor_p, _logical_numpy(np.bitwise_xor))
+dispatch.def_backend_impl(reduce_xor_p)
 
 # Bool and integer operands have no tangents (float0).
 ad.defjvp_zero(reduce_and_p)
@@ -278,30 +264,15 @@ def _argminmax_dtype_rule(operand: ShapedArray, *, axes: tuple[int, ...], index_
     return np.dtype(index_dtype)
 
 
-def _argminmax_numpy(direction: str) -> Callable[..., np.ndarray]:
-    # np.argmax/np.argmin return the first NaN if there is one and the first index among ties,
-    # which is what JAX's variadic-reduce lowering computes.
-    finder = np.argmax if direction == "max" else np.argmin
-
-    def fn(x: np.ndarray, *, axes: tuple[int, ...], index_dtype: Any) -> np.ndarray:
-        if dtypes.is_complex(x.dtype):
-            # The lowering compares with gt/lt, which reject complex operands.
-            op = "gt" if direction == "max" else "lt"
-            raise TypeError(f"{op} does not accept dtype {dtypes.dtype_name(x.dtype)} at "
-                            f"position 0. Accepted dtypes at position 0 are subtypes of "
-                            "integer, floating, bool.")
-        axis, = axes
-        return finder(x, axis=axis).astype(index_dtype)
-    return fn
 
 
 argmax_p = standard_primitive("argmax", _argminmax_shape_rule, _argminmax_dtype_rule,
                               utils.never_weak)
-def_numpy_impl(argmax_p, _argminmax_numpy("max"), low_precision_in_f32=True)
+dispatch.def_backend_impl(argmax_p)
 
 argmin_p = standard_primitive("argmin", _argminmax_shape_rule, _argminmax_dtype_rule,
                               utils.never_weak)
-def_numpy_impl(argmin_p, _argminmax_numpy("min"), low_precision_in_f32=True)
+dispatch.def_backend_impl(argmin_p)
 
 # Integer results: zero (float0) tangents.
 ad.defjvp_zero(argmax_p)
@@ -597,73 +568,27 @@ def _cumred_shape_rule(x: ShapedArray, *, axis: int, reverse: bool) -> tuple[int
     return x.shape
 
 
-def _complex_cumulative(x: np.ndarray, axis: int, step: Callable) -> np.ndarray:
-    moved = np.moveaxis(x, axis, -1)
-    out = np.empty_like(moved)
-    acc = None
-    for j in range(moved.shape[-1]):
-        acc = moved[..., j] if acc is None else step(acc, moved[..., j])
-        out[..., j] = acc
-    return np.moveaxis(out, -1, axis)
 
 
-def _cummax_like(direction: str) -> Callable[[np.ndarray, int], np.ndarray]:
-    def fn(x: np.ndarray, axis: int) -> np.ndarray:
-        if dtypes.is_complex(x.dtype):
-            return _complex_cumulative(
-                x, axis, lambda a, b: reduction_kernels.complex_choose(a, b, direction))
-        ufunc = np.maximum if direction == "max" else np.minimum
-        result = ufunc.accumulate(x, axis=axis)
-        if dtypes.is_float(x.dtype):
-            seen = np.logical_or.accumulate(reduction_kernels.zero_of_sign(x, direction),
-                                            axis=axis)
-            result = reduction_kernels.fix_zero_signs(result, seen, direction)
-        return result
-    return fn
 
 
-def _complex_logaddexp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    # log(exp(a) + exp(b)) about the operand with the larger real part, for stability.
-    big = np.where(np.real(a) >= np.real(b), a, b)
-    small = np.where(np.real(a) >= np.real(b), b, a)
-    return big + np.log1p(np.exp(small - big))
 
 
-def _cumlogsumexp(x: np.ndarray, axis: int) -> np.ndarray:
-    if dtypes.is_int(x.dtype):
-        # The lowering builds a -inf initial value of the integer type.
-        raise OverflowError("cannot convert float infinity to integer")
-    if dtypes.is_complex(x.dtype):
-        wide = x.astype(np.complex128)
-        return _complex_cumulative(wide, axis, _complex_logaddexp)
-    return np.logaddexp.accumulate(x, axis=axis)
 
 
-def _cumulative_numpy(fn: Callable[[np.ndarray, int], np.ndarray]) -> Callable[..., np.ndarray]:
-    def impl(x: np.ndarray, *, axis: int, reverse: bool) -> np.ndarray:
-        if x.shape[axis] == 0:
-            return x
-        if reverse:
-            x = np.flip(x, axis)
-        result = fn(x, axis)
-        return np.flip(result, axis) if reverse else result
-    return impl
 
 
-def _cumulative_primitive(name: str, fn: Callable[[np.ndarray, int], np.ndarray]) -> Primitive:
+def _cumulative_primitive(name: str) -> Primitive:
     prim = standard_primitive(name, _cumred_shape_rule, _number_dtype_rule(name))
-    def_numpy_impl(prim, _cumulative_numpy(fn), low_precision_in_f32=True)
+    dispatch.def_backend_impl(prim)
     return prim
 
 
-cumsum_p = _cumulative_primitive(
-    "cumsum",
-    lambda x, axis: reduction_kernels.positive_zero_sum(np.cumsum(x, axis=axis, dtype=x.dtype)))
-cumprod_p = _cumulative_primitive(
-    "cumprod", lambda x, axis: np.cumprod(x, axis=axis, dtype=x.dtype))
-cummax_p = _cumulative_primitive("cummax", _cummax_like("max"))
-cummin_p = _cumulative_primitive("cummin", _cummax_like("min"))
-cumlogsumexp_p = _cumulative_primitive("cumlogsumexp", _cumlogsumexp)
+cumsum_p = _cumulative_primitive("cumsum")
+cumprod_p = _cumulative_primitive("cumprod")
+cummax_p = _cumulative_primitive("cummax")
+cummin_p = _cumulative_primitive("cummin")
+cumlogsumexp_p = _cumulative_primitive("cumlogsumexp")
 
 
 def _cumulative_batcher(prim: Primitive) -> Callable:
@@ -823,6 +748,9 @@ def _argminmax_lowering(direction: str) -> lowering.LoweringRule:
 
     def body(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axes: tuple[int, ...],
              index_dtype: Any) -> ir.Value:
+        # JAX's lowering compares with lax.gt/lt, whose dtype check rejects complex operands.
+        compare_p = elementwise.gt_p if direction == "max" else elementwise.lt_p
+        compare_p.abstract_eval(ctx.avals_in[0], ctx.avals_in[0])
         axis, = axes
         b = ctx.builder
         index_type = ir.TensorType(x.type.shape, np.dtype(index_dtype))

@@ -19,17 +19,17 @@ import numpy as np
 
 from justjax._src.backends.reference.kernels import structural as kernels
 from justjax._src.backends.reference.kernels.elementwise import convert_values
+from justjax._src import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
-from justjax._src.core.jaxpr import Jaxpr, eval_jaxpr, tracing_cache
+from justjax._src.core.jaxpr import Jaxpr, tracing_cache
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import TensorType, Value
 from justjax._src.interpreters import lowering, staging
 from justjax._src.interpreters.lowering import LoweringRuleContext
 from justjax._src.lax import elementwise, reductions, structural, utils
-from justjax._src.lax.utils import def_numpy_impl, standard_primitive
-from justjax._src.runtime.array import from_numpy, to_numpy
+from justjax._src.lax.utils import standard_primitive
 
 __all__ = [
     "slice", "slice_in_dim", "index_in_dim", "dynamic_slice", "dynamic_slice_in_dim",
@@ -96,15 +96,10 @@ def _slice_shape(operand: ShapedArray, *, start_indices: tuple[int, ...],
     return tuple(builtins.max(0, (d - 1) // int(s) + 1) for d, s in zip(diff, strides, strict=True))
 
 
-def _slice_numpy(x: np.ndarray, *, start_indices: tuple[int, ...],
-                 limit_indices: tuple[int, ...], strides: tuple[int, ...] | None) -> np.ndarray:
-    steps = strides if strides is not None else (1,) * x.ndim
-    return x[tuple(_slice(int(s), int(l), int(st))
-                   for s, l, st in zip(start_indices, limit_indices, steps, strict=True))]
 
 
 slice_p = standard_primitive("slice", _slice_shape, lambda x, **_: x.dtype)
-def_numpy_impl(slice_p, _slice_numpy)
+dispatch.def_backend_impl(slice_p)
 
 
 def _slice_lower(ctx: LoweringRuleContext, x: Value, *, start_indices: tuple[int, ...],
@@ -188,8 +183,7 @@ def _dynamic_slice_dtype(operand: ShapedArray, *starts: ShapedArray, **_: Any) -
 
 dynamic_slice_p = standard_primitive("dynamic_slice", _dynamic_slice_shape, _dynamic_slice_dtype,
                                      utils.first_arg_weak)
-def_numpy_impl(dynamic_slice_p, lambda x, *starts, slice_sizes:
-               x[kernels.clamped_window(starts, x.shape, slice_sizes)])
+dispatch.def_backend_impl(dynamic_slice_p)
 
 
 def _dus_shape(operand: ShapedArray, update: ShapedArray, *starts: ShapedArray
@@ -217,8 +211,7 @@ def _dus_dtype(operand: ShapedArray, update: ShapedArray, *starts: ShapedArray) 
 
 
 dynamic_update_slice_p = standard_primitive("dynamic_update_slice", _dus_shape, _dus_dtype)
-def_numpy_impl(dynamic_update_slice_p, lambda x, update, *starts:
-               kernels.dynamic_update_slice(x, update, starts))
+dispatch.def_backend_impl(dynamic_update_slice_p)
 # Start indices are clamped by StableHLO itself, exactly as the eager implementations do.
 lowering.register_lowering(
     dynamic_slice_p, lambda ctx, x, *starts, slice_sizes: ctx.builder.one(
@@ -367,9 +360,6 @@ def _pad_dtype(operand: ShapedArray, padding_value: ShapedArray, **_: Any) -> np
 pad_p = standard_primitive("pad", _pad_shape, _pad_dtype)
 
 
-def _pad_numpy(x: np.ndarray, value: np.ndarray, *, padding_config: tuple) -> np.ndarray:
-    low, high, interior = ([int(c[i]) for c in padding_config] for i in range(3))
-    return kernels.pad(x, value, low, high, interior)
 
 
 def _pad_lower(ctx: LoweringRuleContext, x: Value, value: Value, *,
@@ -380,7 +370,7 @@ def _pad_lower(ctx: LoweringRuleContext, x: Value, value: Value, *,
                            interior_padding=interior)
 
 
-def_numpy_impl(pad_p, _pad_numpy)
+dispatch.def_backend_impl(pad_p)
 lowering.register_lowering(pad_p, _pad_lower)
 
 
@@ -401,8 +391,7 @@ def _rev_shape(operand: ShapedArray, *, dimensions: tuple[int, ...]) -> tuple[in
 
 
 rev_p = standard_primitive("rev", _rev_shape, lambda x, **_: x.dtype)
-def_numpy_impl(rev_p, lambda x, *, dimensions: np.flip(x, tuple(dimensions)) if dimensions
-               else x)
+dispatch.def_backend_impl(rev_p)
 lowering.register_lowering(
     rev_p, lambda ctx, x, *, dimensions: ctx.builder.one(
         "stablehlo.reverse", [x], x.type, dimensions=tuple(int(d) for d in dimensions)))
@@ -600,23 +589,10 @@ def _fill_scalar(fill_value: Any, dtype: np.dtype) -> np.ndarray:
     return convert_values(np.asarray(fill_value), dtype)
 
 
-def _gather_numpy(operand: np.ndarray, indices: np.ndarray, *,
-                  dimension_numbers: GatherDimensionNumbers, slice_sizes: tuple[int, ...],
-                  mode: GatherScatterMode, fill_value: Any, **_: Any) -> np.ndarray:
-    dn = dimension_numbers
-    result, in_bounds = kernels.gather(
-        operand, indices, offset_dims=dn.offset_dims,
-        collapsed_slice_dims=dn.collapsed_slice_dims,
-        operand_batching_dims=dn.operand_batching_dims,
-        start_indices_batching_dims=dn.start_indices_batching_dims,
-        start_index_map=dn.start_index_map, slice_sizes=slice_sizes)
-    if mode == GatherScatterMode.FILL_OR_DROP:
-        result = np.where(in_bounds, result, _fill_scalar(fill_value, operand.dtype))
-    return result
 
 
 gather_p = standard_primitive("gather", _gather_shape, _gather_dtype, utils.first_arg_weak)
-def_numpy_impl(gather_p, _gather_numpy)
+dispatch.def_backend_impl(gather_p)
 
 
 def _gather_lower(ctx: LoweringRuleContext, operand: Value, indices: Value, *,
@@ -793,61 +769,10 @@ def _scatter_dtype(operand: ShapedArray, indices: ShapedArray, updates: ShapedAr
     return operand.dtype
 
 
-def _scatter_targets(operand_shape: Sequence[int], indices: np.ndarray, updates: np.ndarray,
-                     dn: ScatterDimensionNumbers, mode: GatherScatterMode
-                     ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
-    """The operand index of every update element that is applied, and those updates (flat,
-    in row-major update order)."""
-    targets, keep = kernels.scatter_targets(
-        operand_shape, indices, updates.shape, update_window_dims=dn.update_window_dims,
-        inserted_window_dims=dn.inserted_window_dims,
-        input_batching_dims=dn.operand_batching_dims,
-        scatter_indices_batching_dims=dn.scatter_indices_batching_dims,
-        scatter_dims_to_operand_dims=dn.scatter_dims_to_operand_dims,
-        clip=mode == GatherScatterMode.CLIP)
-    return targets, updates[keep]
 
 
-def _apply_update_jaxpr(out: np.ndarray, targets: tuple[np.ndarray, ...], values: np.ndarray,
-                        jaxpr: Jaxpr, consts: Sequence[Any]) -> None:
-    """`out[t] = f(out[t], v)` for each update in order; duplicates are applied in rounds."""
-    if not values.size:
-        return
-    linear = np.ravel_multi_index(targets, out.shape)
-    order = np.argsort(linear, kind="stable")
-    first = np.r_[True, linear[order][1:] != linear[order][:-1]]
-    group_start = np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
-    occurrence = np.empty(len(order), np.int64)
-    occurrence[order] = np.arange(len(order)) - group_start
-    flat = out.reshape(-1)
-    aval = ShapedArray((), out.dtype)
-    for round_ in range(int(occurrence.max()) + 1):
-        chosen = occurrence == round_
-        where = linear[chosen]
-        current = from_numpy(flat[where], aval.update(shape=where.shape))
-        update = from_numpy(values[chosen], aval.update(shape=where.shape))
-        with core.set_current_trace(core.eval_trace):
-            result, = eval_jaxpr(jaxpr, consts, current, update)
-        flat[where] = to_numpy(result, out.dtype)
 
 
-def _scatter_impl_fn(combine: Callable | None) -> Callable:
-    def impl(operand: np.ndarray, indices: np.ndarray, updates: np.ndarray, *,
-             dimension_numbers: ScatterDimensionNumbers, mode: GatherScatterMode,
-             update_jaxpr: Jaxpr | None, update_consts: Sequence[Any], **_: Any) -> np.ndarray:
-        out = np.array(operand, copy=True).reshape(operand.shape or (1,))
-        targets, values = _scatter_targets(operand.shape, indices, updates, dimension_numbers,
-                                           mode)
-        if not targets:  # a rank-0 operand: every update lands on its single element
-            targets = (np.zeros(values.shape, np.int64),)
-        if combine is not None:
-            combine.at(out, targets, values)
-        elif update_jaxpr is not None:
-            _apply_update_jaxpr(out, targets, values, update_jaxpr, update_consts)
-        else:
-            out[targets] = values  # NumPy assigns repeated indices in order: the last wins
-        return out.reshape(operand.shape)
-    return impl
 
 
 def _clamp_scatter_indices(operand: Any, indices: Any, updates: Any, *,
@@ -901,19 +826,19 @@ def _scatter_lower(ctx: LoweringRuleContext, operand: Value, indices: Value, upd
                           attributes, [region]).result
 
 
-def _scatter_primitive(name: str, combine: Callable | None) -> Primitive:
+def _scatter_primitive(name: str) -> Primitive:
     prim = standard_primitive(name, _scatter_shape, _scatter_dtype, utils.first_arg_weak)
-    def_numpy_impl(prim, _scatter_impl_fn(combine))
+    dispatch.def_backend_impl(prim)
     lowering.register_lowering(prim, _scatter_lower)
     return prim
 
 
-scatter_p = _scatter_primitive("scatter", None)
-scatter_add_p = _scatter_primitive("scatter-add", np.add)
-scatter_sub_p = _scatter_primitive("scatter-sub", np.subtract)
-scatter_mul_p = _scatter_primitive("scatter-mul", np.multiply)
-scatter_min_p = _scatter_primitive("scatter-min", np.minimum)
-scatter_max_p = _scatter_primitive("scatter-max", np.maximum)
+scatter_p = _scatter_primitive("scatter")
+scatter_add_p = _scatter_primitive("scatter-add")
+scatter_sub_p = _scatter_primitive("scatter-sub")
+scatter_mul_p = _scatter_primitive("scatter-mul")
+scatter_min_p = _scatter_primitive("scatter-min")
+scatter_max_p = _scatter_primitive("scatter-max")
 
 
 @tracing_cache

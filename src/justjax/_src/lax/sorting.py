@@ -13,14 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from justjax._src.backends.reference.kernels import reductions as reduction_kernels
+from justjax._src import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.lax import slicing, structural
-from justjax._src.lax.utils import def_numpy_impl
 
 __all__ = ["sort", "sort_key_val", "top_k", "sort_p", "top_k_p"]
 
@@ -49,40 +48,15 @@ def _sort_abstract_eval(*avals: ShapedArray, dimension: int, is_stable: bool, nu
     return list(avals)
 
 
-def _float_sort_keys(x: np.ndarray) -> list[np.ndarray]:
-    """Keys ordering a float array as JAX's sort comparator does: NaNs (all alike) after
-    everything else, -0.0 equal to 0.0. Primary key first."""
-    wide = x.astype(np.float64)
-    is_nan = np.isnan(wide)
-    # + 0.0 turns -0.0 into 0.0; NaNs become 0.0 so that only the NaN flag orders them.
-    value = np.where(is_nan, 0.0, wide) + 0.0
-    return [is_nan.astype(np.int8), value]
 
 
-def _sort_keys(x: np.ndarray) -> list[np.ndarray]:
-    if dtypes.is_complex(x.dtype):
-        return _float_sort_keys(np.real(x)) + _float_sort_keys(np.imag(x))
-    if dtypes.is_float(x.dtype):
-        return _float_sort_keys(x)
-    if dtypes.is_bool(x.dtype):
-        return [x.astype(np.int8)]
-    return [x]
 
 
-def _sort_numpy(*operands: np.ndarray, dimension: int, is_stable: bool, num_keys: int
-                ) -> list[np.ndarray]:
-    # Always stable: a stable order is also a valid result of an unstable sort.
-    if operands[0].size == 0:
-        return list(operands)
-    keys = [k for op in operands[:num_keys] for k in _sort_keys(op)]
-    # np.lexsort (stable) takes its primary key last.
-    permutation = np.lexsort(keys[::-1], axis=dimension)
-    return [np.take_along_axis(op, permutation, axis=dimension) for op in operands]
 
 
 sort_p = Primitive("sort", multiple_results=True)
 sort_p.def_abstract_eval(_sort_abstract_eval)
-def_numpy_impl(sort_p, _sort_numpy)
+dispatch.def_backend_impl(sort_p)
 
 _UINT32_MAX = int(np.iinfo(np.uint32).max)
 
@@ -211,13 +185,11 @@ def _top_k_abstract_eval(operand: ShapedArray, *, k: int, axis: int) -> list[Sha
             operand.update(shape=tuple(shape), dtype=dtypes.int32)]
 
 
-def _top_k_numpy(x: np.ndarray, *, k: int, axis: int) -> list[np.ndarray]:
-    return reduction_kernels.top_k(x, k, axis)
 
 
 top_k_p = Primitive("top_k", multiple_results=True)
 top_k_p.def_abstract_eval(_top_k_abstract_eval)
-def_numpy_impl(top_k_p, _top_k_numpy)
+dispatch.def_backend_impl(top_k_p)
 
 
 def _top_k_jvp(primals: list[Any], tangents: list[Any], *, k: int, axis: int

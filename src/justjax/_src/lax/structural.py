@@ -8,8 +8,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src import tree_util
-from justjax._src.backends.reference.kernels import structural as kernels
 from justjax._src.backends.reference.kernels.elementwise import convert_values
+from justjax._src import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
@@ -18,7 +18,7 @@ from justjax._src.hlo.ir import Builder, TensorType, Value
 from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.interpreters.lowering import LoweringRuleContext
 from justjax._src.lax import utils
-from justjax._src.lax.utils import def_numpy_impl, standard_primitive
+from justjax._src.lax.utils import standard_primitive
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
 
 __all__ = [
@@ -194,9 +194,7 @@ bitcast_convert_type_p = standard_primitive(
     lambda x, *, new_dtype: _bitcast_shape(x, new_dtype),
     lambda x, *, new_dtype: np.dtype(new_dtype),
     utils.never_weak)
-def_numpy_impl(bitcast_convert_type_p,
-               lambda x, *, new_dtype: np.ascontiguousarray(x).view(new_dtype).reshape(
-                   _bitcast_shape(ShapedArray(x.shape, x.dtype), new_dtype)))
+dispatch.def_backend_impl(bitcast_convert_type_p)
 # Reinterpreting bits is not a smooth function of the value: a zero derivative, as in JAX.
 ad.defjvp_zero(bitcast_convert_type_p)
 
@@ -258,15 +256,11 @@ def _broadcast_in_dim_shape(x: ShapedArray, *, shape: tuple[int, ...],
     return tuple(shape)
 
 
-def _broadcast_in_dim_numpy(x: np.ndarray, *, shape: tuple[int, ...],
-                            broadcast_dimensions: tuple[int, ...],
-                            sharding: Any = None) -> np.ndarray:
-    return kernels.broadcast_in_dim(x, shape, broadcast_dimensions)
 
 
 broadcast_in_dim_p = standard_primitive("broadcast_in_dim", _broadcast_in_dim_shape,
                                         lambda x, **_: x.dtype, utils.first_arg_weak)
-def_numpy_impl(broadcast_in_dim_p, _broadcast_in_dim_numpy)
+dispatch.def_backend_impl(broadcast_in_dim_p)
 
 
 def _forward_identity_broadcast(args: Sequence[Any], params: dict) -> Any:
@@ -401,16 +395,11 @@ def _reshape_shape(x: ShapedArray, *, new_sizes: tuple[int, ...], dimensions: An
     return tuple(new_sizes)
 
 
-def _reshape_numpy(x: np.ndarray, *, new_sizes: tuple[int, ...], dimensions: Any,
-                   sharding: Any = None) -> np.ndarray:
-    if dimensions is not None:
-        x = np.transpose(x, dimensions)
-    return np.reshape(x, new_sizes)
 
 
 reshape_p = standard_primitive("reshape", _reshape_shape, lambda x, **_: x.dtype,
                                utils.first_arg_weak)
-def_numpy_impl(reshape_p, _reshape_numpy)
+dispatch.def_backend_impl(reshape_p)
 
 
 def _reshape_transpose(ct: Any, operand: Any, *, new_sizes: tuple[int, ...], dimensions: Any,
@@ -478,8 +467,7 @@ def _squeeze_shape(x: ShapedArray, *, dimensions: tuple[int, ...]) -> tuple[int,
 
 squeeze_p = standard_primitive("squeeze", _squeeze_shape, lambda x, **_: x.dtype,
                                utils.first_arg_weak)
-def_numpy_impl(squeeze_p, lambda x, *, dimensions: np.reshape(
-    x, _squeeze_shape(ShapedArray(x.shape, x.dtype), dimensions=dimensions)))
+dispatch.def_backend_impl(squeeze_p)
 ad.deflinear2(squeeze_p, lambda ct, operand, *, dimensions: [expand_dims(ct, dimensions)])
 
 
@@ -518,7 +506,7 @@ def _transpose_shape(x: ShapedArray, *, permutation: tuple[int, ...]) -> tuple[i
 
 transpose_p = standard_primitive("transpose", _transpose_shape, lambda x, **_: x.dtype,
                                  utils.first_arg_weak)
-def_numpy_impl(transpose_p, lambda x, *, permutation: np.transpose(x, permutation))
+dispatch.def_backend_impl(transpose_p)
 ad.deflinear2(transpose_p,
               lambda ct, operand, *, permutation: [transpose(ct, np.argsort(permutation))])
 
@@ -571,13 +559,10 @@ def _iota_abstract(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int,
     return ShapedArray(shape, dtype)
 
 
-def _iota_numpy(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int,
-                sharding: Any = None) -> np.ndarray:
-    return kernels.iota(dtype, shape, dimension)
 
 
 iota_p.def_abstract_eval(_iota_abstract)
-def_numpy_impl(iota_p, _iota_numpy)
+dispatch.def_backend_impl(iota_p)
 # iota has no operands, so it never meets a tangent; the rule only records that its output
 # is a constant (JAX registers none).
 ad.defjvp_zero(iota_p)
@@ -626,14 +611,11 @@ def _select_n_dtype(which: ShapedArray, *cases: ShapedArray) -> np.dtype:
     return cases[0].dtype
 
 
-def _select_n_numpy(which: np.ndarray, *cases: np.ndarray) -> np.ndarray:
-    index = np.clip(which.astype(np.int64), 0, len(cases) - 1)
-    return np.choose(np.broadcast_to(index, cases[0].shape), cases)
 
 
 select_n_p = standard_primitive("select_n", _select_n_shape, _select_n_dtype,
                                 lambda which, *cases: all(c.weak_type for c in cases))
-def_numpy_impl(select_n_p, _select_n_numpy)
+dispatch.def_backend_impl(select_n_p)
 
 
 def select_n(which: Any, *cases: Any) -> Any:
@@ -777,7 +759,7 @@ def _clamp_dtype(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> np.dtype:
 
 clamp_p = standard_primitive("clamp", _clamp_shape, _clamp_dtype,
                              lambda lo, x, hi: x.weak_type)
-def_numpy_impl(clamp_p, lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi))
+dispatch.def_backend_impl(clamp_p)
 
 
 def clamp(min: Any, x: Any, max: Any) -> Any:
@@ -880,7 +862,7 @@ def _concatenate_dtype(*operands: ShapedArray, dimension: int) -> np.dtype:
 
 
 concatenate_p = standard_primitive("concatenate", _concatenate_shape, _concatenate_dtype)
-def_numpy_impl(concatenate_p, lambda *xs, dimension: np.concatenate(xs, axis=dimension))
+dispatch.def_backend_impl(concatenate_p)
 
 
 def _concatenate_transpose(ct: Any, *operands: Any, dimension: int) -> list[Any]:
@@ -938,14 +920,14 @@ def concatenate(operands: Sequence[Any], dimension: int) -> Any:
 # -- copy and stop_gradient --------------------------------------------------------------------
 
 copy_p = standard_primitive("copy", lambda x: x.shape, lambda x: x.dtype, utils.first_arg_weak)
-def_numpy_impl(copy_p, np.copy)
+dispatch.def_backend_impl(copy_p)
 
 ad.deflinear(copy_p, lambda ct: [copy_p.bind(ct)])
 batching.defvectorized(copy_p)
 
 stop_gradient_p = standard_primitive("stop_gradient", lambda x: x.shape, lambda x: x.dtype,
                                      utils.first_arg_weak)
-def_numpy_impl(stop_gradient_p, lambda x: x)
+dispatch.def_backend_impl(stop_gradient_p)
 
 
 def _stop_gradient_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:

@@ -1,5 +1,5 @@
-"""Helpers that keep each primitive's definition short: abstract-eval factories, shared checks
-and the NumPy `impl` wrapper (the eager path until the native backend takes over)."""
+"""Helpers that keep each primitive's definition short: abstract-eval factories and shared
+checks. Eager execution goes through the backend (`_src/dispatch.py`)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
@@ -9,7 +9,6 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
-from justjax._src.runtime.array import from_numpy, to_numpy
 
 
 def standard_primitive(name: str, shape_rule: Callable, dtype_rule: Callable,
@@ -39,35 +38,6 @@ def never_weak(*avals: ShapedArray, **params: Any) -> bool:
 
 def first_arg_weak(*avals: ShapedArray, **params: Any) -> bool:
     return avals[0].weak_type
-
-
-def def_numpy_impl(prim: Primitive, fn: Callable, *, low_precision_in_f32: bool = False) -> None:
-    """Registers an eager implementation that runs `fn` on NumPy arrays.
-
-    Inputs are the canonical NumPy values of the arguments; the result is cast to exactly the
-    dtype and shape abstract evaluation promises, so eager results match traced types. With
-    `low_precision_in_f32`, float16/bfloat16 inputs are computed in float32 and rounded once,
-    as XLA's CPU backend does.
-    """
-    def impl(*args: Any, **params: Any) -> Any:
-        in_avals = [core.get_aval(a) for a in args]
-        out_avals = prim.abstract_eval(*in_avals, **params)
-        values = [to_numpy(a, aval.dtype) for a, aval in zip(args, in_avals, strict=True)]
-        if low_precision_in_f32:
-            values = [_widen_low_precision(v) for v in values]
-        with np.errstate(all="ignore"):
-            result = fn(*values, **params)
-        if prim.multiple_results:
-            return [from_numpy(r, a, values) for r, a in zip(result, out_avals, strict=True)]
-        return from_numpy(result, out_avals, values)
-
-    core.impl_rules[prim] = impl
-
-
-def _widen_low_precision(value: np.ndarray) -> np.ndarray:
-    if value.dtype in (dtypes.float16, dtypes.bfloat16):
-        return value.astype(np.float32)
-    return value
 
 
 # ---------------------------------------------------------------------------------------------

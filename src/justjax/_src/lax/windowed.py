@@ -8,13 +8,13 @@ the window taps only, combining one strided view of the whole operand per tap.
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from justjax._src import tree_util
 from justjax._src.backends.reference.kernels import reductions as reduction_kernels
+from justjax._src import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
@@ -24,8 +24,8 @@ from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.lax import elementwise, reductions, slicing, structural
 from justjax._src.lax import utils
 from justjax._src.lax.convolution import conv_general_vjp_lhs_padding, padtype_to_pads
-from justjax._src.lax.utils import def_numpy_impl, standard_primitive
-from justjax._src.runtime.array import Array, to_numpy
+from justjax._src.lax.utils import standard_primitive
+from justjax._src.runtime.array import to_numpy
 
 __all__ = [
     "reduce_window",
@@ -107,24 +107,10 @@ def _common_shape_rule(operand: ShapedArray, window_dimensions: tuple, window_st
 # -- window views ------------------------------------------------------------------------------
 # The NumPy window machinery is the reference backend's (its `reduce_window` kernel runs it).
 
-_dilated_padded = reduction_kernels.dilated_padded
-_window_taps = reduction_kernels.window_taps
 max_identity = reduction_kernels.max_identity
 min_identity = reduction_kernels.min_identity
 
 
-def _monoid_numpy(combine: Callable, identity: Callable[[np.dtype], Any]) -> Callable:
-    def impl(x: np.ndarray, *, window_dimensions: tuple, window_strides: tuple, padding: tuple,
-             base_dilation: tuple, window_dilation: tuple) -> np.ndarray:
-        out_shape = reduce_window_shape_tuple(x.shape, window_dimensions, window_strides,
-                                              padding, base_dilation, window_dilation)
-        if x.dtype in (dtypes.float16, dtypes.bfloat16):
-            # Accumulate low-precision floats in float32 and round once.
-            x = x.astype(np.float32)
-        return reduction_kernels.window_fold(x, identity(x.dtype), combine, out_shape,
-                                             window_dimensions, window_strides, padding,
-                                             base_dilation, window_dilation)
-    return impl
 
 
 # -- the monoid primitives ---------------------------------------------------------------------
@@ -162,8 +148,7 @@ def _monoid_batch_rule(primitive: Primitive) -> Callable:
 
 reduce_window_sum_p = standard_primitive("reduce_window_sum", _sum_shape_rule, _operand_dtype,
                                          utils.first_arg_weak)
-def_numpy_impl(reduce_window_sum_p,
-               _monoid_numpy(np.add, lambda dtype: np.zeros((), dtype)))
+dispatch.def_backend_impl(reduce_window_sum_p)
 
 
 def _reduce_window_sum_transpose(ct: Any, operand: Any, *, window_dimensions: tuple,
@@ -205,14 +190,14 @@ def _chooser_jvp_rule(select_prim: Primitive) -> Callable:
 reduce_window_max_p = standard_primitive(
     "reduce_window_max", lambda x, **params: _common_shape_rule(x, **params), _operand_dtype,
     utils.first_arg_weak)
-def_numpy_impl(reduce_window_max_p, _monoid_numpy(np.maximum, max_identity))
+dispatch.def_backend_impl(reduce_window_max_p)
 ad.defjvp(reduce_window_max_p, _chooser_jvp_rule(elementwise.ge_p))
 batching.primitive_batchers[reduce_window_max_p] = _monoid_batch_rule(reduce_window_max_p)
 
 reduce_window_min_p = standard_primitive(
     "reduce_window_min", lambda x, **params: _common_shape_rule(x, **params), _operand_dtype,
     utils.first_arg_weak)
-def_numpy_impl(reduce_window_min_p, _monoid_numpy(np.minimum, min_identity))
+dispatch.def_backend_impl(reduce_window_min_p)
 ad.defjvp(reduce_window_min_p, _chooser_jvp_rule(elementwise.le_p))
 batching.primitive_batchers[reduce_window_min_p] = _monoid_batch_rule(reduce_window_min_p)
 
@@ -228,12 +213,6 @@ def _select_fill(select_prim: Primitive, dtype: np.dtype) -> np.ndarray:
     return max_identity(dtype) if select_prim is elementwise.ge_p else min_identity(dtype)
 
 
-def _select_compare(select_prim: Primitive) -> Callable:
-    if select_prim is elementwise.ge_p:
-        return np.greater_equal
-    if select_prim is elementwise.le_p:
-        return np.less_equal
-    raise TypeError(f"select_prim must be ge or le, got {select_prim}")
 
 
 def _select_and_gather_add_shape(tangents: ShapedArray, operand: ShapedArray, *,
@@ -247,33 +226,11 @@ def _select_and_gather_add_shape(tangents: ShapedArray, operand: ShapedArray, *,
                               base_dilation, window_dilation)
 
 
-def _select_and_gather_add_numpy(tangents: np.ndarray, operand: np.ndarray, *,
-                                 select_prim: Primitive, window_dimensions: tuple,
-                                 window_strides: tuple, padding: tuple, base_dilation: tuple,
-                                 window_dilation: tuple) -> np.ndarray:
-    # As XLA's CPU backend runs it: each window folded in row-major order with
-    # `select(ge(acc_key, key), acc, elem)` on (key, tangent) pairs from (identity, 0),
-    # skipping padding and holes, so ties keep the earlier element.
-    compare = _select_compare(select_prim)
-    out_shape = reduce_window_shape_tuple(operand.shape, window_dimensions, window_strides,
-                                          padding, base_dilation, window_dilation)
-    fill = _select_fill(select_prim, operand.dtype)
-    views = [_window_taps(_dilated_padded(values, pad_value, padding, base_dilation),
-                          out_shape, window_dimensions, window_strides, window_dilation)
-             for values, pad_value in ((operand, fill), (tangents, np.zeros((), tangents.dtype)),
-                                       (np.ones(operand.shape, bool), np.array(False)))]
-    acc_key = np.full(out_shape, fill, operand.dtype)
-    acc = np.zeros(out_shape, tangents.dtype)
-    for key, tangent, real in zip(*views, strict=True):
-        keep = ~real | compare(acc_key, key)
-        acc_key = np.where(keep, acc_key, key)
-        acc = np.where(keep, acc, tangent)
-    return acc
 
 
 select_and_gather_add_p = standard_primitive("select_and_gather_add",
                                              _select_and_gather_add_shape, _operand_dtype)
-def_numpy_impl(select_and_gather_add_p, _select_and_gather_add_numpy)
+dispatch.def_backend_impl(select_and_gather_add_p)
 
 
 def _select_and_gather_add(tangents: Any, operand: Any, select_prim: Primitive,
@@ -340,44 +297,11 @@ def _select_and_scatter_add_shape(source: ShapedArray, operand: ShapedArray, *,
     return operand.shape
 
 
-def _select_and_scatter_add_numpy(source: np.ndarray, operand: np.ndarray, *,
-                                  select_prim: Primitive, window_dimensions: tuple,
-                                  window_strides: tuple, padding: tuple) -> np.ndarray:
-    # As JAX lowers it on CPU: padding holds the select identity and can be selected (its
-    # contributions are dropped); in each window the first element wins unless a later one
-    # is strictly preferred.
-    compare = _select_compare(select_prim)
-    ones = (1,) * operand.ndim
-    padded = _dilated_padded(operand, _select_fill(select_prim, operand.dtype), padding, ones)
-    taps = _window_taps(padded, source.shape, window_dimensions, window_strides, ones)
-    scattered = np.zeros(padded.shape, source.dtype)
-    if taps:
-        best, choice = taps[0], np.zeros(source.shape, np.int64)
-        for index, key in enumerate(taps[1:], start=1):
-            keep = compare(best, key)
-            best = np.where(keep, best, key)
-            choice = np.where(keep, choice, index)
-        for index, tap in enumerate(np.ndindex(*window_dimensions)):
-            chosen = np.nonzero(choice == index)
-            # Within one tap distinct windows reach distinct elements, so `+=` is exact.
-            targets = tuple(i * s + t for i, s, t in zip(chosen, window_strides, tap,
-                                                         strict=True))
-            if source.dtype == np.bool_:
-                scattered[targets] |= source[chosen]
-            else:
-                scattered[targets] += source[chosen]
-    result = np.zeros(operand.shape, source.dtype)
-    inner = tuple(slice(max(-lo, 0), size - max(-hi, 0))
-                  for size, (lo, hi) in zip(operand.shape, padding, strict=True))
-    kept = tuple(slice(max(lo, 0), max(lo, 0) + (s.stop - s.start))
-                 for s, (lo, _) in zip(inner, padding, strict=True))
-    result[inner] = scattered[kept]
-    return result
 
 
 select_and_scatter_add_p = standard_primitive("select_and_scatter_add",
                                               _select_and_scatter_add_shape, _operand_dtype)
-def_numpy_impl(select_and_scatter_add_p, _select_and_scatter_add_numpy)
+dispatch.def_backend_impl(select_and_scatter_add_p)
 
 
 def _select_and_scatter_add(source: Any, operand: Any, select_prim: Primitive,
@@ -455,49 +379,12 @@ def _vectorizable(jaxpr: Jaxpr, size: int) -> bool:
     return True
 
 
-def _combine(jaxpr: Jaxpr, consts: Sequence[Any], accs: list[np.ndarray],
-             values: list[np.ndarray]) -> list[np.ndarray]:
-    args = [Array(np.asarray(v)) for v in [*accs, *values]]
-    outs = eval_jaxpr(jaxpr, list(consts), *args)
-    return [to_numpy(o) for o in outs]
 
 
-def _reduce_window_numpy(*args: np.ndarray, jaxpr: Jaxpr, consts: tuple,
-                         window_dimensions: tuple, window_strides: tuple, padding: tuple,
-                         base_dilation: tuple, window_dilation: tuple) -> list[np.ndarray]:
-    operands, inits = args[:len(args) // 2], args[len(args) // 2:]
-    out_shape = reduce_window_shape_tuple(operands[0].shape, window_dimensions, window_strides,
-                                          padding, base_dilation, window_dilation)
-    tap_views = [_window_taps(_dilated_padded(x, init, padding, base_dilation), out_shape,
-                              window_dimensions, window_strides, window_dilation)
-                 for x, init in zip(operands, inits, strict=True)]
-    # XLA's CPU semantics: the initial value enters each window once; padding and holes
-    # are skipped (`real` marks the taps on operand elements).
-    real = reduction_kernels.real_window_taps(operands[0].shape, out_shape, dict(
-        padding=padding, base_dilation=base_dilation, window_dimensions=window_dimensions,
-        window_strides=window_strides, window_dilation=window_dilation))
-    accs = [np.full(out_shape, init, init.dtype) for init in inits]
-    size = math.prod(out_shape)
-    if size == 0 or not tap_views[0]:
-        return accs
-    if _vectorizable(jaxpr, size):
-        accs = [a.reshape(-1) for a in accs]
-        for valid, *taps in zip(real, *tap_views, strict=True):
-            new = _combine(jaxpr, consts, accs, [t.reshape(-1) for t in taps])
-            accs = [np.where(valid.reshape(-1), n, a) for n, a in zip(new, accs, strict=True)]
-        return [a.reshape(out_shape) for a in accs]
-    for index in np.ndindex(*out_shape):
-        values = [a[index] for a in accs]
-        for valid, *taps in zip(real, *tap_views, strict=True):
-            if valid[index]:
-                values = _combine(jaxpr, consts, values, [t[index] for t in taps])
-        for acc, value in zip(accs, values, strict=True):
-            acc[index] = value
-    return accs
 
 
 reduce_window_p.def_abstract_eval(_reduce_window_abstract_eval)
-def_numpy_impl(reduce_window_p, _reduce_window_numpy)
+dispatch.def_backend_impl(reduce_window_p)
 
 
 def _reduce_window_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, jaxpr: Jaxpr,

@@ -21,6 +21,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from justjax._src.backends.reference import Compiler, Kernel, kernel_builders, register
+from justjax._src.backends.reference.kernels import elementwise as elementwise_kernels
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Op
@@ -242,20 +243,20 @@ class RegionFn:
 class _Monoid(NamedTuple):
     """A monoid region's fast path: its identity for a dtype, the reduction over axes with
     XLA's semantics (float max/min: NaN wins, +0.0 > -0.0) and the NumPy ufunc combining
-    two arrays."""
+    two arrays (XLA's max/min for those, which NumPy's ufuncs are not on signed zeros)."""
 
     identity: Callable[[Any], np.ndarray]
     reduce: Callable[[np.ndarray, Sequence[int]], np.ndarray]
-    combine: np.ufunc
+    combine: Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 _MONOIDS: dict[str, _Monoid] = {
     "stablehlo.add": _Monoid(or_identity, reduce_sum, np.add),
     "stablehlo.multiply": _Monoid(_one, reduce_prod, np.multiply),
     "stablehlo.maximum": _Monoid(max_identity, lambda x, axes: reduce_minmax(x, axes, "max"),
-                                 np.maximum),
+                                 elementwise_kernels.maximum),
     "stablehlo.minimum": _Monoid(min_identity, lambda x, axes: reduce_minmax(x, axes, "min"),
-                                 np.minimum),
+                                 elementwise_kernels.minimum),
     "stablehlo.and": _Monoid(and_identity, _bitwise(np.bitwise_and), np.bitwise_and),
     "stablehlo.or": _Monoid(or_identity, _bitwise(np.bitwise_or), np.bitwise_or),
     "stablehlo.xor": _Monoid(or_identity, _bitwise(np.bitwise_xor), np.bitwise_xor),
@@ -454,11 +455,18 @@ def _cumulative_axis(shape: tuple[int, ...], *, window_dimensions: tuple, window
     return found
 
 
-def _accumulate(x: np.ndarray, combine: np.ufunc, axis: int, reverse: bool) -> np.ndarray:
+def _accumulate(x: np.ndarray, combine: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                axis: int, reverse: bool) -> np.ndarray:
     """The running `combine` along `axis` (from the end when `reverse`)."""
     if reverse:
         x = np.flip(x, axis)
-    result = combine.accumulate(x, axis=axis, dtype=x.dtype)
+    if isinstance(combine, np.ufunc):
+        result = combine.accumulate(x, axis=axis, dtype=x.dtype)
+    else:  # XLA's max/min: a running fold, vectorized over the other axes
+        result = np.moveaxis(np.array(x, copy=True), axis, 0)
+        for i in range(1, result.shape[0]):
+            result[i] = combine(result[i - 1], result[i])
+        result = np.moveaxis(result, 0, axis)
     if combine is np.add:
         result = positive_zero_sum(result)
     return np.flip(result, axis) if reverse else result
