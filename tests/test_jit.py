@@ -321,6 +321,16 @@ def test_lower_text_of_x_times_2_plus_1():
         '}\n')
 
 
+def test_hlo_text_of_lowered_and_compiled():
+    lowered = jax.jit(lambda x: x * 2 + 1).lower(jnp.ones(5, jnp.float32))
+    hlo = lowered.as_text(dialect="hlo")
+    assert hlo.startswith("HloModule jit__lambda, entry_computation_layout={(f32[5]{0})->f32[5]{0}}")
+    assert "ROOT" in hlo and "add(" in hlo and "multiply(" in hlo
+    assert lowered.compile().as_text().startswith("HloModule jit__lambda")
+    with pytest.raises(ValueError, match="Unknown dialect"):
+        lowered.as_text(dialect="llvm")
+
+
 def test_result_info_paths():
     text = jax.jit(lambda x: {"a": x, "b": (x, 2)}).lower(jnp.ones(2)).as_text()
     assert ('jax.result_info = "result[\'a\']"' in text

@@ -22,7 +22,7 @@ from justjax._src.config import config
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr
-from justjax._src.hlo import ir
+from justjax._src.hlo import hlo_printer, ir, stablehlo_printer
 from justjax._src.interpreters import lowering
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
@@ -338,8 +338,7 @@ class Compiled:
 
     def as_text(self) -> str:
         """The compiled program as XLA HLO text."""
-        from justjax._src.hlo.hlo_printer import print_hlo_module
-        return print_hlo_module(self._call.info.module)
+        return hlo_printer.print_module(self._call.info.module)
 
     def cost_analysis(self) -> dict[str, float]:
         return cost_analysis(self._call.info.module)
@@ -368,11 +367,9 @@ class Lowered:
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
         """The module as StableHLO MLIR text (default) or XLA HLO text (`dialect="hlo"`)."""
         if dialect in (None, "stablehlo", "mhlo"):
-            from justjax._src.hlo.stablehlo_printer import print_module
-            return print_module(self._info.module)
+            return stablehlo_printer.print_module(self._info.module)
         if dialect == "hlo":
-            from justjax._src.hlo.hlo_printer import print_hlo_module
-            return print_hlo_module(self._info.module)
+            return hlo_printer.print_module(self._info.module)
         raise ValueError(f"Unknown dialect {dialect!r}; expected 'stablehlo' or 'hlo'")
 
     def compiler_ir(self, dialect: str | None = None) -> Any:

@@ -58,7 +58,8 @@ class BlockRunner:
             for result in op.results:
                 slots[result] = len(slots)
             outs = tuple(slots[v] for v in op.results)
-            steps.append((kernel, ins, outs, op))
+            single = op.results[0].type if len(op.results) == 1 else None
+            steps.append((kernel, ins, outs, op, single))
         self.steps = steps
         self.num_slots = len(slots)
         self.result_slots = tuple(slots[v] for v in block.terminator.operands)
@@ -66,10 +67,14 @@ class BlockRunner:
     def __call__(self, args: Sequence[Any]) -> list[Any]:
         env: list[Any] = [None] * self.num_slots
         env[:self.num_args] = args
-        for kernel, ins, outs, op in self.steps:
+        for kernel, ins, outs, op, single in self.steps:
             result = kernel(*[env[i] for i in ins])
-            if len(outs) == 1:
-                env[outs[0]] = _checked(result, op.results[0], op)
+            if single is not None:
+                # The check of `_checked`, inline: this loop is the interpreter's hot path.
+                if (getattr(result, "dtype", None) != getattr(single, "dtype", None)
+                        or getattr(result, "shape", None) != getattr(single, "shape", None)):
+                    _checked(result, op.results[0], op)
+                env[outs[0]] = result
             else:
                 for slot, value, out in zip(outs, result, op.results, strict=True):
                     env[slot] = _checked(value, out, op)

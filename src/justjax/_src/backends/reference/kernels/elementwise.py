@@ -306,14 +306,19 @@ def _math(fn: Callable[..., Any], *, widen: bool = True) -> KernelBuilder:
     result rounded once, as XLA CPU does."""
     def build(op: Op, compiler: Compiler) -> Kernel:
         dtype = op.result.type.dtype
-
-        if widen:
+        low_precision = (dtypes.float16, dtypes.bfloat16)
+        if widen and any(t.dtype in low_precision for t in op.operand_types):
             def kernel(*args: np.ndarray) -> np.ndarray:
                 return np.asarray(fn(*[widen_low_precision(a) for a in args])).astype(
                     dtype, copy=False)
         else:
             def kernel(*args: np.ndarray) -> np.ndarray:
-                return np.asarray(fn(*args)).astype(dtype, copy=False)
+                result = fn(*args)
+                # Most results already have the op's dtype (and 0-d results are NumPy
+                # scalars, which the interpreter accepts): convert only when needed.
+                if getattr(result, "dtype", None) == dtype:
+                    return result
+                return np.asarray(result).astype(dtype, copy=False)
         return kernel
 
     return build

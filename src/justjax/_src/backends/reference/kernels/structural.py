@@ -526,6 +526,8 @@ def _convolution(op: Op, compiler: Compiler) -> Kernel:
 def _broadcast_in_dim(op: Op, compiler: Compiler) -> Kernel:
     shape = op.result.type.shape
     dims = tuple(op.attributes["broadcast_dimensions"])
+    if not dims:  # a scalar: the common case of every literal, kept cheap
+        return lambda x: np.broadcast_to(x, shape)
     return lambda x: broadcast_in_dim(x, shape, dims)
 
 
