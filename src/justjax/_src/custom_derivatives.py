@@ -127,18 +127,9 @@ class FlatFun:
         return self.name
 
 
-def _fun_name(fun: Callable) -> str:
-    name = getattr(fun, "__name__", None)
-    if name is not None:
-        return name
-    if isinstance(fun, functools.partial):
-        return _fun_name(fun.func)
-    return "<unnamed function>"
-
-
 def _src_info(fun: Callable) -> str:
     """`name at file:line`, as jaxpr debug info and error messages name a function."""
-    name = _fun_name(fun)
+    name = staging.fun_name(fun)
     target = fun.func if isinstance(fun, functools.partial) else fun
     try:
         target = inspect.unwrap(target)
@@ -322,14 +313,14 @@ class custom_jvp:
         self.defjvp(jvp)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        primal_name = _fun_name(self.fun)
+        primal_name = staging.fun_name(self.fun)
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {primal_name} using "
                                  "defjvp.")
         if self._resolver is None:
             self._resolver = _ArgResolver("custom_jvp", self.fun, primal_name)
         args = self._resolver(args, kwargs)
-        rule_name = _fun_name(self.jvp)
+        rule_name = staging.fun_name(self.jvp)
         if self.nondiff_argnums:
             # Undifferentiated arguments are closed over by the function; stopping their
             # gradient keeps them out of any derivative, as JAX does.
@@ -516,14 +507,14 @@ class custom_vjp:
         self.optimize_remat = optimize_remat
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        primal_name = _fun_name(self.fun)
+        primal_name = staging.fun_name(self.fun)
         if self.fwd is None or self.bwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {primal_name} using "
                                  "defvjp.")
         if self._resolver is None:
             self._resolver = _ArgResolver("custom_vjp", self.fun, primal_name)
         args = self._resolver(args, kwargs)
-        fwd_name, bwd_name = _fun_name(self.fwd), _fun_name(self.bwd)
+        fwd_name, bwd_name = staging.fun_name(self.fwd), staging.fun_name(self.bwd)
         if self.nondiff_argnums:
             for i in self.nondiff_argnums:
                 _check_for_tracers(args[i])
@@ -739,7 +730,7 @@ lowering.register_lowering(custom_vjp_call_p, _custom_call_lowering)
 
 
 def _name_of(fun: Callable) -> str:
-    return getattr(fun, "name", None) or _fun_name(fun)
+    return getattr(fun, "name", None) or staging.fun_name(fun)
 
 
 def _jaxpr_fun(closed: ClosedJaxpr) -> FlatFun:

@@ -34,13 +34,6 @@ logger = logging.getLogger("justjax")
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def fun_name(fun: Callable) -> str:
-    """The name JAX gives a function: a partial's function's name, `<unnamed function>`."""
-    if isinstance(fun, functools.partial):
-        return fun_name(fun.func)
-    return getattr(fun, "__name__", "<unnamed function>")
-
-
 def _as_tuple(value: Any) -> tuple:
     if value is None:
         return ()
@@ -156,7 +149,7 @@ class JitWrapped:
         functools.update_wrapper(self, fun)
         self._fun = fun
         self._options = options
-        self._name = fun_name(fun)
+        self._name = staging.fun_name(fun)
         self._cache = _cache_for(fun, options)
         self._simple = not (options.static_argnums or options.static_argnames
                             or options.donate_argnums or options.donate_argnames)

@@ -43,16 +43,6 @@ def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple[b
 core.impl_rules[jit_p] = _jit_impl
 
 
-def bind_jit(closed: ClosedJaxpr, args: Sequence[Any], *, name: str,
-             donated_invars: Sequence[bool] | None = None, keep_unused: bool = False,
-             inline: bool = False) -> list[Any]:
-    """Binds a `jit` equation calling `closed` on `args`."""
-    if donated_invars is None:
-        donated_invars = (False,) * len(args)
-    return jit_p.bind(*args, jaxpr=closed, name=name, donated_invars=tuple(donated_invars),
-                      keep_unused=keep_unused, inline=inline)
-
-
 def _params_for(params: dict, jaxpr: ClosedJaxpr, donated: Sequence[bool]) -> dict:
     return dict(params, jaxpr=jaxpr, donated_invars=tuple(donated))
 

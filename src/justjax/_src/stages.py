@@ -310,11 +310,26 @@ class Signature:
     out_paths: tuple[str, ...]
 
 
-class Compiled:
+class _Stage:
+    """What every stage shares: the signature of the call it was made for."""
+
+    def __init__(self, signature: Signature) -> None:
+        self._signature = signature
+
+    @property
+    def in_tree(self) -> tree_util.PyTreeDef:
+        return self._signature.in_tree
+
+    @property
+    def out_tree(self) -> tree_util.PyTreeDef:
+        return self._signature.out_tree
+
+
+class Compiled(_Stage):
     """A compiled jitted function for one input signature (`jax.stages.Compiled`)."""
 
     def __init__(self, signature: Signature, call: CompiledCall) -> None:
-        self._signature = signature
+        super().__init__(signature)
         self._call = call
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -346,26 +361,19 @@ class Compiled:
     def memory_analysis(self) -> CompiledMemoryStats:
         return memory_analysis(self._call.info)
 
-    @property
-    def in_tree(self) -> tree_util.PyTreeDef:
-        return self._signature.in_tree
 
-    @property
-    def out_tree(self) -> tree_util.PyTreeDef:
-        return self._signature.out_tree
-
-
-class Lowered:
+class Lowered(_Stage):
     """A jitted function lowered to StableHLO for one input signature."""
 
     def __init__(self, signature: Signature, closed: ClosedJaxpr) -> None:
-        self._signature = signature
+        super().__init__(signature)
         self._closed = closed
         self._info = lower_jaxpr(closed, signature.name, signature.donated_invars,
                                  signature.keep_unused, signature.out_paths)
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
-        """The module as StableHLO MLIR text (default) or XLA HLO text (`dialect="hlo"`)."""
+        """The module as StableHLO MLIR text (default) or XLA HLO text (`dialect="hlo"`).
+        `debug_info` (source locations in JAX) is accepted; the IR keeps no locations."""
         if dialect in (None, "stablehlo", "mhlo"):
             return stablehlo_printer.print_module(self._info.module)
         if dialect == "hlo":
@@ -386,20 +394,12 @@ class Lowered:
         call = compile_jaxpr(self._closed, sig.name, sig.donated_invars, sig.keep_unused)
         return Compiled(sig, call)
 
-    @property
-    def in_tree(self) -> tree_util.PyTreeDef:
-        return self._signature.in_tree
 
-    @property
-    def out_tree(self) -> tree_util.PyTreeDef:
-        return self._signature.out_tree
-
-
-class Traced:
+class Traced(_Stage):
     """A jitted function traced for one input signature: its jaxpr and output types."""
 
     def __init__(self, signature: Signature, closed: ClosedJaxpr) -> None:
-        self._signature = signature
+        super().__init__(signature)
         self.jaxpr = closed
 
     @property

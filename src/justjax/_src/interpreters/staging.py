@@ -6,6 +6,7 @@ constants are dropped, as in JAX.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -31,6 +32,17 @@ class DebugInfo:
     @property
     def func_name(self) -> str:
         return self.func_src_info.split(" ")[0]
+
+
+def fun_name(fun: Callable) -> str:
+    """The name JAX gives a function: its `__name__`, a partial's function's name, or
+    `<unnamed function>`."""
+    name = getattr(fun, "__name__", None)
+    if name is not None:
+        return name
+    if isinstance(fun, functools.partial):
+        return fun_name(fun.func)
+    return "<unnamed function>"
 
 
 def debug_info(traced_for: str, fun: Callable, arg_names: Sequence[str] = ()) -> DebugInfo:
