@@ -41,32 +41,68 @@ def register(*opcodes: str) -> Callable[[KernelBuilder], KernelBuilder]:
 
 
 class BlockRunner:
-    """A compiled block: `runner(args) -> results` (the terminator's operands)."""
+    """A compiled block: `runner(args) -> results` (the terminator's operands).
 
-    def __init__(self, block: ir.Block, compiler: Compiler) -> None:
-        slots: dict[ir.Value, int] = {}
-        for arg in block.args:
-            slots[arg] = len(slots)
+    A region's block may read values of the blocks enclosing it (StableHLO's implicit
+    capture in while/case regions): such a value gets a slot of its own here, filled on each
+    run from the environment of the enclosing block's run in progress (`outer.envs[-1]`)."""
+
+    def __init__(self, block: ir.Block, compiler: Compiler,
+                 outer: BlockRunner | None = None) -> None:
+        self.outer = outer
+        self.captured: list[tuple[int, int]] = []  # (own slot, slot in `outer`'s env)
+        self.publishes = False  # whether a nested region reads this block's values
+        self.envs: list[list[Any]] = []
+        self._slots = slots = {arg: i for i, arg in enumerate(block.args)}
         self.num_args = len(block.args)
         steps = []
-        for op in block.ops[:-1]:
-            builder = kernel_builders.get(op.opcode)
-            if builder is None:
-                raise NotImplementedError(f"reference backend: no kernel for {op.opcode}")
-            kernel = builder(op, compiler)
-            ins = tuple(slots[v] for v in op.operands)
-            for result in op.results:
-                slots[result] = len(slots)
-            outs = tuple(slots[v] for v in op.results)
-            single = op.results[0].type if len(op.results) == 1 else None
-            steps.append((kernel, ins, outs, op, single))
+        compiler.scopes.append(self)
+        try:
+            for op in block.ops[:-1]:
+                builder = kernel_builders.get(op.opcode)
+                if builder is None:
+                    raise NotImplementedError(f"reference backend: no kernel for {op.opcode}")
+                kernel = builder(op, compiler)
+                ins = tuple(self.slot(v) for v in op.operands)
+                for result in op.results:
+                    slots[result] = len(slots)
+                outs = tuple(slots[v] for v in op.results)
+                single = op.results[0].type if len(op.results) == 1 else None
+                steps.append((kernel, ins, outs, op, single))
+            self.result_slots = tuple(self.slot(v) for v in block.terminator.operands)
+        finally:
+            compiler.scopes.pop()
         self.steps = steps
         self.num_slots = len(slots)
-        self.result_slots = tuple(slots[v] for v in block.terminator.operands)
+
+    def slot(self, value: ir.Value) -> int:
+        """The slot of `value`, captured from the enclosing blocks if this block lacks it."""
+        slot = self._slots.get(value)
+        if slot is None:
+            if self.outer is None:
+                raise KeyError(f"reference backend: {value!r} is used out of its scope")
+            outer_slot = self.outer.slot(value)
+            self.outer.publishes = True
+            slot = self._slots[value] = len(self._slots)
+            self.captured.append((slot, outer_slot))
+        return slot
 
     def __call__(self, args: Sequence[Any]) -> list[Any]:
         env: list[Any] = [None] * self.num_slots
         env[:self.num_args] = args
+        if self.captured:
+            outer_env = self.outer.envs[-1]
+            for own, theirs in self.captured:
+                env[own] = outer_env[theirs]
+        if not self.publishes:
+            return self._run(env)
+        self.envs.append(env)
+        try:
+            return self._run(env)
+        finally:
+            self.envs.pop()
+
+    def _run(self, env: list[Any]) -> list[Any]:
         for kernel, ins, outs, op, single in self.steps:
             result = kernel(*[env[i] for i in ins])
             if single is not None:
@@ -98,6 +134,8 @@ class Compiler:
     def __init__(self, module: ir.Module) -> None:
         self.module = module
         self._functions: dict[str, BlockRunner] = {}
+        # The blocks being compiled, innermost last: the scope a region's captures come from.
+        self.scopes: list[BlockRunner] = []
 
     def function(self, name: str) -> BlockRunner:
         runner = self._functions.get(name)
@@ -106,7 +144,8 @@ class Compiler:
         return runner
 
     def region(self, region: ir.Region) -> BlockRunner:
-        return BlockRunner(region.block, self)
+        """A runner of `region`, which may read values of the block being compiled."""
+        return BlockRunner(region.block, self, self.scopes[-1] if self.scopes else None)
 
 
 class ReferenceExecutable:
