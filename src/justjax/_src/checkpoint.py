@@ -405,10 +405,6 @@ def _remat_lowering(ctx: lowering.LoweringRuleContext, *args: ir.Value, jaxpr: J
 lowering.register_lowering(remat_p, _remat_lowering)
 
 
-def _is_unknown(trace: ad.TangentStagingTrace, value: Any) -> bool:
-    return isinstance(value, staging.DynamicJaxprTracer) and value._trace is trace
-
-
 def _remat_partial_eval(trace: ad.TangentStagingTrace, args: Sequence[Any], params: dict
                         ) -> list[Any]:
     """Splits a checkpointed call with unknown (tangent) inputs: the known outputs and the
@@ -416,7 +412,7 @@ def _remat_partial_eval(trace: ad.TangentStagingTrace, args: Sequence[Any], para
     computing the unknown outputs, recomputing what was not saved, is staged."""
     jaxpr, prevent_cse = params["jaxpr"], params["prevent_cse"]
     policy = params["policy"] or nothing_saveable
-    in_unknowns = [_is_unknown(trace, a) for a in args]
+    in_unknowns = [trace._is_unknown(a) for a in args]
     known, staged, out_unknowns, out_inst, num_res = pe.partial_eval_jaxpr_custom(
         jaxpr, in_unknowns, True, False, False, policy)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Sequence
 
+from justjax._src import stages
 from justjax._src.core import core
 from justjax._src.core import pretty as pp
 from justjax._src.core.avals import ShapedArray
@@ -35,7 +36,6 @@ jit_p.def_abstract_eval(_jit_abstract_eval)
 def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple[bool, ...],
               keep_unused: bool, inline: bool) -> list[Any]:
     """Runs the call: compiled once per jaxpr (and options), then executed."""
-    from justjax._src import stages
     executable = stages.compile_jaxpr(jaxpr, name, donated_invars, keep_unused)
     return executable.call_flat(args)
 
@@ -72,10 +72,6 @@ ad.primitive_jvps[jit_p] = _jit_jvp
 # ---------------------------------------------------------------------------------------------
 # Partial evaluation (linearize): the known part runs as one call now, returning residuals;
 # the unknown part is staged as another call reading them.
-
-def _is_unknown(trace: ad.TangentStagingTrace, value: Any) -> bool:
-    return isinstance(value, staging.DynamicJaxprTracer) and value._trace is trace
-
 
 @pe.transform_cache
 def _split_jaxpr(closed: ClosedJaxpr, in_unknowns: tuple[bool, ...]
@@ -135,7 +131,7 @@ def _split_jaxpr(closed: ClosedJaxpr, in_unknowns: tuple[bool, ...]
 
 def _jit_partial_eval(trace: ad.TangentStagingTrace, args: Sequence[Any], params: dict
                       ) -> list[Any]:
-    in_unknowns = tuple(_is_unknown(trace, a) for a in args)
+    in_unknowns = tuple(trace._is_unknown(a) for a in args)
     known, unknown, out_unknowns, sources = _split_jaxpr(params["jaxpr"], in_unknowns)
     known_args, unknown_args = pe.partition_list(in_unknowns, args)
     known_donated, _ = pe.partition_list(in_unknowns, params["donated_invars"])
