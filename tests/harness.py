@@ -279,3 +279,40 @@ def run_reference(module: Any, *args: Any) -> list[np.ndarray]:
     from justjax._src import backends
     return backends.get_backend("reference").compile(module).execute(
         [np.asarray(a) for a in args])
+
+
+def record_cases(records: Sequence[OpRecord]) -> list[Any]:
+    """One pytest param (record, shapes, dtypes) per case of `records`, named
+    `name-dtypes-shapes`."""
+    import pytest
+    return [pytest.param(rec, shapes, dtypes,
+                         id=f"{rec.name}-{'_'.join(d.name for d in dtypes)}-"
+                            f"{'x'.join(str(s) for s in shapes)}")
+            for rec in records for shapes, dtypes in rec.cases()]
+
+
+def record_rng(record: OpRecord, shapes: tuple, dtypes: tuple, salt: str = ""
+               ) -> np.random.Generator:
+    """The random generator of one record case: seeded by the case (and `salt`), so a
+    case draws the same inputs in every run and every process."""
+    import zlib
+    return np.random.default_rng(zlib.crc32(f"{salt}{record.name}{shapes}{dtypes}".encode()))
+
+
+def hand_built_module(arg_types: Sequence[Any], build: Callable[..., Sequence[Any]], *,
+                      result_types: Sequence[Any] | None = None, name: str = "test",
+                      result_infos: Sequence[str] | None = None,
+                      attributes: dict[str, Any] | None = None) -> Any:
+    """An `ir.Module` whose public `main` takes `arg_types` and returns what
+    `build(builder, *args)` gives (declared as `result_types` when given, so verifier tests
+    can declare wrong ones), its results annotated `jax.result_info` when `result_infos`."""
+    from justjax._src.hlo import ir
+    block = ir.Block([ir.Value(t) for t in arg_types])
+    builder = ir.Builder(block)
+    outs = list(build(builder, *block.args))
+    builder.ret(outs, "func.return")
+    types = list(result_types) if result_types is not None else [o.type for o in outs]
+    attrs = ([{"jax.result_info": info} for info in result_infos]
+             if result_infos is not None else None)
+    main = ir.Function("main", block, types, "public", result_attrs=attrs)
+    return ir.Module(name, [main], dict(attributes or {}))

@@ -9,16 +9,14 @@ import pytest
 
 from justjax._src.hlo import ir
 from justjax._src.hlo.hlo_printer import hlo_opcode, literal, print_module
-from justjax._src.hlo.ir import Builder, TensorType
+from justjax._src.hlo.ir import TensorType
+from tests.harness import hand_built_module
 
 F32 = np.dtype(np.float32)
 
 
 def _module(arg_types, result_types, build) -> ir.Module:
-    block = ir.Block([ir.Value(t) for t in arg_types])
-    outs = build(Builder(block), *block.args)
-    Builder(block).ret(outs, "func.return")
-    return ir.Module("jit__lambda", [ir.Function("main", block, list(result_types), "public")])
+    return hand_built_module(arg_types, build, result_types=result_types, name="jit__lambda")
 
 
 def _sin_times_two() -> ir.Module:

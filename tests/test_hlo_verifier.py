@@ -8,16 +8,14 @@ import pytest
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Builder, Enum, TensorType
 from justjax._src.hlo.verifier import VerificationError, verify
+from tests.harness import hand_built_module
 
 F32 = np.dtype(np.float32)
 T = TensorType((2, 3), F32)
 
 
 def _module(build, arg_types=(T,), result_types=(T,)) -> ir.Module:
-    block = ir.Block([ir.Value(t) for t in arg_types])
-    outs = build(Builder(block), *block.args)
-    Builder(block).ret(outs, "func.return")
-    return ir.Module("jit_f", [ir.Function("main", block, list(result_types), "public")])
+    return hand_built_module(arg_types, build, result_types=result_types, name="jit_f")
 
 
 def _reduce(b, x, out_type=TensorType((3,), F32), dims=(0,), arg_types=None):

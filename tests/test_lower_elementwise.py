@@ -13,7 +13,6 @@ The `needs_jax` tests re-derive the golden texts and the edge-case values from r
 """
 from __future__ import annotations
 
-import zlib
 from typing import Any, Callable
 
 import ml_dtypes
@@ -24,7 +23,8 @@ import justjax
 from justjax import lax as justjax_lax
 from justjax._src.backends.reference.kernels import elementwise as kernels
 from justjax._src.hlo import ir
-from tests.harness import OpRecord, assert_close, lower_to_module, run_reference
+from tests.harness import (OpRecord, assert_close, lower_to_module, record_cases, record_rng,
+                           run_reference)
 from tests.records import lax_elementwise
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -45,15 +45,11 @@ def _run(module: ir.Module, args: list[np.ndarray]) -> list[np.ndarray]:
 # implementation evaluates a NumPy function: equal within tolerance, not bit for bit.
 EXPANDED = {"exp2", "logistic", "sin", "cos"}
 
-CASES = [pytest.param(rec, shapes, dtypes,
-                      id=f"{rec.name}-{'_'.join(d.name for d in dtypes)}-"
-                         f"{'x'.join(str(s) for s in shapes)}")
-         for rec in lax_elementwise.RECORDS for shapes, dtypes in rec.cases()]
+CASES = record_cases(lax_elementwise.RECORDS)
 
 
 def _record_args(record: OpRecord, shapes: tuple, dtypes: tuple) -> list[np.ndarray]:
-    rng = np.random.default_rng(zlib.crc32(f"{record.name}{shapes}{dtypes}".encode()))
-    return record.make(rng, shapes, dtypes)
+    return record.make(record_rng(record, shapes, dtypes), shapes, dtypes)
 
 
 @pytest.mark.parametrize("record,shapes,dtypes", CASES)

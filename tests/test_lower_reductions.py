@@ -23,18 +23,16 @@ from justjax._src.backends.reference.kernels import reductions as kernels
 from justjax._src.hlo import ir
 from justjax._src.interpreters import lowering
 from justjax._src.lax import windowed
-from tests.harness import OpRecord, assert_close, lower_to_module, run_reference
+from tests.harness import (OpRecord, assert_close, hand_built_module, lower_to_module,
+                           record_cases, record_rng, run_reference)
 from tests.records import lax_reductions, lax_sorting, lax_windowed
 
 RECORDS = lax_reductions.RECORDS + lax_windowed.RECORDS + lax_sorting.RECORDS
-CASES = [pytest.param(rec, shapes, dtypes,
-                      id=f"{rec.name}-{'_'.join(d.name for d in dtypes)}-"
-                         f"{'x'.join(str(s) for s in shapes)}")
-         for rec in RECORDS for shapes, dtypes in rec.cases()]
+CASES = record_cases(RECORDS)
 
 
 def _rng(record: OpRecord, shapes: tuple, dtypes: tuple) -> np.random.Generator:
-    return np.random.default_rng(zlib.crc32(f"lower{record.name}{shapes}{dtypes}".encode()))
+    return record_rng(record, shapes, dtypes, salt="lower")
 
 
 _lower = lower_to_module
@@ -781,14 +779,7 @@ def test_golden_cases_run_on_xla_as_on_the_reference_backend(name: str) -> None:
 # ---------------------------------------------------------------------------------------------
 # Kernels: paths the records do not reach.
 
-def _module(arg_types, build) -> ir.Module:
-    """A module whose `main` takes `arg_types` and returns `build(builder, *args)`."""
-    block = ir.Block([ir.Value(t) for t in arg_types])
-    builder = ir.Builder(block)
-    outs = build(builder, *block.args)
-    builder.ret(outs, "func.return")
-    main = ir.Function("main", block, [o.type for o in outs], visibility="public")
-    return ir.Module("test", [main])
+_module = hand_built_module
 
 
 def _scalar(dtype) -> ir.TensorType:

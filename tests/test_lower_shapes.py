@@ -10,7 +10,6 @@ to StableHLO and run by the reference backend, which must give the eager result;
 """
 from __future__ import annotations
 
-import zlib
 
 import numpy as np
 import pytest
@@ -18,14 +17,11 @@ import pytest
 import justjax
 from justjax._src.hlo import ir
 from tests.harness import (BF16, OpRecord, assert_close, golden_cases, golden_jaxpr_tests,
-                           lower_to_module, run_reference)
+                           lower_to_module, record_cases, record_rng, run_reference)
 from tests.records import jnp_shape, jnp_tensor, lax_dot_conv, lax_slicing
 
 RECORDS = lax_slicing.RECORDS + lax_dot_conv.RECORDS + jnp_shape.RECORDS + jnp_tensor.RECORDS
-CASES = [pytest.param(rec, shapes, dtypes,
-                      id=f"{rec.name}-{'_'.join(d.name for d in dtypes)}-"
-                         f"{'x'.join(str(s) for s in shapes)}")
-         for rec in RECORDS for shapes, dtypes in rec.cases()]
+CASES = record_cases(RECORDS)
 
 # What this module's rules and kernels cover: a record that needs any other primitive or
 # opcode is skipped while that one has no rule or kernel (they are other helpers' work).
@@ -42,7 +38,7 @@ OWN_OPCODES = frozenset(f"stablehlo.{name}" for name in (
 
 
 def _rng(record: OpRecord, shapes: tuple, dtypes: tuple) -> np.random.Generator:
-    return np.random.default_rng(zlib.crc32(f"lower{record.name}{shapes}{dtypes}".encode()))
+    return record_rng(record, shapes, dtypes, salt="lower")
 
 
 _lower = lower_to_module

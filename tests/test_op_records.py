@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-import zlib
 
 import numpy as np
 import pytest
@@ -12,7 +11,7 @@ import justjax
 from justjax._src.core.jaxpr import check_jaxpr, eval_jaxpr
 from tests import records as records_pkg
 from justjax.test_util import check_grads
-from tests.harness import OpRecord, assert_close, x64_mode
+from tests.harness import OpRecord, assert_close, record_cases, record_rng, x64_mode
 
 
 def _all_records() -> list[OpRecord]:
@@ -24,14 +23,10 @@ def _all_records() -> list[OpRecord]:
 
 
 RECORDS = _all_records()
-CASES = [pytest.param(rec, shapes, dtypes,
-                      id=f"{rec.name}-{'_'.join(d.name for d in dtypes)}-"
-                         f"{'x'.join(str(s) for s in shapes)}")
-         for rec in RECORDS for shapes, dtypes in rec.cases()]
+CASES = record_cases(RECORDS)
 
 
-def _rng(record: OpRecord, shapes: tuple, dtypes: tuple) -> np.random.Generator:
-    return np.random.default_rng(zlib.crc32(f"{record.name}{shapes}{dtypes}".encode()))
+_rng = record_rng
 
 
 def test_record_names_are_unique() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from justjax._src.hlo import ir
 from justjax._src.hlo.verifier import verify
-from tests.harness import run_reference
+from tests.harness import hand_built_module, run_reference
 
 I1 = ir.TensorType((), np.dtype(np.bool_))
 I32 = ir.TensorType((), np.dtype(np.int32))
@@ -20,15 +20,7 @@ F32_3 = ir.TensorType((3,), np.dtype(np.float32))
 F16 = ir.TensorType((), np.dtype(np.float16))
 
 
-def _module(arg_types: Sequence[ir.Type],
-            build: Callable[..., Sequence[ir.Value]]) -> ir.Module:
-    """A module whose `main` takes `arg_types` and returns what `build(builder, *args)` gives."""
-    block = ir.Block([ir.Value(t) for t in arg_types])
-    builder = ir.Builder(block)
-    outs = build(builder, *block.args)
-    builder.ret(outs, "func.return")
-    main = ir.Function("main", block, [o.type for o in outs], visibility="public")
-    return ir.Module("test", [main])
+_module = hand_built_module
 
 
 def _while(b: ir.Builder, inits: Sequence[ir.Value],

@@ -10,20 +10,18 @@ import pytest
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Builder, Enum, TensorType
 from justjax._src.hlo.stablehlo_printer import dense_literal, format_float, print_module
+from tests.harness import hand_built_module
 
 F32 = np.dtype(np.float32)
 I32 = np.dtype(np.int32)
 
 
 def _module(arg_types, result_types, build, name="jit_f", infos=None) -> ir.Module:
-    block = ir.Block([ir.Value(t) for t in arg_types])
-    outs = build(Builder(block), *block.args)
-    Builder(block).ret(outs, "func.return")
-    infos = infos or ["result"] * len(result_types)
-    fn = ir.Function("main", block, list(result_types), "public",
-                     result_attrs=[{"jax.result_info": i} for i in infos])
-    return ir.Module(name, [fn], {"mhlo.num_partitions": ir.IntegerAttr(1, "i32"),
-                                  "mhlo.num_replicas": ir.IntegerAttr(1, "i32")})
+    return hand_built_module(
+        arg_types, build, result_types=result_types, name=name,
+        result_infos=infos or ["result"] * len(result_types),
+        attributes={"mhlo.num_partitions": ir.IntegerAttr(1, "i32"),
+                    "mhlo.num_replicas": ir.IntegerAttr(1, "i32")})
 
 
 HEADER = "module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {\n"

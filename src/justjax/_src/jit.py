@@ -168,22 +168,21 @@ class JitWrapped:
         if config.read("jax_disable_jit"):
             return self._fun(*args, **kwargs)
         eager = core.trace_state.trace is core.eval_trace
-        if eager and self._simple and not kwargs:
-            # The fast path of a call on Arrays only: one dictionary lookup by their avals.
-            fast_key = _array_avals(args)
-            if fast_key is not None:
-                call = self._cache.fast.get((fast_key, config.trace_context()))
-                if call is not None:
-                    return call(args)
+        # The fast path of a call on Arrays only: one dictionary lookup by their avals.
+        fast_key = (_array_avals(args) if eager and self._simple and not kwargs else None)
+        if fast_key is not None:
+            fast_key = (fast_key, config.trace_context())
+            call = self._cache.fast.get(fast_key)
+            if call is not None:
+                return call(args)
         entry, flat_args = self._entry_for(args, kwargs)
         if eager:
             if entry.compiled is None:
                 sig = entry.signature
                 entry.compiled = stages.compile_jaxpr(entry.closed, sig.name,
                                                       sig.donated_invars, sig.keep_unused)
-                if self._simple and not kwargs and _array_avals(args) is not None:
-                    self._cache.fast[(_array_avals(args), config.trace_context())] = \
-                        _fast_call(entry)
+            if fast_key is not None:
+                self._cache.fast[fast_key] = _fast_call(entry)
             outs = entry.compiled.call_flat(flat_args)
         elif self._options.inline:
             outs = eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *flat_args)

@@ -208,13 +208,14 @@ def jaxpr_subcomp(ctx: ModuleContext, b: Builder, jaxpr: Jaxpr, consts: Sequence
 def lower_closed_jaxpr_inline(ctx: LoweringRuleContext, closed: ClosedJaxpr,
                               args: Sequence[Value]) -> list[Value]:
     """Emits a closed jaxpr's equations in place (its consts as constants)."""
-    consts = [constant(ctx.builder, _const_array(c, v.aval))
-              for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)]
-    return jaxpr_subcomp(ctx.module_context, ctx.builder, closed.jaxpr, consts, args)
+    return jaxpr_subcomp(ctx.module_context, ctx.builder, closed.jaxpr,
+                         _consts(ctx.builder, closed), args)
 
 
-def _const_array(value: Any, aval: ShapedArray) -> np.ndarray:
-    return np.asarray(value, dtype=aval_to_type(aval).dtype)
+def _consts(b: Builder, closed: ClosedJaxpr) -> list[Value]:
+    """A `stablehlo.constant` for each of `closed`'s consts, of its constvar's type."""
+    return [constant(b, np.asarray(c, dtype=aval_to_type(v.aval).dtype))
+            for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)]
 
 
 def lower_fun(fun: Callable[..., Any], multiple_results: bool = True) -> LoweringRule:
@@ -246,9 +247,7 @@ def lower_function(ctx: ModuleContext, name: str, closed: ClosedJaxpr, *,
                      result_attrs=([{"jax.result_info": info} for info in result_infos]
                                    if result_infos is not None else None))
     ctx.module.functions.append(fn)
-    consts = [constant(b, _const_array(c, v.aval))
-              for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)]
-    outs = jaxpr_subcomp(ctx, b, closed.jaxpr, consts, block.args)
+    outs = jaxpr_subcomp(ctx, b, closed.jaxpr, _consts(b, closed), block.args)
     b.ret(outs, "func.return")
     return fn
 
@@ -280,9 +279,8 @@ def call_jaxpr(ctx: LoweringRuleContext, name: str, closed: ClosedJaxpr,
     ctx.module_context._lowered_jaxprs.append(closed.jaxpr)
 
     def emit_body(b: Builder, block_args: list[Value]) -> list[Value]:
-        consts = [constant(b, _const_array(c, v.aval))
-                  for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)]
-        return jaxpr_subcomp(ctx.module_context, b, closed.jaxpr, consts, block_args)
+        return jaxpr_subcomp(ctx.module_context, b, closed.jaxpr, _consts(b, closed),
+                             block_args)
 
     return _call_private(ctx, (id(closed.jaxpr), name), name,
                          [aval_to_type(a) for a in closed.in_avals],
