@@ -245,8 +245,10 @@ def _normalize_array_index(index: Any, size: int) -> Any:
     dtype = core.get_aval(index).dtype
     if dtypes.is_unsigned(dtype):
         return index
+    weak = core.get_aval(index).weak_type
     index = _canonical_numpy(index)
-    size_value = dtypes.coerce_to_array(size, dtype)
+    # A weakly typed index stays weak (JAX adds a Python int), so the scatter path converts it.
+    size_value = size if weak else dtypes.coerce_to_array(size, dtype)
     if isinstance(index, np.ndarray):
         negative = index < 0
     else:
