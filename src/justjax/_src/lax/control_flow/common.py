@@ -68,7 +68,8 @@ def trace_fun(fun: Callable, in_tree: Any, in_avals: Sequence[ShapedArray],
 def _as_jax_value(x: Any, fun: Callable, traced_for: str) -> Any:
     if isinstance(x, core.Tracer) or core.valid_jaxtype(x):
         return x
-    raise TypeError(f"function {staging.fun_name(fun)} traced for {traced_for} returned a "
+    source = staging.debug_info(traced_for, fun).func_src_info
+    raise TypeError(f"function {source} traced for {traced_for} returned a "
                     f"value of type {type(x)}, which is not a valid JAX type")
 
 
