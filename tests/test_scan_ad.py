@@ -53,18 +53,7 @@ GROUP = [
     "realistic/rk4_grad_param", "realistic/ema_scan_grad",
 ]
 
-_ZERO_CARRY_TANGENT = (
-    "the zero tangent of a carry whose initial value is a constant (`jnp.ones(3)`, "
-    "`jnp.zeros(4)`, `y0`) but whose later values depend on the input: JAX's linearization "
-    "creates the `broadcast_in_dim 0.0` in the linear jaxpr, so it prints where the backward "
-    "pass evaluates it (after the forward pass); justjax's scan jvp instantiates it on the "
-    "primal side, so it prints before the forward scan. Owned by the scan jvp rule "
-    "(scan.py) / ad.instantiate_zeros under linearize")
-KNOWN_JAXPR_DIFFERENCES = {
-    "grad/fori_vector": _ZERO_CARRY_TANGENT,
-    "realistic/rnn_100_grad": _ZERO_CARRY_TANGENT,
-    "realistic/rk4_grad_param": _ZERO_CARRY_TANGENT,
-}
+KNOWN_JAXPR_DIFFERENCES: dict[str, str] = {}
 
 
 def test_rules_are_registered() -> None:

@@ -78,6 +78,15 @@ def instantiate_zeros(tangent: Any) -> Any:
     return tangent
 
 
+def instantiate_carry_zeros(tangent: Any) -> Any:
+    """`instantiate_zeros` for the initial tangent of a loop carry: under linearize the zeros
+    are an equation of the linear jaxpr, as in JAX."""
+    trace = core.current_trace()
+    if type(tangent) is Zero and isinstance(trace, TangentStagingTrace):
+        return trace.zeros(tangent.aval)
+    return instantiate_zeros(tangent)
+
+
 def is_float0(x: Any) -> bool:
     return type(x) is not Zero and np.dtype(getattr(x, "dtype", np.float32)) == dtypes.float0
 
@@ -443,9 +452,20 @@ class TangentStagingTrace(staging.DynamicJaxprTrace):
     def __init__(self, parent_trace: core.Trace) -> None:
         super().__init__(debug=None)
         self.parent_trace = parent_trace
+        self._staging_zeros = False
 
     def describe(self) -> str:
         return "LinearizeTrace"
+
+    def zeros(self, aval: ShapedArray) -> Any:
+        """Zeros built as equations of the linear jaxpr rather than on the parent: a loop's
+        zero initial carry tangent is part of the tangent computation, and JAX's linear
+        jaxpr builds it there (so a grad jaxpr prints it after the forward pass)."""
+        self._staging_zeros = True
+        try:
+            return zeros_like_aval(aval)
+        finally:
+            self._staging_zeros = False
 
     def release(self) -> None:
         """Drops the tables once the linear jaxpr is built: its tracers point back at this
@@ -460,7 +480,7 @@ class TangentStagingTrace(staging.DynamicJaxprTrace):
 
     def process_primitive(self, primitive: core.Primitive, args: Sequence[Any], params: dict
                           ) -> Any:
-        if not any(self._is_unknown(a) for a in args):
+        if not self._staging_zeros and not any(self._is_unknown(a) for a in args):
             with core.set_current_trace(self.parent_trace):
                 return primitive.bind(*args, **params)
         rule = partial_eval_rules.get(primitive)

@@ -301,7 +301,8 @@ def _scan_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, reverse: bool,
     consts, init, xs = _split(primals, num_consts, num_carry)
     t_consts, t_init, t_xs = _split(tangents, num_consts, num_carry)
     consts_dot = [t for t, nz in zip(t_consts, const_nz, strict=True) if nz]
-    init_dot = [ad.instantiate_zeros(t) for t, nz in zip(t_init, carry_nz, strict=True) if nz]
+    init_dot = [ad.instantiate_carry_zeros(t) for t, nz in zip(t_init, carry_nz, strict=True)
+                if nz]
     xs_dot = [t for t, nz in zip(t_xs, xs_nz, strict=True) if nz]
     outs = scan_p.bind(*body_consts, *consts, *consts_dot, *init, *init_dot, *xs, *xs_dot,
                        reverse=reverse, length=length, jaxpr=body,
