@@ -30,7 +30,7 @@ __all__ = ["split", "stack", "tile", "unstack", "split_p", "stack_p", "tile_p", 
 # Argument helpers. They repeat jax.numpy's (`_src/numpy/util.py`) so the ops layer never
 # imports the library layer.
 
-def _asarray(x: Any) -> Any:
+def as_operand(x: Any) -> Any:
     """Tracers and Arrays unchanged; NumPy values and Python scalars as Arrays."""
     if isinstance(x, (core.Tracer, Array)):
         return x
@@ -207,7 +207,7 @@ def stack(operands: Sequence[Any], axis: int = 0) -> Any:
     Returns:
       An array with one more dimension than the operands, of size `len(operands)` at `axis`.
     """
-    arrays = [_asarray(op) for op in operands]
+    arrays = [as_operand(op) for op in operands]
     axis = _canonicalize_axis(axis, arrays[0].ndim + 1)
     return stack_p.bind(*arrays, axis=axis)
 
@@ -294,7 +294,7 @@ def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list[Any]:
     Returns:
       `len(sizes)` arrays, the i-th of size `sizes[i]` along `axis`.
     """
-    operand = _asarray(operand)
+    operand = as_operand(operand)
     return split_p.bind(operand, sizes=tuple(sizes),
                         axis=_canonicalize_axis(axis, operand.ndim))
 
@@ -359,5 +359,5 @@ def unstack(x: Any, axis: int = 0) -> tuple[Any, ...]:
     Returns:
       A tuple of `x.shape[axis]` arrays.
     """
-    arr = _asarray(x)
+    arr = as_operand(x)
     return tuple(unstack_p.bind(arr, axis=_canonicalize_axis(axis, arr.ndim)))

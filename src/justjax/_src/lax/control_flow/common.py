@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 from justjax._src import tree_errors, tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
-from justjax._src.core.jaxpr import ClosedJaxpr
+from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.interpreters import staging
 from justjax._src.lax import structural
@@ -71,6 +71,13 @@ def _as_jax_value(x: Any, fun: Callable, traced_for: str) -> Any:
     source = staging.debug_info(traced_for, fun).func_src_info
     raise TypeError(f"function {source} traced for {traced_for} returned a "
                     f"value of type {type(x)}, which is not a valid JAX type")
+
+
+def forwarded_inputs(jaxpr: Jaxpr) -> list[int | None]:
+    """For each output of `jaxpr`, the index of the input it returns unchanged, or None (a
+    loop carry the body passes through is a constant, as JAX binds it)."""
+    index = {v: i for i, v in enumerate(jaxpr.invars)}
+    return [None if isinstance(v, Literal) else index.get(v) for v in jaxpr.outvars]
 
 
 def abstractify(x: Any) -> ShapedArray:

@@ -123,13 +123,6 @@ def _trace_body(f: Callable, init_tree: Any, carry_avals: Sequence[ShapedArray],
     return traced, children[0], children[1]
 
 
-def _forwarded_inputs(jaxpr: Jaxpr) -> list[int | None]:
-    """For each output of `jaxpr`, the index of the input it returns unchanged, or None."""
-    index = {v: i for i, v in enumerate(jaxpr.invars)}
-    return [index.get(v) if isinstance(v, Var) and not isinstance(v, Literal) else None
-            for v in jaxpr.outvars]
-
-
 def _prune_outputs(closed: ClosedJaxpr, keep: Sequence[bool]) -> ClosedJaxpr:
     outvars = [v for v, k in zip(closed.jaxpr.outvars, keep, strict=True) if k]
     return ClosedJaxpr(closed.jaxpr.replace(outvars=outvars), closed.consts)
@@ -208,7 +201,7 @@ def _bind_forwarding(traced: common.TracedFun, init_flat: list[Any], xs_flat: li
     jaxpr, consts = traced.jaxpr, list(traced.consts)
     num_carry, num_xs = len(init_flat), len(xs_flat)
     num_ys = len(jaxpr.out_avals) - num_carry
-    forwarded = _forwarded_inputs(jaxpr.jaxpr)
+    forwarded = common.forwarded_inputs(jaxpr.jaxpr)
     carry_fwd, ys_fwd = forwarded[:num_carry], forwarded[num_carry:]
     move_to_const = [len(consts) + i == src for i, src in enumerate(carry_fwd)]
     args = [*init_flat, *xs_flat]

@@ -28,7 +28,7 @@ from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.lax import reductions
 from justjax._src.lax.control_flow import common
-from justjax._src.lax.joining import _asarray
+from justjax._src.lax.joining import as_operand
 
 __all__ = ["while_loop", "while_p"]
 
@@ -89,9 +89,9 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any],
 
 def _python_while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     """The loop run in Python, as JAX does under `disable_jit()`."""
-    val = tree_util.tree_map(_asarray, init_val)
+    val = tree_util.tree_map(as_operand, init_val)
     while cond_fun(val):
-        val = tree_util.tree_map(_asarray, body_fun(val))
+        val = tree_util.tree_map(as_operand, body_fun(val))
     return val
 
 
@@ -113,12 +113,6 @@ def _trace_loop(cond_fun: Callable, body_fun: Callable, carry_tree: Any,
     return cond, body
 
 
-def _forwarded_inputs(jaxpr: Jaxpr) -> list[int | None]:
-    """For each output of `jaxpr`, the index of the input it returns unchanged, or None."""
-    index = {v: i for i, v in enumerate(jaxpr.invars)}
-    return [None if isinstance(v, Literal) else index.get(v) for v in jaxpr.outvars]
-
-
 def _bind_while(cond: common.TracedFun, body: common.TracedFun, init: list[Any]) -> list[Any]:
     """Binds `while`. Carries the body returns unchanged and the condition does not read
     become body constants instead, as JAX does (a batched predicate then does not batch
@@ -126,7 +120,7 @@ def _bind_while(cond: common.TracedFun, body: common.TracedFun, init: list[Any])
     cond_jaxpr, body_jaxpr = cond.jaxpr, body.jaxpr
     body_consts = list(body.consts)
     nbody = len(body_consts)
-    forwarded = _forwarded_inputs(body_jaxpr.jaxpr)
+    forwarded = common.forwarded_inputs(body_jaxpr.jaxpr)
     not_forwarded = [f != nbody + i for i, f in enumerate(forwarded)]
     pruned_cond, keep = pe.dce_jaxpr(cond_jaxpr.jaxpr, [True],
                                      instantiate=[True] * len(cond.consts) + not_forwarded)
