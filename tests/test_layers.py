@@ -85,8 +85,8 @@ def _all_primitives() -> list[core.Primitive]:
     modules = [importlib.import_module(name) for name in PRIMITIVE_MODULES]
     for package in ("justjax._src.lax", "justjax._src.numpy", "justjax._src.nn"):
         pkg = importlib.import_module(package)
-        modules.extend(importlib.import_module(f"{package}.{info.name}")
-                       for info in pkgutil.iter_modules(pkg.__path__))
+        modules.extend(importlib.import_module(info.name)
+                       for info in pkgutil.walk_packages(pkg.__path__, f"{package}."))
     prims = {}
     for module in modules:
         for value in vars(module).values():
@@ -106,13 +106,13 @@ NO_JVP_RULE = {"nextafter", "custom_jvp_call", "custom_vjp_call", "custom_lin",
 # The primitives that can appear applied to a tangent in a linear jaxpr, so reverse mode
 # needs their transpose: JAX's transpose table restricted to justjax's primitives.
 LINEAR_PRIMITIVES = {
-    "add", "add_any", "all_gather", "broadcast_in_dim", "complex", "concatenate", "conj",
+    "add", "add_any", "all_gather", "broadcast_in_dim", "complex", "concatenate", "cond", "conj",
     "conv_general_dilated", "convert_element_type", "copy", "cumsum", "custom_lin", "div",
     "dot_general", "dynamic_slice", "dynamic_update_slice", "gather", "imag", "mul", "neg",
     "pad", "psum", "real", "reduce_precision", "reduce_scatter", "reduce_sum", "reduce_window_sum", "remat2", "reshape",
-    "rev", "scatter", "scatter-add", "scatter-mul", "scatter-sub", "select_and_gather_add",
+    "rev", "scan", "scatter", "scatter-add", "scatter-mul", "scatter-sub", "select_and_gather_add",
     "select_and_scatter_add", "select_n", "slice", "split", "squeeze", "stack", "sub", "tile",
-    "transpose", "unstack",
+    "transpose", "unstack", "while",
 }
 
 

@@ -110,6 +110,11 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "custom_vjp_call": "tests/test_custom_derivatives.py",
     "remat2": "tests/test_checkpoint.py",
     "name": "tests/test_checkpoint.py (checkpoint_name)",
+    # Control flow holds jaxprs: its table of records is tests/test_control_flow.py.
+    "cond": "tests/test_control_flow.py, tests/test_cond.py",
+    "while": "tests/test_control_flow.py, tests/test_while_loop.py",
+    "scan": "tests/test_control_flow.py, tests/test_scan.py, tests/test_scan_ad.py",
+    "empty2": "tests/test_cond.py (the residuals of grad of cond)",
 }
 
 

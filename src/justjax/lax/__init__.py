@@ -305,3 +305,16 @@ from justjax._src.lax.parallel import (
     psum_p as psum_p,
     psum_scatter as psum_scatter,
 )
+from justjax._src.lax.control_flow.scan import (
+    scan as scan,
+    scan_p as scan_p,
+)
+from justjax._src.lax.control_flow.while_loop import (
+    while_loop as while_loop,
+    while_p as while_p,
+)
+from justjax._src.lax.control_flow.library import (
+    associative_scan as associative_scan,
+    fori_loop as fori_loop,
+    map as map,
+)

@@ -22,7 +22,7 @@ from justjax._src import dispatch, errors, tree_util
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
-from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from justjax._src.core.jaxpr import ClosedJaxpr, JaxprEqn, Literal, Var
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.interpreters import partial_eval as pe
