@@ -17,7 +17,7 @@ from justjax._src import stages
 from justjax._src.core import core
 from justjax._src.core import pretty as pp
 from justjax._src.core.avals import ShapedArray
-from justjax._src.core.jaxpr import (ClosedJaxpr, JaxprEqn, PrettyContext, eval_jaxpr,
+from justjax._src.core.jaxpr import (ClosedJaxpr, JaxprEqn, PrettyContext,
                                      pp_eqn_default, pp_eqn_rules)
 from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.interpreters import partial_eval as pe
@@ -73,66 +73,10 @@ ad.primitive_jvps[jit_p] = _jit_jvp
 # Partial evaluation (linearize): the known part runs as one call now, returning residuals;
 # the unknown part is staged as another call reading them.
 
-@pe.transform_cache
-def _split_jaxpr(closed: ClosedJaxpr, in_unknowns: tuple[bool, ...]
-                 ) -> tuple[ClosedJaxpr, ClosedJaxpr, tuple[bool, ...], tuple[tuple[str, Any], ...]]:
-    """Splits `closed` into a known jaxpr (known inputs -> known outputs + residuals) and an
-    unknown jaxpr (residuals + unknown inputs -> unknown outputs), as JAX does.
-
-    Returns both, which outputs are unknown, and where each residual comes from: `("in", i)`
-    is known input i and `("out", j)` known output j (JAX forwards those rather than
-    returning them twice); `("res", k)` is the known jaxpr's k-th extra output (values it
-    computes, and scalar constants the derivative created); and `("const", value)` a constant
-    `closed` closes over, which JAX passes to the unknown call from outside.
-    """
-    known_avals = [a for a, u in zip(closed.in_avals, in_unknowns, strict=True) if not u]
-    unknown_avals = [a for a, u in zip(closed.in_avals, in_unknowns, strict=True) if u]
-    found: dict[str, Any] = {}
-
-    def known_fun(*known_args: Any) -> list[Any]:
-        unknown_trace = ad.TangentStagingTrace(core.current_trace())
-        unknown_args = [unknown_trace.new_arg(a) for a in unknown_avals]
-        args = pe.merge_lists(in_unknowns, list(known_args), unknown_args)
-        with core.set_current_trace(unknown_trace):
-            outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
-        out_unknowns = [unknown_trace._is_unknown(o) for o in outs]
-        unknown_outs = [o for o, u in zip(outs, out_unknowns, strict=True) if u]
-        unknown_closed = unknown_trace.to_closed_jaxpr(unknown_outs)
-        unknown_trace.release()
-        # Residuals only dead tangent code reads (behind a stop_gradient, say) are dropped.
-        num_res = len(unknown_closed.consts)
-        unknown_jaxpr, used = pe.dce_jaxpr(
-            pe.convert_constvars_jaxpr(unknown_closed.jaxpr), True,
-            instantiate=[False] * num_res + [True] * len(unknown_avals))
-        residuals = [c for c, u in zip(unknown_closed.consts, used, strict=False) if u]
-        known_outs = [o for o, u in zip(outs, out_unknowns, strict=True) if not u]
-        sources, extra = [], []
-        for value in residuals:
-            if any(value is c for c in closed.consts):
-                sources.append(("const", value))
-                continue
-            source = (next((("in", i) for i, a in enumerate(known_args) if a is value), None)
-                      or next((("out", j) for j, o in enumerate(known_outs) if o is value),
-                              None))
-            if source is None:
-                source = ("res", len(extra))
-                extra.append(value)
-            sources.append(source)
-        found.update(unknown=unknown_jaxpr, out_unknowns=tuple(out_unknowns),
-                     sources=tuple(sources))
-        return [*known_outs, *extra]
-
-    known = staging.trace_to_jaxpr(known_fun, known_avals)
-    known_jaxpr, _ = pe.dce_jaxpr(known.jaxpr, True, instantiate=True)
-    known = ClosedJaxpr(pe.name_unused_outputs(known_jaxpr), known.consts)
-    unknown = pe.close_jaxpr(pe.name_unused_outputs(found["unknown"]))
-    return known, unknown, found["out_unknowns"], found["sources"]
-
-
 def _jit_partial_eval(trace: ad.TangentStagingTrace, args: Sequence[Any], params: dict
                       ) -> list[Any]:
     in_unknowns = tuple(trace._is_unknown(a) for a in args)
-    known, unknown, out_unknowns, sources = _split_jaxpr(params["jaxpr"], in_unknowns)
+    known, unknown, out_unknowns, sources = pe.split_jaxpr(params["jaxpr"], in_unknowns)
     known_args, unknown_args = pe.partition_list(in_unknowns, args)
     known_donated, _ = pe.partition_list(in_unknowns, params["donated_invars"])
     known_outs: list[Any] = []

@@ -451,6 +451,86 @@ def _jvp_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...], instantiate: tup
     return _reclose(jaxpr, consts), tuple(out_nonzeros)
 
 
+@transform_cache
+def split_jaxpr(closed: ClosedJaxpr, in_unknowns: tuple[bool, ...],
+                instantiate: tuple[bool, ...] | None = None,
+                forwardable: tuple[bool, ...] | None = None, loop_body: bool = False
+                ) -> tuple[ClosedJaxpr, ClosedJaxpr, tuple[bool, ...], tuple[tuple[str, Any], ...]]:
+    """Splits `closed` into a known jaxpr (known inputs -> known outputs + residuals) and an
+    unknown jaxpr (residuals + unknown inputs -> unknown outputs), as JAX's partial
+    evaluation of a call or a loop body does.
+
+    Args:
+      closed: the jaxpr to split.
+      in_unknowns: which inputs are unknown.
+      instantiate: outputs to make unknown even when they are computable now (a loop's
+        carries found unknown, whose type may not change between iterations); default none.
+      forwardable: known inputs whose value the unknown side may read directly when it needs
+        them as residuals; default all. A loop's carries are not (they change every step).
+      loop_body: residuals are never forwarded from known outputs (a loop stacks them), and
+        every constant a residual is goes to the unknown side from outside, not only the
+        constants `closed` closes over.
+    Returns:
+      `(known, unknown, out_unknowns, sources)`; `unknown` takes the residuals first. Each
+      residual's source: `("in", i)` known input i; `("out", j)` known output j (not for loop
+      bodies); `("res", k)` the known jaxpr's k-th extra output (values it computes, and for
+      calls the constants the derivative created); `("const", value)` a constant passed to
+      the unknown side from outside.
+    """
+    instantiate = instantiate or (False,) * len(closed.out_avals)
+    forwardable = forwardable or (True,) * len(in_unknowns)
+    known_avals, unknown_avals = partition_list(in_unknowns, closed.in_avals)
+    known_forwardable, _ = partition_list(in_unknowns, forwardable)
+    found: dict[str, Any] = {}
+
+    def source_of(value: Any, known_args: Sequence[Any], known_outs: Sequence[Any]
+                  ) -> tuple[str, Any] | None:
+        if any(value is c for c in closed.consts) or (
+                loop_body and not isinstance(value, core.Tracer)):
+            return ("const", value)
+        for i, (arg, fwd) in enumerate(zip(known_args, known_forwardable, strict=True)):
+            if value is arg:
+                return ("in", i) if fwd else None
+        if not loop_body:
+            return next((("out", j) for j, o in enumerate(known_outs) if o is value), None)
+        return None
+
+    def known_fun(*known_args: Any) -> list[Any]:
+        unknown_trace = ad.TangentStagingTrace(core.current_trace())
+        unknown_args = [unknown_trace.new_arg(a) for a in unknown_avals]
+        args = merge_lists(in_unknowns, list(known_args), unknown_args)
+        with core.set_current_trace(unknown_trace):
+            outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
+        out_unknowns = [inst or unknown_trace._is_unknown(o)
+                        for o, inst in zip(outs, instantiate, strict=True)]
+        known_outs, unknown_outs = partition_list(out_unknowns, outs)
+        # A known output made unknown becomes a residual the unknown jaxpr returns.
+        unknown_closed = unknown_trace.to_closed_jaxpr(unknown_outs)
+        unknown_trace.release()
+        # Residuals only dead tangent code reads (behind a stop_gradient, say) are dropped.
+        num_res = len(unknown_closed.consts)
+        unknown_jaxpr, used = dce_jaxpr(
+            convert_constvars_jaxpr(unknown_closed.jaxpr), True,
+            instantiate=[False] * num_res + [True] * len(unknown_avals))
+        residuals = [c for c, u in zip(unknown_closed.consts, used[:num_res], strict=True) if u]
+        sources, extra = [], []
+        for value in residuals:
+            source = source_of(value, known_args, known_outs)
+            if source is None:
+                source = ("res", len(extra))
+                extra.append(value)
+            sources.append(source)
+        found.update(unknown=unknown_jaxpr, out_unknowns=tuple(out_unknowns),
+                     sources=tuple(sources))
+        return [*known_outs, *extra]
+
+    known = staging.trace_to_jaxpr(known_fun, known_avals)
+    known_jaxpr, _ = dce_jaxpr(known.jaxpr, True, instantiate=True)
+    known = ClosedJaxpr(name_unused_outputs(known_jaxpr), known.consts)
+    unknown = close_jaxpr(name_unused_outputs(found["unknown"]))
+    return known, unknown, found["out_unknowns"], found["sources"]
+
+
 def _reclose(jaxpr: Jaxpr, consts: Sequence[Any]) -> ClosedJaxpr:
     """An open jaxpr whose leading invars stand for `consts`, as a ClosedJaxpr."""
     n = len(consts)

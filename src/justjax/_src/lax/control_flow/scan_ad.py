@@ -26,7 +26,7 @@ import numpy as np
 
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
-from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr
+from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from justjax._src.interpreters import ad, staging
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.lax.control_flow.scan import scan_p
@@ -52,79 +52,6 @@ def _or(xs: Sequence[bool], ys: Sequence[bool]) -> list[bool]:
 # ---------------------------------------------------------------------------------------------
 # Partial evaluation (linearize): a known scan computing the known outputs and the
 # residuals, and a staged unknown scan reading them.
-
-@pe.transform_cache
-def _split_body(closed: ClosedJaxpr, in_unknowns: tuple[bool, ...],
-                instantiate: tuple[bool, ...], forwardable: tuple[bool, ...]
-                ) -> tuple[ClosedJaxpr, ClosedJaxpr, tuple[bool, ...], tuple[tuple[str, Any], ...]]:
-    """Splits one iteration of a scan body into a known and an unknown jaxpr.
-
-    Args:
-      closed: the body.
-      in_unknowns: which body inputs are unknown.
-      instantiate: outputs to make unknown even when they are computable now (the carries
-        found unknown, whose type must not change between iterations).
-      forwardable: inputs whose value the unknown scan may read directly when a residual
-        (consts and xs; not carries, whose value changes from iteration to iteration).
-    Returns:
-      `(known, unknown, out_unknowns, sources)`: `known` maps the known inputs to the known
-      outputs and the residuals it computes; `unknown` (without consts) maps all residuals
-      then the unknown inputs to the unknown outputs; `sources` says where each residual
-      comes from: `("in", i)` known input i, `("res", k)` the k-th residual `known` returns,
-      `("const", value)` a value from outside the loop (a constant of the body).
-    """
-    known_avals = [a for a, u in zip(closed.in_avals, in_unknowns, strict=True) if not u]
-    unknown_avals = [a for a, u in zip(closed.in_avals, in_unknowns, strict=True) if u]
-    known_forwardable, _ = pe.partition_list(in_unknowns, forwardable)
-    found: dict[str, Any] = {}
-
-    def known_fun(*known_args: Any) -> list[Any]:
-        unknown_trace = ad.TangentStagingTrace(core.current_trace())
-        unknown_args = [unknown_trace.new_arg(a) for a in unknown_avals]
-        args = pe.merge_lists(in_unknowns, list(known_args), unknown_args)
-        with core.set_current_trace(unknown_trace):
-            outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
-        out_unknowns = [inst or unknown_trace._is_unknown(o)
-                        for o, inst in zip(outs, instantiate, strict=True)]
-        known_outs, unknown_outs = pe.partition_list(out_unknowns, outs)
-        # A known output made unknown becomes a residual the unknown jaxpr returns.
-        unknown_closed = unknown_trace.to_closed_jaxpr(unknown_outs)
-        unknown_trace.release()
-        num_res = len(unknown_closed.consts)
-        # Residuals only dead code reads are dropped; the unknown inputs all stay (carries).
-        unknown_jaxpr, used = pe.dce_jaxpr(
-            pe.convert_constvars_jaxpr(unknown_closed.jaxpr), True,
-            instantiate=[False] * num_res + [True] * len(unknown_avals))
-        residuals = [c for c, u in zip(unknown_closed.consts, used[:num_res], strict=True) if u]
-        sources, extra = [], []
-        for value in residuals:
-            source = _residual_source(value, known_args, known_forwardable)
-            if source is None:
-                source = ("res", len(extra))
-                extra.append(value)
-            sources.append(source)
-        found.update(unknown=unknown_jaxpr, out_unknowns=tuple(out_unknowns),
-                     sources=tuple(sources))
-        return [*known_outs, *extra]
-
-    known = staging.trace_to_jaxpr(known_fun, known_avals)
-    known_jaxpr, _ = pe.dce_jaxpr(known.jaxpr, True, instantiate=True)
-    known = ClosedJaxpr(pe.name_unused_outputs(known_jaxpr), known.consts)
-    unknown = pe.close_jaxpr(pe.name_unused_outputs(found["unknown"]))
-    return known, unknown, found["out_unknowns"], found["sources"]
-
-
-def _residual_source(value: Any, known_args: Sequence[Any], forwardable: Sequence[bool]
-                     ) -> tuple[str, Any] | None:
-    """Where a residual comes from when the known jaxpr need not return it: a forwardable
-    known input, or a value from outside the loop; None if the known jaxpr computes it."""
-    for i, (arg, fwd) in enumerate(zip(known_args, forwardable, strict=True)):
-        if value is arg:
-            return ("in", i) if fwd else None
-    if not isinstance(value, core.Tracer):
-        return ("const", value)
-    return None
-
 
 def _hoist_loop_invariants(known: ClosedJaxpr, consts: Sequence[Any], num_res: int
                            ) -> tuple[ClosedJaxpr, list[Any], list[bool], list[Any]]:
@@ -235,8 +162,8 @@ def _unknown_carries(jaxpr: ClosedJaxpr, num_carry: int, const_uk: list[bool],
     """The fixpoint of which carries are unknown, and the body split for it."""
     num_ys = len(jaxpr.out_avals) - num_carry
     for _ in range(1 + num_carry):
-        split = _split_body(jaxpr, tuple(const_uk + carry_uk + xs_uk),
-                            tuple(carry_uk + [False] * num_ys), forwardable)
+        split = pe.split_jaxpr(jaxpr, tuple(const_uk + carry_uk + xs_uk),
+                               tuple(carry_uk + [False] * num_ys), forwardable, True)
         carry_uk_out = list(split[2][:num_carry])
         if carry_uk_out == carry_uk:
             return carry_uk, split
