@@ -49,16 +49,19 @@ class ModuleContext:
     # Keeps lowered jaxprs alive so their ids stay unique while the module is built.
     _lowered_jaxprs: list[Any] = field(default_factory=list)
 
+    # How many names have been made unique: MLIR's symbol table numbers its renamings with
+    # one counter per module, so the third clash of any names gets `_2`.
+    _renamings: int = 0
+
     def fresh_function_name(self, name: str) -> str:
-        """`name`, or `name_0`, `name_1`, ... if a function of that name exists."""
+        """`name`, or if a function of that name exists `name_<n>` with the module's next
+        renaming number, as MLIR's symbol table renames (`f_0`, then `g_1`, ...)."""
         taken = {fn.name for fn in self.module.functions}
-        if name not in taken:
-            return name
-        for i in range(len(taken) + 1):
-            candidate = f"{name}_{i}"
-            if candidate not in taken:
-                return candidate
-        raise AssertionError("unreachable")
+        candidate = name
+        while candidate in taken:
+            candidate = f"{name}_{self._renamings}"
+            self._renamings += 1
+        return candidate
 
 
 @dataclass(frozen=True)
