@@ -1,12 +1,10 @@
 """`lax.fori_loop`, `lax.map` and `lax.associative_scan` (`_src/lax/control_flow/library.py`):
-the jaxprs JAX 0.10.2 prints for them (the golden corpus cases of their groups), values
-against NumPy and Python loops, gradients against finite differences, vmap against loops over
+values against NumPy and Python loops (the programs JAX recorded are
+`test_control_flow_programs.py`'s), gradients against finite differences, vmap against loops over
 examples, and JAX's errors.
 """
 from __future__ import annotations
 
-import json
-import pathlib
 
 import numpy as np
 import pytest
@@ -15,66 +13,7 @@ import justjax as jax
 import justjax.numpy as jnp
 from justjax import lax
 from justjax._src.test_util import check_grads
-from tests import test_jit_programs as jit_programs
 from tests.harness import assert_close, lower_to_module, run_reference, stack_per_example
-
-GOLDEN = json.loads(
-    (pathlib.Path(__file__).parent / "golden" / "control_flow_programs.json").read_text())
-BASE: dict = {"jax": jax, "jnp": jnp, "lax": lax, "np": np}
-exec(GOLDEN["prelude"], BASE)
-
-# The corpus cases of this module's functions (fori_loop, map, associative_scan).
-MY_CASES = ("fori/", "map/", "assoc/", "grad/associative_scan", "grad/fori", "vmap/fori",
-            "vmap/map", "vmap/associative_scan", "nested/map_of_scan", "nested/switch_in_fori",
-            "realistic/linear_recurrence_assoc", "error/fori_", "error/associative_scan_",
-            "error/map_", "error/grad_fori_traced_bound")
-
-# JAX 0.10.2 reverses before normalizing the axis, so `reverse=True, axis=-1` raises from
-# `rev`; its documentation says the scan runs along `axis`, which justjax does
-# (test_reverse_negative_axis_follows_the_documentation checks the values).
-DOCUMENTED_NOT_JAX = {"assoc/negative_axis_reverse"}
-
-
-# Differences owned outside library.py, strictly xfailed so a fix shows up.
-OWNED_ELSEWHERE: dict[tuple[str, str], str] = {}
-
-
-def _cases(part: str) -> list:
-    params = []
-    for case in GOLDEN["cases"]:
-        title = case["title"]
-        if not title.startswith(MY_CASES) or part not in case or title in DOCUMENTED_NOT_JAX:
-            continue
-        reason = OWNED_ELSEWHERE.get((part, title))
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        params.append(pytest.param(case, id=title, marks=marks))
-    return params
-
-
-def _fresh(case: dict) -> tuple[dict, tuple]:
-    namespace = dict(BASE)
-    exec(case["source"], namespace)
-    return namespace, eval(case["args"], namespace)
-
-
-@pytest.mark.parametrize("case", _cases("jaxpr"))
-def test_golden_jaxpr(case: dict) -> None:
-    """`make_jaxpr(f)(*args)` prints what JAX printed (or raises JAX's error)."""
-    namespace, args = _fresh(case)
-    text = jit_programs._run_part(case, "jaxpr",
-                                  lambda: str(jax.make_jaxpr(namespace["f"])(*args)))
-    if text is not None:
-        assert text == case["jaxpr"]["result"]
-
-
-@pytest.mark.parametrize("case", _cases("value"))
-def test_golden_value(case: dict) -> None:
-    """`f(*args)` gives JAX's value, dtype and weak type (or raises JAX's error)."""
-    namespace, args = _fresh(case)
-    result = jit_programs._run_part(case, "value", lambda: namespace["f"](*args))
-    if result is not None:
-        jit_programs._compare(result, case["value"]["result"])
-
 
 # ---------------------------------------------------------------------------------------------
 # associative_scan
@@ -112,7 +51,8 @@ def test_associative_scan_axes(axis: int, reverse: bool) -> None:
 
 def test_reverse_negative_axis_follows_the_documentation() -> None:
     """JAX 0.10.2 raises from `rev` here; the documented result is the reverse scan along
-    the last axis (see DOCUMENTED_NOT_JAX)."""
+    the last axis (JAX 0.10.2 reverses before normalizing the axis, so it raises from `rev`;
+    its documentation says the scan runs along `axis`, which justjax does)."""
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     got = lax.associative_scan(jnp.add, x, reverse=True, axis=-1)
     assert_close(got, np.cumsum(x[:, ::-1], axis=1)[:, ::-1], 0)

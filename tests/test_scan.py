@@ -1,15 +1,13 @@
 """`lax.scan` and the `scan` primitive (forward parts): the API's pytrees, lengths, errors and
-weak carries; printing against what JAX 0.10.2 recorded; eager vs jit vs a Python loop;
+weak carries; eager vs jit vs a Python loop;
 `reverse`, `unroll`, length 0; jvp against finite differences; vmap against a Python loop;
 dead-code elimination; lowering to `stablehlo.while` run on the reference backend.
 
-Reverse mode (partial eval, transpose) is `scan_ad.py`'s and tested in `test_scan_ad.py`.
+Reverse mode (partial eval, transpose) is `scan_ad.py`'s and tested in `test_scan_ad.py`; the
+programs JAX recorded (printing, values, errors, StableHLO) are `test_control_flow_programs.py`'s.
 """
 from __future__ import annotations
 
-import json
-import pathlib
-import re
 import warnings
 from typing import Any, Callable
 
@@ -22,68 +20,7 @@ from justjax import lax
 from justjax._src.core import core
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.test_util import check_grads
-from tests import test_jit_programs
 from tests.harness import assert_close, lower_to_module, run_reference
-
-# ---------------------------------------------------------------------------------------------
-# Golden cases recorded from JAX: the forward-mode scan cases (grad cases need `scan_ad`,
-# nested cond/while/map cases need those primitives; other files test them).
-
-GOLDEN = json.loads((pathlib.Path(__file__).parent / "golden" /
-                     "control_flow_programs.json").read_text())
-BASE: dict[str, Any] = dict(test_jit_programs.BASE)
-exec(GOLDEN["prelude"], BASE)
-FORWARD = re.compile(r"^(scan/|jvp/scan|vmap/scan|error/scan_|nested/(scan_in_scan|vmap_vmap_scan)"
-                     r"$|realistic/(rnn_100_loss|rk4_trajectory|kmeans))")
-CASES = [c for c in GOLDEN["cases"] if FORWARD.search(c["title"])]
-
-
-def _fresh(case: dict) -> tuple[dict, tuple]:
-    namespace = dict(BASE)
-    exec(case["source"], namespace)
-    return namespace, eval(case["args"], namespace)
-
-
-def _params(part: str) -> list:
-    return [pytest.param(c, id=c["title"]) for c in CASES if part in c]
-
-
-def test_golden_cases_are_selected() -> None:
-    assert len(CASES) >= 40
-
-
-@pytest.mark.parametrize("case", _params("jaxpr"))
-def test_golden_jaxpr(case: dict) -> None:
-    """`make_jaxpr(f)(*args)` prints JAX's text character for character (or raises JAX's
-    error)."""
-    namespace, args = _fresh(case)
-    text = test_jit_programs._run_part(case, "jaxpr",
-                                       lambda: str(jax.make_jaxpr(namespace["f"])(*args)))
-    if text is not None:
-        assert text == case["jaxpr"]["result"]
-
-
-@pytest.mark.parametrize("case", _params("value"))
-def test_golden_value(case: dict) -> None:
-    """`f(*args)` gives JAX's values, dtypes and weak types."""
-    namespace, args = _fresh(case)
-    result = test_jit_programs._run_part(case, "value", lambda: namespace["f"](*args))
-    if result is not None:
-        test_jit_programs._compare(result, case["value"]["result"])
-
-
-@pytest.mark.parametrize("case", _params("stablehlo"))
-def test_golden_stablehlo(case: dict) -> None:
-    """`jit(f).lower(*args)` has JAX's signature and JAX's ops and types, line for line."""
-    namespace, args = _fresh(case)
-    text = test_jit_programs._run_part(
-        case, "stablehlo", lambda: jax.jit(namespace["f"]).lower(*args).as_text())
-    if text is not None:
-        want = case["stablehlo"]["result"]
-        assert (test_jit_programs._main_signature(text)
-                == test_jit_programs._main_signature(want))
-        assert test_jit_programs.stablehlo_closeness(text, want) == 1.0
-
 
 # ---------------------------------------------------------------------------------------------
 # A NumPy reference: the Python loop scan stands for.

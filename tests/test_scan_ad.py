@@ -1,9 +1,8 @@
 """Reverse-mode differentiation of `scan` (`scan_ad.py`): partial evaluation under linearize,
 vjp and grad, transposition, and the checkpoint rule.
 
-- The golden programs of the corpus that differentiate scans (`grad/scan*`, `grad/fori*`,
-  `grad/map`, `nested/grad_*`, `realistic/*_grad*`, ...) print JAX's jaxprs character for
-  character and compute JAX's values.
+- The programs JAX recorded that differentiate scans (`grad/scan*`, `realistic/*_grad*`, ...)
+  are compared in `test_control_flow_programs.py`.
 - `check_grads` (reverse mode, to second order) against finite differences for scans with
   consts, pytree carries, `reverse`, `unroll`, `xs=None`, integer carries mixed with float
   ones, ys only, and a scan inside a scan.
@@ -12,9 +11,6 @@ vjp and grad, transposition, and the checkpoint rule.
 """
 from __future__ import annotations
 
-import json
-import pathlib
-import types
 from typing import Any, Callable
 
 import numpy as np
@@ -23,80 +19,17 @@ import pytest
 import justjax as jax
 import justjax.numpy as jnp
 from justjax import lax
-from justjax._src.lax.control_flow import library
 from justjax._src.interpreters import ad
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.lax.control_flow import scan_ad
 from justjax._src.lax.control_flow.scan import scan_p
 from justjax._src.test_util import check_grads
-from tests.test_jit_programs import _compare
-
-GOLDEN = json.loads((pathlib.Path(__file__).parent / "golden"
-                     / "control_flow_programs.json").read_text())
-CASES = {case["title"]: case for case in GOLDEN["cases"]}
-
-# The corpus calls `lax.fori_loop` and `lax.map`; until the package exports them, the
-# library's own functions stand in.
-_LAX = types.SimpleNamespace(**{name: getattr(lax, name) for name in dir(lax)
-                                if not name.startswith("__")})
-for _name in ("fori_loop", "map"):
-    if not hasattr(_LAX, _name):
-        setattr(_LAX, _name, getattr(library, _name))
-BASE: dict[str, Any] = {"jax": jax, "jnp": jnp, "lax": _LAX, "np": np}
-exec(GOLDEN["prelude"], BASE)
-
-GROUP = [
-    "grad/scan", "grad/scan_reverse", "grad/scan_closure_param", "grad/scan_pytree",
-    "grad/scan_unroll", "grad/fori_concrete", "grad/fori_vector", "grad/jit_scan", "grad/map",
-    "grad/value_and_grad_scan", "grad/hessian_scan", "nested/grad_scan_in_scan",
-    "nested/checkpoint_scan_body", "nested/grad_vmap_cond_scan", "realistic/rnn_100_grad",
-    "realistic/rk4_grad_param", "realistic/ema_scan_grad",
-]
-
-KNOWN_JAXPR_DIFFERENCES: dict[str, str] = {}
-
 
 def test_rules_are_registered() -> None:
     """Importing `scan_ad` registers scan's partial eval, transpose and checkpoint rules."""
     assert ad.partial_eval_rules[scan_p] is scan_ad._scan_partial_eval
     assert ad.primitive_transposes[scan_p] is scan_ad._scan_transpose
     assert pe.partial_eval_jaxpr_custom_rules[scan_p] is scan_ad._scan_partial_eval_custom
-
-
-def _needs(case: dict) -> list:
-    if "lax.cond(" in case["source"] and not hasattr(lax, "cond"):
-        return [pytest.mark.skip(reason="lax.cond is not built yet")]
-    return []
-
-
-def _params(known: dict[str, str]) -> list:
-    params = []
-    for title in GROUP:
-        marks = _needs(CASES[title])
-        if title in known:
-            marks.append(pytest.mark.xfail(strict=True, reason=known[title]))
-        params.append(pytest.param(CASES[title], id=title, marks=marks))
-    return params
-
-
-def _fresh(case: dict) -> tuple[dict, tuple]:
-    namespace = dict(BASE)
-    exec(case["source"], namespace)
-    return namespace, eval(case["args"], namespace)
-
-
-@pytest.mark.parametrize("case", _params(KNOWN_JAXPR_DIFFERENCES))
-def test_golden_jaxpr(case: dict) -> None:
-    """`make_jaxpr` of the derivative prints what JAX printed."""
-    namespace, args = _fresh(case)
-    assert str(jax.make_jaxpr(namespace["f"])(*args)) == case["jaxpr"]["result"]
-
-
-@pytest.mark.parametrize("case", _params({}))
-def test_golden_value(case: dict) -> None:
-    """The derivative, computed eagerly, is JAX's."""
-    namespace, args = _fresh(case)
-    _compare(namespace["f"](*args), case["value"]["result"])
 
 
 # ---------------------------------------------------------------------------------------------
