@@ -245,10 +245,12 @@ def _normalize_array_index(index: Any, size: int) -> Any:
     dtype = core.get_aval(index).dtype
     if dtypes.is_unsigned(dtype):
         return index
-    weak = core.get_aval(index).weak_type
+    aval = core.get_aval(index)
     index = _canonical_numpy(index)
-    # A weakly typed index stays weak (JAX adds a Python int), so the scatter path converts it.
-    size_value = size if weak else dtypes.coerce_to_array(size, dtype)
+    # A weakly typed scalar index stays weak (JAX adds a Python int to it), so the scatter
+    # path converts it; an index array gets a typed constant, as in JAX.
+    weak_scalar = aval.weak_type and aval.ndim == 0
+    size_value = size if weak_scalar else dtypes.coerce_to_array(size, dtype)
     if isinstance(index, np.ndarray):
         negative = index < 0
     else:
