@@ -819,3 +819,31 @@ def test_realistic_program_matches_jax(name: str) -> None:
     theirs = build(real_jax, real_jax.numpy, real_jax.lax)(*args)
     theirs = real_jax.tree_util.tree_map(np.asarray, theirs)
     _assert_tree_close(jax.tree_util.tree_map(np.asarray, ours), theirs, 2e-5, name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors raised inside a body name the user's function, what it was traced for and the
+# parameter the offending value came from, as JAX's messages do (checked against JAX 0.10.2).
+
+def _python_branch(i: Any, c: Any) -> Any:
+    if c > 2:
+        return c
+    return c + 1.0
+
+
+@pytest.mark.parametrize("call, traced_for", [
+    (lambda: lax.fori_loop(0, 3, _python_branch, 0.0), "fori_loop"),
+    (lambda: lax.fori_loop(0, jnp.zeros((), jnp.int32) + 3, _python_branch, 0.0), "fori_loop"),
+    (lambda: lax.scan(lambda c, x: (_python_branch(0, c), None), 0.0, None, length=3),
+     "scan"),
+    (lambda: lax.while_loop(lambda c: c < 3, lambda c: _python_branch(0, c), 0.0),
+     "while_body"),
+])
+def test_errors_in_bodies_name_the_users_function(call: Callable, traced_for: str) -> None:
+    with pytest.raises(jax.errors.TracerBoolConversionError) as info:
+        jax.jit(call)()
+    message = str(info.value)
+    assert f"for {traced_for}. " in message
+    assert "depends on the value of the argument c." in message
+    if traced_for == "fori_loop":
+        assert "the function _python_branch at " in message

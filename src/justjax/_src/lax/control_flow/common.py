@@ -60,9 +60,22 @@ def trace_fun(fun: Callable, in_tree: Any, in_avals: Sequence[ShapedArray],
         out_trees.append(out_tree)
         return [_as_jax_value(x, fun, traced_for) for x in out_leaves]
 
-    debug = staging.debug_info(traced_for, fun)
+    debug = getattr(fun, "_justjax_debug_info", None)
+    if debug is None:
+        arg_names = staging.leaf_arg_names(
+            fun, tree_util.tree_unflatten(in_tree, list(in_avals)), {}, frozenset())
+        debug = staging.debug_info(traced_for, fun, arg_names)
     jaxpr, consts = pe.trace_to_subjaxpr(flat_fun, list(in_avals), debug)
     return TracedFun(pe.close_jaxpr(jaxpr), consts, out_trees[0])
+
+
+def traced_as(wrapper: Callable, fun: Callable, traced_for: str, arg_names: Sequence[str]
+              ) -> Callable:
+    """Makes errors raised while tracing `wrapper` (a library function's adapter around the
+    user's `fun`, such as fori_loop's scan body) name `fun`, its source and `traced_for`, and
+    the wrapper's flattened arguments `arg_names`, as JAX does."""
+    wrapper._justjax_debug_info = staging.debug_info(traced_for, fun, tuple(arg_names))
+    return wrapper
 
 
 def _as_jax_value(x: Any, fun: Callable, traced_for: str) -> Any:

@@ -17,8 +17,9 @@ import numpy as np
 from justjax._src import tree_util
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
-from justjax._src.interpreters import batching
+from justjax._src.interpreters import batching, staging
 from justjax._src.lax import elementwise, slicing, structural
+from justjax._src.lax.control_flow import common
 from justjax._src.lax.control_flow.scan import scan
 from justjax._src.lax.control_flow.while_loop import while_loop
 
@@ -113,6 +114,9 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any, *,
     if not callable(body_fun):
         raise TypeError("lax.fori_loop: body_fun argument should be callable.")
     dtype = _counter_dtype(lower, upper)
+    # The body's parameters name its flattened arguments (the counter, then the carry's
+    # leaves) in errors, as JAX's do.
+    names = staging.leaf_arg_names(body_fun, [lower, init_val], {}, frozenset())
     bounds = _static_bounds(lower, upper)
     if bounds is not None:
         lower_, upper_ = bounds
@@ -120,7 +124,9 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any, *,
         if config.read("jax_disable_jit") and length == 0:
             # Without jit, scan is a Python loop, which has nothing to return for no steps.
             return init_val
-        (_, result), _ = scan(_fori_scan_body(body_fun), (lower_, init_val), None,
+        scan_body = common.traced_as(_fori_scan_body(body_fun), body_fun, "fori_loop",
+                                     names)
+        (_, result), _ = scan(scan_body, (lower_, init_val), None,
                               length=length, unroll=False if unroll is None else unroll)
         return result
     if unroll is not None and unroll is not False and unroll != 1:
@@ -130,7 +136,9 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any, *,
         lower = structural.convert_element_type(lower, dtype)
     if core.get_aval(upper).dtype != dtype:
         upper = structural.convert_element_type(upper, dtype)
-    _, _, result = while_loop(_fori_cond, _fori_while_body(body_fun), (lower, upper, init_val))
+    while_body = common.traced_as(_fori_while_body(body_fun), body_fun, "fori_loop",
+                                  [names[0], "upper", *names[1:]])
+    _, _, result = while_loop(_fori_cond, while_body, (lower, upper, init_val))
     return result
 
 
