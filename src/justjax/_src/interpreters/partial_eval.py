@@ -454,7 +454,7 @@ def _jvp_jaxpr(closed: ClosedJaxpr, nonzeros: tuple[bool, ...], instantiate: tup
 @transform_cache
 def split_jaxpr(closed: ClosedJaxpr, in_unknowns: tuple[bool, ...],
                 instantiate: tuple[bool, ...] | None = None,
-                forwardable: tuple[bool, ...] | None = None, loop_body: bool = False
+                forwardable: tuple[bool, ...] | None = None, mode: str = "call"
                 ) -> tuple[ClosedJaxpr, ClosedJaxpr, tuple[bool, ...], tuple[tuple[str, Any], ...]]:
     """Splits `closed` into a known jaxpr (known inputs -> known outputs + residuals) and an
     unknown jaxpr (residuals + unknown inputs -> unknown outputs), as JAX's partial
@@ -467,15 +467,17 @@ def split_jaxpr(closed: ClosedJaxpr, in_unknowns: tuple[bool, ...],
         carries found unknown, whose type may not change between iterations); default none.
       forwardable: known inputs whose value the unknown side may read directly when it needs
         them as residuals; default all. A loop's carries are not (they change every step).
-      loop_body: residuals are never forwarded from known outputs (a loop stacks them), and
-        every constant a residual is goes to the unknown side from outside, not only the
-        constants `closed` closes over.
+      mode: where residuals come from. `"call"` (a jit): forwarded from known inputs and
+        known outputs, the constants `closed` closes over passed from outside, the rest
+        returned. `"loop"` (a scan body): forwarded from `forwardable` inputs, every constant
+        passed from outside (a loop stacks what it returns, so known outputs are not
+        reused). `"branch"` (a cond branch): every residual returned, as the branches' must
+        be joined into one list.
     Returns:
       `(known, unknown, out_unknowns, sources)`; `unknown` takes the residuals first. Each
-      residual's source: `("in", i)` known input i; `("out", j)` known output j (not for loop
-      bodies); `("res", k)` the known jaxpr's k-th extra output (values it computes, and for
-      calls the constants the derivative created); `("const", value)` a constant passed to
-      the unknown side from outside.
+      residual's source: `("in", i)` known input i; `("out", j)` known output j;
+      `("res", k)` the known jaxpr's k-th extra output; `("const", value)` a constant passed
+      to the unknown side from outside.
     """
     instantiate = instantiate or (False,) * len(closed.out_avals)
     forwardable = forwardable or (True,) * len(in_unknowns)
@@ -485,13 +487,15 @@ def split_jaxpr(closed: ClosedJaxpr, in_unknowns: tuple[bool, ...],
 
     def source_of(value: Any, known_args: Sequence[Any], known_outs: Sequence[Any]
                   ) -> tuple[str, Any] | None:
+        if mode == "branch":
+            return None
         if any(value is c for c in closed.consts) or (
-                loop_body and not isinstance(value, core.Tracer)):
+                mode == "loop" and not isinstance(value, core.Tracer)):
             return ("const", value)
         for i, (arg, fwd) in enumerate(zip(known_args, known_forwardable, strict=True)):
             if value is arg:
                 return ("in", i) if fwd else None
-        if not loop_body:
+        if mode == "call":
             return next((("out", j) for j, o in enumerate(known_outs) if o is value), None)
         return None
 
@@ -552,22 +556,26 @@ def partial_eval_linear(closed: ClosedJaxpr, args: Sequence[Any], linear: Sequen
     return unknown_trace.to_closed_jaxpr(outs)
 
 
-def transpose_jaxpr(closed: ClosedJaxpr, in_linear: Sequence[bool], out_zeros: Sequence[bool]
+def transpose_jaxpr(closed: ClosedJaxpr, in_linear: Sequence[bool], out_zeros: Sequence[bool],
+                    instantiate: bool | Sequence[bool] = False
                     ) -> tuple[ClosedJaxpr, list[bool]]:
     """The transpose of a jaxpr linear in its `in_linear` inputs, as a jaxpr.
 
     Returns a closed jaxpr from (the non-linear inputs, cotangents of the outputs that are
     not `out_zeros`) to the nonzero cotangents of the linear inputs, and which linear inputs
     get a zero cotangent. Its equations first recompute everything not depending on the
-    linear inputs, then transpose the rest.
+    linear inputs, then transpose the rest. `instantiate` (one flag per linear input) makes
+    those cotangents zeros arrays rather than absent when they are zero.
     """
-    transposed, in_zeros = _transpose_jaxpr(closed, tuple(in_linear), tuple(out_zeros))
+    transposed, in_zeros = _transpose_jaxpr(closed, tuple(in_linear), tuple(out_zeros),
+                                            tuple(_as_flags(instantiate, sum(in_linear))))
     return transposed, list(in_zeros)
 
 
 @transform_cache
 def _transpose_jaxpr(closed: ClosedJaxpr, in_linear: tuple[bool, ...],
-                     out_zeros: tuple[bool, ...]) -> tuple[ClosedJaxpr, tuple[bool, ...]]:
+                     out_zeros: tuple[bool, ...], instantiate: tuple[bool, ...]
+                     ) -> tuple[ClosedJaxpr, tuple[bool, ...]]:
     nonlinear_avals = [a for a, lin in zip(closed.in_avals, in_linear, strict=True) if not lin]
     ct_avals = [ad.tangent_aval(a) for a, z in zip(closed.out_avals, out_zeros, strict=True)
                 if not z]
@@ -583,6 +591,8 @@ def _transpose_jaxpr(closed: ClosedJaxpr, in_linear: tuple[bool, ...],
         cts = merge_lists(out_zeros, nonzero_cts, zero_cts)
         undefined = [ad.UndefinedPrimal(v.aval) for v in linear_jaxpr.jaxpr.invars]
         in_cts = ad.backward_pass(linear_jaxpr.jaxpr, linear_jaxpr.consts, undefined, cts)
+        in_cts = [ad.instantiate_zeros(ct) if inst else ct
+                  for ct, inst in zip(in_cts, instantiate, strict=True)]
         in_zeros.extend(type(ct) is ad.Zero for ct in in_cts)
         return [ct for ct in in_cts if type(ct) is not ad.Zero]
 

@@ -118,7 +118,8 @@ def _component_namer(body_fun: Callable) -> Callable[[tuple], str]:
     return component
 
 
-def _mismatch_extra(a: ShapedArray, b: ShapedArray) -> str:
+def mismatch_extra(a: ShapedArray, b: ShapedArray) -> str:
+    """`, so the dtypes do not match` (and/or shapes) for two avals that differ, as JAX says."""
     mismatches = []
     if a.dtype != b.dtype:
         mismatches.append("the dtypes do not match")
@@ -180,7 +181,7 @@ def check_carry_type(name: str, body_fun: Callable, in_tree: Any, in_avals: Sequ
         tree_util.tree_unflatten(in_tree, list(range(len(in_avals)))))[0]]
     diffs = [f"{component(path)} has type {a.str_short(short_dtypes=False)} but the "
              f"corresponding output carry component has type "
-             f"{b.str_short(short_dtypes=False)}{_mismatch_extra(a, b)}"
+             f"{b.str_short(short_dtypes=False)}{mismatch_extra(a, b)}"
              for path, a, b in zip(paths, in_avals, out_avals, strict=True)
              if not typematch(a, b)]
     raise TypeError(f"{name} function carry input and carry output must have equal types, "

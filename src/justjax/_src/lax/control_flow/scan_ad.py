@@ -163,7 +163,7 @@ def _unknown_carries(jaxpr: ClosedJaxpr, num_carry: int, const_uk: list[bool],
     num_ys = len(jaxpr.out_avals) - num_carry
     for _ in range(1 + num_carry):
         split = pe.split_jaxpr(jaxpr, tuple(const_uk + carry_uk + xs_uk),
-                               tuple(carry_uk + [False] * num_ys), forwardable, True)
+                               tuple(carry_uk + [False] * num_ys), forwardable, "loop")
         carry_uk_out = list(split[2][:num_carry])
         if carry_uk_out == carry_uk:
             return carry_uk, split
