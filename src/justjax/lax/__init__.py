@@ -318,3 +318,8 @@ from justjax._src.lax.control_flow.library import (
     fori_loop as fori_loop,
     map as map,
 )
+from justjax._src.lax.control_flow.conditionals import (
+    cond as cond,
+    cond_p as cond_p,
+    switch as switch,
+)
