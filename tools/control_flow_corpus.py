@@ -427,6 +427,17 @@ def _nested() -> list[Case]:
         Case("nested/checkpoint_scan_body", "def g(xs):\n    body = jax.checkpoint(lambda c, x:"
              " (jnp.sin(c) * x, None))\n    return lax.scan(body, jnp.float32(1.0), xs)[0]\n"
              "f = jax.grad(g)", "(mixed(4),)"),
+        Case("nested/checkpoint_cond", "def g(x):\n    return jnp.sum(lax.cond(jnp.sum(x) > 0, "
+             "lambda x: jnp.sin(x) * x, lambda x: jnp.exp(-x) @ x * x, x))\n"
+             "f = jax.grad(jax.checkpoint(g))", "(mixed(3),)"),
+        Case("nested/checkpoint_cond_dots_saveable", "def g(x, w):\n    return jnp.sum(lax.cond("
+             "x[0] > 0, lambda x: jnp.tanh(w @ x), lambda x: jnp.sin(x) * 2.0, x))\n"
+             "f = jax.grad(jax.checkpoint(g, policy=jax.checkpoint_policies.dots_saveable))",
+             "(mixed(3), mixed(3, 3))"),
+        Case("nested/checkpoint_cond_everything_saveable", "def g(x):\n    a, b = lax.cond("
+             "x[0] > 0, lambda x: (jnp.sin(x), x * 2.0), lambda x: (x, jnp.cos(x)), x)\n"
+             "    return jnp.sum(a * b)\nf = jax.grad(jax.checkpoint(g, "
+             "policy=jax.checkpoint_policies.everything_saveable))", "(mixed(3),)"),
     ]
 
 

@@ -1,7 +1,7 @@
 """`lax.cond`, `lax.switch` and the `cond` primitive: abstract eval, eager execution, jvp,
 partial evaluation (the residuals of all branches joined into one list), transposition,
-batching (a batched index becomes a `select_n` over every branch), dead-code elimination and
-lowering to `stablehlo.case`; plus `empty2`, the placeholder a branch returns for residuals
+batching (a batched index becomes a `select_n` over every branch), dead-code elimination,
+checkpoint's split under a policy, and lowering to `stablehlo.case`; plus `empty2`, the placeholder a branch returns for residuals
 only other branches compute.
 
 The primitive's param is JAX 0.10.2's: `branches`, a tuple of `ClosedJaxpr`s (the false
@@ -370,6 +370,47 @@ def _cond_partial_eval(trace: ad.TangentStagingTrace, args: Sequence[Any], param
 ad.partial_eval_rules[cond_p] = _cond_partial_eval
 
 
+def _cond_partial_eval_custom(saveable: Callable[..., Any], unks_in: Sequence[bool],
+                              inst_in: Sequence[bool], eqn: JaxprEqn
+                              ) -> tuple[JaxprEqn | None, JaxprEqn, list[bool], list[bool],
+                                         list[Var]]:
+    """Checkpoint's split of a `cond` equation (as JAX's): each branch split under the
+    policy, an output unknown if any branch leaves it unknown; a known cond returns the
+    known outputs and the joined residuals, a staged cond reads them with every operand."""
+    index_uk, *ops_uk = unks_in
+    branches = eqn.params["branches"]
+    new_inst = [v for v, inst in zip(eqn.invars, inst_in, strict=True)
+                if isinstance(v, Var) and not inst]
+    if index_uk:
+        all_true = [True] * len(eqn.outvars)
+        return None, eqn, all_true, all_true, new_inst
+    out_uks = [False] * len(eqn.outvars)
+    for b in branches:
+        uks = pe.partial_eval_jaxpr_custom(b.jaxpr, ops_uk, True, False, True, saveable)[2]
+        out_uks = [u or v for u, v in zip(out_uks, uks, strict=True)]
+    splits = []
+    for b in branches:
+        known, staged, _, _, num_res = pe.partial_eval_jaxpr_custom(
+            b.jaxpr, ops_uk, True, out_uks, True, saveable)
+        splits.append((ClosedJaxpr(known, b.consts), ClosedJaxpr(staged, b.consts), num_res))
+    res_avals = [list(staged.in_avals[:num_res]) for _, staged, num_res in splits]
+    all_res, slots = _merge_residuals(res_avals)
+    num_known_outs = len(out_uks) - sum(out_uks)
+    known_branches = tuple(_join_known(k, num_known_outs, all_res, s)
+                           for (k, _, _), s in zip(splits, slots, strict=True))
+    staged_branches = tuple(_join_unknown(u, all_res, s)
+                            for (_, u, _), s in zip(splits, slots, strict=True))
+    res_binders = [Var(a) for a in all_res]
+    known_invars, _ = pe.partition_list(list(unks_in), eqn.invars)
+    known_outvars, _ = pe.partition_list(out_uks, eqn.outvars)
+    eqn_known = eqn.replace(invars=known_invars, outvars=[*known_outvars, *res_binders],
+                            params={"branches": known_branches})
+    eqn_staged = eqn.replace(invars=[eqn.invars[0], *res_binders, *eqn.invars[1:]],
+                             params={"branches": staged_branches})
+    return eqn_known, eqn_staged, out_uks, [True] * len(out_uks), [*new_inst, *res_binders]
+
+
+pe.partial_eval_jaxpr_custom_rules[cond_p] = _cond_partial_eval_custom
 
 
 # ---------------------------------------------------------------------------------------------
