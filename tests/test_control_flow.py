@@ -838,6 +838,8 @@ def _python_branch(i: Any, c: Any) -> Any:
      "scan"),
     (lambda: lax.while_loop(lambda c: c < 3, lambda c: _python_branch(0, c), 0.0),
      "while_body"),
+    (lambda: lax.cond(True, lambda c: _python_branch(0, c), lambda c: c, 0.0), "cond"),
+    (lambda: lax.switch(1, [lambda c: c, lambda c: _python_branch(0, c)], 0.0), "switch"),
 ])
 def test_errors_in_bodies_name_the_users_function(call: Callable, traced_for: str) -> None:
     with pytest.raises(jax.errors.TracerBoolConversionError) as info:
