@@ -101,7 +101,14 @@ def _all_primitives() -> list[core.Primitive]:
 # with the user's rules; custom_lin has no forward-mode meaning (JAX's TypeError).
 NO_JVP_RULE = {"nextafter", "custom_jvp_call", "custom_vjp_call", "custom_lin",
                # JAX 0.10.2 has none either: "Differentiation rule for 'pmax' not implemented".
-               "pmax", "pmin"}
+               "pmax", "pmin",
+               # Nor for the threefry hash (integers to integers; JAX defines none).
+               "threefry2x32",
+               # Nor for these (igamma's second derivative in a raises; jax.scipy.special.zeta
+               # carries a custom_jvp of its own).
+               "igamma_grad_a", "zeta",
+               # Nor for LAPACK's compact QR pieces: `qr` itself is differentiated instead.
+               "geqrf", "geqp3", "householder_product"}
 
 # The primitives that can appear applied to a tangent in a linear jaxpr, so reverse mode
 # needs their transpose: JAX's transpose table restricted to justjax's primitives.

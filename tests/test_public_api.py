@@ -14,6 +14,7 @@ PUBLIC_TO_PRIVATE = {
     "justjax.lax": "justjax._src.lax",
     "justjax.nn": "justjax._src.nn",
     "justjax.scipy.special": "justjax._src.scipy",
+    "justjax.random": "justjax._src.random",
 }
 
 

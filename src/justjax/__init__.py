@@ -53,6 +53,7 @@ from justjax import experimental as experimental
 from justjax import lax as lax
 from justjax import nn as nn
 from justjax import numpy as numpy
+from justjax import random as random
 from justjax import scipy as scipy
 from justjax import tree_util as tree_util
 from justjax import tree as tree

@@ -1,6 +1,9 @@
 """`jax.dtypes`: the dtype helpers."""
 from justjax._src.core.dtypes import (
+    TypePromotionError as TypePromotionError,
     bfloat16 as bfloat16,
+    extended as extended,
+    prng_key as prng_key,
     canonicalize_dtype as canonicalize_dtype,
     finfo as finfo,
     float0 as float0,

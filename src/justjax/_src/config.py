@@ -123,6 +123,13 @@ config.define("jax_enable_x64", False, "Enable 64-bit types (float64, int64, com
               affects_tracing=True, parse=_parse_bool)
 config.define("jax_threefry_partitionable", True, "Partitionable threefry PRNG (JAX's default).",
               affects_tracing=True, parse=_parse_bool)
+config.define("jax_default_prng_impl", "threefry2x32", "The PRNG implementation of new keys.",
+              affects_tracing=True)
+config.define("jax_legacy_prng_key", "allow", "Raw uint32 keys given to jax.random functions: "
+              "allow, warn or error.", affects_tracing=True)
+config.define("jax_high_dynamic_range_gumbel", False, "Gumbel noise from two uniforms (mode "
+              "'high') by default, for low-probability events.", affects_tracing=True,
+              parse=_parse_bool)
 config.define("jax_numpy_rank_promotion", "allow", "Rank promotion in jax.numpy: allow, warn or raise.",
               affects_tracing=True)
 config.define("jax_numpy_dtype_promotion", "standard", "Dtype promotion: standard or strict.",

@@ -38,7 +38,7 @@ class ShapeDtypeStruct:
     def __init__(self, shape: Sequence[int], dtype: Any, sharding: Any = None,
                  weak_type: bool = False) -> None:
         self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
+        self.dtype = dtype if dtypes.is_extended(dtype) else np.dtype(dtype)
         self.sharding = sharding
         self.weak_type = bool(weak_type)
 
@@ -162,13 +162,20 @@ class CompiledCall:
 
 
 def _buffer(arg: Any, dtype: np.dtype) -> np.ndarray:
+    if dtypes.is_extended(dtype):
+        # A key array runs as its base array (uint32, one trailing key dimension more).
+        return to_numpy(core.physical_value(arg), dtype.physical_dtype)
     # float0 (the tangent type of integers) has no bits: it travels as bool, as JAX lowers it.
     if dtype == dtypes.float0:
         return np.zeros(np.shape(arg), np.bool_)
     return to_numpy(arg, dtype)
 
 
-def _wrap_result(out: np.ndarray, aval: ShapedArray, inputs: Sequence[np.ndarray]) -> Array:
+def _wrap_result(out: np.ndarray, aval: ShapedArray, inputs: Sequence[np.ndarray]) -> Any:
+    if dtypes.is_extended(aval.dtype):
+        physical = ShapedArray(np.shape(out), aval.dtype.physical_dtype)
+        base = _wrap_result(out, physical, inputs)
+        return core.logical_value_handlers[type(aval.dtype)](aval, base)
     if aval.dtype == dtypes.float0:
         return Array(np.zeros(aval.shape, dtypes.float0), aval.weak_type)
     # A fresh buffer is adopted as it is; an input passed through, a view or a constant is

@@ -17,7 +17,7 @@ class ShapedArray:
 
     def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False) -> None:
         self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
+        self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
 
     @property

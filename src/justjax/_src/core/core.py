@@ -99,6 +99,19 @@ for _d in dtypes.ALL_TYPES:
     pytype_aval_mappings[_d.type] = _numpy_aval
 pytype_aval_mappings[np.void] = _numpy_aval
 
+# Values of extended dtypes (PRNG key arrays) are stored as arrays of a physical type: the
+# backends run on those. `physical_value_handlers[type(x)](x)` is the physical array of a
+# concrete value; `logical_value_handlers[type(aval.dtype)](aval, physical)` wraps a physical
+# result back into a value of `aval`.
+physical_value_handlers: dict[type, Callable[[Any], Any]] = {}
+logical_value_handlers: dict[type, Callable[[ShapedArray, Any], Any]] = {}
+
+
+def physical_value(x: Any) -> Any:
+    """The physical array of a concrete value of an extended dtype; `x` itself otherwise."""
+    handler = physical_value_handlers.get(type(x))
+    return x if handler is None else handler(x)
+
 
 def get_aval(x: Any) -> ShapedArray:
     """The abstract value of a tracer or a concrete value (Array, NumPy value, Python scalar)."""

@@ -33,6 +33,45 @@ complex128 = np.dtype(np.complex128)
 # The tangent type of integer and boolean values: a zero-size void, as in JAX.
 float0 = np.dtype([("float0", np.void, 0)])
 
+
+
+class extended(np.generic):
+    """The scalar-type class of extended dtypes (`jax.dtypes.extended`): dtypes NumPy does not
+    know, such as PRNG keys, whose values are stored as arrays of a physical NumPy type."""
+
+
+class prng_key(extended):
+    """The scalar-type class of PRNG key dtypes (`jax.dtypes.prng_key`)."""
+
+
+class ExtendedDType:
+    """A dtype outside NumPy (`key<fry>`): it has a name and a scalar-type class (for
+    `issubdtype`), and each element is stored as an array of `physical_shape` and
+    `physical_dtype`, which is how lowering and the backends see it."""
+
+    type: type = extended
+    name: str
+    physical_shape: tuple[int, ...]
+    physical_dtype: np.dtype
+
+    kind = "V"
+
+    @property
+    def itemsize(self) -> int:
+        return int(np.prod(self.physical_shape, dtype=np.int64)) * self.physical_dtype.itemsize
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def is_extended(dtype: Any) -> bool:
+    """Whether `dtype` is an extended dtype (a PRNG key type)."""
+    return isinstance(dtype, ExtendedDType)
+
+
 BOOL_TYPES = (bool_,)
 SIGNED_TYPES = (int8, int16, int32, int64)
 UNSIGNED_TYPES = (uint8, uint16, uint32, uint64)
@@ -58,16 +97,22 @@ PYTHON_SCALAR_DTYPES: dict[type, np.dtype] = {
 
 
 def short_dtype_name(dtype: np.dtype) -> str:
-    """The short name used in jaxprs: `f32`, `i32`, `bool`, `bf16`."""
+    """The short name used in jaxprs: `f32`, `i32`, `bool`, `bf16`, `key<fry>`."""
+    if isinstance(dtype, ExtendedDType):
+        return dtype.name
     return _SHORT_NAMES[np.dtype(dtype)]
 
 
 def dtype_name(dtype: np.dtype) -> str:
+    if isinstance(dtype, ExtendedDType):
+        return dtype.name
     return "float0" if np.dtype(dtype) == float0 else np.dtype(dtype).name
 
 
 def canonicalize_dtype(dtype: Any) -> np.dtype:
     """Maps 64-bit types to 32-bit ones unless `jax_enable_x64` is set."""
+    if isinstance(dtype, ExtendedDType):
+        return dtype
     return _canonicalize(dtype if isinstance(dtype, np.dtype) else np.dtype(dtype),
                          config.read("jax_enable_x64"))
 
@@ -103,7 +148,13 @@ def is_python_scalar(x: Any) -> bool:
 
 
 def issubdtype(a: Any, b: Any) -> bool:
-    """`np.issubdtype` that also knows bfloat16 is a floating type."""
+    """`np.issubdtype` that also knows bfloat16 is a floating type and extended dtypes."""
+    if isinstance(a, ExtendedDType) or isinstance(b, ExtendedDType):
+        if isinstance(b, ExtendedDType):
+            return a == b
+        return isinstance(b, type) and issubclass(a.type, b)
+    if isinstance(b, type) and issubclass(b, extended):
+        return False
     if isinstance(b, type) and b in (np.floating, np.inexact, np.number, np.generic):
         if np.dtype(a) == bfloat16:
             return True
@@ -113,10 +164,14 @@ def issubdtype(a: Any, b: Any) -> bool:
 
 
 def is_float(dtype: Any) -> bool:
+    if isinstance(dtype, ExtendedDType):
+        return False
     return np.dtype(dtype) in FLOAT_TYPES
 
 
 def is_complex(dtype: Any) -> bool:
+    if isinstance(dtype, ExtendedDType):
+        return False
     return np.dtype(dtype) in COMPLEX_TYPES
 
 
@@ -125,23 +180,33 @@ def is_inexact(dtype: Any) -> bool:
 
 
 def is_int(dtype: Any) -> bool:
+    if isinstance(dtype, ExtendedDType):
+        return False
     return np.dtype(dtype) in INT_TYPES
 
 
 def is_signed(dtype: Any) -> bool:
+    if isinstance(dtype, ExtendedDType):
+        return False
     return np.dtype(dtype) in SIGNED_TYPES
 
 
 def is_unsigned(dtype: Any) -> bool:
+    if isinstance(dtype, ExtendedDType):
+        return False
     return np.dtype(dtype) in UNSIGNED_TYPES
 
 
 def is_bool(dtype: Any) -> bool:
+    if isinstance(dtype, ExtendedDType):
+        return False
     return np.dtype(dtype) == bool_
 
 
 def kind(dtype: Any) -> str:
-    """'b', 'i', 'u', 'f' or 'c' (bfloat16 counts as 'f')."""
+    """'b', 'i', 'u', 'f' or 'c' (bfloat16 counts as 'f'); 'V' for extended dtypes."""
+    if isinstance(dtype, ExtendedDType):
+        return "V"
     dtype = np.dtype(dtype)
     return "f" if dtype == bfloat16 else dtype.kind
 
@@ -254,6 +319,8 @@ def dtype_and_weak_type(x: Any) -> tuple[np.dtype, bool]:
         return PYTHON_SCALAR_DTYPES[type(x)], True
     if _is_weak_node(x):
         return PYTHON_SCALAR_DTYPES[x], True
+    if isinstance(x, ExtendedDType):
+        return x, False
     if isinstance(x, (type, str, np.dtype)):
         # A dtype-like. jnp's scalar types carry their dtype as a class attribute.
         declared = getattr(x, "dtype", None) if isinstance(x, type) else None
@@ -286,6 +353,12 @@ def result_type_and_weak(*args: Any) -> tuple[np.dtype, bool]:
     pairs = [dtype_and_weak_type(a) for a in args]
     dtypes = [d for d, _ in pairs]
     weaks = [w for _, w in pairs]
+    if any(isinstance(d, ExtendedDType) for d in dtypes):
+        if len(set(dtypes)) == 1:
+            return dtypes[0], False
+        raise TypeError("Cannot promote dtypes "
+                        f"{', '.join(dtype_name(d) for d in dtypes)}: extended dtypes "
+                        "(PRNG keys) do not promote.")
     if len(pairs) == 1:
         out, weak = dtypes[0], weaks[0]
     elif len(set(dtypes)) == 1 and not all(weaks):
@@ -375,6 +448,8 @@ def check_user_dtype(dtype_like: Any, fun_name: str | None = None) -> np.dtype:
     if hasattr(dtype_like, "aval"):  # an Array or a tracer
         raise ValueError("Passing an array as a dtype argument is no longer supported; "
                          "instead of dtype=arr use dtype=arr.dtype.")
+    if isinstance(dtype_like, ExtendedDType):
+        return dtype_like
     default = python_type_default(dtype_like)
     if default is not None:
         return default
@@ -398,3 +473,17 @@ def canonicalize_explicit_dtype(np_dtype: np.dtype, fun_name: str) -> np.dtype:
             "variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
             stacklevel=4)
     return canonical
+
+
+class TypePromotionError(ValueError):
+    """A value cannot be promoted or cast safely to a dtype (`jax.dtypes.TypePromotionError`)."""
+
+
+def safe_to_cast(input_dtype_or_value: Any, output_dtype: Any) -> bool:
+    """Whether casting `input_dtype_or_value` (a dtype or a value, weakly typed if a Python
+    scalar) to `output_dtype` loses nothing under JAX's promotion: the same dtype, or the
+    promotion of the two is `output_dtype`."""
+    output_dtype = np.dtype(output_dtype)
+    if canonicalize_dtype(dtype_and_weak_type(input_dtype_or_value)[0]) == output_dtype:
+        return True
+    return result_type(input_dtype_or_value, output_dtype) == output_dtype

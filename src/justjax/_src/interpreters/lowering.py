@@ -30,6 +30,11 @@ LoweringRule = Callable[..., Any]
 lowerings: dict[core.Primitive, LoweringRule] = {}
 
 
+# primitive -> lowering rule for equations on extended dtypes (PRNG keys), for the shape
+# primitives whose params must gain the trailing physical dimensions.
+physical_lowerings: dict[core.Primitive, LoweringRule] = {}
+
+
 def register_lowering(primitive: core.Primitive, rule: LoweringRule) -> LoweringRule:
     lowerings[primitive] = rule
     return rule
@@ -86,8 +91,11 @@ class LoweringRuleContext:
 # Types and small emitters shared by the rules.
 
 def aval_to_type(aval: ShapedArray) -> TensorType:
-    """The tensor type of an aval; float0 (integer tangents) lowers as bool, as in JAX."""
+    """The tensor type of an aval; float0 (integer tangents) lowers as bool, as in JAX; an
+    extended dtype (PRNG keys) as its physical array: `key<fry>[3]` is `tensor<3x2xui32>`."""
     dtype = aval.dtype
+    if dtypes.is_extended(dtype):
+        return TensorType((*aval.shape, *dtype.physical_shape), dtype.physical_dtype)
     if dtype == dtypes.float0:
         dtype = np.dtype(np.bool_)
     return TensorType(aval.shape, dtype)
@@ -185,6 +193,9 @@ def jaxpr_subcomp(ctx: ModuleContext, b: Builder, jaxpr: Jaxpr, consts: Sequence
         env[var] = value
     for eqn in jaxpr.eqns:
         rule = lowerings.get(eqn.primitive)
+        if eqn.primitive in physical_lowerings and any(
+                dtypes.is_extended(v.aval.dtype) for v in (*eqn.invars, *eqn.outvars)):
+            rule = physical_lowerings[eqn.primitive]
         if rule is None:
             raise NotImplementedError(
                 f"MLIR translation rule for primitive '{eqn.primitive.name}' not found for "
@@ -217,7 +228,7 @@ def lower_closed_jaxpr_inline(ctx: LoweringRuleContext, closed: ClosedJaxpr,
 
 def _consts(b: Builder, closed: ClosedJaxpr) -> list[Value]:
     """A `stablehlo.constant` for each of `closed`'s consts, of its constvar's type."""
-    return [constant(b, np.asarray(c, dtype=aval_to_type(v.aval).dtype))
+    return [constant(b, np.asarray(core.physical_value(c), dtype=aval_to_type(v.aval).dtype))
             for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)]
 
 

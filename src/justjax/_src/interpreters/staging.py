@@ -125,7 +125,8 @@ class DynamicJaxprTracer(core.Tracer):
 
 
 def _is_literalable(value: Any) -> bool:
-    return not isinstance(value, core.Tracer) and np.shape(value) == ()
+    return (not isinstance(value, core.Tracer) and np.shape(value) == ()
+            and not dtypes.is_extended(core.get_aval(value).dtype))
 
 
 class DynamicJaxprTrace(core.Trace):

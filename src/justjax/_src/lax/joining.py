@@ -12,7 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from justjax._src import dispatch
-from justjax._src.core import core
+from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.hlo.ir import TensorType, Value
@@ -35,6 +35,8 @@ def as_operand(x: Any) -> Any:
     if isinstance(x, (core.Tracer, Array)):
         return x
     aval = core.get_aval(x)
+    if dtypes.is_extended(aval.dtype):  # a key array
+        return x
     return structural.convert_element_type(x, aval.dtype, aval.weak_type)
 
 

@@ -163,6 +163,12 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
     """Casts `x` to `new_dtype` (StableHLO `convert`); a no-op when nothing would change."""
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
     aval = core.get_aval(x)
+    if dtypes.is_extended(aval.dtype) or dtypes.is_extended(new_dtype):
+        if aval.dtype == new_dtype:
+            return x
+        raise TypeError(f"convert_element_type does not convert between "
+                        f"{dtypes.dtype_name(aval.dtype)} and {dtypes.dtype_name(new_dtype)}: "
+                        "use jax.random.key_data and jax.random.wrap_key_data for key arrays.")
     if not isinstance(x, core.Tracer) and not isinstance(x, Array):
         # Constants are converted on the host, never staged (as JAX does for literals).
         value = dtypes.coerce_to_array(x, aval.dtype) if dtypes.is_python_scalar(x) else np.asarray(x)

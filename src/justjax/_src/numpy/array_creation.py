@@ -15,7 +15,7 @@ import numpy as np
 
 from justjax._src.core import core, dtypes
 from justjax._src.lax import elementwise as lax
-from justjax._src.lax import structural
+from justjax._src.lax import prng, structural
 from justjax._src.numpy import util
 from justjax._src.numpy.scalar_types import check_and_canonicalize_user_dtype, result_type
 from justjax._src.runtime.array import Array
@@ -88,6 +88,10 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
     """
     if order is not None and order != "K":
         raise NotImplementedError("Only implemented for order='K'")
+    aval = getattr(object, "aval", None)
+    if aval is not None and dtypes.is_extended(aval.dtype) and dtype is None and ndmin == 0:
+        # A key array stays what it is (its dtype converts to no other).
+        return object
     if dtype is None and ndmin == 0:
         if isinstance(object, core.Tracer):
             return structural.copy(object) if copy else object
@@ -208,6 +212,11 @@ def lax_full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     else:
         weak_type = False
         fill_dtype = check_and_canonicalize_user_dtype(dtype, "full")
+    if dtypes.is_extended(fill_dtype):
+        # Keys filled with the key whose every data word is `fill_value`.
+        base = lax_full((*shape, *fill_dtype.physical_shape), fill_value,
+                        fill_dtype.physical_dtype)
+        return prng.random_wrap(base, impl=fill_dtype._impl)
     fill = structural.convert_element_type(fill_value, fill_dtype, weak_type)
     return structural.broadcast(fill, shape)
 
@@ -218,6 +227,8 @@ def lax_full_like(x: Any, fill_value: Any, dtype: Any = None,
     fill_shape = np.shape(x) if shape is None else canonicalize_shape(shape)
     weak_type = dtype is None and is_weakly_typed(x)
     dtype = _value_dtype(x) if dtype is None else dtypes.canonicalize_dtype(dtype)
+    if dtypes.is_extended(dtype):
+        return lax_full(fill_shape, fill_value, dtype)
     return lax_full(fill_shape, structural.convert_element_type(fill_value, dtype, weak_type))
 
 

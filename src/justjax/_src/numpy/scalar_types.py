@@ -216,7 +216,12 @@ def _scalar_type(x: Any) -> type:
 
 
 def issubdtype(arg1: Any, arg2: Any) -> builtins.bool:
-    """`jnp.issubdtype`: like NumPy's, and bfloat16 counts as a floating type."""
+    """`jnp.issubdtype`: like NumPy's, and bfloat16 counts as a floating type; extended
+    dtypes (PRNG keys) are subtypes of `jax.dtypes.extended` and `jax.dtypes.prng_key`."""
+    if dtypes.is_extended(arg1) or dtypes.is_extended(arg2):
+        return dtypes.issubdtype(arg1, arg2)
+    if isinstance(arg2, type) and issubclass(arg2, dtypes.extended):
+        return False
     a = _scalar_type(arg1)
     b = _scalar_type(arg2)
     if a in _CUSTOM_FLOAT_TYPES:

@@ -10,6 +10,7 @@ from justjax._src.config import config
 from justjax._src.jit import jit
 from justjax._src.core import core, dtypes
 from justjax._src.lax import elementwise, structural
+from justjax._src.lax.prng import PRNGKeyArray
 from justjax._src.lax.utils import broadcast_shapes_or_error
 from justjax._src.runtime.array import Array
 
@@ -41,8 +42,18 @@ def jitted_as_in_jax(fun: Callable | None = None, /, *, static_argnums: Any = No
 
 
 def is_arraylike(x: Any) -> bool:
-    return isinstance(x, (core.Tracer, Array, np.ndarray, np.generic)) or \
+    return isinstance(x, (core.Tracer, Array, PRNGKeyArray, np.ndarray, np.generic)) or \
         dtypes.is_python_scalar(x)
+
+
+def check_for_prngkeys(fun_name: str, *args: Any) -> None:
+    """JAX's TypeError for key arrays mixed with other dtypes in a jnp function."""
+    arg_dtypes = [dtypes.canonicalize_dtype(dtypes.dtype_and_weak_type(a)[0]) for a in args]
+    if len(set(arg_dtypes)) < 2:
+        return
+    if any(dtypes.is_extended(d) for d in arg_dtypes):
+        raise TypeError(f"{fun_name} does not accept dtypes "
+                        f"{', '.join(dtypes.dtype_name(d) for d in arg_dtypes)}.")
 
 
 def check_arraylike(fun_name: str, *args: Any, emit_warning: bool = False) -> None:
@@ -60,8 +71,9 @@ def ensure_arraylike(fun_name: str, *args: Any) -> Any:
 
 
 def asarray_lite(x: Any) -> Any:
-    """Tracers and Arrays unchanged; NumPy values and Python scalars as Arrays."""
-    if isinstance(x, (core.Tracer, Array)):
+    """Tracers and Arrays (key arrays too) unchanged; NumPy values and Python scalars as
+    Arrays."""
+    if isinstance(x, (core.Tracer, Array, PRNGKeyArray)):
         return x
     aval = core.get_aval(x)
     return structural.convert_element_type(x, aval.dtype, aval.weak_type)
@@ -147,16 +159,19 @@ def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
 
 def promote_args(fun_name: str, *args: Any) -> list[Any]:
     check_arraylike(fun_name, *args)
+    check_for_prngkeys(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes(*args))
 
 
 def promote_args_inexact(fun_name: str, *args: Any) -> list[Any]:
     check_arraylike(fun_name, *args)
+    check_for_prngkeys(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
 
 
 def promote_args_numeric(fun_name: str, *args: Any) -> list[Any]:
     check_arraylike(fun_name, *args)
+    check_for_prngkeys(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
 
 
