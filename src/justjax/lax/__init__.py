@@ -323,3 +323,20 @@ from justjax._src.lax.control_flow.conditionals import (
     cond_p as cond_p,
     switch as switch,
 )
+from justjax._src.lax.special import (
+    bessel_i0e as bessel_i0e,
+    bessel_i0e_p as bessel_i0e_p,
+    bessel_i1e as bessel_i1e,
+    bessel_i1e_p as bessel_i1e_p,
+    betainc as betainc,
+    igamma as igamma,
+    igamma_grad_a as igamma_grad_a,
+    igamma_grad_a_p as igamma_grad_a_p,
+    igamma_p as igamma_p,
+    igammac as igammac,
+    igammac_p as igammac_p,
+    random_gamma_grad as random_gamma_grad,
+    regularized_incomplete_beta_p as regularized_incomplete_beta_p,
+    zeta as zeta,
+    zeta_p as zeta_p,
+)

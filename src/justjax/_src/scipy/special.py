@@ -6,15 +6,17 @@ from typing import Any
 
 import numpy as np
 
-from justjax._src.core import dtypes
+from justjax._src.core import core, dtypes
 from justjax._src.custom_derivatives import custom_jvp
 from justjax._src.lax import elementwise as lax
+from justjax._src.lax import special as lax_special
 from justjax._src.lax import structural
 from justjax._src.numpy import (array_creation, dtype_ops, reductions, selection, ufuncs,
                                 util)
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "logit", "logsumexp",
-           "ndtr", "xlog1py", "xlogy"]
+__all__ = ["betainc", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc",
+           "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "logit", "logsumexp", "ndtr",
+           "xlog1py", "xlogy"]
 
 
 def erf(x: Any) -> Any:
@@ -45,6 +47,52 @@ def digamma(x: Any) -> Any:
     """The logarithmic derivative of the gamma function."""
     [x] = util.promote_args_inexact("digamma", x)
     return lax.digamma(x)
+
+
+def gammainc(a: Any, x: Any) -> Any:
+    """The regularized lower incomplete gamma function P(a, x) (`lax.igamma`)."""
+    a, x = util.promote_args_inexact("gammainc", a, x)
+    return lax_special.igamma(a, x)
+
+
+def gammaincc(a: Any, x: Any) -> Any:
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)
+    (`lax.igammac`)."""
+    a, x = util.promote_args_inexact("gammaincc", a, x)
+    return lax_special.igammac(a, x)
+
+
+def betainc(a: Any, b: Any, x: Any) -> Any:
+    """The regularized incomplete beta function I_x(a, b) (`lax.betainc`); differentiable
+    in x only, as in JAX."""
+    a, b, x = util.promote_args_inexact("betainc", a, b, x)
+    if dtypes.is_complex(core.get_aval(x).dtype):
+        raise ValueError("betainc does not support complex-valued inputs.")
+    return lax_special.betainc(a, b, x)
+
+
+def i0e(x: Any) -> Any:
+    """The exponentially scaled modified Bessel function of order 0, exp(-|x|) I0(x)."""
+    [x] = util.promote_args_inexact("i0e", x)
+    return lax_special.bessel_i0e(x)
+
+
+def i0(x: Any) -> Any:
+    """The modified Bessel function of order 0, as exp(|x|) i0e(x)."""
+    [x] = util.promote_args_inexact("i0", x)
+    return lax.mul(lax.exp(lax.abs(x)), lax_special.bessel_i0e(x))
+
+
+def i1e(x: Any) -> Any:
+    """The exponentially scaled modified Bessel function of order 1, exp(-|x|) I1(x)."""
+    [x] = util.promote_args_inexact("i1e", x)
+    return lax_special.bessel_i1e(x)
+
+
+def i1(x: Any) -> Any:
+    """The modified Bessel function of order 1, as exp(|x|) i1e(x)."""
+    [x] = util.promote_args_inexact("i1", x)
+    return lax.mul(lax.exp(lax.abs(x)), lax_special.bessel_i1e(x))
 
 
 def expit(x: Any) -> Any:

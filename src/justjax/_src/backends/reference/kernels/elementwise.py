@@ -19,11 +19,11 @@ from justjax._src.core import dtypes
 from justjax._src.hlo.ir import Op
 
 __all__ = [
-    "clz", "convert_values", "digamma", "divide", "erf_inv", "int_div", "int_rem", "lgamma",
-    "logistic", "make_complex", "maximum", "minimum", "nextafter", "polygamma",
+    "bessel_i1e", "clz", "convert_values", "digamma", "divide", "erf_inv", "int_div", "int_rem",
+    "lgamma", "logistic", "make_complex", "maximum", "minimum", "nextafter", "polygamma",
     "population_count", "power", "reduce_precision", "remainder", "round_away_from_zero",
     "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "total_order_keys",
-    "widen_low_precision",
+    "widen_low_precision", "zeta",
 ]
 
 
@@ -206,6 +206,52 @@ def polygamma(m: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.where(valid, result, np.nan).astype(x.dtype)
 
 
+# (2k)! / B_2k for k = 12 down to 1: the Euler-Maclaurin coefficients of XLA's zeta.
+_ZETA_COEFFICIENTS = (
+    -7.1661652561756670113e18, 1.8152105401943546773e17, -4.5979787224074726105e15,
+    1.1646782814350067249e14, -2.950130727918164224e12, 7.47242496e10,
+    -1.8924375803183791606e9, 47900160.0, -1209600.0, 30240.0, -720.0, 12.0)
+
+
+def zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The Hurwitz zeta function as XLA computes it, in the operands' dtype: ten terms of
+    sum (q + k)^-x, then the Euler-Maclaurin tail with twelve Bernoulli terms (always added,
+    so an overflowing tail, as for x = inf, gives NaN). NaN for x < 1 and, where q <= 0, for
+    non-integer x; at the poles (integer q <= 0) +inf for even x, NaN otherwise; +inf at x = 1."""
+    x, q = np.broadcast_arrays(x, q)
+    scalar = x.dtype.type
+    with np.errstate(all="ignore"):
+        neg_x = -x
+        a = q
+        head = np.power(q, neg_x)
+        for _ in range(9):
+            a = a + scalar(1)
+            head = head + np.power(a, neg_x)
+        a = a + scalar(1)
+        neg_power = np.power(a, neg_x)
+        inverse_square = scalar(1) / (a * a)
+        horner = np.zeros_like(x)
+        for i, coefficient in enumerate(_ZETA_COEFFICIENTS[:-1]):
+            factor = (x + scalar(22 - 2 * i)) * (x + scalar(21 - 2 * i))
+            horner = factor * inverse_square * (horner + scalar(1 / coefficient))
+        tail = neg_power * (scalar(0.5) + x / a * (scalar(1 / _ZETA_COEFFICIENTS[-1]) + horner))
+        result = head + neg_power * a / (x - scalar(1)) + tail
+        x_is_int = x == np.floor(x)
+        q_le_zero = q <= 0
+        result = np.where(x < 1, scalar(np.nan), result)
+        result = np.where(q_le_zero & ~x_is_int, scalar(np.nan), result)
+        at_pole = q_le_zero & (q == np.floor(q))
+        x_is_even = x_is_int & (np.fmod(x, scalar(2)) == 0)
+        result = np.where(at_pole, np.where(x_is_even, scalar(np.inf), scalar(np.nan)), result)
+        result = np.where(x == 1, scalar(np.inf), result)
+    return result.astype(x.dtype, copy=False)
+
+
+def bessel_i1e(x: np.ndarray) -> np.ndarray:
+    """exp(-|x|) I1(x), keeping the sign of zero as XLA does (it is odd)."""
+    return np.where(x == 0, x, scipy.special.i1e(x))
+
+
 def lgamma(x: np.ndarray) -> np.ndarray:
     """log|Gamma(x)|; +inf at -inf, as XLA (SciPy gives -inf there)."""
     return np.where(x == -np.inf, np.inf, scipy.special.gammaln(x))
@@ -348,6 +394,7 @@ _MATH_OPS: dict[str, Callable[..., Any]] = {
     "stablehlo.atan2": np.arctan2,
     "stablehlo.complex": make_complex,
     "chlo.polygamma": polygamma,
+    "chlo.zeta": zeta,
     # bitwise (logical for booleans)
     "stablehlo.and": np.bitwise_and,
     "stablehlo.or": np.bitwise_or,
@@ -396,6 +443,7 @@ _MATH_OPS: dict[str, Callable[..., Any]] = {
     "chlo.erf_inv": erf_inv,
     "chlo.lgamma": lgamma,
     "chlo.digamma": digamma,
+    "chlo.bessel_i1e": bessel_i1e,
 }
 
 for _opcode, _fn in _MATH_OPS.items():
