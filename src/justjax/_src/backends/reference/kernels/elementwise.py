@@ -16,6 +16,7 @@ import scipy.special
 
 from justjax._src.backends.reference import Compiler, Kernel, KernelBuilder, register
 from justjax._src.core import dtypes
+from justjax._src.backends.reference import polynomials
 from justjax._src.hlo.ir import Op
 
 __all__ = [
@@ -258,8 +259,9 @@ def lgamma(x: np.ndarray) -> np.ndarray:
 
 
 def erf_inv(x: np.ndarray) -> np.ndarray:
-    """The inverse error function, keeping the sign of zero as XLA does."""
-    return np.where(x == 0, x, scipy.special.erfinv(x))
+    """The inverse error function as XLA computes it (Giles's polynomials), so samplers built
+    on it (`random.normal`) give JAX's bits; the sign of zero is kept."""
+    return polynomials.erf_inv(x)
 
 
 def maximum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
