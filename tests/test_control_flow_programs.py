@@ -45,20 +45,15 @@ TOLERANCE = dict(jit_programs.TOLERANCE)
 
 # Differences whose cause is owned outside this test's files, each with a precise diagnosis,
 # per compared part; marked xfail(strict=True), so a fix shows up as XPASS.
-_NO_LINALG = ("`jnp.linalg.norm`: justjax.numpy has no `linalg` module yet (not part of issue "
-              "#6; the fori_loop of the program is otherwise plain)")
 _REVERSE_NEGATIVE_AXIS = (
     "JAX 0.10.2 reverses before normalizing the axis, so `associative_scan(..., reverse=True, "
     "axis=-1)` raises from `rev`; its documentation says the scan runs along `axis`, which "
     "justjax does (test_control_flow_library checks the values)")
 KNOWN_DIFFERENCES: dict[str, dict[str, str]] = {
-    "jaxpr": {"realistic/power_iteration": _NO_LINALG,
-              "assoc/negative_axis_reverse": _REVERSE_NEGATIVE_AXIS},
-    "value": {"realistic/power_iteration": _NO_LINALG,
-              "assoc/negative_axis_reverse": _REVERSE_NEGATIVE_AXIS},
-    "stablehlo": {"realistic/power_iteration": _NO_LINALG,
-                  "assoc/negative_axis_reverse": _REVERSE_NEGATIVE_AXIS},
-    "xla": {"realistic/power_iteration": _NO_LINALG},
+    "jaxpr": {"assoc/negative_axis_reverse": _REVERSE_NEGATIVE_AXIS},
+    "value": {"assoc/negative_axis_reverse": _REVERSE_NEGATIVE_AXIS},
+    "stablehlo": {"assoc/negative_axis_reverse": _REVERSE_NEGATIVE_AXIS},
+    "xla": {},
 }
 
 

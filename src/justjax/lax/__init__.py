@@ -340,3 +340,4 @@ from justjax._src.lax.special import (
     zeta as zeta,
     zeta_p as zeta_p,
 )
+from justjax.lax import linalg as linalg  # noqa: E402 -- the submodule, after the names

@@ -368,3 +368,4 @@ from justjax._src.numpy.indexing import (
     take_along_axis as take_along_axis,
 )
 from justjax._src.runtime.array import Array as ndarray
+from justjax.numpy import linalg as linalg  # noqa: E402 -- the submodule, after the names

@@ -120,6 +120,36 @@ class Symbol:
 
 
 @dataclass(frozen=True)
+class IndexArray:
+    """Dense elements of MLIR's `index` type, `dense<[1, 0]> : tensor<2xindex>`: a custom
+    call's operand and result layouts (each a minor-to-major order of dimensions)."""
+
+    values: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class OutputOperandAlias:
+    """`#stablehlo.output_operand_alias<...>`: a custom call result (at
+    `output_tuple_indices`, empty for a single result) that may reuse operand
+    `operand_index`'s buffer."""
+
+    output_tuple_indices: tuple[int, ...]
+    operand_index: int
+    operand_tuple_indices: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class ShardingRule:
+    """Shardy's `#sdy.op_sharding_rule<([i, j])->([k, l], []) {i=3, ...}, custom>`: the factor
+    (an index into `factor_sizes`) of each dimension of each operand and result."""
+
+    operands: tuple[tuple[int, ...], ...]
+    results: tuple[tuple[int, ...], ...]
+    factor_sizes: tuple[int, ...]
+    is_custom: bool = True
+
+
+@dataclass(frozen=True)
 class DotDimensionNumbers:
     """`#stablehlo.dot<lhs_batching_dimensions = [...], ...>`."""
 

@@ -280,7 +280,32 @@ def _dataclass_attribute(value: Any) -> str | None:
                               for f in dataclasses.fields(value)])
     if isinstance(value, ir.ConvDimensionNumbers):
         return f"#stablehlo.conv<{conv_dimensions(value)}>"
+    if isinstance(value, ir.IndexArray):
+        values = np.asarray(value.values, np.int64)
+        return f"{dense_literal(values)} : tensor<{len(values)}xindex>"
+    if isinstance(value, ir.OutputOperandAlias):
+        return (f"#stablehlo.output_operand_alias<output_tuple_indices = "
+                f"{_dims(value.output_tuple_indices)}, operand_index = {value.operand_index}, "
+                f"operand_tuple_indices = {_dims(value.operand_tuple_indices)}>")
+    if isinstance(value, ir.ShardingRule):
+        return _sharding_rule(value)
     return None
+
+
+def _factor_name(index: int) -> str:
+    """Shardy's factor names: `i` .. `z`, then `z_1`, `z_2`, ..."""
+    letters = ord("z") - ord("i") + 1
+    return chr(ord("i") + index) if index < letters else f"z_{index - letters + 1}"
+
+
+def _sharding_rule(rule: ir.ShardingRule) -> str:
+    def side(mappings: tuple[tuple[int, ...], ...]) -> str:
+        return "(" + ", ".join("[" + ", ".join(_factor_name(f) for f in factors) + "]"
+                               for factors in mappings) + ")"
+
+    sizes = ", ".join(f"{_factor_name(i)}={size}" for i, size in enumerate(rule.factor_sizes))
+    custom = ", custom" if rule.is_custom else ""
+    return f"#sdy.op_sharding_rule<{side(rule.operands)}->{side(rule.results)} {{{sizes}}}{custom}>"
 
 
 def _tensor_type_of(array: np.ndarray) -> str:

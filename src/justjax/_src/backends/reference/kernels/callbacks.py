@@ -85,9 +85,26 @@ def call_host(callback: Callable[..., Sequence[Any]], args: Sequence[np.ndarray]
             + "".join(traceback.format_exception(e)).rstrip("\n")) from e
 
 
+# Kernel builders of the other custom call targets, by target name (`register_target`).
+target_kernel_builders: dict[str, Callable[[Op, Compiler], Kernel]] = {}
+
+
+def register_target(*targets: str) -> Callable[[Callable[[Op, Compiler], Kernel]],
+                                               Callable[[Op, Compiler], Kernel]]:
+    """Registers a kernel builder for custom calls to each of `targets`."""
+    def decorate(builder: Callable[[Op, Compiler], Kernel]) -> Callable[[Op, Compiler], Kernel]:
+        for target in targets:
+            target_kernel_builders[target] = builder
+        return builder
+
+    return decorate
+
+
 @register("stablehlo.custom_call")
 def _custom_call(op: Op, compiler: Compiler) -> Kernel:
     target = op.attributes.get("call_target_name")
+    if target in target_kernel_builders:
+        return target_kernel_builders[target](op, compiler)
     config = op.attributes.get("mhlo.backend_config")
     if target != CALL_TARGET or not isinstance(config, HostCallback):
         raise NotImplementedError(f"reference backend: no kernel for custom_call @{target}")

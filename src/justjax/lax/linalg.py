@@ -1,0 +1,21 @@
+"""`justjax.lax.linalg`: matrix decompositions and solves as primitives. Re-exports only."""
+from justjax._src.lax.linalg import (
+    EighImplementation as EighImplementation,
+    SvdAlgorithm as SvdAlgorithm,
+    cholesky as cholesky,
+    cholesky_p as cholesky_p,
+    eigh as eigh,
+    eigh_p as eigh_p,
+    householder_product as householder_product,
+    householder_product_p as householder_product_p,
+    lu as lu,
+    lu_p as lu_p,
+    lu_pivots_to_permutation as lu_pivots_to_permutation,
+    lu_pivots_to_permutation_p as lu_pivots_to_permutation_p,
+    qr as qr,
+    qr_p as qr_p,
+    svd as svd,
+    svd_p as svd_p,
+    triangular_solve as triangular_solve,
+    triangular_solve_p as triangular_solve_p,
+)
