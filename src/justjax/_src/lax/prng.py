@@ -15,6 +15,7 @@ counters 0..n-1 split into two halves.
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -177,8 +178,15 @@ def _stack_last(a: Any, b: Any) -> Any:
 
 def threefry_seed(seeds: Any) -> Any:
     """Base arrays (shape + (2,)) of keys made from integer seeds: the high and low 32-bit
-    words of each seed (the high word 0 for seeds of 32 bits or fewer)."""
+    words of each seed (the high word 0 for seeds of 32 bits or fewer).
+
+    Raises:
+      TypeError: the seeds are not integers (checked here, when the keys are computed, as
+        JAX does: tracing `random_seed` of a float succeeds).
+    """
     seeds_dtype = np.dtype(seeds.dtype)
+    if not dtypes.is_int(seeds_dtype):
+        raise TypeError(f"PRNG key seed must be an integer; got {seeds!r}")
     lo = structural.convert_element_type(seeds, np.uint32)
     if seeds_dtype.itemsize == 8:
         shifted = ew.shift_right_logical(seeds, np.array(32, seeds_dtype))
@@ -190,6 +198,8 @@ def threefry_seed(seeds: Any) -> Any:
 
 def threefry_split(keys: Any, shape: tuple[int, ...]) -> Any:
     """Base arrays K + shape + (2,) of new keys split from each key."""
+    # `split(k, 2.0)` traces (as in JAX) and fails here, when the keys are computed.
+    shape = tuple(operator.index(d) for d in shape)
     k_shape = np.shape(keys)[:-1]
     if config.read("jax_threefry_partitionable"):
         y1, y2 = _hash_batched(keys, *_iota_2x32(shape))
@@ -452,7 +462,15 @@ def _random_split_abstract_eval(keys: ShapedArray, *, shape: tuple[int, ...]) ->
 
 
 random_split_p.def_abstract_eval(_random_split_abstract_eval)
-dispatch.def_backend_impl(random_split_p)
+
+
+def _random_split_impl(keys: Any, *, shape: tuple[int, ...]) -> Any:
+    # Checked before the compiled-program cache, where (2.0,) would find (2,)'s program.
+    shape = tuple(operator.index(d) for d in shape)
+    return dispatch.apply_primitive(random_split_p, keys, shape=shape)
+
+
+core.impl_rules[random_split_p] = _random_split_impl
 ad.defjvp_zero(random_split_p)
 batching.defvectorized(random_split_p)
 
@@ -546,7 +564,7 @@ random_wrap_p = core.Primitive("random_wrap")
 
 def _random_wrap_abstract_eval(base: ShapedArray, *, impl: PRNGImpl) -> ShapedArray:
     key_shape = impl.key_shape
-    if base.dtype != dtypes.uint32:
+    if base.dtype not in (dtypes.uint32, dtypes.float0):
         raise TypeError(f"random_wrap expects a uint32 base array, got {base.dtype}")
     if base.shape[len(base.shape) - len(key_shape):] != key_shape:
         raise TypeError("random_wrap: base array shape must end with the key shape "
@@ -572,13 +590,16 @@ batching.primitive_batchers[random_wrap_p] = _random_wrap_batcher
 def random_wrap(base: Any, *, impl: PRNGImpl) -> Any:
     """Typed keys whose data is the uint32 array `base` (trailing dims the key shape)."""
     aval = core.get_aval(base)
-    if aval.dtype != dtypes.uint32:
-        raise TypeError("JAX encountered invalid PRNG key data: expected key_data.dtype = "
-                        f"uint32; got dtype={dtypes.dtype_name(aval.dtype)}")
+    if aval.ndim < 1:
+        raise TypeError("JAX encountered invalid PRNG key data: expected key_data.ndim >= 1; "
+                        f"got ndim={aval.ndim}")
     if aval.shape[max(aval.ndim - len(impl.key_shape), 0):] != impl.key_shape:
         raise TypeError("JAX encountered invalid PRNG key data: expected key_data.shape to "
                         f"end with {impl.key_shape}; got shape={aval.shape} for "
                         f"impl={impl!r}")
+    if aval.dtype not in (dtypes.uint32, dtypes.float0):
+        raise TypeError("JAX encountered invalid PRNG key data: expected key_data.dtype = "
+                        f"uint32; got dtype={dtypes.dtype_name(aval.dtype)}")
     return random_wrap_p.bind(base, impl=impl)
 
 

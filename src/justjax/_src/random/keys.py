@@ -125,15 +125,13 @@ def _key(ctor_name: str, seed: Any, impl_spec: Any) -> Any:
     if np.ndim(seed):
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given an array of shape "
                         f"{np.shape(seed)} != (). Use jax.vmap for batching")
-    # A Python int goes through int64 first, so large hashes wrap rather than overflow
-    # without x64 (as JAX does).
-    if isinstance(seed, int) and not isinstance(seed, bool):
+    # A Python int (or bool) goes through int64 first, so large hashes wrap rather than
+    # overflow without x64 (as JAX does). A non-integer seed fails when the keys are made.
+    if isinstance(seed, int):
         seeds = array_creation.asarray(np.int64(seed) if -2 ** 63 <= seed < 2 ** 63
                                        else np.uint64(seed))
     else:
         seeds = array_creation.asarray(seed)
-    if not dtypes.is_int(core.get_aval(seeds).dtype):
-        raise TypeError(f"PRNG key seed must be an integer; got {seeds!r}")
     return prng.random_seed(seeds, impl=impl)
 
 
@@ -183,7 +181,7 @@ def split_typed(key: Any, num: int | Sequence[int] = 2) -> Any:
         raise TypeError("split accepts a single key, but was given a key array of shape "
                         f"{core.get_aval(key).shape} != (). Use jax.vmap for batching.")
     shape = tuple(num) if isinstance(num, Sequence) else (num,)
-    return prng.random_split(key, core.canonicalize_shape(shape))
+    return prng.random_split(key, shape)
 
 
 def split(key: Any, num: int | Sequence[int] = 2) -> Any:
