@@ -185,6 +185,13 @@ class JitWrapped:
                 self._cache.fast[fast_key] = _fast_call(entry)
             outs = entry.compiled.call_flat(flat_args)
         elif self._options.inline:
+            trace = core.trace_state.trace
+            if type(trace) is staging.DynamicJaxprTrace:
+                # As JAX stages an inlined call: array arguments become tracers first, so
+                # the constants among them are numbered in argument order (scalars stay
+                # constants, to be folded and inlined as literals).
+                flat_args = [trace.to_jaxpr_tracer(a) if getattr(a, "ndim", 0) else a
+                             for a in flat_args]
             outs = eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *flat_args)
         else:
             sig = entry.signature
@@ -230,7 +237,16 @@ class JitWrapped:
     def _entry_for(self, args: tuple, kwargs: dict) -> tuple[_Entry, list[Any]]:
         dyn_args, dyn_kwargs, static = self._split_static(args, kwargs)
         flat_args, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple(_arg_aval(x) for x in flat_args)
+        try:
+            avals = tuple(_arg_aval(x) for x in flat_args)
+        except OverflowError:
+            position, value = next((i, x) for i, x in enumerate(flat_args)
+                                   if _overflows(x))
+            names = staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset())
+            name = names[position] if names is not None else "unknown"
+            raise OverflowError("An overflow was encountered while parsing an argument to a "
+                                f"jitted computation, whose argument path is {name}. Got "
+                                f"{type(value)} with value {value}") from None
         key = (in_tree, avals, static, config.trace_context())
         entry = self._cache.traced.get(key)
         if entry is None:
@@ -293,6 +309,14 @@ class JitWrapped:
         for key, value in dyn_kwargs.items():
             flags.extend([key in options.donate_argnames] * len(tree_util.tree_leaves(value)))
         return tuple(flags)
+
+
+def _overflows(x: Any) -> bool:
+    try:
+        _arg_aval(x)
+    except OverflowError:
+        return True
+    return False
 
 
 def _arg_aval(x: Any) -> ShapedArray:

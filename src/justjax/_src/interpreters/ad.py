@@ -88,7 +88,11 @@ def instantiate_carry_zeros(tangent: Any) -> Any:
 
 
 def is_float0(x: Any) -> bool:
-    return type(x) is not Zero and np.dtype(getattr(x, "dtype", np.float32)) == dtypes.float0
+    dtype = getattr(x, "dtype", np.float32)
+    # Key arrays have an extended dtype, which NumPy cannot interpret.
+    if type(x) is Zero or isinstance(dtype, dtypes.ExtendedDType):
+        return False
+    return np.dtype(dtype) == dtypes.float0
 
 
 # `add_any` sums tangents and cotangents (JAX's `add_jaxvals`): same types in, same type out.

@@ -46,7 +46,7 @@ _METHODS: dict[str, tuple[str, str]] = {
     "argmax": ("reductions", "argmax"), "argmin": ("reductions", "argmin"),
     "argsort": ("sorting", "argsort"), "sort": ("sorting", "sort"),
     "searchsorted": ("sorting", "searchsorted"), "argpartition": ("sorting", "argpartition"),
-    "astype": ("dtype_ops", "astype"), "clip": ("selection", "clip"),
+    "astype": ("dtype_ops", "astype"),
     "choose": ("selection", "choose"),
     "conj": ("ufuncs", "conjugate"), "conjugate": ("ufuncs", "conjugate"),
     "cumprod": ("reductions", "cumprod"), "cumsum": ("reductions", "cumsum"),
@@ -127,6 +127,12 @@ def _round(self: Any, ndigits: int | None = None) -> Any:
     return _function("ufuncs", "round")(self, ndigits or 0)
 
 
+def _clip(self: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002 -- NumPy's names
+    """`a.clip(lo, hi)` passes its bounds by keyword, as JAX's method does (a jitted
+    function's keyword arguments come after its positional ones, sorted by name)."""
+    return _function("selection", "clip")(self, min=min, max=max)
+
+
 def _compress(self: Any, condition: Any, axis: int | None = None, **kwargs: Any) -> Any:
     """`a.compress(condition)` is `jnp.compress(condition, a)`: the array comes second."""
     return _function("selection", "compress")(condition, self, axis, **kwargs)
@@ -175,6 +181,7 @@ def install(cls: type) -> None:
         setattr(cls, name, _method(module, fn))
     cls.reshape = _reshape
     cls.compress = _compress
+    cls.clip = _clip
     cls.transpose = _transpose
     cls.__getitem__ = _getitem
     cls.__round__ = _round
