@@ -395,6 +395,14 @@ ERRORS = [
     (lambda: random.uniform(random.key(0), (2,), minval=jnp.zeros(3)), TypeError,
      "mul got incompatible shapes for broadcasting: (2,), (3,)."),
     (lambda: random.split([1, 2]), TypeError, "unexpected PRNG key type <class 'list'>"),
+    (lambda: random.split("key"), TypeError,
+     "JAX encountered invalid PRNG key data: expected key_data to have ndim, shape, and dtype "
+     "attributes. Got key"),
+    (lambda: random.split(np.uint32(5)), TypeError,
+     "JAX encountered invalid PRNG key data: expected key_data.ndim >= 1; got ndim=0"),
+    (lambda: random.wrap_key_data([0, 1]), TypeError,
+     "JAX encountered invalid PRNG key data: expected key_data to have ndim, shape, and dtype "
+     "attributes. Got [0, 1]"),
     (lambda: np.asarray(random.key(0)), TypeError,
      "JAX array with PRNGKey dtype cannot be converted to a NumPy array."),
     (lambda: random.key(0) + 1, TypeError, "add does not accept dtypes key<fry>, int32."),

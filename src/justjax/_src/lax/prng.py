@@ -589,6 +589,9 @@ batching.primitive_batchers[random_wrap_p] = _random_wrap_batcher
 
 def random_wrap(base: Any, *, impl: PRNGImpl) -> Any:
     """Typed keys whose data is the uint32 array `base` (trailing dims the key shape)."""
+    if not all(hasattr(base, attr) for attr in ("ndim", "shape", "dtype")):
+        raise TypeError("JAX encountered invalid PRNG key data: expected key_data to have "
+                        f"ndim, shape, and dtype attributes. Got {base}")
     aval = core.get_aval(base)
     if aval.ndim < 1:
         raise TypeError("JAX encountered invalid PRNG key data: expected key_data.ndim >= 1; "

@@ -93,7 +93,7 @@ def check_prng_key(name: str, key: Any, *, allow_batched: bool = False) -> tuple
     if is_typed_key(key):
         typed, wrapped = key, False
     elif _arraylike(key):
-        typed = prng.random_wrap(array_creation.asarray(key), impl=default_prng_impl())
+        typed = prng.random_wrap(key, impl=default_prng_impl())
         wrapped = True
         mode = config.read("jax_legacy_prng_key")
         if mode == "error":
@@ -109,8 +109,9 @@ def check_prng_key(name: str, key: Any, *, allow_batched: bool = False) -> tuple
 
 
 def _arraylike(x: Any) -> bool:
-    return (isinstance(x, (np.ndarray, np.generic)) or hasattr(x, "aval")
-            or isinstance(x, (bool, int, float, complex)))
+    # As JAX's test: arrays and anything NumPy calls a scalar (strings too, which then fail
+    # random_wrap's key data check).
+    return isinstance(x, np.ndarray) or hasattr(x, "aval") or np.isscalar(x)
 
 
 def return_prng_keys(was_wrapped: bool, keys: Any) -> Any:
@@ -225,8 +226,7 @@ def wrap_key_data(key_bits_array: Any, *, impl: Any = None, dtype: Any = None) -
             raise ValueError("Cannot specify both `impl` and `dtype` arguments to "
                              "jax.random.wrap_key_data")
         impl = dtype
-    return prng.random_wrap(array_creation.asarray(key_bits_array),
-                            impl=resolve_prng_impl(impl))
+    return prng.random_wrap(key_bits_array, impl=resolve_prng_impl(impl))
 
 
 def random_bits(key: Any, bit_width: int, shape: Sequence[int]) -> Any:
