@@ -130,6 +130,12 @@ config.define("jax_legacy_prng_key", "allow", "Raw uint32 keys given to jax.rand
 config.define("jax_high_dynamic_range_gumbel", False, "Gumbel noise from two uniforms (mode "
               "'high') by default, for low-probability events.", affects_tracing=True,
               parse=_parse_bool)
+config.define("justjax_verify_passes", False, "Verify the IR after every optimization pass "
+              "(environment JUSTJAX_VERIFY_PASSES=1).", parse=_parse_bool)
+config.define("justjax_dump_ir_to", None, "A folder to write the IR to after every "
+              "optimization pass.")
+config.define("justjax_disable_passes", "", "Comma-separated names of optimization passes "
+              "not to run.")
 config.define("jax_numpy_rank_promotion", "allow", "Rank promotion in jax.numpy: allow, warn or raise.",
               affects_tracing=True)
 config.define("jax_numpy_dtype_promotion", "standard", "Dtype promotion: standard or strict.",

@@ -1,0 +1,104 @@
+"""Pass infrastructure, as XLA's pass pipeline: each pass is an object with a `name` and
+`run(module) -> bool` (whether it changed the module, in place); a `Pipeline` runs passes in
+order with the verifier between them (config `justjax_verify_passes`, always on in tests),
+can write the IR after each pass to a folder (`justjax_dump_ir_to`) and skips passes named in
+`justjax_disable_passes`; `FixedPoint` reruns passes until none changes anything.
+"""
+from __future__ import annotations
+
+import abc
+import pathlib
+import re
+from typing import Iterable, Sequence
+
+from justjax._src.config import config
+from justjax._src.hlo import ir, verifier
+
+
+class Pass(abc.ABC):
+    """A transformation of a module in place. Subclasses set `name` and define `run`."""
+
+    name: str = "pass"
+
+    @abc.abstractmethod
+    def run(self, module: ir.Module) -> bool:
+        """Transforms `module`; returns whether anything changed."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name})"
+
+
+class FixedPoint(Pass):
+    """Runs `passes` in order again and again until a round changes nothing (at most
+    `max_iters` rounds)."""
+
+    def __init__(self, passes: Pass | Sequence[Pass], max_iters: int = 10,
+                 name: str | None = None) -> None:
+        self.passes = [passes] if isinstance(passes, Pass) else list(passes)
+        self.max_iters = max_iters
+        self.name = name or "fixed-point(" + ",".join(p.name for p in self.passes) + ")"
+
+    def run(self, module: ir.Module) -> bool:
+        changed = False
+        for _ in range(self.max_iters):
+            round_changed = False
+            for p in self.passes:
+                round_changed |= p.run(module)
+            changed |= round_changed
+            if not round_changed:
+                break
+        return changed
+
+
+class PassError(Exception):
+    """A pass left an invalid module: names the pass and the verifier's finding."""
+
+
+class Pipeline:
+    """An ordered list of passes with verification, dumping and disabling.
+
+    Args:
+      passes: the passes, in order.
+      verify: verify after every pass (default: config `justjax_verify_passes`).
+      dump_to: a folder for the IR after each pass (default: config `justjax_dump_ir_to`);
+        files are `<module>.<index>.<pass>.mlir`, the input first as `.000.input.mlir`.
+      disabled: names of passes to skip (default: config `justjax_disable_passes`).
+    """
+
+    def __init__(self, passes: Sequence[Pass], *, verify: bool | None = None,
+                 dump_to: str | None = None, disabled: Iterable[str] | None = None) -> None:
+        self.passes = list(passes)
+        self.verify = config.read("justjax_verify_passes") if verify is None else verify
+        self.dump_to = config.read("justjax_dump_ir_to") if dump_to is None else dump_to
+        if disabled is None:
+            disabled = [n.strip() for n in config.read("justjax_disable_passes").split(",")]
+        self.disabled = {n for n in disabled if n}
+        self.changes: list[tuple[str, bool]] = []
+
+    def run(self, module: ir.Module) -> bool:
+        """Runs every enabled pass on `module` in place; returns whether any changed it.
+        `self.changes` records (pass name, changed) for each pass run."""
+        self.changes = []
+        self._dump(module, 0, "input")
+        changed = False
+        for index, p in enumerate(self.passes, start=1):
+            if p.name in self.disabled:
+                continue
+            did = p.run(module)
+            self.changes.append((p.name, did))
+            changed |= did
+            if self.verify:
+                try:
+                    verifier.verify(module)
+                except verifier.VerificationError as err:
+                    raise PassError(f"after pass {p.name}: {err}") from err
+            self._dump(module, index, p.name)
+        return changed
+
+    def _dump(self, module: ir.Module, index: int, name: str) -> None:
+        if not self.dump_to:
+            return
+        folder = pathlib.Path(self.dump_to)
+        folder.mkdir(parents=True, exist_ok=True)
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+        (folder / f"{module.name}.{index:03d}.{safe}.mlir").write_text(str(module))

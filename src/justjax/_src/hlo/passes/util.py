@@ -1,0 +1,83 @@
+"""What passes share: walking blocks with their nested regions, finding the users of values,
+replacing uses, and which ops may be removed or moved (no side effects)."""
+from __future__ import annotations
+
+import copy
+from typing import Iterator
+
+from justjax._src.hlo import ir
+from justjax._src.hlo.ir import Block, Op, Value
+
+# Ops whose execution matters beyond their results, or that must run once per call.
+_EFFECTFUL = {"stablehlo.outfeed", "stablehlo.infeed", "stablehlo.send", "stablehlo.recv",
+              "stablehlo.rng", "stablehlo.rng_bit_generator", "stablehlo.all_reduce",
+              "stablehlo.all_gather", "stablehlo.all_to_all", "stablehlo.collective_permute",
+              "stablehlo.reduce_scatter", "stablehlo.optimization_barrier",
+              "stablehlo.create_token", "stablehlo.after_all"}
+
+
+def has_side_effect(op: Op) -> bool:
+    """Whether `op` (or an op in its regions) has an effect besides its results: host
+    callbacks (`has_side_effect`), collectives, tokens, and barriers."""
+    for inner in _walk_op(op):
+        if inner.opcode in _EFFECTFUL or inner.attributes.get("has_side_effect"):
+            return True
+        if any(isinstance(t, ir.TokenType) for t in inner.result_types):
+            return True
+    return False
+
+
+def _walk_op(op: Op) -> Iterator[Op]:
+    yield op
+    for region in op.regions:
+        yield from region.block.walk()
+
+
+def blocks(module: ir.Module) -> Iterator[Block]:
+    """Every block of the module: function bodies and the blocks of nested regions."""
+    for fn in module.functions:
+        yield fn.body
+        for op in fn.body.walk():
+            for region in op.regions:
+                yield region.block
+
+
+def users(block: Block) -> dict[Value, list[Op]]:
+    """For each value used in `block` (or in regions nested in it), the ops of `block`
+    using it (an op counts as a user when a nested region of it reads the value)."""
+    found: dict[Value, list[Op]] = {}
+    for op in block.ops:
+        seen: set[int] = set()
+        for inner in _walk_op(op):
+            for v in inner.operands:
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    found.setdefault(v, []).append(op)
+    return found
+
+
+def replace_uses(block: Block, old: Value, new: Value) -> None:
+    """Makes every op of `block` and of its nested regions read `new` instead of `old`."""
+    for op in block.walk():
+        op.operands = [new if v is old else v for v in op.operands]
+
+
+def replace_uses_map(block: Block, mapping: dict[Value, Value]) -> None:
+    """Replaces every use in `block` (and nested regions) of each key by its value."""
+    if not mapping:
+        return
+    for op in block.walk():
+        op.operands = [mapping.get(v, v) for v in op.operands]
+
+
+def clone_module(module: ir.Module) -> ir.Module:
+    """A deep copy of `module` with fresh values, for optimizing without touching the
+    lowered module (which `Lowered.as_text` prints)."""
+    clone = copy.deepcopy(module)
+    for op in clone.walk():
+        for v in op.results:
+            v.id = next(ir._value_ids)
+    for block in blocks(clone):
+        for v in block.args:
+            v.id = next(ir._value_ids)
+    return clone
