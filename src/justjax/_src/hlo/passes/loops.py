@@ -1,0 +1,154 @@
+"""Loop passes: while-loop invariant code motion, as XLA's WhileLoopInvariantCodeMotion.
+
+A value of a `stablehlo.while` body is *invariant* when it is the same in every iteration:
+a body argument whose carry the body returns unchanged (it is the loop's initial operand
+throughout), a value of an enclosing block, or the result of a pure op reading only
+invariant values. Invariant ops move out of the loop, just before the `while`; the body
+reads their results from the enclosing block (StableHLO's implicit capture).
+
+What moves (the rule, as XLA's):
+- never an effectful op, nor a `while`, `case`, `func.call` or `custom_call` (unbounded or
+  unknown work, which a loop that runs zero times would not have done);
+- constants, broadcasts, iotas, reshapes, transposes, slices, reverses and converts are not
+  worth moving alone (they are cheap, and fuse into their users): they are copied out only
+  when an op that does move reads them, and stay in the loop for the body's other users;
+- every other pure op moves. No StableHLO op traps (integer division by zero, out-of-range
+  indices and the like have defined results), so running a moved op once even when the loop
+  runs zero times changes no result; it costs at most one evaluation.
+
+Only the body is scanned (condition regions are small). Nested loops are handled innermost
+first, so an op can leave several loops in one run.
+"""
+from __future__ import annotations
+
+from justjax._src.hlo import ir
+from justjax._src.hlo.ir import Block, Op, Value
+from justjax._src.hlo.passes.cleanup import (
+    clone_ops, dce_block, effectful_functions, free_values, is_effectful, sweep)
+from justjax._src.hlo.passes.pipeline import Pass
+
+__all__ = ["WhileLoopInvariantCodeMotion"]
+
+# Ops that must stay in the loop: unbounded or unknown work.
+_NEVER_HOISTED = frozenset({"stablehlo.while", "stablehlo.case", "func.call",
+                            "stablehlo.custom_call", "stablehlo.return"})
+# Ops hoisted only as operands of an op that is hoisted (XLA's "not worth hoisting
+# individually"): cheap, size-inflating, or free once fused.
+_NOT_WORTH_ALONE = frozenset({
+    "stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.broadcast",
+    "stablehlo.iota", "stablehlo.reshape", "stablehlo.transpose", "stablehlo.slice",
+    "stablehlo.reverse", "stablehlo.convert", "stablehlo.bitcast_convert"})
+
+
+class WhileLoopInvariantCodeMotion(Pass):
+    """Moves the loop-invariant pure ops of `stablehlo.while` bodies out of their loops
+    (see the module docstring for which ops move)."""
+
+    name = "licm"
+
+    def run(self, module: ir.Module) -> bool:
+        effectful_fns = effectful_functions(module)
+        changed = False
+        for fn in module.functions:
+            changed |= sweep(fn.body, lambda op: _hoist(op, effectful_fns), {})
+        return changed
+
+
+def _hoist(op: Op, effectful_fns: set[str]) -> list[Op] | None:
+    """The ops moved out of `op`'s body followed by `op`, or None if nothing moves."""
+    if op.opcode != "stablehlo.while":
+        return None
+    hoister = _Hoister(op, effectful_fns)
+    if not hoister.run():
+        return None
+    # The copied-out cheap ops may have left dead originals behind.
+    dce_block(op.regions[1].block, set(), effectful_fns)
+    return hoister.hoisted + [op]
+
+
+class _Hoister:
+    """The invariant analysis and motion of one while loop's body."""
+
+    def __init__(self, loop: Op, effectful_fns: set[str]) -> None:
+        self.loop = loop
+        self.body = loop.regions[1].block
+        self.effectful_fns = effectful_fns
+        # Invariant body values with their value outside the loop.
+        self.outside: dict[Value, Value] = {}
+        # Invariant body values defined by ops not worth moving alone: copied out on demand.
+        self.lazy: dict[Value, Op] = {}
+        self.defined = _defined_in(self.body)
+        self.hoisted: list[Op] = []
+        returned = self.body.terminator.operands
+        for i, arg in enumerate(self.body.args):
+            if returned[i] is arg:
+                self.outside[arg] = loop.operands[i]
+
+    def invariant(self, v: Value) -> bool:
+        return v in self.outside or v in self.lazy or v not in self.defined
+
+    def run(self) -> bool:
+        kept: list[Op] = []
+        moved = False
+        for op in self.body.ops:
+            if not self._movable(op):
+                kept.append(op)
+            elif op.opcode in _NOT_WORTH_ALONE:
+                self.lazy.update((r, op) for r in op.results)
+                kept.append(op)
+            else:
+                self._move(op)
+                moved = True
+        self.body.ops = kept
+        return moved
+
+    def _movable(self, op: Op) -> bool:
+        if op.opcode in _NEVER_HOISTED or not op.results:
+            return False
+        if is_effectful(op, self.effectful_fns):
+            return False
+        return all(self.invariant(v) for v in free_values(op))
+
+    def _move(self, op: Op) -> None:
+        """Moves `op` out of the loop; its results keep their identity (the body now reads
+        them from outside)."""
+        renames = {v: self._materialize(v) for v in free_values(op) if v in self.defined}
+        _rename(op, renames)
+        self.hoisted.append(op)
+        for r in op.results:
+            self.outside[r] = r
+
+    def _materialize(self, v: Value) -> Value:
+        """The value outside the loop equal to invariant body value `v`, copying the cheap
+        op defining it out of the loop if needed."""
+        found = self.outside.get(v)
+        if found is not None:
+            return found
+        op = self.lazy[v]
+        renames = {u: self._materialize(u) for u in free_values(op) if u in self.defined}
+        mapping = dict(renames)
+        (copy,) = clone_ops([op], mapping)
+        self.hoisted.append(copy)
+        for old, new in zip(op.results, copy.results, strict=True):
+            self.outside[old] = new
+        return self.outside[v]
+
+
+def _defined_in(block: Block) -> set[Value]:
+    """Every value a block defines: its arguments, op results and nested regions' values."""
+    defined = set(block.args)
+    for op in block.walk():
+        defined.update(op.results)
+        for region in op.regions:
+            defined.update(region.block.args)
+    return defined
+
+
+def _rename(op: Op, renames: dict[Value, Value]) -> None:
+    """Renames the operands of `op` and of the ops of its regions."""
+    if not renames:
+        return
+    op.operands = [renames.get(v, v) for v in op.operands]
+    for region in op.regions:
+        for inner in region.block.walk():
+            inner.operands = [renames.get(v, v) for v in inner.operands]
