@@ -296,6 +296,7 @@ class _Instruction:
     text: str            # `opcode(operands), attrs`
     operands: list[_Instruction]
     layout: tuple[int, ...] | None = None   # minor-to-major when not row-major
+    fixed: bool = False   # a name given by a pass (a fusion's), printed as is
 
 
 class _Names:
@@ -310,14 +311,21 @@ class _Names:
 
 
 class _ModulePrinter:
-    def __init__(self, module: ir.Module) -> None:
+    def __init__(self, module: ir.Module, optimized: bool = False) -> None:
         self.module = module
+        # Optimized HLO (`compiled.as_text()`): `%` names, computation signatures, fusions,
+        # and scheduled computations printed in their op order.
+        self.optimized = optimized
         self.names = _Names()
         self.computation_count = 0
         self.computations: list[str] = []
         self.function_names: dict[str, str] = {}
         self.region_count = 0
         self.entry_result = ""
+
+    def ref(self, name: str) -> str:
+        """How an instruction or computation is referred to: `%name` in optimized HLO."""
+        return "%" + name if self.optimized else name
 
     def computation_name(self, base: str) -> str:
         self.computation_count += 1
@@ -333,7 +341,7 @@ class _ModulePrinter:
 
     def region(self, region: ir.Region, captures: Sequence[Value] = (),
                tuple_param: bool = False, extra_results: Sequence[Value] = (),
-               tuple_result: bool = False) -> str:
+               tuple_result: bool = False, scheduled: bool = True) -> str:
         """A region as a computation; values it reads from enclosing blocks (`captures`)
         become trailing parameters (tuple elements with `tuple_param`, as a while loop's
         state), and `extra_results` are appended to what it returns."""
@@ -341,11 +349,13 @@ class _ModulePrinter:
         self.region_count += 1
         return self.block(region.block, base, is_entry=False, captures=captures,
                           tuple_param=tuple_param, extra_results=extra_results,
-                          tuple_result=tuple_result)
+                          tuple_result=tuple_result, scheduled=scheduled)
 
     def block(self, block: ir.Block, base: str, is_entry: bool,
               captures: Sequence[Value] = (), tuple_param: bool = False,
-              extra_results: Sequence[Value] = (), tuple_result: bool = False) -> str:
+              extra_results: Sequence[Value] = (), tuple_result: bool = False,
+              param_base: str = "Arg_", fixed_name: bool = False,
+              scheduled: bool = True) -> str:
         """Prints a block as a computation (its called computations first); its name.
         Several results (or `tuple_result`) are returned as a tuple."""
         env: dict[Value, _Instruction] = {}
@@ -365,8 +375,14 @@ class _ModulePrinter:
                                  f"get-tuple-element(%s), index={i}", [param])
         else:
             for i, value in enumerate(inputs):
-                env[value] = add(f"Arg_{i}", shape_text(value.type), f"parameter({i})", [])
+                env[value] = add(f"{param_base}{i}", shape_text(value.type), f"parameter({i})",
+                                 [])
+        num_params = 1 if tuple_param else len(inputs)
+        fusions = self.fused_computations(block) if self.optimized else {}
         for op in block.ops[:-1]:
+            if op.opcode == FUSION:
+                self.fusion(op, env, add, fusions[id(op)])
+                continue
             self.op(op, env, add)
         returned_values = list(block.terminator.operands) + list(extra_results)
         returned = [env[v] for v in returned_values]
@@ -376,18 +392,58 @@ class _ModulePrinter:
             shape = tuple_shape([v.type for v in returned_values],
                                 [r.layout for r in returned])
             root = add("tuple", shape, "tuple(%s)", returned)
-        name = self.computation_name(base)
-        head = f"ENTRY {name}" if is_entry else name
-        ordered = _post_order(instructions, root)
+        name = base if fixed_name else self.computation_name(base)
+        if scheduled and self.optimized:
+            ordered = [inst for inst in instructions if inst is not root] + [root]
+        else:
+            ordered = _post_order(instructions, root)
         for inst in ordered:
-            inst.name = self.names.fresh(inst.name)
-        body = [f"  {'ROOT ' if inst is root else ''}{inst.name} = {inst.shape} "
-                f"{inst.text.replace('%s', ', '.join(o.name for o in inst.operands), 1)}"
+            if not inst.fixed:
+                inst.name = self.names.fresh(inst.name)
+        head = self.ref(name)
+        if self.optimized:
+            params = ", ".join(f"{inst.name}: {_plain_shape(inst.shape)}"
+                               for inst in instructions[:num_params])
+            head += f" ({params}) -> {_plain_shape(root.shape)}"
+        head = f"ENTRY {head}" if is_entry else head
+        body = [f"  {'ROOT ' if inst is root else ''}{self.ref(inst.name)} = {inst.shape} "
+                f"{inst.text.replace('%s', ', '.join(self.ref(o.name) for o in inst.operands), 1)}"
                 for inst in ordered]
         self.computations.append("\n".join([head + " {", *body, "}"]))
         if is_entry:
             self.entry_result = root.shape
         return name
+
+    def fused_computations(self, block: ir.Block) -> dict[int, str]:
+        """Prints the fused computations of `block`'s fusions, in the order XLA creates
+        them (fusion: `fused_computation`, `.1`, ...; then the wrapped single ops in block
+        order); returns each fusion's computation name."""
+        fusions = [op for op in block.ops if op.opcode == FUSION]
+        fusions.sort(key=_creation_order)
+        names = {}
+        for op in fusions:
+            names[id(op)] = self.block(op.regions[0].block, op.attributes["computation"],
+                                       is_entry=False, param_base="param_", fixed_name=True,
+                                       scheduled=False)
+        return names
+
+    def fusion(self, op: Op, env: dict[Value, _Instruction],
+               add: Callable[..., _Instruction], computation: str) -> None:
+        """`%name = f32[5]{0} fusion(%a, %b), kind=kLoop, calls=%fused_computation`."""
+        operands = [env[v] for v in op.operands]
+        attributes = [f"kind={op.attributes['kind']}", f"calls={self.ref(computation)}"]
+        shape = (shape_text(op.result.type) if len(op.results) == 1
+                 else tuple_shape(op.result_types))
+        inst = add(op.attributes["name"], shape,
+                   self._call_text("fusion", operands, attributes), operands)
+        inst.fixed = True
+        if len(op.results) == 1:
+            env[op.result] = inst
+            return
+        for i, result in enumerate(op.results):
+            env[result] = add("get-tuple-element", shape_text(result.type),
+                              self._call_text("get-tuple-element", [inst], [f"index={i}"]),
+                              [inst])
 
     @staticmethod
     def _call_text(opcode: str, operands: Sequence[_Instruction],
@@ -417,7 +473,7 @@ class _ModulePrinter:
                                extra_results=captures, tuple_result=True)
             cond = self.region(op.regions[0], captures, tuple_param=True)
             operands = [packed]
-            attributes = [f"condition={cond}", f"body={body}"]
+            attributes = [f"condition={self.ref(cond)}", f"body={self.ref(body)}"]
             loop = add(opcode, tuple_shape([v.type for v in state]),
                        self._call_text(opcode, operands, attributes), operands)
             for i, result in enumerate(op.results):
@@ -426,7 +482,8 @@ class _ModulePrinter:
                                   [loop])
             return
         if op.opcode == "func.call":
-            attributes = [f"to_apply={self.function(op.attributes['callee'].name)}"]
+            attributes = [
+                f"to_apply={self.ref(self.function(op.attributes['callee'].name))}"]
         elif op.opcode == "stablehlo.case":
             branches = []
             for region in op.regions:
@@ -435,9 +492,11 @@ class _ModulePrinter:
                 operands.append(add("tuple", tuple_shape([v.type for v in captures]),
                                     self._call_text("tuple", [env[v] for v in captures]),
                                     [env[v] for v in captures]))
-            attributes = ["branch_computations={" + ", ".join(branches) + "}"]
+            attributes = ["branch_computations={" + ", ".join(
+                self.ref(b) for b in branches) + "}"]
         elif op.regions:
-            names = [self.region(r, _free_values([r])) for r in op.regions]
+            names = [self.ref(self.region(r, _free_values([r]), scheduled=False))
+                     for r in op.regions]
             keys = (["select", "scatter"] if op.opcode == "stablehlo.select_and_scatter"
                     else ["to_apply"] * len(names))
             attributes += [f"{k}={n}" for k, n in zip(keys, names, strict=True)]
@@ -460,6 +519,33 @@ class _ModulePrinter:
             env[result] = add("get-tuple-element", shape_text(result.type),
                               self._call_text("get-tuple-element", [inst], [f"index={i}"]),
                               [inst])
+
+
+FUSION = "hlo.fusion"
+
+
+def _creation_order(op: Op) -> tuple[int, int]:
+    """Fusions first (`fused_computation.<n>` by n), then wrapped ops (stable: block order)."""
+    name = op.attributes["computation"]
+    if not name.startswith("fused_computation"):
+        return (1, 0)
+    _, _, suffix = name.partition(".")
+    return (0, int(suffix) if suffix.isdigit() else 0)
+
+
+def _plain_shape(shape: str) -> str:
+    """A shape without its layouts, as computation signatures print it:
+    `f32[2,3]{1,0}` -> `f32[2,3]`, `(s32[], f32[4]{0})` -> `(s32[], f32[4])`."""
+    out = []
+    depth = 0
+    for ch in shape:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
 
 
 def _free_values(regions: Sequence[ir.Region]) -> list[Value]:
@@ -518,4 +604,24 @@ def print_module(module: ir.Module) -> str:
     params = ", ".join(shape_text(t) for t in main.arg_types)
     result = printer.entry_result
     head = f"HloModule {module.name}, entry_computation_layout={{({params})->{result}}}"
+    return "\n\n".join([head, *printer.computations]) + "\n\n"
+
+
+def print_optimized_module(module: ir.Module) -> str:
+    """The module after the optimizing passes in XLA's optimized HLO text, as
+    `jax.jit(f).lower(x).compile().as_text()` prints it: `%` names, signatures, fusions
+    (`ROOT %broadcast_add_fusion = f32[5]{0} fusion(%Arg_0.1), kind=kLoop,
+    calls=%fused_computation`) after their fused computations, and each scheduled
+    computation in its op order."""
+    printer = _ModulePrinter(module, optimized=True)
+    main = module.main
+    printer.function_names["main"] = printer.block(main.body, "main", is_entry=True)
+    params = ", ".join(shape_text(t) for t in main.arg_types)
+    result = printer.entry_result
+    flags = ",".join(["true"] * len(main.arg_types))
+    outputs = ",".join(["true"] * len(main.result_types))
+    head = (f"HloModule {module.name}, is_scheduled=true, "
+            f"entry_computation_layout={{({params})->{result}}}, "
+            f"allow_spmd_sharding_propagation_to_parameters={{{flags}}}, "
+            f"allow_spmd_sharding_propagation_to_output={{{outputs}}}")
     return "\n\n".join([head, *printer.computations]) + "\n\n"

@@ -445,6 +445,35 @@ def _call(op: Op, module: ir.Module) -> None:
              f"result types differ from @{fn.name}'s results")
 
 
+_FUSION_KINDS = ("kLoop", "kInput", "kOutput")
+
+
+@_register("hlo.fusion")
+def _fusion(op: Op, module: ir.Module) -> None:
+    """A fusion (the fusion pass's op): its region's parameters match the operands, its
+    return the results, and it reads nothing but its parameters."""
+    _require(len(op.regions) == 1, "fusion needs one region (the fused computation)")
+    _require(op.attributes.get("kind") in _FUSION_KINDS,
+             f"kind {op.attributes.get('kind')!r} is not one of {', '.join(_FUSION_KINDS)}")
+    for key in ("name", "computation"):
+        _require(isinstance(op.attributes.get(key), str), f"lacks string attribute '{key}'")
+    block = op.regions[0].block
+    _require([a.type for a in block.args] == op.operand_types,
+             f"parameters {[str(a.type) for a in block.args]} differ from the operands "
+             f"{[str(t) for t in op.operand_types]}")
+    _require(block.terminator.operand_types == op.result_types,
+             "the fused computation returns other types than the fusion's results")
+    _require(len(set(op.operands)) == len(op.operands), "an operand is passed twice")
+    defined: set[Value] = set(block.args)
+    for inner in block.walk():
+        defined.update(inner.results)
+        for region in inner.regions:
+            defined.update(region.block.args)
+    for inner in block.walk():
+        _require(all(v in defined for v in inner.operands),
+                 f"fused {inner.opcode} reads a value from outside the fusion")
+
+
 # ---------------------------------------------------------------------------------------------
 # Walking.
 
