@@ -37,7 +37,7 @@ def compile_primitive(primitive: core.Primitive, avals: Sequence[ShapedArray],
                       params: dict[str, Any]) -> stages.CompiledCall:
     """The executable running `primitive` once on arguments of `avals`."""
     closed = _one_equation_jaxpr(primitive, avals, params)
-    return stages.compile_jaxpr(closed, primitive.name, (False,) * len(avals), True)
+    return stages.compile_jaxpr(closed, primitive.name, (False,) * len(avals), True, False)
 
 
 def apply_primitive(primitive: core.Primitive, *args: Any, **params: Any) -> Any:

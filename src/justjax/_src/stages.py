@@ -22,6 +22,7 @@ from justjax._src.config import config
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr
+from justjax._src.hlo.passes import optimize
 from justjax._src.hlo import hlo_printer, ir, stablehlo_printer
 from justjax._src.interpreters import lowering
 from justjax._src.interpreters import partial_eval as pe
@@ -133,12 +134,16 @@ class CompiledCall:
     """An executable with the bookkeeping of its call: which arguments it reads and the
     avals (weak types included) of its results."""
 
-    def __init__(self, info: ModuleInfo, name: str, closed: ClosedJaxpr) -> None:
+    def __init__(self, info: ModuleInfo, name: str, closed: ClosedJaxpr,
+                 optimize_module: bool = True) -> None:
         self.info = info
         self.name = name
         self.closed = closed
         start = time.perf_counter()
-        self.executable = get_backend().compile(info.module)
+        # The optimizing pipeline runs on a copy: `Lowered` keeps printing the module as
+        # lowered. A one-op eager program has nothing to optimize and skips it.
+        self.optimized = optimize.optimize(info.module) if optimize_module else info.module
+        self.executable = get_backend().compile(self.optimized)
         self.compile_seconds = time.perf_counter() - start
         self._kept = info.kept_inputs
         self._in_dtypes = [info.in_avals[i].dtype for i in self._kept]
@@ -195,8 +200,9 @@ def log_event(message: str, *args: Any) -> None:
 
 @pe.transform_cache
 def compile_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: tuple[bool, ...],
-                  keep_unused: bool) -> CompiledCall:
-    """The executable of a jit call of `closed` (cached per jaxpr and options)."""
+                  keep_unused: bool, optimize_module: bool = True) -> CompiledCall:
+    """The executable of a jit call of `closed` (cached per jaxpr and options), compiled
+    from its module after the optimizing pipeline (unless `optimize_module` is False)."""
     log_event("Compiling jit(%s) with global shapes and types %r. Argument mapping: %s.",
               name, tuple(closed.in_avals), "(" + "UnspecifiedValue," * len(closed.in_avals)
               + ")")
@@ -204,13 +210,14 @@ def compile_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: tuple[bool, ..
     info = lower_jaxpr(closed, name, donated_invars, keep_unused)
     log_event("Finished jaxpr to MLIR module conversion jit(%s) in %.9f sec", name,
               time.perf_counter() - start)
-    call = CompiledCall(info, name, closed)
+    call = CompiledCall(info, name, closed, optimize_module)
     log_event("Finished XLA compilation of jit(%s) in %.9f sec", name, call.compile_seconds)
     return call
 
 
 # ---------------------------------------------------------------------------------------------
-# Cost and memory analysis (of the module as lowered; the optimizing passes refine them).
+# Cost analysis of the module as lowered (`Lowered.cost_analysis`); `Compiled` reports the
+# optimized module's (`passes/cost.py`) and its buffer assignment (`passes/buffers.py`).
 
 _TRANSCENDENTAL = {
     "exponential", "exponential_minus_one", "log", "log_plus_one", "logistic", "sine",
@@ -274,18 +281,6 @@ class CompiledMemoryStats:
     host_output_size_in_bytes: int = 0
     host_alias_size_in_bytes: int = 0
     host_temp_size_in_bytes: int = 0
-
-
-def memory_analysis(info: ModuleInfo) -> CompiledMemoryStats:
-    main = info.module.main
-    arg_bytes = sum(t.nbytes for t in main.arg_types if isinstance(t, ir.TensorType))
-    out_bytes = sum(t.nbytes for t in main.result_types if isinstance(t, ir.TensorType))
-    results = {id(v) for v in main.body.terminator.operands}
-    temp = sum(v.type.nbytes for op in main.body.ops for v in op.results
-               if isinstance(v.type, ir.TensorType) and id(v) not in results)
-    aliased = sum(main.arg_types[i].nbytes for i, attrs in enumerate(main.arg_attrs or [])
-                  if "tf.aliasing_output" in attrs)
-    return CompiledMemoryStats(0, arg_bytes, out_bytes, aliased, temp)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -359,14 +354,18 @@ class Compiled(_Stage):
         return tree_util.tree_unflatten(sig.out_tree, outs)
 
     def as_text(self) -> str:
-        """The compiled program as XLA HLO text."""
-        return hlo_printer.print_module(self._call.info.module)
+        """The optimized program as XLA HLO text (fusions, schedule, layouts)."""
+        return hlo_printer.print_optimized_module(self._call.optimized)
 
     def cost_analysis(self) -> dict[str, float]:
-        return cost_analysis(self._call.info.module)
+        """`flops`, `transcendentals` and `bytes accessed` of the optimized module (a fusion
+        reads each operand and writes each output once)."""
+        return optimize.analyze(self._call.optimized).cost
 
     def memory_analysis(self) -> CompiledMemoryStats:
-        return memory_analysis(self._call.info)
+        """Argument, output, alias and temp sizes from the optimized module's buffer
+        assignment."""
+        return CompiledMemoryStats(**optimize.analyze(self._call.optimized).memory)
 
 
 class Lowered(_Stage):

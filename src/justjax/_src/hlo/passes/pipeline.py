@@ -9,6 +9,7 @@ from __future__ import annotations
 import abc
 import pathlib
 import re
+import time
 from typing import Iterable, Sequence
 
 from justjax._src.config import config
@@ -74,17 +75,22 @@ class Pipeline:
             disabled = [n.strip() for n in config.read("justjax_disable_passes").split(",")]
         self.disabled = {n for n in disabled if n}
         self.changes: list[tuple[str, bool]] = []
+        self.seconds: list[tuple[str, float]] = []
 
     def run(self, module: ir.Module) -> bool:
         """Runs every enabled pass on `module` in place; returns whether any changed it.
-        `self.changes` records (pass name, changed) for each pass run."""
+        `self.changes` records (pass name, changed) and `self.seconds` (pass name, time
+        taken) for each pass run."""
         self.changes = []
+        self.seconds = []
         self._dump(module, 0, "input")
         changed = False
         for index, p in enumerate(self.passes, start=1):
             if p.name in self.disabled:
                 continue
+            start = time.perf_counter()
             did = p.run(module)
+            self.seconds.append((p.name, time.perf_counter() - start))
             self.changes.append((p.name, did))
             changed |= did
             if self.verify:

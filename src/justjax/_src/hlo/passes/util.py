@@ -19,11 +19,16 @@ _EFFECTFUL = {"stablehlo.outfeed", "stablehlo.infeed", "stablehlo.send", "stable
 def has_side_effect(op: Op) -> bool:
     """Whether `op` (or an op in its regions) has an effect besides its results: host
     callbacks (`has_side_effect`), collectives, tokens, and barriers."""
-    for inner in _walk_op(op):
-        if inner.opcode in _EFFECTFUL or inner.attributes.get("has_side_effect"):
+    # Every pass asks this of every op: no generators, no lists.
+    if op.opcode in _EFFECTFUL or op.attributes.get("has_side_effect"):
+        return True
+    for v in op.results:
+        if type(v.type) is ir.TokenType:
             return True
-        if any(isinstance(t, ir.TokenType) for t in inner.result_types):
-            return True
+    for region in op.regions:
+        for inner in region.block.ops:
+            if has_side_effect(inner):
+                return True
     return False
 
 
@@ -71,13 +76,25 @@ def replace_uses_map(block: Block, mapping: dict[Value, Value]) -> None:
 
 
 def clone_module(module: ir.Module) -> ir.Module:
-    """A deep copy of `module` with fresh values, for optimizing without touching the
-    lowered module (which `Lowered.as_text` prints)."""
-    clone = copy.deepcopy(module)
-    for op in clone.walk():
-        for v in op.results:
-            v.id = next(ir._value_ids)
-    for block in blocks(clone):
-        for v in block.args:
-            v.id = next(ir._value_ids)
-    return clone
+    """A copy of `module` with fresh values and ops (attributes, which are immutable, are
+    shared), for optimizing without touching the lowered module (which `Lowered.as_text`
+    prints)."""
+    mapping: dict[Value, Value] = {}
+    functions = [ir.Function(fn.name, _clone_block(fn.body, mapping), list(fn.result_types),
+                             fn.visibility, copy.copy(fn.arg_attrs), copy.copy(fn.result_attrs))
+                 for fn in module.functions]
+    return ir.Module(module.name, functions, dict(module.attributes))
+
+
+def _clone_block(block: Block, mapping: dict[Value, Value]) -> Block:
+    args = [Value(v.type) for v in block.args]
+    mapping.update(zip(block.args, args, strict=True))
+    ops = []
+    for op in block.ops:
+        # Values of enclosing blocks read by a region are mapped already (defined earlier).
+        operands = [mapping[v] for v in op.operands]
+        regions = [ir.Region(_clone_block(r.block, mapping)) for r in op.regions]
+        results = [Value(v.type) for v in op.results]
+        mapping.update(zip(op.results, results, strict=True))
+        ops.append(Op(op.opcode, operands, results, dict(op.attributes), regions))
+    return Block(args, ops)

@@ -1,0 +1,61 @@
+"""The default optimization pipeline, in XLA's CPU order: inline calls; simplify to a fixed
+point (constant folding, `case` with a known index, canonicalization and algebraic
+simplification, CSE, DCE, loop-invariant code motion); fold transposes into dots; fuse (loop,
+input and output fusions, then single ops wrapped as XLA CPU does); clean up; schedule.
+
+`optimize(module)` returns an optimized copy, leaving the lowered module (which
+`Lowered.as_text` prints) alone; `analyze(module)` gives the buffer assignment and cost of an
+optimized module.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from justjax._src.hlo import ir
+from justjax._src.hlo.passes import buffers, cost, util
+from justjax._src.hlo.passes.cleanup import (CallInlining, CaseSimplification,
+                                             CommonSubexpressionElimination, ConstantFolding,
+                                             DeadCodeElimination)
+from justjax._src.hlo.passes.fusion import FusionWrapper, InstructionFusion
+from justjax._src.hlo.passes.layout import TransposeFolding
+from justjax._src.hlo.passes.loops import WhileLoopInvariantCodeMotion
+from justjax._src.hlo.passes.pipeline import FixedPoint, Pass, Pipeline
+from justjax._src.hlo.passes.schedule import ListScheduler
+from justjax._src.hlo.passes.simplify import Simplify
+
+__all__ = ["Analysis", "analyze", "default_passes", "optimize"]
+
+
+def default_passes() -> list[Pass]:
+    """A fresh list of the default pipeline's passes, in order."""
+    simplification = FixedPoint(
+        [ConstantFolding(), CaseSimplification(), Simplify(), CommonSubexpressionElimination(),
+         DeadCodeElimination(), WhileLoopInvariantCodeMotion()], max_iters=8,
+        name="simplification")
+    return [CallInlining(), simplification, TransposeFolding(), DeadCodeElimination(),
+            InstructionFusion(), FusionWrapper(), CommonSubexpressionElimination(),
+            DeadCodeElimination(), ListScheduler()]
+
+
+def optimize(module: ir.Module, *, verify: bool | None = None, dump_to: str | None = None,
+             disabled: Any = None) -> ir.Module:
+    """An optimized copy of `module` (the pipeline's options as `Pipeline`'s)."""
+    optimized = util.clone_module(module)
+    Pipeline(default_passes(), verify=verify, dump_to=dump_to, disabled=disabled).run(optimized)
+    return optimized
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the backends and `Compiled` report about an optimized module."""
+
+    buffers: buffers.BufferAssignment
+    memory: dict[str, int]
+    cost: dict[str, float]
+
+
+def analyze(module: ir.Module) -> Analysis:
+    """The buffer assignment, memory figures and cost of an (optimized, scheduled) module."""
+    assignment = buffers.assign_buffers(module)
+    return Analysis(assignment, assignment.memory_stats(), cost.cost_analysis(module))
