@@ -12,11 +12,10 @@ source, args and "config" (the flags it ran under), and, each part either {"resu
 - "value": the encoded result of `f(*args)` (as `record_jit_golden`; a typed key array leaf is
   {"kind": "key", "dtype": "key<fry>", "shape", "data": its encoded `key_data`});
 - "warnings": the warnings `f(*args)` issued, as [class name, message] pairs;
-- "stablehlo": `jax.jit(f).lower(*args).as_text()`, or, for a text longer than
-  `STABLEHLO_MAX_CHARS`, {"omitted": {"chars": n}}: JAX lowers threefry2x32 as a while loop
-  with a called body, and samplers built on it (gamma, beta, dirichlet, poisson, t, ball ...)
-  run to 20-80 thousand characters each, which would make the file several megabytes while
-  no test compares the text (rerun JAX to see one);
+- "stablehlo": the `func.func public @main(...)` line of `jax.jit(f).lower(*args).as_text()`
+  (its argument and result types, all the replay test compares), or JAX's error: the whole
+  texts run to 20-80 thousand characters for samplers built on threefry2x32 (a while loop with
+  a called body) and would make the file megabytes (rerun JAX to see one);
 plus "groups": the number of cases per title group.
 """
 from __future__ import annotations
@@ -43,7 +42,6 @@ from record_ad_golden import encode_result  # noqa: E402
 
 OUT = (pathlib.Path(__file__).resolve().parent.parent / "tests" / "golden"
        / "random_programs.json")
-STABLEHLO_MAX_CHARS = 16_000
 
 
 @contextlib.contextmanager
@@ -82,10 +80,11 @@ def _part(compute: Callable[[], Any]) -> dict:
 
 
 def _stablehlo(f: Callable, args: tuple) -> dict:
-    """The "stablehlo" part: the text, JAX's error, or the length of an omitted long text."""
+    """The "stablehlo" part: the `@main` line of the text, or JAX's error."""
     part = _part(lambda: jax.jit(f).lower(*args).as_text())
-    if len(part.get("result", "")) > STABLEHLO_MAX_CHARS:
-        return {"omitted": {"chars": len(part["result"])}}
+    if "result" in part:
+        part["result"] = next(line.strip() for line in part["result"].splitlines()
+                              if "@main(" in line)
     return part
 
 
