@@ -22,6 +22,8 @@ Values compare by identity; names are given only when printing.
 """
 from __future__ import annotations
 
+import math
+
 import itertools
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
@@ -71,7 +73,7 @@ class TensorType:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     @property
     def nbytes(self) -> int:

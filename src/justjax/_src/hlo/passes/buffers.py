@@ -14,8 +14,9 @@ Buffers are grouped before allocation:
     operand dies at the op (this op is its last reader, it reads it once), is not returned,
     is not a constant, is not a parameter (except a donated one whose output is this
     result), and has the result's size: `dynamic_update_slice` and `scatter` (operand i with
-    result i), elementwise ops, and loop fusions whose parameter feeds only elementwise ops
-    of its own shape (XLA's rule for sharing an operand's buffer with its user);
+    result i), elementwise ops, and loop fusions whose parameter flows only through
+    elementwise ops of its own shape into that root alone, or is the operand a root
+    dynamic_update_slice/scatter updates (XLA's rule for sharing an operand's buffer);
   - donation: a parameter marked `tf.aliasing_output = j` shares its allocation with output
     j when the parameter is dead by the time output j is computed (or output j is computed
     in place over it); otherwise the output takes its own buffer and the runtime copies it.
@@ -193,15 +194,31 @@ def _liveness(fn: ir.Function, module: ir.Module) -> _Liveness:
     return _Liveness(start, end, readers, nested, constants)
 
 
-def _fusion_param_elementwise(op: Op, index: int) -> bool:
-    """Whether fused parameter `index` feeds only elementwise ops of its own type."""
+def _fusion_param_in_place(op: Op, index: int, result: int) -> bool:
+    """Whether fused result `result` may be written over parameter `index` (XLA's rule):
+    every op the parameter's value flows through, up to that root, is elementwise of the
+    parameter's shape (each element is read before the same element is written), and no
+    other root reads it (another root's loop runs after this one wrote over it); or the
+    root is a dynamic_update_slice/scatter updating the parameter itself, which it reads
+    nowhere else."""
     block = op.regions[0].block
     param = block.args[index]
-    for inner in block.ops:
-        if param in inner.operands:
-            if inner.opcode not in _ELEMENTWISE or inner.results[0].type != param.type:
-                return False
-    return True
+    roots = block.terminator.operands
+    target = roots[result]
+    producer = next((inner for inner in block.ops if target in inner.results), None)
+    if (producer is not None and producer.opcode in _IN_PLACE_UPDATES
+            and producer.operands[0] is param):
+        uses = sum(v is param for inner in block.ops for v in inner.operands)
+        return uses == 1
+    reached = {param}
+    for inner in block.ops[:-1]:
+        if not any(v in reached for v in inner.operands):
+            continue
+        if inner.opcode not in _ELEMENTWISE or any(
+                r.type.shape != param.type.shape for r in inner.results):
+            return False
+        reached.update(inner.results)
+    return not any(v in reached for i, v in enumerate(roots) if i != result)
 
 
 def _in_place_candidates(op: Op) -> list[tuple[int, int]]:
@@ -214,7 +231,7 @@ def _in_place_candidates(op: Op) -> list[tuple[int, int]]:
         return [(i, 0) for i, v in enumerate(op.operands) if v.type == op.results[0].type]
     if op.opcode == "hlo.fusion" and op.attributes.get("kind") == "kLoop":
         return [(i, r) for i, v in enumerate(op.operands) for r, res in enumerate(op.results)
-                if v.type == res.type and _fusion_param_elementwise(op, i)]
+                if v.type == res.type and _fusion_param_in_place(op, i, r)]
     return []
 
 

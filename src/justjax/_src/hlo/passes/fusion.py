@@ -30,15 +30,17 @@ The rules are XLA CPU's (`CpuInstructionFusion`), checked against XLA's optimize
   multi-output fusion: two reductions of the same input stay two kernels (checked with
   XLA 0.10.2), so neither is done here.
 - Small matrix-vector dots (operand below 16 KiB) absorb loop-fusible producers.
-Not modelled: XLA's code-duplication limit (`FusionNodeIndexingEvaluation`) and the
-softmax-specific rule that keeps a max-reduce's input from being duplicated.
+- A producer is not fused where the fused computation would compute each of its elements
+  more than 8 times (XLA's code-duplication limit, `FusionNodeIndexingEvaluation`).
+Not modelled: the softmax-specific rule that keeps a max-reduce's input from being
+duplicated.
 
 Fusion runs in function bodies and in while/case regions (XLA fuses while bodies too), not
 inside the computations of reduce/sort/scatter.
 """
 from __future__ import annotations
 
-from typing import Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
@@ -64,6 +66,13 @@ _ELEMENTWISE = frozenset(_S + name for name in (
     "reduce_precision", "remainder", "round_nearest_afz", "round_nearest_even", "rsqrt",
     "select", "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sine",
     "sqrt", "subtract", "tan", "tanh", "xor"))
+# CHLO's elementwise ops: XLA expands them into StableHLO before fusion, so their pieces
+# fuse like any elementwise op; here they fuse whole (and are expensive, as their expansions).
+_CHLO_ELEMENTWISE = frozenset("chlo." + name for name in (
+    "acos", "acosh", "asin", "asinh", "atan", "atanh", "bessel_i1e", "conj", "cosh",
+    "digamma", "erf", "erf_inv", "erfc", "lgamma", "next_after", "polygamma", "sinh",
+    "square", "zeta"))
+_ELEMENTWISE = _ELEMENTWISE | _CHLO_ELEMENTWISE
 _LOOP_FUSIBLE = _ELEMENTWISE | frozenset(_S + name for name in (
     "broadcast_in_dim", "concatenate", "dynamic_slice", "dynamic_update_slice", "gather",
     "iota", "pad", "reduce", "reshape", "reverse", "slice", "transpose"))
@@ -79,10 +88,13 @@ _EXPENSIVE = frozenset(_S + name for name in (
     "exponential_minus_one", "log", "log_plus_one", "logistic", "gather", "reduce",
     "dot_general", "convolution", "fft", "sort", "while", "case", "custom_call", "scatter",
     "reduce_window", "select_and_scatter", "cholesky", "triangular_solve", "rng",
-    "rng_bit_generator")) | {"func.call", FUSION}
+    "rng_bit_generator")) | {"func.call", FUSION} | (_CHLO_ELEMENTWISE - {"chlo.square", "chlo.conj"})
 _CHEAP_FOR_REALS = frozenset(_S + name for name in ("abs", "sign", "sine", "cosine", "tan"))
 
 _MAX_REDUCTIONS_IN_FUSION = 5
+# XLA's `kAllowedCodeDuplication`: a producer is not fused where it would be emitted more
+# often than this per element (deep chains of slices and pads grow exponentially otherwise).
+_MAX_CODE_DUPLICATION = 8
 _MAX_CONCATENATE_ARGUMENTS = 8
 _MATVEC_THRESHOLD_BYTES = 16 * 1024
 
@@ -187,6 +199,34 @@ def _fusion_param_use(fusion: Op, index: int) -> int:
     for kind in roots:
         total = max(total, kind)
     return total
+
+
+def _emission_count(fusion: Op, index: int) -> int:
+    """How many times the elemental emitter computes an element of fusion operand `index`
+    per element of the roots (XLA's `FusionNodeIndexingEvaluation`). A value read at the
+    index its reader was computed at (same shape, or a transpose) shares that reader's
+    indexings; a reader that derives a new index (a slice, a pad, a broadcast) is an
+    indexing of its own, emitted as often as its own indexings are."""
+    block = fusion.regions[0].block
+    root = object()  # the fusion itself: its roots are computed once
+    count: dict[Any, int] = {root: 1}
+    indexing: dict[Value, set[Any]] = {}
+    for value in block.terminator.operands:
+        indexing.setdefault(value, set()).add(root)
+    for op in reversed(block.ops[:-1]):
+        users: set[Any] = set()
+        for r in op.results:
+            users |= indexing.get(r, set())
+        count[op] = sum(count[u] for u in users)
+        shape = op.results[0].type.shape if isinstance(op.results[0].type, ir.TensorType) \
+            else None
+        for v in op.operands:
+            same = isinstance(v.type, ir.TensorType) and v.type.shape == shape
+            if same or op.opcode == _S + "transpose":
+                indexing.setdefault(v, set()).update(users)
+            else:
+                indexing.setdefault(v, set()).add(op)
+    return sum(count[u] for u in indexing.get(block.args[index], ()))
 
 
 def _region_is_isolated(op: Op) -> bool:
@@ -385,7 +425,8 @@ class _BlockFusion:
         if consumer.opcode == _S + "dot_general" and self._matvec_absorbs(consumer, index):
             return True
         if is_fusion(consumer):
-            return consumer.attributes["kind"] == KIND_LOOP
+            return (consumer.attributes["kind"] == KIND_LOOP
+                    and _emission_count(consumer, index) <= _MAX_CODE_DUPLICATION)
         return _loop_fusible(consumer)
 
     def _has_other_users(self, producer: Op, consumer: Op) -> bool:
