@@ -150,21 +150,38 @@ config.define("jax_log_compiles", False, "Log each trace and compilation of a ji
               parse=_parse_bool)
 config.define("jax_explain_cache_misses", False, "Log why a jitted function is traced again.",
               parse=_parse_bool)
+# It keys the jit caches (`affects_tracing`): a program compiled by one backend is not
+# handed out when another is selected.
 config.define("jax_platforms", None, "Comma-separated platforms to use, in order of "
-              "preference; None or '' picks the available one (cpu).")
+              "preference; None or '' picks the available one (cpu).", affects_tracing=True)
+config.define("jax_compilation_cache_dir", None, "Folder of the persistent compilation cache "
+              "(native object code); None: no cache. compilation_cache.set_cache_dir() sets it.")
+config.define("jax_enable_compilation_cache", True, "False turns the persistent compilation "
+              "cache off even when its folder is set.", parse=_parse_bool)
+config.define("jax_persistent_cache_min_compile_time_secs", 1.0, "The minimum compile time "
+              "of a program written to the persistent compilation cache.", parse=float)
+config.define("jax_persistent_cache_min_entry_size_bytes", 0, "The minimum size (in bytes) "
+              "of an entry written to the persistent compilation cache.", parse=int)
+config.define("jax_raise_persistent_cache_errors", False, "Raise errors reading or writing "
+              "the persistent compilation cache instead of warning.", parse=_parse_bool)
 
 
-def check_platforms() -> None:
-    """Checks `jax_platforms` before a backend is used: justjax has the `cpu` platform only;
-    any other platform asked for raises JAX's RuntimeError, as JAX does when it cannot
+def check_platforms() -> str:
+    """Checks `jax_platforms` before a backend is used and returns the backend to use:
+    `cpu` (the native backend) or `reference` (justjax's NumPy interpreter, for checking).
+    Any other platform asked for raises JAX's RuntimeError, as JAX does when it cannot
     initialize a backend."""
     requested = config.read("jax_platforms") or ""
+    chosen = None
     for platform in (p.strip() for p in requested.split(",")):
-        if platform and platform != "cpu":
+        if platform in ("cpu", "reference"):
+            chosen = chosen or platform
+        elif platform:
             raise RuntimeError(
                 f"Unable to initialize backend '{platform}': Backend '{platform}' is not in "
                 "the list of known backends: ['cpu']. (set JAX_PLATFORMS='' to automatically "
                 "choose an available backend)")
+    return chosen or "cpu"
 
 
 @contextlib.contextmanager

@@ -1,4 +1,24 @@
-"""LLVM backend pieces (llvmlite): a vectorizable elementwise math library and a small JIT harness.
+"""The native CPU backend: optimized HLO to machine code through LLVM (llvmlite).
 
-The rest of the native backend (elemental emitter, runtime) is added later; see issue #9.
+`codegen` turns a module into one LLVM function (`entry`) over a table of buffers, with the
+elemental `emitter` for fusions, registered kernels (`kernels_*.py`) for the ops that are not
+loops, native `control_flow`, and calls back to the reference backend for the rest;
+`runtime` compiles and runs it.
 """
+from __future__ import annotations
+
+from justjax._src.hlo import ir as hlo
+
+__all__ = ["BACKEND", "LLVMBackend"]
+
+
+class LLVMBackend:
+    name = "llvm"
+
+    def compile(self, module: hlo.Module):
+        """Compiles `module` (entry point `main`) to a native `LLVMExecutable`."""
+        from justjax._src.backends.llvm import runtime
+        return runtime.compile_module(module)
+
+
+BACKEND = LLVMBackend()

@@ -1,20 +1,33 @@
 """The elemental emitter: one LLVM function per loop fusion (`hlo.fusion` of kind kLoop).
 
-For each root of the fused computation, the function holds one flat loop over the root's
-elements in row-major order; an element is computed by composing per-op element generators
+For each root of the fused computation, the function holds a loop over the root's elements in
+row-major order (one flat loop, or a loop over rows around a loop over a long minor dimension,
+so that index arithmetic stays affine in the inner counter and LLVM vectorizes contiguous
+reads); an element is computed by composing per-op element generators
 (`_Emitter.gen(value, index)`) over the fused ops: index arithmetic for the structural ops
-(broadcast_in_dim, reshape, transpose, slice, iota, concatenate, pad, reverse), scalar
-arithmetic for the elementwise ops and the `mathlib` functions for transcendental ones. No
-temporaries are materialized inside a fusion.
+(broadcast_in_dim, reshape, transpose, slice, iota, concatenate, pad, reverse, gather, dynamic
+slices), scalar arithmetic for the elementwise ops and the `mathlib` functions for
+transcendental ones. No temporaries are materialized inside a fusion. Roots with a loop
+structure of their own (dynamic_update_slice and scatter: copy, then the update window only)
+have root emitters (`ROOT_EMITTERS`).
 
 Dtypes: bool is i1 in registers and i8 in memory; float16 and bfloat16 are computed in float32
 and every op producing them rounds its result to their precision (as the reference backend,
-which rounds each op once), bfloat16 by round-to-nearest-even bit arithmetic. Semantics follow
-the reference backend's kernels (XLA CPU's): see `backends/reference/kernels/elementwise.py`.
+which rounds each op once), bfloat16 by round-to-nearest-even bit arithmetic, float16 by the
+F16C conversions or, on hosts without them, by integer bit arithmetic (LLVM would otherwise
+call compiler-rt helpers the JIT does not link); complex64/complex128 are `{re, im}` structs
+in registers and in memory (`complexmath.py`). Semantics follow the reference backend's
+kernels (XLA CPU's): see `backends/reference/kernels/elementwise.py`.
+
+Other modules of this package register into the tables here (imported at the end):
+`indexing.py` (gather, dynamic slices, scatter), `complexmath.py`, `elementwise_extra.py`
+(bit ops, reduce_precision, integer power, CHLO special functions), `reductions.py`.
 """
 from __future__ import annotations
 
 import ctypes
+import functools
+import importlib
 import math
 from typing import Callable, Sequence
 
@@ -22,16 +35,36 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm import jit, mathlib
+from justjax._src.backends.llvm import jit, mathlink
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op, Value
 
-__all__ = ["compile_fusion", "CompiledFusion"]
+__all__ = ["compile_fusion", "CompiledFusion", "compute_type", "emit_fusion", "emit_region",
+           "memory_type", "new_module", "scalar_emitter", "Unsupported"]
+
+
+class Unsupported(ValueError):
+    """An op or dtype the emitter has no code for (the backend runs it another way)."""
 
 _I1, _I8, _I16, _I32, _I64 = (ir.IntType(n) for n in (1, 8, 16, 32, 64))
 _F16, _F32, _F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
+_C64, _C128 = ir.LiteralStructType([_F32, _F32]), ir.LiteralStructType([_F64, _F64])
 _LOW = (np.dtype(dtypes.float16), np.dtype(dtypes.bfloat16))
+
+# Whether float16 conversions use the host's F16C instructions (None: when the host has
+# them). False emits them as integer bit arithmetic; tests set it to check that path.
+F16C: bool | None = None
+
+
+@functools.lru_cache(maxsize=1)
+def _host_has_f16c() -> bool:
+    jit.host_target_machine()
+    return "+f16c" in llvm.get_host_cpu_features().flatten().split(",")
+
+
+def _native_f16() -> bool:
+    return _host_has_f16c() if F16C is None else F16C
 
 # StableHLO opcode -> mathlib function name.
 _MATH = {
@@ -49,8 +82,26 @@ _UNARY_INTRINSICS = {"stablehlo.floor": "llvm.floor", "stablehlo.ceil": "llvm.ce
                      "stablehlo.sqrt": "llvm.sqrt"}
 
 
+# Emitters of elementwise ops that need the op itself (attributes, result dtype):
+# `emit(em, op, args) -> element` given the operands' elements (`elementwise_extra.py`).
+OP_EMITTERS: dict[str, Callable[..., ir.Value]] = {}
+# The same for ops with a complex operand or result (`complexmath.py`).
+COMPLEX_OPS: dict[str, Callable[..., ir.Value]] = {}
+# Generators of ops with several results: `gen(em, op, which, index) -> element` of result
+# `which` (`reductions.py`: reduce).
+MULTI_RESULT_GENERATORS: dict[str, Callable[..., ir.Value]] = {}
+# Root emitters: `emit(em, op, root, out_ptr) -> bool` writes the whole root `root` of `op` into
+# `out_ptr` with a loop structure of its own (a column reduction, a scatter) and returns True,
+# or returns False to leave it to the flat loop over the root's elements.
+ROOT_EMITTERS: dict[str, Callable[..., bool]] = {}
+
+
 def _is_float(dt: np.dtype) -> bool:
     return dt.kind == "f" or dt in _LOW
+
+
+def _is_complex(dt: np.dtype) -> bool:
+    return np.dtype(dt).kind == "c"
 
 
 def _compute_type(dt: np.dtype) -> ir.Type:
@@ -64,11 +115,16 @@ def _compute_type(dt: np.dtype) -> ir.Type:
         return _F32
     if dt == np.float64:
         return _F64
-    raise TypeError(f"llvm emitter: unsupported dtype {dt}")
+    if dt == np.complex64:
+        return _C64
+    if dt == np.complex128:
+        return _C128
+    raise Unsupported(f"llvm emitter: unsupported dtype {dt}")
 
 
 def _memory_type(dt: np.dtype) -> ir.Type:
-    """The in-memory type of an element of `dt` (bool as i8, bfloat16 as its i16 bits)."""
+    """The in-memory type of an element of `dt` (bool as i8, bfloat16 as its i16 bits,
+    complex as a `{re, im}` struct)."""
     dt = np.dtype(dt)
     if dt == np.bool_:
         return _I8
@@ -85,6 +141,10 @@ def _const(dt: np.dtype, value: object) -> ir.Constant:
     if isinstance(ty, ir.IntType):
         v = int(np.asarray(value).astype(dt).item())
         return ir.Constant(ty, v & ((1 << ty.width) - 1))
+    if isinstance(ty, ir.LiteralStructType):
+        z = complex(np.asarray(value).astype(np.complex128))
+        return ir.Constant(ty, [ir.Constant(ty.elements[0], z.real),
+                                ir.Constant(ty.elements[1], z.imag)])
     return ir.Constant(ty, float(np.asarray(value).astype(np.float64)))
 
 
@@ -108,6 +168,11 @@ class _Emitter:
         # Reduce-body results kept unrounded: monoid reductions of float16/bfloat16
         # accumulate in float32 and round once (as the reference backend).
         self.exact: set[Value] = set()
+        # Set by `emit_fusion`: the output pointer of each root, and the positions (in
+        # operands + results) of pointers that may share memory (results in place).
+        self.outputs: dict[Value, ir.Value] = {}
+        self.shared: frozenset[int] = frozenset()
+        self.done: set[Value] = set()
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -145,6 +210,8 @@ class _Emitter:
     def round_low(self, x: ir.Value, dt: np.dtype) -> ir.Value:
         """A float32 value rounded to `dt`'s precision (for float16/bfloat16), still float32."""
         if dt == np.dtype(dtypes.float16):
+            if not _native_f16():
+                return self.f16_to_f32(self.f16_bits(x))
             return self.b.fpext(self.b.fptrunc(x, _F16), _F32)
         if dt == np.dtype(dtypes.bfloat16):
             return self.b.bitcast(self.b.shl(self.b.zext(self.bf16_bits(x), _I32),
@@ -161,7 +228,74 @@ class _Emitter:
         out = b.select(b.fcmp_unordered("uno", x, x), quiet, rounded)
         return b.trunc(b.lshr(out, ir.Constant(_I32, 16)), _I16)
 
+    def f16_bits(self, x: ir.Value) -> ir.Value:
+        """The float16 bits (i16) of float32 `x` rounded to nearest even, by integer
+        arithmetic: overflow to inf, subnormals rounded by one float addition, NaNs quiet
+        keeping their sign and top payload bits."""
+        b = self.b
+        bits = b.bitcast(x, _I32)
+        sign = b.and_(bits, ir.Constant(_I32, 0x80000000))
+        mag = b.xor(bits, sign)
+        # Normal results: rebias the exponent, round the 13 dropped bits to even.
+        odd = b.and_(b.lshr(mag, ir.Constant(_I32, 13)), ir.Constant(_I32, 1))
+        normal = b.lshr(b.add(b.add(mag, ir.Constant(_I32, (-0x38000000 + 0xFFF) & 0xFFFFFFFF)),
+                              odd), ir.Constant(_I32, 13))
+        # Below 2**-14: adding 0.5 leaves the float16 subnormal's bits in the low mantissa.
+        magic = ir.Constant(_I32, 0x3F000000)
+        shifted = b.fadd(b.bitcast(mag, _F32), b.bitcast(magic, _F32))
+        subnormal = b.sub(b.bitcast(shifted, _I32), magic)
+        payload = b.and_(b.lshr(mag, ir.Constant(_I32, 13)), ir.Constant(_I32, 0x3FF))
+        nan = b.or_(payload, ir.Constant(_I32, 0x7E00))
+        big = b.select(b.icmp_unsigned(">", mag, ir.Constant(_I32, 0x7F800000)), nan,
+                       ir.Constant(_I32, 0x7C00))
+        out = b.select(b.icmp_unsigned("<", mag, ir.Constant(_I32, 0x38800000)), subnormal,
+                       normal)
+        out = b.select(b.icmp_unsigned(">=", mag, ir.Constant(_I32, 0x47800000)), big, out)
+        out = b.or_(out, b.lshr(sign, ir.Constant(_I32, 16)))
+        return b.trunc(out, _I16)
+
+    def f16_to_f32(self, h: ir.Value) -> ir.Value:
+        """The float32 value of float16 bits `h` (i16), exactly, by integer arithmetic."""
+        b = self.b
+        h32 = b.zext(h, _I32)
+        sign = b.shl(b.and_(h32, ir.Constant(_I32, 0x8000)), ir.Constant(_I32, 16))
+        o = b.shl(b.and_(h32, ir.Constant(_I32, 0x7FFF)), ir.Constant(_I32, 13))
+        exp = b.and_(o, ir.Constant(_I32, 0x0F800000))
+        normal = b.add(o, ir.Constant(_I32, 0x38000000))
+        special = b.add(o, ir.Constant(_I32, 0x70000000))
+        # Subnormals: 2**-14 * (1 + m/1024) - 2**-14, exact in float32.
+        magic = ir.Constant(_I32, 0x38800000)
+        sub = b.fsub(b.bitcast(b.add(o, magic), _F32), b.bitcast(magic, _F32))
+        out = b.select(b.icmp_unsigned("==", exp, ir.Constant(_I32, 0)),
+                       b.bitcast(sub, _I32), normal)
+        out = b.select(b.icmp_unsigned("==", exp, ir.Constant(_I32, 0x0F800000)), special, out)
+        return b.bitcast(b.or_(out, sign), _F32)
+
+    def select(self, cond: ir.Value, x: ir.Value, y: ir.Value) -> ir.Value:
+        """`cond ? x : y`, complex structs part by part (so loops stay vectorizable)."""
+        if isinstance(x.type, ir.LiteralStructType):
+            parts = [self.b.select(cond, self.b.extract_value(x, k),
+                                   self.b.extract_value(y, k)) for k in range(2)]
+            return self.pack(x.type, parts)
+        return self.b.select(cond, x, y)
+
+    def pack(self, ty: ir.LiteralStructType, parts: Sequence[ir.Value]) -> ir.Value:
+        """The struct of type `ty` holding `parts`."""
+        out: ir.Value = ir.Constant(ty, ir.Undefined)
+        for k, part in enumerate(parts):
+            out = self.b.insert_value(out, part, k)
+        return out
+
     def load(self, ptr: ir.Value, offset: ir.Value, dt: np.dtype) -> ir.Value:
+        if _is_complex(dt):
+            # Part by part: the loop vectorizer handles the interleaved loads.
+            ty = _compute_type(dt)
+            return self.pack(ty, [self.b.load(self.b.gep(ptr, [offset, ir.Constant(_I32, k)],
+                                                         inbounds=True)) for k in range(2)])
+        if dt == np.dtype(dtypes.float16) and not _native_f16():
+            bits = self.b.load(self.b.gep(self.b.bitcast(ptr, _I16.as_pointer()), [offset],
+                                          inbounds=True))
+            return self.f16_to_f32(bits)
         raw = self.b.load(self.b.gep(ptr, [offset], inbounds=True))
         if dt == np.bool_:
             return self.b.icmp_unsigned("!=", raw, ir.Constant(_I8, 0))
@@ -172,6 +306,15 @@ class _Emitter:
         return raw
 
     def store(self, x: ir.Value, ptr: ir.Value, offset: ir.Value, dt: np.dtype) -> None:
+        if _is_complex(dt):
+            for k in range(2):
+                self.b.store(self.b.extract_value(x, k),
+                             self.b.gep(ptr, [offset, ir.Constant(_I32, k)], inbounds=True))
+            return
+        if dt == np.dtype(dtypes.float16) and not _native_f16():
+            self.b.store(self.f16_bits(x), self.b.gep(self.b.bitcast(ptr, _I16.as_pointer()),
+                                                      [offset], inbounds=True))
+            return
         if dt == np.bool_:
             x = self.b.zext(x, _I8)
         elif dt == np.dtype(dtypes.float16):
@@ -197,14 +340,46 @@ class _Emitter:
             out = self.load(self.params[value], self.linear(index, type_.shape), type_.dtype)
         else:
             op = self.defining[value]
-            if op.opcode == "stablehlo.reduce":
-                out = _reduce(self, op, op.results.index(value), list(index))
+            multi = MULTI_RESULT_GENERATORS.get(op.opcode)
+            if multi is not None:
+                out = multi(self, op, op.results.index(value), list(index))
             else:
                 out = _emit_op(self, op, list(index))
             if op.opcode not in _NO_ROUND and value not in self.exact:
                 out = self.round_low(out, type_.dtype)
         self.cache[key] = out
         return out
+
+
+def scalar_emitter(module: ir.Module, fn: ir.Function, builder: ir.IRBuilder,
+                   block: hlo.Block | None = None) -> _Emitter:
+    """An emitter writing at `builder` (inside `fn`), for code outside fusions: its `load`,
+    `store`, `round_low` and `gen` (of `block`'s values, when given) are the fusions' own.
+    Kernels of the backend use it so that their dtype handling is the emitter's."""
+    em = _Emitter(module, fn, hlo.Block([], []), [])
+    if block is not None:
+        # Its arguments are bound as scalars (`emit_region`), not parameters.
+        em.defining = {r: op for op in block.walk() for r in op.results}
+    em.b = builder
+    return em
+
+
+def emit_region(module: ir.Module, fn: ir.Function, builder: ir.IRBuilder, block: hlo.Block,
+                args: Sequence[ir.Value]) -> list[ir.Value]:
+    """Emits a scalar computation (the body of a reduce, sort comparator, scatter update:
+    a block on 0-d tensors) at `builder`, with `args` (compute-type scalars) bound to the
+    block's arguments.
+
+    Returns:
+      The compute-type scalars the block returns.
+    """
+    em = scalar_emitter(module, fn, builder, block)
+    em.scalars.update(zip(block.args, args, strict=True))
+    return [em.gen(v, []) for v in block.terminator.operands]
+
+
+compute_type = _compute_type
+memory_type = _memory_type
 
 
 class CompiledFusion:
@@ -235,47 +410,152 @@ class CompiledFusion:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def _emit_root_loop(em: _Emitter, root: Value, out: ir.Value) -> None:
-    """Appends to the function a flat loop computing every element of `root` into `out`."""
-    t = root.type
-    assert isinstance(t, hlo.TensorType)
-    fn = em.fn
+# Roots whose minor dimension has at least this many elements get a loop nest (rows, then
+# the minor dimension) instead of one flat loop.
+_MIN_INNER = 8
+
+
+def _counted(em: _Emitter, count: int | ir.Value, name: str,
+             start: ir.Value | None = None) -> tuple[ir.Value, ir.Block]:
+    """Opens `for i in range(start, count)` (start defaults to 0; the range must not be
+    empty) at the builder: returns the counter and the loop's exit block; `_close_counted`
+    closes it."""
     pre = em.b.block
-    body, done = fn.append_basic_block("body"), fn.append_basic_block("done")
-    if t.size == 0:
-        em.b.branch(done)
-        em.b.position_at_end(done)
-        return
+    body, done = em.fn.append_basic_block(name), em.fn.append_basic_block(f"{name}.done")
     em.b.branch(body)
     em.b.position_at_end(body)
     i = em.b.phi(_I64)
-    i.add_incoming(ir.Constant(_I64, 0), pre)
-    em.cache.clear()  # values of another loop do not dominate this one
-    em.store(em.gen(root, em.delinear(i, t.shape)), out, i, t.dtype)
+    i.add_incoming(start if start is not None else ir.Constant(_I64, 0), pre)
+    return i, done
+
+
+def _close_counted(em: _Emitter, i: ir.Value, count: int | ir.Value, done: ir.Block) -> None:
     nxt = em.b.add(i, ir.Constant(_I64, 1), flags=["nsw", "nuw"])
     i.add_incoming(nxt, em.b.block)
-    em.b.cbranch(em.b.icmp_signed("<", nxt, ir.Constant(_I64, t.size)), body, done)
+    limit = count if isinstance(count, ir.Value) else ir.Constant(_I64, count)
+    em.b.cbranch(em.b.icmp_signed("<", nxt, limit), i.parent, done)
     em.b.position_at_end(done)
+
+
+def is_transcendental(opcode: str) -> bool:
+    """Whether `opcode` computes a math-library function (exp, log, sin, erf, ...)."""
+    return opcode in _MATH or opcode.startswith("chlo.")
+
+
+def parallel_units(type_: hlo.TensorType) -> int:
+    """The iterations of the outer loop `_emit_root_loop` makes for a root of `type_`: the
+    units a ranged fusion (`emit_fusion(ranged=True)`) splits into [begin, end) ranges."""
+    inner = type_.shape[-1] if type_.rank >= 2 else 0
+    return type_.size // inner if inner >= _MIN_INNER else type_.size
+
+
+def _emit_root_loop(em: _Emitter, root: Value, out: ir.Value,
+                    bounds: tuple[ir.Value, ir.Value] | None = None) -> None:
+    """Appends to the function the loops computing every element of `root` into `out`:
+    one flat loop, or for a long minor dimension a loop over the rows around a loop over
+    it (index arithmetic then stays affine in the inner counter: slices, dynamic slices,
+    pads and broadcasts read contiguous memory that LLVM vectorizes). `bounds`: only the
+    outer iterations [begin, end) (`parallel_units`), a non-empty range."""
+    t = root.type
+    assert isinstance(t, hlo.TensorType)
+    if t.size == 0:
+        return
+    begin, end = bounds if bounds is not None else (None, parallel_units(t))
+    em.cache.clear()  # values of another loop do not dominate this one
+    inner = t.shape[-1] if t.rank >= 2 else 0
+    if inner < _MIN_INNER:
+        i, done = _counted(em, end, "body", begin)
+        em.store(em.gen(root, em.delinear(i, t.shape)), out, i, t.dtype)
+        _close_counted(em, i, end, done)
+        return
+    r, rows_done = _counted(em, end, "rows", begin)
+    row_index = em.delinear(r, t.shape[:-1])
+    base = em.b.mul(r, ir.Constant(_I64, inner), flags=["nsw", "nuw"])
+    j, done = _counted(em, inner, "body")
+    index = [*row_index, j]
+    flat = em.b.add(base, j, flags=["nsw", "nuw"])
+    # Elementwise reads of operands of the root's shape load at `flat` itself.
+    em.alive.append(index)
+    em.flat[tuple(id(v) for v in index)] = (flat, tuple(t.shape))
+    em.store(em.gen(root, index), out, flat, t.dtype)
+    _close_counted(em, j, inner, done)
+    em.cache.clear()  # values of the inner loop do not dominate the rows' latch
+    _close_counted(em, r, end, rows_done)
+
+
+def new_module(name: str) -> ir.Module:
+    """An empty llvmlite module for the host CPU (triple and data layout set)."""
+    module = ir.Module(name=name)
+    module.triple = llvm.get_process_triple()
+    module.data_layout = str(jit.host_target_machine().target_data)
+    return module
+
+
+def emit_fusion(module: ir.Module, op: Op, name: str = "fused",
+                shared: frozenset[int] = frozenset(), ranged: bool = False) -> ir.Function:
+    """Defines in `module` the function `void name(ptr operands..., ptr results...)` computing
+    the fusion `op` (kLoop): a loop (nest) over each root's elements, or the root's own
+    loops for roots with a root emitter (`ROOT_EMITTERS`).
+
+    Args:
+      module: the llvmlite module to define the function in.
+      op: the `hlo.fusion` op.
+      name: the function's name.
+      shared: indices (into operands + results) of pointers that may share memory with
+        another pointer (a result computed in place over an operand): they are not marked
+        `noalias`.
+      ranged: the function takes two more arguments, `i64 begin, i64 end`, and computes
+        only those outer iterations of its root (`parallel_units`), so that tasks on
+        several cores can split it. Only a fusion with one root and no root emitter.
+
+    Returns:
+      The function. If the fusion holds an op the emitter does not support, it raises
+      `Unsupported` and leaves `module` without the function.
+    """
+    types = [t.dtype for t in op.operand_types + op.result_types]
+    ptrs = [_memory_type(dt).as_pointer() for dt in types]
+    block = op.regions[0].block
+    if ranged:
+        roots = block.terminator.operands
+        producer = next((o for o in block.ops if roots[0] in o.results), None)
+        if len(roots) != 1 or (producer is not None and producer.opcode in ROOT_EMITTERS):
+            raise Unsupported("llvm emitter: only a one-root loop fusion splits into ranges")
+        ptrs = [*ptrs, _I64, _I64]
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), ptrs), name=name)
+    try:
+        n_pointers = len(types)
+        for i, arg in enumerate(fn.args[:n_pointers]):
+            if i not in shared:
+                # Buffers never overlap: noalias lets LLVM vectorize without runtime checks.
+                arg.add_attribute("noalias")
+        n_in = len(op.operands)
+        em = _Emitter(module, fn, block, fn.args[:n_in])
+        em.b.position_at_end(fn.append_basic_block("entry"))
+        em.shared = shared
+        outs = fn.args[n_in:n_pointers]
+        em.outputs = dict(zip(block.terminator.operands, outs, strict=True))
+        if ranged:
+            _emit_root_loop(em, block.terminator.operands[0], outs[0],
+                            (fn.args[n_pointers], fn.args[n_pointers + 1]))
+            em.done.update(block.terminator.operands)
+        for root, out in zip(block.terminator.operands, outs, strict=True):
+            if root in em.done:
+                continue  # written by the root emitter of another root of the same op
+            producer = em.defining.get(root)
+            special = ROOT_EMITTERS.get(producer.opcode) if producer is not None else None
+            if special is None or not special(em, producer, root, out):
+                _emit_root_loop(em, root, out)
+        em.b.ret_void()
+    except (Unsupported, TypeError, ValueError) as e:
+        del module.globals[fn.name]
+        raise Unsupported(str(e)) from e
+    return fn
 
 
 def build_module(op: Op) -> ir.Module:
     """The llvmlite module of fusion `op`: `void fused(ptr operands..., ptr results...)`."""
-    module = ir.Module(name="fusion")
-    module.triple = llvm.get_process_triple()
-    module.data_layout = str(jit.host_target_machine().target_data)
-    types = [t.dtype for t in op.operand_types + op.result_types]
-    ptrs = [_memory_type(dt).as_pointer() for dt in types]
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), ptrs), name="fused")
-    for arg in fn.args:
-        # Buffers never overlap: noalias lets LLVM vectorize without runtime overlap checks.
-        arg.add_attribute("noalias")
-    block = op.regions[0].block
-    n_in = len(op.operands)
-    em = _Emitter(module, fn, block, fn.args[:n_in])
-    em.b.position_at_end(fn.append_basic_block("entry"))
-    for root, out in zip(block.terminator.operands, fn.args[n_in:], strict=True):
-        _emit_root_loop(em, root, out)
-    em.b.ret_void()
+    module = new_module("fusion")
+    emit_fusion(module, op)
     return module
 
 
@@ -324,8 +604,17 @@ def _emit_op(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
         return handler(em, op, idx)
     args = [em.gen(v, idx) for v in op.operands]
     dt = _operand_dtype(op) if op.operands else op.result.type.dtype
+    if _is_complex(dt) or _is_complex(op.result.type.dtype):
+        complex_op = COMPLEX_OPS.get(op.opcode)
+        if complex_op is None:
+            raise Unsupported(f"llvm emitter: unsupported op {op.opcode} on {dt}")
+        return complex_op(em, op, args)
+    special = OP_EMITTERS.get(op.opcode)
+    if special is not None:
+        return special(em, op, args)
     if op.opcode in _MATH and _is_float(dt):
-        f = mathlib.define(em.module, _MATH[op.opcode], "f64" if dt == np.float64 else "f32")
+        f = mathlink.function(em.module, _MATH[op.opcode],
+                              "f64" if dt == np.float64 else "f32")
         return em.b.call(f, args)
     if op.opcode == "stablehlo.convert":
         return _convert(em, args[0], dt, op.result.type.dtype)
@@ -333,7 +622,7 @@ def _emit_op(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
         return _compare(em, op, args, dt)
     fn = _float_ops.get(op.opcode) if _is_float(dt) else _int_ops.get(op.opcode)
     if fn is None:
-        raise ValueError(f"llvm emitter: unsupported op {op.opcode} on {dt}")
+        raise Unsupported(f"llvm emitter: unsupported op {op.opcode} on {dt}")
     return fn(em, dt, *args)
 
 
@@ -383,6 +672,7 @@ def _constant(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
     value = np.broadcast_to(np.asarray(op.attributes["value"], t.dtype), t.shape)
     flat = value.reshape(-1)
     if flat.size == 0 or (flat == flat[0]).all() and not (np.isnan(flat).any() if
+                                                          t.dtype.kind in "fcV" or
                                                           _is_float(t.dtype) else False):
         return _const(t.dtype, flat[0] if flat.size else 0)
     # A non-splat constant becomes a global table in memory form.
@@ -392,8 +682,14 @@ def _constant(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
     elif t.dtype == np.bool_ or t.dtype.kind in "iu":
         items = [int(v) & ((1 << mem.width) - 1) for v in flat.astype(np.int64)
                  ] if t.dtype.kind != "u" else [int(v) for v in flat]
+    elif _is_complex(t.dtype):
+        items = [_const(t.dtype, v) for v in flat]
     else:
         items = [float(v) for v in flat.astype(np.float64)]
+    if t.dtype == np.dtype(dtypes.float16) and not _native_f16():
+        # Stored as their bits: the `half` constants would need conversions.
+        items = [int(v) for v in flat.view(np.uint16)]
+        mem = _I16
     arr_ty = ir.ArrayType(mem, len(items))
     g = ir.GlobalVariable(em.module, arr_ty, name=em.module.get_unique_name("table"))
     g.global_constant, g.linkage = True, "internal"
@@ -425,7 +721,7 @@ def _concatenate(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
         if result is None:
             result = x
         else:
-            result = em.b.select(em.b.icmp_signed(">=", local, ir.Constant(_I64, 0)), x, result)
+            result = em.select(em.b.icmp_signed(">=", local, ir.Constant(_I64, 0)), x, result)
         offset += size
     assert result is not None
     return result
@@ -448,12 +744,12 @@ def _pad(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
             ok = em.b.and_(ok, em.b.icmp_signed("==", em.b.srem(rel, step), ir.Constant(_I64, 0)))
         inside = em.b.and_(inside, ok)
         sub.append(_clamp_index(em, q, size))
-    return em.b.select(inside, em.gen(op.operands[0], sub), em.gen(op.operands[1], []))
+    return em.select(inside, em.gen(op.operands[0], sub), em.gen(op.operands[1], []))
 
 
 def _select(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
     pred = em.gen(op.operands[0], [] if op.operands[0].type.rank == 0 else idx)
-    return em.b.select(pred, em.gen(op.operands[1], idx), em.gen(op.operands[2], idx))
+    return em.select(pred, em.gen(op.operands[1], idx), em.gen(op.operands[2], idx))
 
 
 def _clamp(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
@@ -464,6 +760,9 @@ def _clamp(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
     return ops["stablehlo.minimum"](em, dt, ops["stablehlo.maximum"](em, dt, x, lo), hi)
 
 
+# Element generators registered by opcode: `gen(em, op, index) -> element` for ops whose
+# element is not a function of their operands' elements at the same index. Other modules of
+# this package add theirs (`indexing.py`: gather, dynamic slices).
 _STRUCTURAL: dict[str, Callable[[_Emitter, Op, list[ir.Value]], ir.Value]] = {
     "stablehlo.broadcast_in_dim": _broadcast, "stablehlo.reshape": _reshape,
     "stablehlo.transpose": _transpose, "stablehlo.slice": _slice,
@@ -479,6 +778,9 @@ def _convert(em: _Emitter, x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Valu
     """`stablehlo.convert` with the reference's rules: float -> int truncates and saturates
     (NaN -> 0), anything -> bool is `x != 0`, integers wrap."""
     b = em.b
+    if _is_complex(src) or _is_complex(dst):
+        from justjax._src.backends.llvm import complexmath
+        return complexmath.convert(em, x, src, dst)
     src_t, dst_t = _compute_type(src), _compute_type(dst)
     if dst == np.bool_:
         if _is_float(src):
@@ -491,7 +793,7 @@ def _convert(em: _Emitter, x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Valu
         if src_t == _F64 and dst == np.dtype(dtypes.float16):
             # Rounded once (as NumPy): float32 rounded to odd keeps the sticky bit, so the
             # float32 -> float16 rounding is exact. (A direct fptrunc would be a libcall.)
-            return b.fpext(b.fptrunc(_to_f32_odd(em, x), _F16), _F32)
+            return em.round_low(_to_f32_odd(em, x), dst)
         return b.fpext(x, dst_t) if dst_t == _F64 else b.fptrunc(x, dst_t)
     if _is_float(src):
         name = "llvm.fptoui.sat" if dst.kind == "u" else "llvm.fptosi.sat"
@@ -693,57 +995,10 @@ _int_ops: dict[str, Callable[..., ir.Value]] = {
 }
 
 
-# -- reductions --------------------------------------------------------------------------------
+def _register_generators() -> None:
+    # These modules add their generators to the tables above on import.
+    for name in ("reductions", "indexing", "complexmath", "elementwise_extra"):
+        importlib.import_module(f"justjax._src.backends.llvm.{name}")
 
-_MONOIDS = frozenset("stablehlo." + n for n in ("add", "multiply", "maximum", "minimum",
-                                                 "and", "or"))
 
-
-def _reduce(em: _Emitter, op: Op, which: int, idx: list[ir.Value]) -> ir.Value:
-    """Result `which` of `stablehlo.reduce` at `idx`: a loop over the reduced elements (in
-    row-major order) folding `acc = body(acc, x)` from the initial values."""
-    b = em.b
-    count = len(op.results)
-    inputs, inits = op.operands[:count], op.operands[count:]
-    dims = tuple(op.attributes["dimensions"])
-    shape = inputs[0].type.shape
-    kept = [d for d in range(len(shape)) if d not in dims]
-    red_shape = [shape[d] for d in dims]
-    total = math.prod(red_shape)
-    start = [em.gen(v, []) for v in inits]
-    if total == 0:
-        return start[which]
-    body = op.regions[0].block
-    ret = body.terminator.operands
-    if count == 1 and len(body.ops) == 2 and body.ops[0].opcode in _MONOIDS:
-        em.exact.add(ret[0])
-    pre = b.block
-    loop, after = em.fn.append_basic_block("reduce"), em.fn.append_basic_block("reduced")
-    b.branch(loop)
-    b.position_at_end(loop)
-    j = b.phi(_I64)
-    j.add_incoming(ir.Constant(_I64, 0), pre)
-    accs = [b.phi(s_.type) for s_ in start]
-    for acc, s_ in zip(accs, start, strict=True):
-        acc.add_incoming(s_, pre)
-    saved = dict(em.cache)
-    full: list[ir.Value] = [ir.Constant(_I64, 0)] * len(shape)
-    for d, i in zip(kept, idx, strict=True):
-        full[d] = i
-    for d, i in zip(dims, em.delinear(j, red_shape), strict=True):
-        full[d] = i
-    xs = [em.gen(v, full) for v in inputs]
-    em.scalars.update(zip(body.args, [*accs, *xs], strict=True))
-    new = [em.gen(v, []) for v in ret]
-    for v in body.args:
-        del em.scalars[v]
-    # Values emitted inside the loop do not dominate code after it.
-    em.cache = saved
-    latch = b.block
-    nxt = b.add(j, ir.Constant(_I64, 1), flags=["nsw", "nuw"])
-    j.add_incoming(nxt, latch)
-    for acc, n in zip(accs, new, strict=True):
-        acc.add_incoming(n, latch)
-    b.cbranch(b.icmp_signed("<", nxt, ir.Constant(_I64, total)), loop, after)
-    b.position_at_end(after)
-    return new[which]
+_register_generators()

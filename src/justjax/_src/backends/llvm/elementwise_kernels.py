@@ -1,0 +1,193 @@
+"""Eager elementwise ops through kernels compiled once per op and dtypes, for every shape.
+
+Eager mode compiles each primitive per (avals, params), as JAX does. For an elementwise op
+the machine code does not depend on the shape: its loop runs over the flat elements. So a
+program that is one elementwise op on arrays of its result's shape (or on scalars) runs a
+kernel `void kernel(ptr operands..., ptr result, i64 begin, i64 end)` compiled once for the
+op, its attributes and its dtypes (a fusion over a 1-D shape, emitted with
+`emitter.emit_fusion(ranged=True)`), and called with the element count. A test suite, or a
+program calling `jnp.sin` on arrays of many shapes, then compiles a few hundred kernels
+instead of one program per shape. Kernels are compiled without LLVM's optimizer until a
+call with at least `runtime.FAST_COMPILE_ELEMENTS` elements compiles an optimized twin.
+"""
+from __future__ import annotations
+
+import ctypes
+import threading
+from typing import Any, Sequence
+
+import numpy as np
+
+from justjax._src.backends.llvm import cache, codegen, emitter
+from justjax._src.hlo import ir as hlo
+from justjax._src.hlo.ir import Op, Value
+from justjax._src.hlo.passes import fusion
+
+__all__ = ["ElementwiseExecutable", "signature"]
+
+# A 1-D extent no array reaches: the kernel's loop bounds come from its arguments.
+_EXTENT = 1 << 40
+_kernels: dict[tuple, Any] = {}
+_lock = threading.Lock()
+
+
+def _attribute_key(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return tuple(_attribute_key(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, value.tobytes())
+    return repr(value)
+
+
+def _fits(op: Op, shape: tuple[int, ...]) -> bool:
+    """Whether `op` can be in a shape-independent kernel of root shape `shape`: an
+    elementwise op of that shape, a scalar broadcast to it, or a scalar constant."""
+    result = op.results[0].type
+    if op.opcode == "stablehlo.constant":
+        return result.rank == 0
+    if op.opcode == "stablehlo.broadcast_in_dim":
+        return op.operand_types[0].rank == 0 and result.shape == shape
+    return op.opcode in fusion._ELEMENTWISE and len(op.results) == 1 and result.shape == shape
+
+
+def signature(module: hlo.Module) -> tuple | None:
+    """The kernel key of `module` if it is one loop fusion of elementwise ops (and scalar
+    broadcasts) on parameters of its result's shape or scalars, returning that result
+    once; else None."""
+    main = module.function("main")
+    ops = main.body.ops
+    if len(ops) != 2 or not fusion.is_fusion(ops[0]):
+        return None
+    fused, ret = ops
+    result = fused.results[0].type if len(fused.results) == 1 else None
+    if not isinstance(result, hlo.TensorType) or result.rank == 0:
+        return None
+    if list(ret.operands) != fused.results or any(v not in main.args for v in fused.operands):
+        return None
+    if any(t.shape not in (result.shape, ()) for t in fused.operand_types):
+        return None
+    block = fused.regions[0].block
+    if not all(_fits(op, result.shape) for op in block.ops[:-1]):
+        return None
+    # The computation, spelled with value numbers instead of shapes.
+    number = {v: i for i, v in enumerate(block.args)}
+    spelled = []
+    for op in block.ops:
+        for r in op.results:
+            number[r] = len(number)
+        attributes = tuple(sorted((k, _attribute_key(v)) for k, v in op.attributes.items()
+                                  if k != "broadcast_dimensions"))
+        spelled.append((op.opcode, tuple(number[v] for v in op.operands), attributes,
+                        tuple((r.type.dtype.str, r.type.rank == 0) for r in op.results)))
+    return (tuple(spelled), tuple((t.dtype.str, t.rank == 0) for t in fused.operand_types))
+
+
+def _flat_fusion(fused: Op) -> Op:
+    """`fused` with every non-scalar type made 1-D of extent `_EXTENT`."""
+    def flat(t: hlo.TensorType) -> hlo.TensorType:
+        return t if t.rank == 0 else hlo.TensorType((_EXTENT,), t.dtype)
+
+    block = fused.regions[0].block
+    mapping = {v: Value(flat(v.type)) for v in block.args}
+    ops = []
+    for op in block.ops:
+        results = [Value(flat(r.type)) for r in op.results]
+        mapping.update(zip(op.results, results, strict=True))
+        attributes = dict(op.attributes)
+        if op.opcode == "stablehlo.broadcast_in_dim":
+            attributes["broadcast_dimensions"] = []
+        ops.append(Op(op.opcode, [mapping[v] for v in op.operands], results, attributes,
+                      op.regions))
+    new_block = hlo.Block([mapping[v] for v in block.args], ops)
+    operands = [Value(flat(v.type)) for v in fused.operands]
+    return Op(fusion.FUSION, operands, [Value(flat(fused.results[0].type))],
+              dict(fused.attributes), [hlo.Region(new_block)])
+
+
+class _Kernel:
+    """One compiled elementwise kernel."""
+
+    def __init__(self, fused: Op, optimized: bool) -> None:
+        flat = _flat_fusion(fused)
+        module = emitter.new_module("elementwise")
+        from justjax._src.backends.llvm import mathlink
+        setattr(module, mathlink.LINK_ATTRIBUTE, not optimized)
+        fn = emitter.emit_fusion(module, flat, "entry", ranged=True)
+        self.llvm_ir = str(module)
+        self.opt_level = 3 if optimized else 0
+        compiled = cache.compile(self.llvm_ir, self.opt_level, "elementwise")
+        self.optimized_ir = compiled.optimized_ir
+        self._engine = compiled.engine
+        arity = len(fn.args)
+        proto = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * (arity - 2)),
+                                 ctypes.c_int64, ctypes.c_int64)
+        self.call = proto(compiled.engine.get_function_address(compiled.entry))
+
+
+def _kernel(key: tuple, fused: Op, optimized: bool) -> _Kernel:
+    full_key = (key, optimized)
+    kernel = _kernels.get(full_key)
+    if kernel is None:
+        with _lock:
+            kernel = _kernels.get(full_key)
+            if kernel is None:
+                kernel = _kernels[full_key] = _Kernel(fused, optimized)
+    return kernel
+
+
+def _contiguous(a: Any) -> np.ndarray:
+    if type(a) is not np.ndarray:
+        return np.asarray(a)  # a NumPy scalar
+    return a if a.flags.c_contiguous else np.array(a, order="C", copy=True)
+
+
+class ElementwiseExecutable:
+    """A one-elementwise-op program run by a shape-independent kernel."""
+
+    def __init__(self, module: hlo.Module, key: tuple, large: bool) -> None:
+        from justjax._src.backends.llvm import runtime
+        self.module = module
+        main = module.function("main")
+        fused = main.body.ops[0]
+        self._params = [main.args.index(v) for v in fused.operands]
+        result = fused.result.type
+        self._shape, self._dtype, self._size = result.shape, result.dtype, result.size
+        self._kernel = _kernel(key, fused, large)
+        self.opt_level = self._kernel.opt_level
+        self.program = codegen.Program(None, None, {}, [], {fusion.FUSION: 1})
+        self._work = result.size * (len(fused.operands) + 1)
+        self._async = self._work >= runtime.ASYNC_ELEMENTS
+
+    @property
+    def llvm_ir(self) -> str:
+        return self._kernel.llvm_ir
+
+    def as_text(self, dialect: str = "llvm") -> str:
+        from justjax._src.backends.llvm import runtime
+        return runtime.native_text(self._kernel.optimized_ir, self.opt_level, dialect)
+
+    def execute(self, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Runs the op on `args`; returns its result."""
+        out = np.empty(self._shape, self._dtype)
+        if self._size:
+            # The arrays stay referenced until the call returns (a copy made here would be
+            # freed as soon as its address was taken).
+            arrays = [_contiguous(args[p]) for p in self._params]
+            self._kernel.call(*[a.ctypes.data for a in arrays], out.ctypes.data, 0,
+                              self._size)
+        return [out]
+
+    def execute_async(self, args: Sequence[np.ndarray]) -> tuple[list[np.ndarray], Any]:
+        """As `execute`, on the device's executor thread when the op is large."""
+        if not self._async:
+            return self.execute(args), None
+        from justjax._src.backends.llvm import runtime
+        private = [np.array(a, order="C", copy=True) if a.flags.writeable else _contiguous(a)
+                   for a in args]
+        out = np.empty(self._shape, self._dtype)
+        pointers = [private[p].ctypes.data for p in self._params]
+
+        def run(keep: Any = private) -> None:
+            self._kernel.call(*pointers, out.ctypes.data, 0, self._size)
+
+        return [out], runtime.device_executor().submit(run)

@@ -1,0 +1,327 @@
+"""Running a `Program`: compile its LLVM module, lay out its buffers, call its entry.
+
+One call of an executable is one foreign call of `entry(table, run)`: the table holds one
+pointer per allocation (parameters as given, outputs freshly allocated, constants kept by the
+executable, the temp arena allocated per call, 64-byte aligned). Ops the program runs through
+the reference backend call back into `_fallback` with their buffers; an exception raised there
+stops the program and is raised again by `execute`.
+
+Large programs (`ASYNC_ELEMENTS`) are dispatched asynchronously (`execute_async`): the call
+returns the output buffers and a future at once, and the program runs on the device's
+executor thread (ctypes releases the GIL for the call), in dispatch order.
+
+Small programs (no op touching `FAST_COMPILE_ELEMENTS` elements) are compiled
+without LLVM's optimization pipeline and with the fast instruction selector: their run time is
+dominated by the call itself, and compiling them at O3 costs 5 to 10 times more.
+"""
+from __future__ import annotations
+
+import ctypes
+import itertools
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import llvmlite.binding as llvm
+import numpy as np
+
+from justjax._src.backends.llvm import cache, codegen, emitter, jit, parallel
+from justjax._src.hlo import ir as hlo
+from justjax._src.hlo.passes import util
+from justjax._src.hlo.passes.cleanup import CallInlining
+from justjax._src.hlo.passes import fusion
+from justjax._src.hlo.passes.fusion import FusionWrapper, InstructionFusion
+
+__all__ = ["LLVMExecutable", "ASYNC_ELEMENTS", "FAST_COMPILE_ELEMENTS"]
+
+FAST_COMPILE_ELEMENTS = 1 << 16
+# LLVM's optimizer is superlinear in a function's size: longer programs (unrolled PRNG
+# rounds, many small loops) are compiled without it.
+MAX_OPTIMIZED_IR_BYTES = 1 << 19
+# Programs touching at least this many elements are dispatched asynchronously: their run
+# takes long enough (about 100 µs and up) for the caller to get on with tracing and
+# dispatching the next ones meanwhile.
+ASYNC_ELEMENTS = 1 << 18
+_ALIGN = 64
+
+_FALLBACK_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_int64,
+                                  ctypes.POINTER(ctypes.c_void_p),
+                                  ctypes.POINTER(ctypes.c_void_p))
+_ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int64)
+
+
+@dataclass
+class _Run:
+    """One call in progress: the executable and the first error its fallbacks raised."""
+
+    executable: LLVMExecutable
+    error: BaseException | None = None
+
+
+_runs: dict[int, _Run] = {}
+_run_ids = itertools.count(1)
+_symbols_lock = threading.Lock()
+_symbols_ready = False
+
+
+def _fallback(run_id: int, fallback_id: int, inputs: Any, results: Any) -> int:
+    run = _runs[run_id]
+    try:
+        run.executable.run_fallback(fallback_id, inputs, results)
+        return 0
+    except BaseException as e:  # noqa: BLE001 -- handed to `execute`, which raises it
+        run.error = e
+        return 1
+
+
+_fallback_cfunc = _FALLBACK_TYPE(_fallback)
+
+
+def _register_symbols() -> None:
+    """Makes the runtime's functions visible to compiled code by name."""
+    global _symbols_ready
+    with _symbols_lock:
+        if _symbols_ready:
+            return
+        jit.host_target_machine()
+        libc = ctypes.CDLL(None)
+        for name in ("malloc", "free"):
+            llvm.add_symbol(name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
+        llvm.add_symbol(codegen.FALLBACK_SYMBOL,
+                        ctypes.cast(_fallback_cfunc, ctypes.c_void_p).value)
+        llvm.add_symbol(parallel.SYMBOL, parallel.address())
+        _symbols_ready = True
+
+
+_executor_lock = threading.Lock()
+_device_executor: ThreadPoolExecutor | None = None
+
+
+def device_executor() -> ThreadPoolExecutor:
+    """The device's executor thread: programs dispatched asynchronously run there, one
+    after the other, in the order they were dispatched."""
+    global _device_executor
+    with _executor_lock:
+        if _device_executor is None:
+            _device_executor = ThreadPoolExecutor(max_workers=1,
+                                                  thread_name_prefix="justjax-device")
+        return _device_executor
+
+
+def native_text(optimized_ir: str, opt_level: int, dialect: str) -> str:
+    """The LLVM IR (`"llvm"`) or host assembly (`"asm"`) of compiled code."""
+    if dialect == "llvm":
+        return optimized_ir
+    if dialect == "asm":
+        return jit.new_target_machine(opt_level).emit_assembly(llvm.parse_assembly(optimized_ir))
+    raise ValueError(f"Unknown dialect {dialect!r}; expected 'llvm' or 'asm'")
+
+
+def compile_module(module: hlo.Module) -> Any:
+    """The executable of `module`: a shape-independent kernel for a program that is one
+    elementwise op (`elementwise_kernels`), else the whole program compiled."""
+    from justjax._src.backends.llvm import elementwise_kernels
+    _register_symbols()
+    prepared = prepare(module)
+    key = elementwise_kernels.signature(prepared)
+    if key is not None:
+        large = codegen.scale(prepared) >= FAST_COMPILE_ELEMENTS
+        try:
+            return elementwise_kernels.ElementwiseExecutable(prepared, key, large)
+        except emitter.Unsupported:
+            pass
+    return LLVMExecutable(prepared, prepared=True)
+
+
+def prepare(module: hlo.Module) -> hlo.Module:
+    """A copy of `module` ready for code generation: calls inlined and every fusible op in
+    a fusion (what the optimizing pipeline does; an eager program skips that pipeline)."""
+    prepared = util.clone_module(module)
+    CallInlining().run(prepared)
+    main_ops = prepared.function("main").body.ops
+    if not any(fusion.is_fusion(op) or op.regions for op in main_ops):
+        # A straight-line module as lowered (an eager op): its chain of elementwise ops
+        # (a scalar broadcast, then the op) becomes one kernel.
+        InstructionFusion().run(prepared)
+    FusionWrapper().run(prepared)
+    return prepared
+
+
+def _view(address: int | None, type_: hlo.Type) -> np.ndarray:
+    """A NumPy array over the buffer at `address` (no copy)."""
+    assert isinstance(type_, hlo.TensorType)
+    if type_.nbytes == 0 or not address:
+        return np.zeros(type_.shape, type_.dtype)
+    raw = (ctypes.c_char * type_.nbytes).from_address(address)
+    return np.frombuffer(raw, type_.dtype).reshape(type_.shape)
+
+
+def _aligned_bytes(nbytes: int) -> np.ndarray:
+    raw = np.empty(nbytes + _ALIGN, np.uint8)
+    start = -raw.ctypes.data % _ALIGN
+    return raw[start:start + nbytes]
+
+
+class LLVMExecutable:
+    """A module compiled to one native entry point.
+
+    Attributes:
+      program: the generated `codegen.Program`.
+      llvm_ir: the LLVM IR as generated (before LLVM's optimizations).
+      optimized_ir: the LLVM IR after them.
+      opt_level: 3, or 0 for a small program.
+    """
+
+    def __init__(self, module: hlo.Module, prepared: bool = False) -> None:
+        _register_symbols()
+        self.module = module if prepared else prepare(module)
+        self.opt_level = 3 if codegen.scale(self.module) >= FAST_COMPILE_ELEMENTS else 0
+        self.program = codegen.build_program(self.module, link_math=not self.opt_level)
+        self.llvm_ir = str(self.program.llvm_module)
+        if len(self.llvm_ir) > MAX_OPTIMIZED_IR_BYTES:
+            self.opt_level = 0  # O3 takes minutes on a program this long
+        # The text is all that is needed from here: the builder's objects are large.
+        self.program.llvm_module = None
+        # Parse, optimize and generate code, or load the object code from the disk cache.
+        compiled = cache.compile(self.llvm_ir, self.opt_level, self.module.name)
+        self.optimized_ir = compiled.optimized_ir
+        self._engine = compiled.engine
+        self._entry = _ENTRY_TYPE(self._engine.get_function_address(compiled.entry))
+        self._work = codegen.work(self.module)
+        self._layout()
+        self._fallback_runners: dict[int, Any] = {}
+
+    def as_text(self, dialect: str = "llvm") -> str:
+        """The optimized LLVM IR (`"llvm"`) or the host assembly (`"asm"`) of the program."""
+        return native_text(self.optimized_ir, self.opt_level, dialect)
+
+    def _layout(self) -> None:
+        assignment = self.program.assignment
+        main = self.module.function("main")
+        outputs = main.body.terminator.operands
+        self._n = len(assignment.allocations)
+        self._params: list[tuple[int, int, bool]] = []  # (slot, parameter, donated)
+        self._outputs: list[tuple[int, hlo.Type]] = []  # per output: (slot, type)
+        self._fresh: list[tuple[int, tuple, np.dtype]] = []  # outputs allocated per call
+        self._temp: list[tuple[int, int]] = []
+        slot_of_output: dict[int, int] = {}
+        for alloc in assignment.allocations:
+            if alloc.kind == "parameter":
+                self._params.append((alloc.index, alloc.parameter, bool(alloc.outputs)))
+            elif alloc.kind == "temp":
+                self._temp.append((alloc.index, alloc.size))
+            for j in alloc.outputs:
+                slot_of_output[j] = alloc.index
+            if alloc.kind == "output":
+                type_ = outputs[alloc.outputs[0]].type
+                self._fresh.append((alloc.index, type_.shape, type_.dtype))
+        for j, value in enumerate(outputs):
+            self._outputs.append((slot_of_output.get(j, -1), value.type))
+        self._table_type = ctypes.c_void_p * max(self._n, 1)
+        template = [None] * max(self._n, 1)
+        for slot, const in self.program.constants.items():
+            template[slot] = const.ctypes.data
+        self._template = template
+
+    def execute(self, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Runs the program on `args` (one buffer per parameter)."""
+        # The table starts as a copy of the template (constants' addresses filled in).
+        table = self._table_type(*self._template)
+        arrays: list[Any] = [None] * self._n
+        for slot, p, donated in self._params:
+            a = args[p]
+            if donated or type(a) is not np.ndarray or not a.flags.c_contiguous:
+                # The program writes a donated buffer: never the caller's own memory.
+                a = np.array(a, order="C", copy=True)
+            arrays[slot] = a
+            table[slot] = a.ctypes.data
+        for slot, shape, dtype in self._fresh:
+            a = arrays[slot] = np.empty(shape, dtype)
+            table[slot] = a.ctypes.data
+        for slot, size in self._temp:
+            arena = arrays[slot] = _aligned_bytes(size)
+            table[slot] = arena.ctypes.data
+        if not self.program.fallbacks:
+            self._entry(table, 0)
+        else:
+            self._run_with_fallbacks(table)
+        return [self._result(arrays, slot, type_) for slot, type_ in self._outputs]
+
+    def execute_async(self, args: Sequence[np.ndarray]) -> tuple[list[np.ndarray], Any]:
+        """Starts the program on the device's executor thread and returns at once.
+
+        Returns:
+          The output buffers (being written) and the future of the run (None when the
+          program ran inline: a small program, or one calling back into Python, whose
+          callbacks must run in order with the caller's code).
+        """
+        if self._work < ASYNC_ELEMENTS or self.program.fallbacks:
+            return self.execute(args), None
+        # The caller may write its NumPy arguments as soon as the call returns: the program
+        # reads copies of them (an Array's buffer is read-only and stays as it is).
+        private = [np.array(a, copy=True) if a.flags.writeable else a for a in args]
+        table = self._table_type(*self._template)
+        arrays: list[Any] = [None] * self._n
+        for slot, p, donated in self._params:
+            a = private[p]
+            if donated or not a.flags.c_contiguous:
+                a = np.array(a, order="C", copy=True)
+            arrays[slot] = a
+            table[slot] = a.ctypes.data
+        for slot, shape, dtype in self._fresh:
+            a = arrays[slot] = np.empty(shape, dtype)
+            table[slot] = a.ctypes.data
+        for slot, size in self._temp:
+            arena = arrays[slot] = _aligned_bytes(size)
+            table[slot] = arena.ctypes.data
+        # `arrays` travels with the call: the buffers live until the program is done.
+        future = device_executor().submit(self._run_async, table, arrays)
+        return [self._result(arrays, slot, type_) for slot, type_ in self._outputs], future
+
+    def _run_async(self, table: Any, arrays: list[Any]) -> None:
+        self._entry(table, 0)
+
+    def _run_with_fallbacks(self, table: Any) -> None:
+        run_id = next(_run_ids)
+        run = _runs[run_id] = _Run(self)
+        try:
+            self._entry(table, run_id)
+        finally:
+            del _runs[run_id]
+        if run.error is not None:
+            raise run.error
+
+    @staticmethod
+    def _result(arrays: list[Any], slot: int, type_: hlo.Type) -> Any:
+        if not isinstance(type_, hlo.TensorType):
+            return None
+        array = arrays[slot]
+        if array.dtype == type_.dtype and array.shape == type_.shape:
+            return array
+        return array.view(np.uint8)[:type_.nbytes].view(type_.dtype).reshape(type_.shape)
+
+    def run_fallback(self, fallback_id: int, inputs: Any, results: Any) -> None:
+        """Runs fallback op `fallback_id` by the reference backend on the buffers."""
+        fb = self.program.fallbacks[fallback_id]
+        runner = self._fallback_runners.get(fallback_id)
+        if runner is None:
+            runner = self._fallback_runners[fallback_id] = _reference_runner(self.module, fb)
+        args = [_view(inputs[i], v.type) if isinstance(v.type, hlo.TensorType) else None
+                for i, v in enumerate(fb.inputs)]
+        with np.errstate(all="ignore"):
+            outs = runner(args)
+        for i, (value, out) in enumerate(zip(fb.op.results, outs, strict=True)):
+            if isinstance(value.type, hlo.TensorType) and value.type.nbytes:
+                np.copyto(_view(results[i], value.type), np.asarray(out), casting="no")
+
+
+def _reference_runner(module: hlo.Module, fb: codegen.Fallback) -> Any:
+    """The reference backend's runner of a module whose `main` takes `fb.inputs` and runs
+    `fb.op` alone (the module's other functions kept for the calls it makes)."""
+    from justjax._src.backends import reference
+    ret = hlo.Op("func.return", list(fb.op.results), [])
+    body = hlo.Block(list(fb.inputs), [fb.op, ret])
+    main = hlo.Function("main", body, list(fb.op.result_types), visibility="public")
+    others = [f for f in module.functions if f.name != "main"]
+    return reference.Compiler(hlo.Module(module.name, [main, *others])).function("main")

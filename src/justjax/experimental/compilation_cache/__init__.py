@@ -1,0 +1,1 @@
+"""The persistent compilation cache (`jax.experimental.compilation_cache`)."""

@@ -1,0 +1,329 @@
+"""The llvm backend's persistent compilation cache (`backends/llvm/cache.py`).
+
+Across processes: a first process compiling jitted programs with the cache folder set writes
+entries, a second loads every program from them (LLVM generates no code) and computes the
+same results; two processes writing one key at once leave only whole entries; the cache is
+off without a folder. In this process, on hand-written IR: bad entries (truncated, flipped
+bytes, wrong magic, format or key) are compiled afresh and replaced, never loaded; JAX's
+thresholds; an unusable folder warns once; the public `set_cache_dir` / `reset_cache`.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+import justjax
+from justjax._src.backends.llvm import cache
+from justjax.experimental.compilation_cache import compilation_cache
+
+_CACHE_ENV = ("JAX_COMPILATION_CACHE_DIR", "JUSTJAX_COMPILATION_CACHE_DIR",
+              "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
+              "JUSTJAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
+              "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES",
+              "JUSTJAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES",
+              "JAX_ENABLE_COMPILATION_CACHE", "JUSTJAX_ENABLE_COMPILATION_CACHE")
+
+# Two jitted programs: one large enough for O3 (`runtime.FAST_COMPILE_ELEMENTS`), one small
+# (no optimization, math linked by symbol).
+_PROGRAMS = """
+import hashlib, json, sys
+import numpy as np
+import justjax as jax, justjax.numpy as jnp
+from justjax._src.backends.llvm import cache
+
+big = jax.jit(lambda x, y: jnp.tanh(x @ y) * 2 + jnp.sum(jnp.exp(y), axis=0))
+small = jax.jit(lambda x: jnp.where(x > 0, jnp.sin(x), x * 3) + jnp.cumsum(x))
+x = np.linspace(-1, 1, 256 * 256, dtype=np.float32).reshape(256, 256)
+y = np.cos(np.arange(256 * 256, dtype=np.float32)).reshape(256, 256) / 16
+outs = [np.asarray(big(x, y)), np.asarray(small(np.arange(-5, 5, dtype=np.int32)))]
+digest = hashlib.sha256(b"".join(o.tobytes() for o in outs)).hexdigest()
+"""
+
+
+def _child(code: str, cwd: Path, **env: str) -> subprocess.Popen:
+    """Starts `code` in a fresh interpreter with the cache settings of `env` only."""
+    environ = {k: v for k, v in os.environ.items() if k not in _CACHE_ENV}
+    environ.update(JAX_PLATFORMS="cpu", **env)
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd,
+                            env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def _result(process: subprocess.Popen) -> dict[str, Any]:
+    """The JSON object the child printed last."""
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _report(extra: str = "") -> str:
+    return _PROGRAMS + extra + "\nprint(json.dumps({'stats': vars(cache.stats), " \
+        "'digest': digest}))\n"
+
+
+def _entries(folder: Path) -> list[Path]:
+    return sorted(folder.glob("llvm-*"))
+
+
+def test_second_process_loads_the_code(tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    env = dict(JAX_COMPILATION_CACHE_DIR=str(folder),
+               JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0")
+    first = _result(_child(_report(), tmp_path, **env))
+    assert first["stats"]["hits"] == 0
+    assert first["stats"]["writes"] == first["stats"]["codegen"] >= 2
+    assert len(_entries(folder)) == first["stats"]["writes"]
+    second = _result(_child(_report(), tmp_path, **env))
+    assert second["stats"]["codegen"] == 0, "LLVM generated code despite the cache"
+    assert second["stats"]["hits"] == first["stats"]["writes"]
+    assert second["stats"]["writes"] == second["stats"]["rejected"] == 0
+    assert second["digest"] == first["digest"]
+
+
+def test_off_by_default(tmp_path: Path) -> None:
+    code = _report("\nassert jax.config.jax_compilation_cache_dir is None\n")
+    result = _result(_child(code, tmp_path))
+    assert result["stats"]["codegen"] >= 2
+    assert result["stats"]["hits"] == result["stats"]["misses"] == 0
+    assert result["stats"]["writes"] == 0
+    assert list(tmp_path.iterdir()) == []
+
+
+_WRITER = """
+import json, os, sys, time
+from pathlib import Path
+from justjax._src.backends.llvm import cache
+
+folder, me = Path(sys.argv[1]), sys.argv[2]
+key = "ab" * 32
+path = folder / ("llvm-" + key)
+objects = {w: w.encode() * 5000 for w in ("A", "B")}
+(folder.parent / ("ready-" + me)).touch()
+deadline = time.time() + 60
+while not all((folder.parent / ("ready-" + w)).exists() for w in "AB"):
+    time.sleep(0.001)  # both writers begin together
+    assert time.time() < deadline, "the other writer never started"
+seen = set()
+for i in range(300):
+    cache.write_atomically(path, cache.encode_entry(key, objects[me], "; ir " + me))
+    entry, problem = cache.decode_entry(path.read_bytes(), key)
+    assert not problem, problem
+    assert entry[0] == objects[entry[1][-1]]
+    seen.add(entry[1][-1])
+""" + _PROGRAMS + """
+print(json.dumps({"seen": sorted(seen), "stats": vars(cache.stats), "digest": digest}))
+"""
+
+
+def test_concurrent_writers(tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    env = dict(JAX_COMPILATION_CACHE_DIR=str(folder),
+               JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0")
+    writers = [subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(folder), me], cwd=tmp_path,
+        env={**{k: v for k, v in os.environ.items() if k not in _CACHE_ENV},
+             "JAX_PLATFORMS": "cpu", **env},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for me in "AB"]
+    results = [_result(w) for w in writers]
+    # Each writer read back only whole entries, its own or the other's.
+    assert all(set(r["seen"]) <= {"A", "B"} for r in results)
+    assert results[0]["digest"] == results[1]["digest"]
+    assert not list(folder.glob(".*")), "temporary files left behind"
+    for path in _entries(folder):
+        entry, problem = cache.decode_entry(path.read_bytes(), path.name.removeprefix("llvm-"))
+        assert entry is not None, (path.name, problem)
+
+
+# --- in this process, on hand-written IR ---------------------------------------------------
+
+_IR = """
+define i64 @entry(i64 %x) {
+  %y = mul i64 %x, MULTIPLIER
+  ret i64 %y
+}
+"""
+
+
+def _ir(multiplier: int) -> str:
+    return _IR.replace("MULTIPLIER", str(multiplier))
+
+
+def _call(compiled: cache.CompiledObject, x: int) -> int:
+    address = compiled.engine.get_function_address("entry")
+    return ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(address)(x)
+
+
+@pytest.fixture
+def cache_folder(tmp_path: Path) -> Iterator[Path]:
+    """A fresh cache folder, set up as `set_cache_dir` does, writing every entry."""
+    folder = tmp_path / "cache"
+    compilation_cache.reset_cache()
+    with justjax.config.override("jax_compilation_cache_dir", str(folder)), \
+            justjax.config.override("jax_persistent_cache_min_compile_time_secs", 0.0):
+        yield folder
+    compilation_cache.reset_cache()
+
+
+def _counts() -> dict[str, int]:
+    return dict(vars(cache.stats))
+
+
+def _delta(before: dict[str, int]) -> dict[str, int]:
+    return {k: v - before[k] for k, v in vars(cache.stats).items() if v != before[k]}
+
+
+@pytest.mark.parametrize("opt_level", [0, 3])
+def test_hit_loads_without_codegen(cache_folder: Path, opt_level: int) -> None:
+    before = _counts()
+    fresh = cache.compile(_ir(3), opt_level)
+    assert _delta(before) == {"codegen": 1, "misses": 1, "writes": 1}
+    before = _counts()
+    loaded = cache.compile(_ir(3), opt_level)
+    assert _delta(before) == {"hits": 1}
+    assert loaded.cache_hit and not fresh.cache_hit
+    assert _call(fresh, 7) == _call(loaded, 7) == 21
+    assert loaded.optimized_ir == fresh.optimized_ir
+
+
+def _corrupt_truncate(data: bytes, other: bytes) -> bytes:
+    return data[:len(data) // 2]
+
+
+def _corrupt_header_only(data: bytes, other: bytes) -> bytes:
+    return data[:40]
+
+
+def _corrupt_empty(data: bytes, other: bytes) -> bytes:
+    return b""
+
+
+def _corrupt_flip_object(data: bytes, other: bytes) -> bytes:
+    flipped = bytearray(data)
+    flipped[len(data) // 2] ^= 0xFF
+    return bytes(flipped)
+
+
+def _corrupt_magic(data: bytes, other: bytes) -> bytes:
+    return b"NOTJJAX!" + data[8:]
+
+
+def _corrupt_version(data: bytes, other: bytes) -> bytes:
+    return data[:8] + (cache.FORMAT_VERSION + 1).to_bytes(4, "little") + data[12:]
+
+
+def _corrupt_foreign(data: bytes, other: bytes) -> bytes:
+    # A whole, valid entry of another program (x * 5) under this program's name.
+    return other
+
+
+def _corrupt_appended(data: bytes, other: bytes) -> bytes:
+    return data + b"\0"
+
+
+@pytest.mark.parametrize("corrupt", [
+    _corrupt_truncate, _corrupt_header_only, _corrupt_empty, _corrupt_flip_object,
+    _corrupt_magic, _corrupt_version, _corrupt_foreign, _corrupt_appended])
+def test_bad_entry_is_recompiled_not_loaded(cache_folder: Path, corrupt: Any,
+                                            caplog: pytest.LogCaptureFixture) -> None:
+    cache.compile(_ir(5), 3)
+    cache.compile(_ir(3), 3)
+    path = cache_folder / ("llvm-" + cache.cache_key(_ir(3), 3))
+    other = cache_folder / ("llvm-" + cache.cache_key(_ir(5), 3))
+    good = path.read_bytes()
+    path.write_bytes(corrupt(good, other.read_bytes()))
+    before = _counts()
+    compiled = cache.compile(_ir(3), 3)
+    assert _delta(before) == {"codegen": 1, "misses": 1, "rejected": 1, "writes": 1}
+    assert _call(compiled, 7) == 21
+    assert "Ignoring persistent compilation cache entry" in caplog.text
+    assert path.read_bytes() == good, "the bad entry was not replaced"
+
+
+def test_bad_entry_under_threshold_is_removed(cache_folder: Path) -> None:
+    cache.compile(_ir(3), 0)
+    path = cache_folder / ("llvm-" + cache.cache_key(_ir(3), 0))
+    path.write_bytes(path.read_bytes()[:-1])
+    before = _counts()
+    with justjax.config.override("jax_persistent_cache_min_compile_time_secs", 1e9):
+        assert _call(cache.compile(_ir(3), 0), 2) == 6
+    assert _delta(before) == {"codegen": 1, "misses": 1, "rejected": 1}
+    assert not path.exists()
+
+
+def test_thresholds(cache_folder: Path) -> None:
+    # JAX's defaults: entries of compiles under one second are not written; no size floor.
+    assert justjax.config.values["jax_persistent_cache_min_entry_size_bytes"] == 0
+    with justjax.config.override("jax_persistent_cache_min_compile_time_secs", 1.0):
+        cache.compile(_ir(11), 0)
+    with justjax.config.override("jax_persistent_cache_min_entry_size_bytes", 1 << 30):
+        cache.compile(_ir(12), 0)
+    assert _entries(cache_folder) == []
+    with justjax.config.override("jax_persistent_cache_min_entry_size_bytes", 100):
+        cache.compile(_ir(13), 0)
+    assert len(_entries(cache_folder)) == 1
+
+
+def test_key_parts(cache_folder: Path) -> None:
+    key = cache.cache_key(_ir(3), 3)
+    assert key == cache.cache_key(_ir(3), 3)
+    assert len({key, cache.cache_key(_ir(3), 0), cache.cache_key(_ir(4), 3)}) == 3
+    # Tools, CPU and format are part of the key: a different CPU never shares an entry.
+    parts = cache._host_parts()
+    assert any(p.startswith("cpu=") for p in parts)
+    assert any(p.startswith("features=") for p in parts)
+    assert any(p.startswith("llvm=") for p in parts)
+
+
+def test_unusable_folder_warns_once(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    compilation_cache.reset_cache()
+    try:
+        with justjax.config.override("jax_compilation_cache_dir", str(blocker / "cache")):
+            with pytest.warns(UserWarning, match="cannot be used; compiling without"):
+                assert _call(cache.compile(_ir(3), 0), 3) == 9
+            before = _counts()
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                assert _call(cache.compile(_ir(3), 0), 4) == 12
+            assert _delta(before) == {"codegen": 1}
+            compilation_cache.reset_cache()
+            with justjax.config.override("jax_raise_persistent_cache_errors", True):
+                with pytest.raises(OSError):
+                    cache.compile(_ir(3), 0)
+    finally:
+        compilation_cache.reset_cache()
+
+
+def test_set_cache_dir_and_reset(tmp_path: Path) -> None:
+    old = justjax.config.read("jax_compilation_cache_dir")
+    compilation_cache.reset_cache()
+    try:
+        with justjax.config.override("jax_persistent_cache_min_compile_time_secs", 0.0):
+            compilation_cache.set_cache_dir(tmp_path / "one")
+            assert justjax.config.read("jax_compilation_cache_dir") == str(tmp_path / "one")
+            cache.compile(_ir(21), 0)
+            # As in JAX, the folder is chosen once: a new one takes effect after reset_cache.
+            compilation_cache.set_cache_dir(tmp_path / "two")
+            cache.compile(_ir(22), 0)
+            assert len(_entries(tmp_path / "one")) == 2
+            compilation_cache.reset_cache()
+            cache.compile(_ir(23), 0)
+            assert len(_entries(tmp_path / "two")) == 1
+            with justjax.config.override("jax_enable_compilation_cache", False):
+                before = _counts()
+                cache.compile(_ir(21), 0)
+                assert _delta(before) == {"codegen": 1}
+    finally:
+        justjax.config.update("jax_compilation_cache_dir", old)
+        compilation_cache.reset_cache()
