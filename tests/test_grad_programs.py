@@ -40,11 +40,9 @@ WIDER_TOLERANCE: dict[str, tuple[float, float]] = {}
 
 # Cases where justjax still differs from JAX, each with the reason. The test asserts that they
 # still differ, so a fix shows up as a failure asking to remove the entry.
-KNOWN_DIFFERENCES: dict[str, str] = {
-    "transform/second_log_softmax": "JAX's entries cancel to exactly 0; justjax's (NumPy's) "
-                                    "exp and log round differently in the last bit, leaving "
-                                    "-6e-8 in a leaf of zeros (no scale for a relative check)",
-}
+# (transform/second_log_softmax, listed while the reference backend's NumPy exp and log ran
+# programs, now cancels to exactly 0 as in JAX.)
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 def _run(case: dict) -> Any:

@@ -737,6 +737,9 @@ _COMPILED_IN_JAX = ("linspace(", "logspace(", "geomspace(")
 _KNOWN_DIFFERENCES = {
     (False, "jnp.geomspace(2, 32, 5, dtype=int)"):
         "the last-bit difference of compiled code, floored to an integer (3 instead of 4)",
+    (True, "jnp.geomspace(2, 32, 5, dtype=int)"):
+        "the llvm backend's float64 exp(log) lands one ulp below 2.0 where XLA's lands on it, "
+        "floored to an integer (1 instead of 2)",
 }
 
 

@@ -19,10 +19,13 @@ LAYER_OF_PREFIX = [
     ("justjax._src.tree_util", 0), ("justjax._src.treedef", 0), ("justjax._src.tree_errors", 0),
     ("justjax._src.runtime", 1),
     # The IR, its printers and verifier are data that backends read; the passes (which may
-    # run a backend, e.g. to fold constants) sit above the backends.
+    # run the reference backend, e.g. to fold constants) sit above it. The native backend
+    # compiles what the passes produce and uses their analyses (buffer assignment, fusion):
+    # it sits beside them.
     ("justjax._src.hlo.passes", 3),
     ("justjax._src.hlo", 1),
-    ("justjax._src.backends", 2),
+    ("justjax._src.backends.reference", 2),
+    ("justjax._src.backends", 3),
     ("justjax._src.interpreters", 4),
     ("justjax._src.lax", 5), ("justjax._src.custom_derivatives", 5),
     ("justjax._src.checkpoint", 5), ("justjax._src.jit_primitive", 5),

@@ -141,7 +141,11 @@ class CompiledCall:
         self.closed = closed
         start = time.perf_counter()
         # The optimizing pipeline runs on a copy: `Lowered` keeps printing the module as
-        # lowered. A one-op eager program has nothing to optimize and skips it.
+        # lowered. A one-op eager program has nothing to optimize and skips it; a primitive
+        # whose lowering is a whole program (igamma's loops, a special function's series)
+        # is fused like any jitted function.
+        if not optimize_module and _op_count(info.module) > _EAGER_OPTIMIZE_OPS:
+            optimize_module = True
         self.optimized = optimize.optimize(info.module) if optimize_module else info.module
         self.executable = get_backend().compile(self.optimized)
         self.compile_seconds = time.perf_counter() - start
@@ -154,8 +158,12 @@ class CompiledCall:
         """Runs on concrete flat arguments (Arrays, NumPy values, scalars)."""
         buffers = [_buffer(args[i], dtype)
                    for i, dtype in zip(self._kept, self._in_dtypes, strict=True)]
-        outs = self.executable.execute(buffers)
-        results = [_wrap_result(out, aval, buffers)
+        execute_async = getattr(self.executable, "execute_async", None)
+        if execute_async is not None:
+            outs, ready = execute_async(buffers)
+        else:
+            outs, ready = self.executable.execute(buffers), None
+        results = [_wrap_result(out, aval, buffers, ready)
                    for out, aval in zip(outs, self._out_avals, strict=True)]
         for i in self._donated:
             if isinstance(args[i], Array):
@@ -164,6 +172,19 @@ class CompiledCall:
             from justjax._src import debugging  # only when asked: it imports lax
             debugging.check_nans(self.name, self.closed, args, results)
         return results
+
+
+# Eager programs with more ops than this run through the optimizing pipeline.
+_EAGER_OPTIMIZE_OPS = 8
+
+
+def _op_count(module: ir.Module) -> int:
+    count = 0
+    for _ in module.walk():
+        count += 1
+        if count > _EAGER_OPTIMIZE_OPS:
+            break
+    return count
 
 
 def _buffer(arg: Any, dtype: np.dtype) -> np.ndarray:
@@ -176,10 +197,12 @@ def _buffer(arg: Any, dtype: np.dtype) -> np.ndarray:
     return to_numpy(arg, dtype)
 
 
-def _wrap_result(out: np.ndarray, aval: ShapedArray, inputs: Sequence[np.ndarray]) -> Any:
+def _wrap_result(out: np.ndarray, aval: ShapedArray, inputs: Sequence[np.ndarray],
+                 ready: Any = None) -> Any:
+    """The Array of result `out` (`ready`: the future of the program still writing it)."""
     if dtypes.is_extended(aval.dtype):
         physical = ShapedArray(np.shape(out), aval.dtype.physical_dtype)
-        base = _wrap_result(out, physical, inputs)
+        base = _wrap_result(out, physical, inputs, ready)
         return core.logical_value_handlers[type(aval.dtype)](aval, base)
     if aval.dtype == dtypes.float0:
         return Array(np.zeros(aval.shape, dtypes.float0), aval.weak_type)
@@ -187,7 +210,9 @@ def _wrap_result(out: np.ndarray, aval: ShapedArray, inputs: Sequence[np.ndarray
     # copied by `from_numpy`, so no Array shares memory anyone can write.
     if (type(out) is np.ndarray and out.base is None and out.flags.c_contiguous
             and out.dtype == aval.dtype and not any(out is x for x in inputs)):
-        return Array.adopt(out, aval)
+        return Array.adopt(out, aval, ready)
+    if ready is not None:
+        ready.result()  # a result that is copied must be complete first
     return from_numpy(out, aval, inputs)
 
 
@@ -353,9 +378,23 @@ class Compiled(_Stage):
         outs = self._call.call_flat(flat)
         return tree_util.tree_unflatten(sig.out_tree, outs)
 
-    def as_text(self) -> str:
-        """The optimized program as XLA HLO text (fusions, schedule, layouts)."""
-        return hlo_printer.print_optimized_module(self._call.optimized)
+    def as_text(self, dialect: str | None = None) -> str:
+        """The compiled program as text.
+
+        Args:
+          dialect: None or "hlo": the optimized program as XLA HLO text (fusions, schedule,
+            layouts); "llvm": the LLVM IR of its native entry point after LLVM's optimization;
+            "asm": the host assembly of it (both from the llvm backend).
+        """
+        if dialect in (None, "hlo"):
+            return hlo_printer.print_optimized_module(self._call.optimized)
+        if dialect in ("llvm", "asm"):
+            native = getattr(self._call.executable, "as_text", None)
+            if native is None:
+                raise ValueError(f"as_text(dialect={dialect!r}) needs the llvm backend; this "
+                                 "program was compiled by the reference backend")
+            return native(dialect)
+        raise ValueError(f"Unknown dialect {dialect!r}; expected 'hlo', 'llvm' or 'asm'")
 
     def cost_analysis(self) -> dict[str, float]:
         """`flops`, `transcendentals` and `bytes accessed` of the optimized module (a fusion

@@ -2,8 +2,8 @@
 
 The interface is small and fixed, as tinygrad's: a backend takes a StableHLO `ir.Module`
 and returns an object whose `execute(args)` maps input buffers to output buffers.
-`reference` (a NumPy interpreter of the IR) is the oracle; the native LLVM backend comes
-later and becomes the default.
+`reference` (a NumPy interpreter of the IR) is the oracle; `llvm` (native code) is the
+default.
 """
 from __future__ import annotations
 
@@ -28,9 +28,15 @@ class Backend(Protocol):
 
 
 def get_backend(name: str | None = None) -> Backend:
-    """The backend called `name` (default: the default backend)."""
-    from justjax._src.backends import reference
-    check_platforms()
-    if name in (None, "reference", "cpu"):
+    """The backend called `name`: `llvm` (native, the default; also `cpu`) or `reference`
+    (the NumPy interpreter). Without a name, the first of `jax_platforms` decides
+    (`JAX_PLATFORMS=reference` selects the reference backend)."""
+    if name is None:
+        name = check_platforms()
+    if name == "reference":
+        from justjax._src.backends import reference
         return reference.BACKEND
+    if name in ("llvm", "cpu"):
+        from justjax._src.backends import llvm
+        return llvm.BACKEND
     raise RuntimeError(f"Unknown backend {name!r}")

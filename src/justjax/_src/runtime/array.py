@@ -17,7 +17,9 @@ from justjax._src.runtime.devices import Device, default_device
 class Array:
     """A concrete array: `Array([1., 2.], dtype=float32)`."""
 
-    __slots__ = ("_buffer", "aval", "_device", "_committed")
+    # `_ready`: None, or the future of the program still computing the buffer (async
+    # dispatch: the buffer exists, its contents are being written).
+    __slots__ = ("_buffer", "aval", "_device", "_committed", "_ready")
     __array_priority__ = 100
 
     def __init__(self, value: np.ndarray, weak_type: bool = False, device: Device | None = None,
@@ -32,17 +34,21 @@ class Array:
             buffer = np.array(value, order="C", copy=True)
             buffer.setflags(write=False)
         self._buffer: np.ndarray | None = buffer
+        self._ready: Any = None
         self.aval = ShapedArray(buffer.shape, buffer.dtype, weak_type)
         self._device = device
         self._committed = committed
 
     @classmethod
-    def adopt(cls, buffer: np.ndarray, aval: ShapedArray) -> Array:
+    def adopt(cls, buffer: np.ndarray, aval: ShapedArray, ready: Any = None) -> Array:
         """An Array owning `buffer`, a fresh C-contiguous result of exactly `aval`'s dtype and
-        shape that nothing else references (the caller guarantees it); no checks, no copy."""
+        shape that nothing else references (the caller guarantees it); no checks, no copy.
+        `ready`: the future of the program writing it, when it was dispatched
+        asynchronously (reading the Array waits for it)."""
         array = object.__new__(cls)
         buffer.setflags(write=False)
         array._buffer = buffer
+        array._ready = ready
         array.aval = aval
         array._device = None
         array._committed = False
@@ -50,7 +56,12 @@ class Array:
 
     @property
     def _value(self) -> np.ndarray:
-        """The buffer; a donated (deleted) array has none, as in JAX."""
+        """The buffer, once the program computing it has finished; a donated (deleted)
+        array has none, as in JAX."""
+        ready = self._ready
+        if ready is not None:
+            ready.result()  # raises the program's error, if it failed
+            self._ready = None
         buffer = self._buffer
         if buffer is None:
             raise RuntimeError(f"Array has been deleted with shape="
@@ -114,7 +125,14 @@ class Array:
         return value.copy() if copy else value
 
     def block_until_ready(self) -> Array:
+        """Waits until the program computing this array has finished (async dispatch)."""
+        if self._ready is not None and self._buffer is not None:
+            self._value
         return self
+
+    def is_ready(self) -> bool:
+        """Whether the array's value has been computed."""
+        return self._ready is None or self._ready.done()
 
     def copy_to_host_async(self) -> None:
         return None
