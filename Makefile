@@ -20,7 +20,7 @@ demo: $(VENV)/.installed-demo
 	$(BIN)/python examples/tour.py
 
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -n 2 -q tests; status=$$?; \
+	$(BIN)/python -m pytest -n 2 --dist worksteal -q tests; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "no tests collected"; exit 1; fi; exit $$status
 
 clean:
