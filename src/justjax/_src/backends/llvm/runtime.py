@@ -226,6 +226,16 @@ class LLVMExecutable:
 
     def execute(self, args: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Runs the program on `args` (one buffer per parameter)."""
+        table, arrays = self._buffers(args)
+        if not self.program.fallbacks:
+            self._entry(table, 0)
+        else:
+            self._run_with_fallbacks(table)
+        return [self._result(arrays, slot, type_) for slot, type_ in self._outputs]
+
+    def _buffers(self, args: Sequence[np.ndarray]) -> tuple[Any, list[Any]]:
+        """The call's table of allocation addresses, and the arrays behind them (kept alive
+        by the caller until the program is done)."""
         # The table starts as a copy of the template (constants' addresses filled in).
         table = self._table_type(*self._template)
         arrays: list[Any] = [None] * self._n
@@ -242,11 +252,7 @@ class LLVMExecutable:
         for slot, size in self._temp:
             arena = arrays[slot] = _aligned_bytes(size)
             table[slot] = arena.ctypes.data
-        if not self.program.fallbacks:
-            self._entry(table, 0)
-        else:
-            self._run_with_fallbacks(table)
-        return [self._result(arrays, slot, type_) for slot, type_ in self._outputs]
+        return table, arrays
 
     def execute_async(self, args: Sequence[np.ndarray]) -> tuple[list[np.ndarray], Any]:
         """Starts the program on the device's executor thread and returns at once.
@@ -261,20 +267,7 @@ class LLVMExecutable:
         # The caller may write its NumPy arguments as soon as the call returns: the program
         # reads copies of them (an Array's buffer is read-only and stays as it is).
         private = [np.array(a, copy=True) if a.flags.writeable else a for a in args]
-        table = self._table_type(*self._template)
-        arrays: list[Any] = [None] * self._n
-        for slot, p, donated in self._params:
-            a = private[p]
-            if donated or not a.flags.c_contiguous:
-                a = np.array(a, order="C", copy=True)
-            arrays[slot] = a
-            table[slot] = a.ctypes.data
-        for slot, shape, dtype in self._fresh:
-            a = arrays[slot] = np.empty(shape, dtype)
-            table[slot] = a.ctypes.data
-        for slot, size in self._temp:
-            arena = arrays[slot] = _aligned_bytes(size)
-            table[slot] = arena.ctypes.data
+        table, arrays = self._buffers(private)
         # `arrays` travels with the call: the buffers live until the program is done.
         future = device_executor().submit(self._run_async, table, arrays)
         return [self._result(arrays, slot, type_) for slot, type_ in self._outputs], future
