@@ -178,55 +178,65 @@ def _plus(a: int, b: int) -> int:
 
 def _fusion_param_use(fusion: Op, index: int) -> int:
     """How the fused computation reads parameter `index` (XLA's recursive rule over the
-    fused ops, computed forward in one pass)."""
-    block = fusion.regions[0].block
-    param = block.args[index]
-    kinds: dict[Value, int] = {param: _USE}
-    for op in block.ops[:-1]:
-        kind = _NO_USE
-        for j, operand in enumerate(op.operands):
-            inner = kinds.get(operand, _NO_USE)
-            use = _operand_use(op, j)
-            if inner == _NO_USE or use == _NO_USE:
-                continue
-            kind = _plus(kind, _plus(use, inner))
-            if kind == _REUSE:
-                break
-        for result in op.results:
-            kinds[result] = kind
-    roots = [kinds.get(v, _NO_USE) for v in block.terminator.operands]
-    total = _NO_USE
-    for kind in roots:
-        total = max(total, kind)
-    return total
+    fused ops)."""
+    return _FusedReads(fusion).use[fusion.regions[0].block.args[index]]
 
 
-def _emission_count(fusion: Op, index: int) -> int:
-    """How many times the elemental emitter computes an element of fusion operand `index`
-    per element of the roots (XLA's `FusionNodeIndexingEvaluation`). A value read at the
+class _FusedReads:
+    """How a fusion reads each of its parameters, kept up to date as producers are fused
+    in (recomputing it over the whole fused computation at each step made fusing a long
+    chain quadratic).
+
+    `use[p]`: the strongest kind of read (`_USE` < `_PERMUTE` < `_REUSE`) on any path
+    from parameter `p` to a root (XLA's recursive rule).
+    `emissions(p)`: how many times the elemental emitter computes an element of `p` per
+    element of the roots (XLA's `FusionNodeIndexingEvaluation`). A value read at the
     index its reader was computed at (same shape, or a transpose) shares that reader's
     indexings; a reader that derives a new index (a slice, a pad, a broadcast) is an
-    indexing of its own, emitted as often as its own indexings are."""
-    block = fusion.regions[0].block
-    root = object()  # the fusion itself: its roots are computed once
-    count: dict[Any, int] = {root: 1}
-    indexing: dict[Value, set[Any]] = {}
-    for value in block.terminator.operands:
-        indexing.setdefault(value, set()).add(root)
-    for op in reversed(block.ops[:-1]):
-        users: set[Any] = set()
-        for r in op.results:
-            users |= indexing.get(r, set())
-        count[op] = sum(count[u] for u in users)
+    indexing of its own, emitted as often as its own indexings are.
+    """
+
+    def __init__(self, fusion: Op) -> None:
+        block = fusion.regions[0].block
+        root = object()  # the fusion itself: its roots are computed once
+        self.count: dict[Any, int] = {root: 1}
+        self.indexing: dict[Value, set[Any]] = {}
+        self.use: dict[Value, int] = {}
+        for value in block.terminator.operands:
+            self.indexing.setdefault(value, set()).add(root)
+            self.use[value] = _USE
+        for op in reversed(block.ops[:-1]):
+            self._add(op, [self.indexing.pop(r, set()) for r in op.results],
+                      [self.use.pop(r, _NO_USE) for r in op.results])
+        for arg in block.args:
+            self.use.setdefault(arg, _NO_USE)
+
+    def _add(self, op: Op, result_indexing: list[set[Any]], result_use: list[int]) -> None:
+        """Accounts for `op`, whose users are all accounted for already."""
+        users: set[Any] = set().union(*result_indexing)
+        self.count[op] = sum(self.count[u] for u in users)
         shape = op.results[0].type.shape if isinstance(op.results[0].type, ir.TensorType) \
             else None
-        for v in op.operands:
+        reached = max(result_use)
+        for j, v in enumerate(op.operands):
             same = isinstance(v.type, ir.TensorType) and v.type.shape == shape
             if same or op.opcode == _S + "transpose":
-                indexing.setdefault(v, set()).update(users)
+                self.indexing.setdefault(v, set()).update(users)
             else:
-                indexing.setdefault(v, set()).add(op)
-    return sum(count[u] for u in indexing.get(block.args[index], ()))
+                self.indexing.setdefault(v, set()).add(op)
+            read = _operand_use(op, j)
+            if reached != _NO_USE and read != _NO_USE:
+                self.use[v] = max(self.use.get(v, _NO_USE), read, reached)
+
+    def absorb(self, param: Value, producer: Op) -> None:
+        """Updates the facts for `producer` fused in at `param` (its result), reading
+        parameters only."""
+        self._add(producer, [self.indexing.pop(param, set())], [self.use.pop(param, _NO_USE)])
+        for v in producer.operands:
+            self.use.setdefault(v, _NO_USE)
+
+    def emissions(self, param: Value) -> int:
+        return sum(self.count[u] for u in self.indexing.get(param, ()))
 
 
 def _region_is_isolated(op: Op) -> bool:
@@ -364,6 +374,7 @@ class _BlockFusion:
         self.dead: set[int] = set()
         self.params: dict[int, dict[Value, Value]] = {}   # fusion -> operand -> block arg
         self.reductions: dict[int, int] = {}
+        self.reads: dict[int, _FusedReads] = {}   # fusion -> how it reads its parameters
         self.do_not_duplicate = {id(op) for op in self.ops if self._globally_unfusible(op)}
         self.changed = False
 
@@ -412,7 +423,7 @@ class _BlockFusion:
             return False
         if self._bad_concatenate(producer) or self._bad_concatenate(consumer):
             return False
-        if is_expensive(producer, self.defining) and _operand_use(consumer, index) == _REUSE:
+        if is_expensive(producer, self.defining) and self._operand_use(consumer, index) == _REUSE:
             return False
         if (self._has_other_users(producer, consumer) and is_expensive(producer, self.defining)
                 and not self._always_duplicable(producer)):
@@ -426,8 +437,20 @@ class _BlockFusion:
             return True
         if is_fusion(consumer):
             return (consumer.attributes["kind"] == KIND_LOOP
-                    and _emission_count(consumer, index) <= _MAX_CODE_DUPLICATION)
+                    and self._reads(consumer).emissions(consumer.regions[0].block.args[index])
+                    <= _MAX_CODE_DUPLICATION)
         return _loop_fusible(consumer)
+
+    def _reads(self, fusion: Op) -> _FusedReads:
+        reads = self.reads.get(id(fusion))
+        if reads is None:
+            reads = self.reads[id(fusion)] = _FusedReads(fusion)
+        return reads
+
+    def _operand_use(self, consumer: Op, index: int) -> int:
+        if is_fusion(consumer):
+            return self._reads(consumer).use[consumer.regions[0].block.args[index]]
+        return _operand_use(consumer, index)
 
     def _has_other_users(self, producer: Op, consumer: Op) -> bool:
         users = self.users.get(producer.results[0], {})
@@ -545,6 +568,9 @@ class _BlockFusion:
                 self.users.setdefault(v, {})[id(fusion)] = fusion
             new_operands.append(param)
         inner.operands = new_operands
+        reads = self.reads.get(id(fusion))
+        if reads is not None:
+            reads.absorb(arg, inner)
         del fusion.operands[k]
         del block.args[k]
         del params[value]
