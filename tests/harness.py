@@ -276,9 +276,13 @@ def lower_to_module(fun: Callable[..., Any], *args: Any) -> Any:
 
 def run_reference(module: Any, *args: Any) -> list[np.ndarray]:
     """`module` run by the reference backend on NumPy arguments."""
+    return run_on_backend("reference", module, *args)
+
+
+def run_on_backend(backend: str, module: Any, *args: Any) -> list[np.ndarray]:
+    """`module` compiled by `backend` (`reference` or `llvm`) and run on NumPy arguments."""
     from justjax._src import backends
-    return backends.get_backend("reference").compile(module).execute(
-        [np.asarray(a) for a in args])
+    return backends.get_backend(backend).compile(module).execute([np.asarray(a) for a in args])
 
 
 def record_cases(records: Sequence[OpRecord]) -> list[Any]:

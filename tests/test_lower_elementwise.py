@@ -24,7 +24,7 @@ from justjax import lax as justjax_lax
 from justjax._src.backends.reference.kernels import elementwise as kernels
 from justjax._src.hlo import ir
 from tests.harness import (OpRecord, assert_close, lower_to_module, record_cases, record_rng,
-                           run_reference)
+                           run_on_backend, run_reference)
 from tests.records import lax_elementwise
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -222,15 +222,15 @@ def test_golden_modules_run_on_xla_as_on_the_reference_backend(name: str) -> Non
 # Kernel semantics on edge cases, as XLA CPU computes them (values read off real XLA).
 
 def _kernel(opcode: str, args: list[np.ndarray], out_dtype: Any, out_shape: tuple | None = None,
-            **attributes: Any) -> np.ndarray:
-    """Runs one op on the reference backend."""
+            backend: str = "reference", **attributes: Any) -> np.ndarray:
+    """Runs one op on `backend`."""
     block = ir.Block([ir.Value(ir.TensorType(a.shape, a.dtype)) for a in args])
     b = ir.Builder(block)
     shape = out_shape if out_shape is not None else max((a.shape for a in args), key=len)
     out = b.one(opcode, block.args, ir.TensorType(shape, out_dtype), **attributes)
     b.ret([out], "func.return")
     module = ir.Module("m", [ir.Function("main", block, [out.type], "public")])
-    return _run(module, args)[0]
+    return run_on_backend(backend, module, *args)[0]
 
 
 I32_X = np.array([7, -7, -2**31, 5, 0, 7], np.int32)
@@ -287,8 +287,9 @@ EDGE_CASES = {
                  np.array([8, 0, 7], np.int8)),
     "abs_int_min": ("stablehlo.abs", [np.array([-2**31, -3], np.int32)], np.int32,
                     np.array([-2**31, 3], np.int32)),
-    "round_afz": ("stablehlo.round_nearest_afz", [np.array([2.5, -2.5, 0.5, -0.0], np.float32)],
-                  np.float32, np.array([3.0, -3.0, 1.0, -0.0], np.float32)),
+    "round_afz": ("stablehlo.round_nearest_afz",
+                  [np.array([2.5, -2.5, 0.5, -0.0, 0.49999997, -0.49999997], np.float32)],
+                  np.float32, np.array([3.0, -3.0, 1.0, -0.0, 0.0, -0.0], np.float32)),
     "round_even": ("stablehlo.round_nearest_even",
                    [np.array([2.5, -2.5, 0.5, -1.5], np.float32)],
                    np.float32, np.array([2.0, -2.0, 0.0, -2.0], np.float32)),
@@ -308,10 +309,11 @@ def _assert_same_bits(got: np.ndarray, want: np.ndarray) -> None:
                                       np.signbit(wide[1]) | np.isnan(wide[1]))
 
 
+@pytest.mark.parametrize("backend", ["reference", "llvm"])
 @pytest.mark.parametrize("name", sorted(EDGE_CASES))
-def test_kernel_edge_cases_match_xla(name: str) -> None:
+def test_kernel_edge_cases_match_xla(name: str, backend: str) -> None:
     opcode, args, dtype, want = EDGE_CASES[name]
-    _assert_same_bits(_kernel(opcode, args, np.dtype(dtype)), want)
+    _assert_same_bits(_kernel(opcode, args, np.dtype(dtype), backend=backend), want)
 
 
 @pytest.mark.needs_jax

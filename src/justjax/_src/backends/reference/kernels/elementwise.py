@@ -153,7 +153,10 @@ def logistic(x: np.ndarray) -> np.ndarray:
 
 def round_away_from_zero(x: np.ndarray) -> np.ndarray:
     """Rounds to the nearest integer, ties away from zero (`stablehlo.round_nearest_afz`)."""
-    return np.copysign(np.floor(np.abs(x) + np.array(0.5, x.dtype)), x)
+    # Not floor(|x| + 0.5): for the float just below 0.5 that sum rounds up to 1.
+    whole = np.trunc(x)
+    away = (np.abs(x - whole) >= np.array(0.5, x.dtype)).astype(x.dtype)
+    return whole + np.copysign(away, x)
 
 
 def power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
