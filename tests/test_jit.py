@@ -122,6 +122,30 @@ def test_cache_shared_between_jit_wrappers_of_one_function():
     assert counter.count == 1
 
 
+def test_functions_lowering_to_one_module_share_its_program():
+    x = jnp.arange(4.0)
+    first = jax.jit(lambda v: jnp.sin(v) * 2).lower(x).compile()
+    second = jax.jit(lambda w: jnp.sin(w) * 2).lower(x).compile()
+    other = jax.jit(lambda w: jnp.sin(w) * 3).lower(x).compile()
+    assert first._call.executable is second._call.executable
+    assert other._call.executable is not first._call.executable
+    # Each keeps its own name in the optimized text.
+    assert "jit__lambda" in second.as_text()
+    np.testing.assert_array_equal(second(x), np.sin(np.arange(4.0, dtype=np.float32)) * 2)
+
+
+def test_modules_differing_only_in_host_callback_compile_apart():
+    x = jnp.arange(3.0)
+
+    def through(callback):
+        return jax.jit(lambda v: jax.pure_callback(callback, v, v))
+
+    doubled = through(lambda a: np.asarray(a) * 2)(x)
+    tripled = through(lambda a: np.asarray(a) * 3)(x)
+    np.testing.assert_array_equal(doubled, [0.0, 2.0, 4.0])
+    np.testing.assert_array_equal(tripled, [0.0, 3.0, 6.0])
+
+
 def test_globals_captured_at_trace_time():
     state = {"scale": 2.0}
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -146,8 +147,12 @@ class CompiledCall:
         # is fused like any jitted function.
         if not optimize_module and _op_count(info.module) > _EAGER_OPTIMIZE_OPS:
             optimize_module = True
-        self.optimized = optimize.optimize(info.module) if optimize_module else info.module
-        self.executable = get_backend().compile(self.optimized)
+        self._program = _compile_program(info.module, optimize_module)
+        self.optimized = self._program.optimized
+        if self.optimized.name != info.module.name:  # compiled for a same program's module
+            self.optimized = ir.Module(info.module.name, self.optimized.functions,
+                                       self.optimized.attributes)
+        self.executable = self._program.executable
         self.compile_seconds = time.perf_counter() - start
         self._kept = info.kept_inputs
         self._in_dtypes = [info.in_avals[i].dtype for i in self._kept]
@@ -172,6 +177,44 @@ class CompiledCall:
             from justjax._src import debugging  # only when asked: it imports lax
             debugging.check_nans(self.name, self.closed, args, results)
         return results
+
+
+class _Program:
+    """A module after the optimizing pipeline and its executable."""
+
+    def __init__(self, optimized: ir.Module, executable: Any) -> None:
+        self.optimized = optimized
+        self.executable = executable
+
+
+# The programs compiled in this process, by what decides their code: the lowered module's
+# text (its name aside), the backend and the pipeline's settings. Different functions (or
+# jaxprs) often lower to the same module: `grad` of two closures, a test's lambda per case.
+# An entry lives as long as some compiled call uses its program.
+_programs: weakref.WeakValueDictionary[tuple, _Program] = weakref.WeakValueDictionary()
+
+
+def _compile_program(module: ir.Module, optimize_module: bool) -> _Program:
+    backend = get_backend()
+    if (config.read("justjax_dump_ir_to") or config.read("jax_compilation_cache_dir")
+            or any(op.opcode == "stablehlo.custom_call" for op in module.walk())):
+        # Each compile dumps its passes, or asks the persistent cache, as it would alone;
+        # a custom call's text does not say which host callback it calls.
+        return _Program(*_optimize_and_compile(backend, module, optimize_module))
+    text = stablehlo_printer.print_module(module).replace(f"module @{module.name}", "module", 1)
+    key = (text, backend, optimize_module, config.read("justjax_disable_passes"),
+           config.read("justjax_verify_passes"))
+    program = _programs.get(key)
+    if program is None:
+        program = _programs[key] = _Program(
+            *_optimize_and_compile(backend, module, optimize_module))
+    return program
+
+
+def _optimize_and_compile(backend: Any, module: ir.Module,
+                          optimize_module: bool) -> tuple[ir.Module, Any]:
+    optimized = optimize.optimize(module) if optimize_module else module
+    return optimized, backend.compile(optimized)
 
 
 # Eager programs with more ops than this run through the optimizing pipeline.
