@@ -19,9 +19,19 @@ $(VENV)/.installed-test: pyproject.toml $(BIN)/python
 demo: $(VENV)/.installed-demo
 	$(BIN)/python examples/tour.py
 
+# The whole suite runs on the native backend (the default); this subset, the programs
+# through jit and every op record's jit-vs-eager check, runs again on the reference backend.
+REFERENCE_SUBSET := tests/test_jit.py tests/test_jit_programs.py tests/test_control_flow.py \
+	tests/test_control_flow_programs.py tests/test_scan.py tests/test_indexing.py \
+	tests/test_random_keys.py tests/test_op_records.py::test_jit_matches_eager
+
+# pytest exits 5 when it collected no tests: that is a failure here.
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -n 2 --dist worksteal -q tests; status=$$?; \
-	if [ $$status -eq 5 ]; then echo "no tests collected"; exit 1; fi; exit $$status
+	if [ $$status -eq 5 ]; then echo "no tests collected"; exit 1; fi; \
+	if [ $$status -ne 0 ]; then exit $$status; fi; \
+	JAX_PLATFORMS=reference $(BIN)/python -m pytest -n 2 --dist worksteal -q $(REFERENCE_SUBSET); \
+	status=$$?; if [ $$status -eq 5 ]; then echo "no tests collected"; exit 1; fi; exit $$status
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info
