@@ -277,8 +277,12 @@ def test_jit_matches_eager(name: str, dtype: np.dtype) -> None:
     eager = FUNCTIONS[name](a, x)
     jitted = jax.jit(FUNCTIONS[name])(a, x)
     assert eager.dtype == jitted.dtype == dtype and eager.shape == (3, 4)
-    # Compared as float32: NumPy's equality tests do not match bfloat16 NaNs.
-    np.testing.assert_array_equal(np.asarray(eager).astype(F32), np.asarray(jitted).astype(F32))
+    # Within a few ulps, not bit for bit: compiled code contracts a product and a sum into
+    # one FMA (as XLA's does) where op-by-op eager code rounds twice; real JAX's eager and
+    # jitted random_gamma_grad differ in the last bit too. Compared as float32: NumPy's
+    # tests do not match bfloat16 NaNs.
+    np.testing.assert_allclose(np.asarray(eager).astype(F32), np.asarray(jitted).astype(F32),
+                               rtol=4 * float(jnp.finfo(dtype).eps), atol=0)
 
 
 def test_low_precision_is_computed_in_float32() -> None:

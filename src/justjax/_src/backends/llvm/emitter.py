@@ -173,6 +173,19 @@ class _Emitter:
         self.outputs: dict[Value, ir.Value] = {}
         self.shared: frozenset[int] = frozenset()
         self.done: set[Value] = set()
+        self._block = block
+        self._uses: dict[Value, int] | None = None
+
+    def use_count(self, value: Value) -> int:
+        """How many operands (of ops and terminators, in nested regions too) read `value`
+        in the emitted block."""
+        if self._uses is None:
+            uses: dict[Value, int] = {}
+            for op in self._block.walk():
+                for v in op.operands:
+                    uses[v] = uses.get(v, 0) + 1
+            self._uses = uses
+        return self._uses.get(value, 0)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -360,6 +373,7 @@ def scalar_emitter(module: ir.Module, fn: ir.Function, builder: ir.IRBuilder,
     if block is not None:
         # Its arguments are bound as scalars (`emit_region`), not parameters.
         em.defining = {r: op for op in block.walk() for r in op.results}
+        em._block = block
     em.b = builder
     return em
 
@@ -602,6 +616,10 @@ def _emit_op(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
     handler = _STRUCTURAL.get(op.opcode)
     if handler is not None:
         return handler(em, op, idx)
+    if op.opcode in _CONTRACTIBLE and _operand_dtype(op) in _FMA_DTYPES:
+        fused = _multiply_add(em, op, idx)
+        if fused is not None:
+            return fused
     args = [em.gen(v, idx) for v in op.operands]
     dt = _operand_dtype(op) if op.operands else op.result.type.dtype
     if _is_complex(dt) or _is_complex(op.result.type.dtype):
@@ -624,6 +642,30 @@ def _emit_op(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
     if fn is None:
         raise Unsupported(f"llvm emitter: unsupported op {op.opcode} on {dt}")
     return fn(em, dt, *args)
+
+
+_CONTRACTIBLE = frozenset({"stablehlo.add", "stablehlo.subtract"})
+_FMA_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _multiply_add(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value | None:
+    """`x*y + z` (or `x*y - z`, `z - x*y`) as one fused multiply-add, when nothing else
+    reads the product: XLA CPU lets LLVM contract such pairs (on FMA hosts), so its results
+    have one rounding where NumPy's have two. When both operands are such products, the
+    first is fused, as LLVM's combiner does."""
+    for position, value in enumerate(op.operands):
+        product = em.defining.get(value)
+        if (product is None or product.opcode != "stablehlo.multiply"
+                or value in em.params or value in em.scalars or em.use_count(value) != 1):
+            continue
+        x, y = (em.gen(v, idx) for v in product.operands)
+        other = em.gen(op.operands[1 - position], idx)
+        if op.opcode == "stablehlo.add":
+            return em.intrinsic("llvm.fma", [x, y, other])
+        if position == 0:
+            return em.intrinsic("llvm.fma", [x, y, em.b.fneg(other)])
+        return em.intrinsic("llvm.fma", [em.b.fneg(x), y, other])
+    return None
 
 
 def _broadcast(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
