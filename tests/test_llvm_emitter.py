@@ -804,3 +804,27 @@ def test_round_half_away_from_zero_as_xla():
     got = emitter.compile_fusion(_single_op_fusion("stablehlo.round_nearest_afz", [t], t))(x)
     np.testing.assert_array_equal(got, [0.0, 8388609.0, 3.0, -3.0, 2.0, -0.0, np.nan])
     assert np.signbit(got[5])
+
+
+def _fused_multiply_add(x, y, z, sign_product=1.0, sign_addend=1.0):
+    """x*y + z rounded once to float32 (exact in float64, then one rounding)."""
+    wide = [np.asarray(v, np.float64) for v in (x, y, z)]
+    return (sign_product * wide[0] * wide[1] + sign_addend * wide[2]).astype(np.float32)
+
+
+@pytest.mark.parametrize("form", ["x*y+z", "z+x*y", "x*y-z", "z-x*y"])
+def test_product_read_once_by_a_sum_is_one_fma(form):
+    rng = np.random.default_rng(3)
+    x, y, z = (rng.standard_normal(4096).astype(np.float32) for _ in range(3))
+    got = np.asarray(jax.jit(lambda x, y, z: eval(form))(x, y, z))
+    signs = {"x*y+z": (1, 1), "z+x*y": (1, 1), "x*y-z": (1, -1), "z-x*y": (-1, 1)}[form]
+    # (Two roundings differ from one on about a quarter of these inputs.)
+    np.testing.assert_array_equal(got, _fused_multiply_add(x, y, z, *signs))
+
+
+def test_product_read_twice_is_rounded_on_its_own():
+    rng = np.random.default_rng(4)
+    x, y, z = (rng.standard_normal(4096).astype(np.float32) for _ in range(3))
+    product, total = jax.jit(lambda x, y, z: (x * y, x * y + z))(x, y, z)
+    np.testing.assert_array_equal(np.asarray(product), x * y)
+    np.testing.assert_array_equal(np.asarray(total), x * y + z)
