@@ -166,3 +166,39 @@ def test_fusions_computed_in_place_read_each_element_before_writing_it() -> None
     two_roots = justjax.jit(lambda v: (lambda s: (s + 1, s * 2))(justjax.numpy.sort(v)))(x)
     np.testing.assert_array_equal(two_roots[0], np.arange(1, 9))
     np.testing.assert_array_equal(two_roots[1], np.arange(8) * 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Loops split across cores.
+
+@pytest.mark.parametrize("n,tasks", [(1, 2), (7, 2), (1000, 2), (1001, 3), (5, 8)])
+def test_run_split_covers_every_element_once(n, tasks):
+    from justjax._src.backends.llvm import parallel
+    seen = np.zeros(n, np.int64)
+
+    def task(begin, end):
+        seen[begin:end] += 1
+
+    parallel.run_split(task, n, tasks)
+    np.testing.assert_array_equal(seen, np.ones(n, np.int64))
+
+
+def test_run_split_raises_a_task_error():
+    from justjax._src.backends.llvm import parallel
+
+    def task(begin, end):
+        if begin > 0:
+            raise ValueError("piece failed")
+
+    with pytest.raises(ValueError, match="piece failed"):
+        parallel.run_split(task, 100, 2)
+
+
+def test_large_elementwise_op_is_split_and_exact():
+    from justjax._src.backends.llvm import parallel
+    jnp = justjax.numpy
+    x = np.random.default_rng(5).random(1 << 20, np.float32)
+    fun = justjax.jit(lambda v: jnp.exp(v) * 2)
+    # 4 MiB written: one task per 256 KiB, at most one per core.
+    assert fun.lower(x).compile()._call.executable._tasks == min(16, parallel.core_count())
+    np.testing.assert_array_equal(np.asarray(fun(x)), np.asarray(jnp.exp(x) * 2))

@@ -301,7 +301,7 @@ class ProgramBuilder:
             return False  # a small program
         root = op.result_types[0]
         units = emitter.parallel_units(root)
-        tasks = min(units, parallel.task_count(root.nbytes, root.size, _cycles_per_element(op)))
+        tasks = min(units, parallel.task_count(root.nbytes, root.size, cycles_per_element(op)))
         if tasks < 2:
             return False
         try:
@@ -436,7 +436,7 @@ _EXPENSIVE_CYCLES = 20
 _DIVIDE_CYCLES = 5
 
 
-def _cycles_per_element(op: Op) -> float:
+def cycles_per_element(op: Op) -> float:
     """An estimate of the cycles one element of a loop fusion's root costs: a transcendental
     function about 20, a division or square root about 5, anything else 1; a reduction
     inside counts once per element it folds."""

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from justjax._src.backends.llvm import cache, codegen, emitter
+from justjax._src.backends.llvm import cache, codegen, emitter, parallel
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op, Value
 from justjax._src.hlo.passes import fusion
@@ -157,6 +157,10 @@ class ElementwiseExecutable:
         self.program = codegen.Program(None, None, {}, [], {fusion.FUSION: 1})
         self._work = result.size * (len(fused.operands) + 1)
         self._async = self._work >= runtime.ASYNC_ELEMENTS
+        # A large op is cut into element ranges run on several cores, as a fusion of a
+        # whole program is (`codegen.emit_parallel_fusion`).
+        self._tasks = parallel.task_count(result.nbytes, result.size,
+                                          codegen.cycles_per_element(fused))
 
     @property
     def llvm_ir(self) -> str:
@@ -173,9 +177,15 @@ class ElementwiseExecutable:
             # The arrays stay referenced until the call returns (a copy made here would be
             # freed as soon as its address was taken).
             arrays = [_contiguous(args[p]) for p in self._params]
-            self._kernel.call(*[a.ctypes.data for a in arrays], out.ctypes.data, 0,
-                              self._size)
+            self._run([a.ctypes.data for a in arrays], out.ctypes.data)
         return [out]
+
+    def _run(self, pointers: list[int], out: int) -> None:
+        if self._tasks == 1:
+            self._kernel.call(*pointers, out, 0, self._size)
+            return
+        parallel.run_split(lambda begin, end: self._kernel.call(*pointers, out, begin, end),
+                           self._size, self._tasks)
 
     def execute_async(self, args: Sequence[np.ndarray]) -> tuple[list[np.ndarray], Any]:
         """As `execute`, on the device's executor thread when the op is large."""
@@ -188,6 +198,6 @@ class ElementwiseExecutable:
         pointers = [private[p].ctypes.data for p in self._params]
 
         def run(keep: Any = private) -> None:
-            self._kernel.call(*pointers, out.ctypes.data, 0, self._size)
+            self._run(pointers, out.ctypes.data)
 
         return [out], runtime.device_executor().submit(run)

@@ -13,12 +13,13 @@ compute-bound one), at most one per core.
 from __future__ import annotations
 
 import ctypes
+import itertools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["SYMBOL", "address", "core_count", "task_count"]
+__all__ = ["SYMBOL", "address", "core_count", "run_split", "task_count"]
 
 SYMBOL = "justjax_parallel_for"
 _MIN_BYTES_PER_TASK = 256 * 1024
@@ -56,14 +57,59 @@ def _workers() -> ThreadPoolExecutor:
         return _pool
 
 
+# Each task's range is cut in this many pieces, claimed one at a time by the calling thread
+# and the workers: a worker that wakes late (tens of µs, in Python) finds the caller has
+# taken its share, instead of the caller waiting for it.
+_PIECES_PER_TASK = 4
+
+
+class _Split:
+    """The pieces of one `run_split` and their completion."""
+
+    def __init__(self, task: Callable[[int, int], Any], n: int, pieces: int) -> None:
+        self.task = task
+        self.bounds = [n * i // pieces for i in range(pieces + 1)]
+        self.pieces = pieces
+        self.claims = itertools.count()  # next() is atomic under the GIL
+        self.lock = threading.Lock()
+        self.finished = 0
+        self.all_done = threading.Event()
+        self.error: BaseException | None = None
+
+    def work(self) -> None:
+        """Runs pieces until none is left unclaimed."""
+        while True:
+            i = next(self.claims)
+            if i >= self.pieces:
+                return
+            try:
+                self.task(self.bounds[i], self.bounds[i + 1])
+            except BaseException as error:  # re-raised by the caller
+                self.error = error
+            with self.lock:
+                self.finished += 1
+                if self.finished == self.pieces:
+                    self.all_done.set()
+
+
+def run_split(task: Callable[[int, int], Any], n: int, tasks: int) -> None:
+    """Runs `task(begin, end)` over contiguous ranges covering [0, n), on the calling thread
+    and `tasks - 1` workers of the pool; returns when every range is done."""
+    if tasks <= 1 or n <= 1:
+        task(0, n)
+        return
+    split = _Split(task, n, min(n, tasks * _PIECES_PER_TASK))
+    for _ in range(tasks - 1):
+        _workers().submit(split.work)
+    split.work()
+    split.all_done.wait()
+    if split.error is not None:
+        raise split.error
+
+
 def _parallel_for(task_address: Any, context: Any, n: int, tasks: int) -> int:
     task = _TASK_TYPE(task_address)
-    bounds = [n * t // tasks for t in range(tasks + 1)]
-    futures = [_workers().submit(task, context, bounds[t], bounds[t + 1])
-               for t in range(1, tasks)]
-    task(context, bounds[0], bounds[1])
-    for future in futures:
-        future.result()
+    run_split(lambda begin, end: task(context, begin, end), n, tasks)
     return 0
 
 

@@ -40,9 +40,10 @@ FAST_COMPILE_ELEMENTS = 1 << 16
 # rounds, many small loops) are compiled without it.
 MAX_OPTIMIZED_IR_BYTES = 1 << 19
 # Programs touching at least this many elements are dispatched asynchronously: their run
-# takes long enough (about 100 µs and up) for the caller to get on with tracing and
-# dispatching the next ones meanwhile.
-ASYNC_ELEMENTS = 1 << 18
+# takes long enough (a millisecond and up) for the caller to get on with tracing and
+# dispatching the next ones meanwhile. Handing a program to the executor thread and waking
+# the caller afterwards costs 50-100 µs in Python, which smaller programs would not repay.
+ASYNC_ELEMENTS = 1 << 22
 _ALIGN = 64
 
 _FALLBACK_TYPE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_int64,
