@@ -142,7 +142,8 @@ config.define("jax_numpy_dtype_promotion", "standard", "Dtype promotion: standar
               affects_tracing=True)
 config.define("jax_default_matmul_precision", None, "Default precision of matmuls.",
               affects_tracing=True)
-config.define("jax_num_cpu_devices", 1, "Number of virtual CPU devices.", parse=int)
+config.define("jax_num_cpu_devices", -1, "Number of virtual CPU devices; -1 takes "
+              "XLA_FLAGS=--xla_force_host_platform_device_count=N, else 1.", parse=int)
 config.define("jax_disable_jit", False, "Run jitted functions eagerly.", parse=_parse_bool)
 config.define("jax_debug_nans", False, "Raise on NaN results.", parse=_parse_bool)
 config.define("jax_debug_infs", False, "Raise on Inf results.", parse=_parse_bool)

@@ -27,6 +27,7 @@ from justjax._src.hlo.passes import optimize
 from justjax._src.hlo import hlo_printer, ir, stablehlo_printer
 from justjax._src.interpreters import lowering
 from justjax._src.interpreters import partial_eval as pe
+from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
 
 logger = logging.getLogger("justjax")
@@ -160,7 +161,11 @@ class CompiledCall:
         self._donated = [i for i, d in enumerate(info.donated_invars) if d]
 
     def call_flat(self, args: Sequence[Any]) -> list[Array]:
-        """Runs on concrete flat arguments (Arrays, NumPy values, scalars)."""
+        """Runs on concrete flat arguments (Arrays, NumPy values, scalars). Results live on
+        the device of the committed arguments, committed to it (JAX's rule)."""
+        debug = self.closed.jaxpr.debug_info
+        device = devices_lib.committed_device(
+            args, debug.arg_names if debug is not None else None, self.name)
         buffers = [_buffer(args[i], dtype)
                    for i, dtype in zip(self._kept, self._in_dtypes, strict=True)]
         execute_async = getattr(self.executable, "execute_async", None)
@@ -170,6 +175,10 @@ class CompiledCall:
             outs, ready = self.executable.execute(buffers), None
         results = [_wrap_result(out, aval, buffers, ready)
                    for out, aval in zip(outs, self._out_avals, strict=True)]
+        if device is not None:
+            for result in results:
+                if isinstance(result, Array):
+                    result._device, result._committed = device, True
         for i in self._donated:
             if isinstance(args[i], Array):
                 args[i].delete()

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import functools
+from typing import Any, Sequence
+import os
+import re
 
 from justjax._src.config import check_platforms, config
 
@@ -21,7 +24,7 @@ class Device:
         return f"CpuDevice(id={self.id})"
 
     def __str__(self) -> str:
-        return f"TFRT_CPU_{self.id}"
+        return f"cpu:{self.id}"
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Device) and other.id == self.id
@@ -35,13 +38,57 @@ def _devices(count: int) -> tuple[Device, ...]:
     return tuple(Device(i) for i in range(count))
 
 
+_FORCE_COUNT = re.compile(r"--xla_force_host_platform_device_count=(\d+)")
+
+
+def device_count() -> int:
+    """The number of virtual CPU devices: config `jax_num_cpu_devices` when set, else
+    `--xla_force_host_platform_device_count=N` in the environment's `XLA_FLAGS` (as JAX
+    reads it), else 1."""
+    count = int(config.read("jax_num_cpu_devices"))
+    if count >= 1:
+        return count
+    flags = _FORCE_COUNT.findall(os.environ.get("XLA_FLAGS", ""))
+    return int(flags[-1]) if flags else 1
+
+
 def devices(backend: str | None = None) -> list[Device]:
     """All devices (`jax.devices()`)."""
     check_platforms()
     if backend not in (None, "cpu"):
         raise RuntimeError(f"Unknown backend {backend}; only 'cpu' is available")
-    return list(_devices(int(config.read("jax_num_cpu_devices"))))
+    return list(_devices(device_count()))
 
 
 def default_device() -> Device:
     return devices()[0]
+
+
+def _eager_arg_name(index: int, count: int) -> str:
+    return "xyz"[index] if count <= 3 else f"args[{index}]"
+
+
+def committed_device(args: Sequence[Any], arg_names: Sequence[str] | None,
+                     fun_name: str) -> Device | None:
+    """The device a computation on `args` runs on: that of its committed arrays, or None
+    (the default device, results uncommitted) when none is committed.
+
+    Raises:
+      ValueError: committed arrays on different devices (JAX's message, naming the first
+        argument on each device).
+    """
+    found: dict[Device, int] = {}
+    for i, arg in enumerate(args):
+        if getattr(arg, "_committed", False) and type(arg).__name__ == "Array":
+            found.setdefault(arg._device, i)
+    if len(found) <= 1:
+        return next(iter(found), None)
+    parts = []
+    for device, i in found.items():
+        name = arg_names[i] if arg_names and i < len(arg_names) else _eager_arg_name(i, len(args))
+        aval = args[i].aval
+        shape = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"
+        parts.append(f"argument {name} of {fun_name} with shape {shape} and with device ids "
+                     f"[{device.id}] on platform CPU")
+    raise ValueError("Received incompatible devices for jitted computation. Got "
+                     + " and ".join(parts))
