@@ -1,0 +1,144 @@
+"""SPMD runs (`runtime/replicas.py`) and the collective ops' kernels
+(`backends/reference/kernels/collectives.py`), on hand-built modules run as 4 replicas
+on both backends (the native one calls back into the collective kernels), against NumPy."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from justjax._src import backends
+from justjax._src.hlo import ir
+from justjax._src.lax.reductions import monoid_region
+from justjax._src.runtime import replicas
+from tests.harness import hand_built_module
+
+BACKENDS = ["reference", "llvm"]
+REPLICAS = 4
+ALL = np.array([[0, 1, 2, 3]], np.int64)
+PAIRS = np.array([[0, 1], [2, 3]], np.int64)
+F32 = np.dtype(np.float32)
+
+
+def _per_replica(shape: tuple[int, ...]) -> list[np.ndarray]:
+    rng = np.random.default_rng(sum(shape))
+    return [rng.standard_normal(shape).astype(np.float32) for _ in range(REPLICAS)]
+
+
+def _run(backend: str, module: ir.Module, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    executable = backends.get_backend(backend).compile(module)
+    return [outs[0] for outs in replicas.run_replicas(executable, [[x] for x in inputs])]
+
+
+def _one_op(shape: tuple[int, ...], result_shape: tuple[int, ...], opcode: str,
+            regions: list[ir.Region] = (), **attributes) -> ir.Module:
+    def build(b, x):
+        return b.op(opcode, [x], [ir.TensorType(result_shape, F32)], attributes,
+                    list(regions)).results
+    return hand_built_module([ir.TensorType(shape, F32)], build)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("monoid,groups", [("add", ALL), ("max", ALL), ("add", PAIRS)])
+def test_all_reduce(backend, monoid, groups):
+    inputs = _per_replica((3, 5))
+    module = _one_op((3, 5), (3, 5), "stablehlo.all_reduce", [monoid_region(monoid, F32)],
+                     replica_groups=groups)
+    got = _run(backend, module, inputs)
+    combine = np.add if monoid == "add" else np.maximum
+    for replica in range(REPLICAS):
+        group = next(row for row in groups if replica in row)
+        want = inputs[group[0]]
+        for member in group[1:]:
+            want = combine(want, inputs[member])
+        np.testing.assert_allclose(got[replica], want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_all_gather(backend):
+    inputs = _per_replica((2, 3))
+    module = _one_op((2, 3), (2, 12), "stablehlo.all_gather", all_gather_dim=1,
+                     replica_groups=ALL)
+    for got in _run(backend, module, inputs):
+        np.testing.assert_array_equal(got, np.concatenate(inputs, axis=1))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reduce_scatter(backend):
+    inputs = _per_replica((8, 3))
+    module = _one_op((8, 3), (2, 3), "stablehlo.reduce_scatter",
+                     [monoid_region("add", F32)], scatter_dimension=0, replica_groups=ALL)
+    total = sum(inputs[1:], inputs[0])
+    for replica, got in enumerate(_run(backend, module, inputs)):
+        np.testing.assert_allclose(got, total[2 * replica:2 * replica + 2], rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_all_to_all(backend):
+    inputs = _per_replica((4, 2))
+    module = _one_op((4, 2), (1, 8), "stablehlo.all_to_all", split_dimension=0,
+                     concat_dimension=1, split_count=4, replica_groups=ALL)
+    for replica, got in enumerate(_run(backend, module, inputs)):
+        want = np.concatenate([x[replica:replica + 1] for x in inputs], axis=1)
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_collective_permute_sends_along_pairs_and_zeros_the_rest(backend):
+    inputs = _per_replica((3,))
+    pairs = np.array([[0, 1], [1, 2], [2, 0]], np.int64)  # replica 3 receives nothing
+    module = _one_op((3,), (3,), "stablehlo.collective_permute", source_target_pairs=pairs)
+    got = _run(backend, module, inputs)
+    for source, target in pairs:
+        np.testing.assert_array_equal(got[target], inputs[source])
+    np.testing.assert_array_equal(got[3], np.zeros(3, np.float32))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_replica_id_and_a_collective_in_one_program(backend):
+    def build(b, x):
+        index = b.one("stablehlo.replica_id", [], ir.TensorType((), np.dtype(np.uint32)))
+        as_float = b.one("stablehlo.convert", [index], ir.TensorType((), F32))
+        scaled = b.one("stablehlo.multiply", [x, as_float], x.type)
+        return b.op("stablehlo.all_reduce", [scaled], [x.type],
+                    {"replica_groups": ALL}, [monoid_region("add", F32)]).results
+
+    module = hand_built_module([ir.TensorType((), F32)], build)
+    got = _run(backend, module, [np.float32(1.0)] * REPLICAS)
+    assert [float(g) for g in got] == [6.0] * REPLICAS
+
+
+def test_replicas_run_on_their_devices_threads_at_once():
+    names: list[str] = []
+    barrier = threading.Barrier(REPLICAS, timeout=10)
+
+    class Recorder:
+        def execute(self, args):
+            names.append(threading.current_thread().name)
+            barrier.wait()  # would time out if the replicas ran one after the other
+            return [replicas.context().replica]
+
+    results = replicas.run_replicas(Recorder(), [[]] * REPLICAS)
+    assert results == [[0], [1], [2], [3]]
+    assert sorted(n.rsplit("_", 1)[0] for n in names) == [f"justjax-cpu{i}" for i in range(4)]
+
+
+def test_a_failing_replica_stops_the_others_and_its_error_is_raised():
+    class FailsOnTwo:
+        def execute(self, args):
+            context = replicas.context()
+            if context.replica == 2:
+                raise ValueError("replica 2 failed")
+            context.rendezvous.exchange(context.replica, None)
+            return []
+
+    with pytest.raises(ValueError, match="replica 2 failed"):
+        replicas.run_replicas(FailsOnTwo(), [[]] * REPLICAS)
+
+
+def test_a_collective_outside_an_spmd_run_raises():
+    module = _one_op((3,), (3,), "stablehlo.all_reduce", [monoid_region("add", F32)],
+                     replica_groups=ALL)
+    with pytest.raises(RuntimeError, match="outside an SPMD program"):
+        backends.get_backend("reference").compile(module).execute([np.ones(3, np.float32)])
