@@ -57,6 +57,9 @@ class ModuleContext:
     # How many names have been made unique: MLIR's symbol table numbers its renamings with
     # one counter per module, so the third clash of any names gets `_2`.
     _renamings: int = 0
+    # Named axes mapped over replicas (pmap's axis -> its size): collectives over them
+    # lower to StableHLO collective ops.
+    replica_axes: dict[Any, int] = field(default_factory=dict)
 
     def fresh_function_name(self, name: str) -> str:
         """`name`, or if a function of that name exists `name_<n>` with the module's next
@@ -323,20 +326,27 @@ def cached_lowering(name: str, rule: LoweringRule, multiple_results: bool
 _MODULE_NAME = re.compile(r"[^\w.-]")
 
 
-def module_name(fun_name: str) -> str:
-    """`jit_<name>` with characters MLIR symbols cannot hold replaced: `jit__lambda`."""
-    return "jit_" + _MODULE_NAME.sub("_", fun_name).rstrip("_")
+def module_name(fun_name: str, prefix: str = "jit") -> str:
+    """`jit_<name>` (or `<prefix>_<name>`) with characters MLIR symbols cannot hold
+    replaced: `jit__lambda`."""
+    return f"{prefix}_" + _MODULE_NAME.sub("_", fun_name).rstrip("_")
 
 
 def lower_jaxpr_to_module(closed: ClosedJaxpr, fun_name: str,
                           result_infos: Sequence[str],
-                          arg_attrs: Sequence[dict[str, Any]] | None = None) -> ir.Module:
+                          arg_attrs: Sequence[dict[str, Any]] | None = None,
+                          replica_axes: dict[Any, int] | None = None,
+                          prefix: str = "jit") -> ir.Module:
     """The StableHLO module of a jitted function: `module @jit_<fun_name>` with
-    `func.func public @main` computing `closed`, results annotated `jax.result_info`."""
-    module = ir.Module(module_name(fun_name), attributes={
+    `func.func public @main` computing `closed`, results annotated `jax.result_info`.
+    With `replica_axes` (pmap's axis and size) it is the program of one replica of that
+    many (`mhlo.num_replicas`), its collectives over those axes StableHLO collectives."""
+    replica_axes = dict(replica_axes or {})
+    replicas = int(np.prod(list(replica_axes.values()))) if replica_axes else 1
+    module = ir.Module(module_name(fun_name, prefix), attributes={
         "mhlo.num_partitions": ir.IntegerAttr(1, "i32"),
-        "mhlo.num_replicas": ir.IntegerAttr(1, "i32")})
-    ctx = ModuleContext(module)
+        "mhlo.num_replicas": ir.IntegerAttr(replicas, "i32")})
+    ctx = ModuleContext(module, replica_axes=replica_axes)
     # main comes first; private functions follow in the order they were first called.
     lower_function(ctx, "main", closed, public=True, result_infos=result_infos,
                    arg_attrs=arg_attrs)

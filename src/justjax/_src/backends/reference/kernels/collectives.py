@@ -29,6 +29,10 @@ def _group(op: Op, replica: int) -> list[int]:
     return [replica]
 
 
+def _int(attribute: Any) -> int:
+    return int(getattr(attribute, "value", attribute))
+
+
 def _exchange(values: Sequence[np.ndarray]) -> tuple[int, list[list[np.ndarray]]]:
     context = replicas.context()
     return context.replica, context.rendezvous.exchange(
@@ -60,7 +64,7 @@ def _all_reduce(op: Op, compiler: Compiler) -> Kernel:
 
 @register("stablehlo.all_gather")
 def _all_gather(op: Op, compiler: Compiler) -> Kernel:
-    dim = int(op.attributes["all_gather_dim"])
+    dim = _int(op.attributes["all_gather_dim"])
 
     def all_gather(*operands: np.ndarray) -> Any:
         replica, every = _exchange(operands)
@@ -75,7 +79,7 @@ def _all_gather(op: Op, compiler: Compiler) -> Kernel:
 @register("stablehlo.reduce_scatter")
 def _reduce_scatter(op: Op, compiler: Compiler) -> Kernel:
     body = RegionFn(op.regions[0], compiler)
-    dim = int(op.attributes["scatter_dimension"])
+    dim = _int(op.attributes["scatter_dimension"])
     dtype = op.result.type.dtype
 
     def reduce_scatter(operand: np.ndarray) -> np.ndarray:
@@ -92,8 +96,8 @@ def _reduce_scatter(op: Op, compiler: Compiler) -> Kernel:
 
 @register("stablehlo.all_to_all")
 def _all_to_all(op: Op, compiler: Compiler) -> Kernel:
-    split_dim = int(op.attributes["split_dimension"])
-    concat_dim = int(op.attributes["concat_dimension"])
+    split_dim = _int(op.attributes["split_dimension"])
+    concat_dim = _int(op.attributes["concat_dimension"])
 
     def all_to_all(*operands: np.ndarray) -> Any:
         replica, every = _exchange(operands)

@@ -1,0 +1,125 @@
+"""Collectives over pmap's axis, lowered to StableHLO collective ops.
+
+Inside a pmap, the program lowered is one replica's (`lowering.ModuleContext.replica_axes`
+names pmap's axis and its size). A collective over that axis becomes the StableHLO op
+every replica runs and the runtime (`runtime/replicas.py`) synchronizes:
+
+| primitive | StableHLO |
+| --- | --- |
+| psum, pmax, pmin | `all_reduce` with `replica_groups` and an add / max / min region |
+| all_gather | `all_gather` (untiled: along a new axis of size 1 first) |
+| reduce_scatter (psum_scatter) | `reduce_scatter` (untiled: then the scattered axis dropped) |
+| axis_index | `replica_id`, converted to int32 |
+
+A collective over other axes (vmap's, already batched away, or positional ones) keeps the
+rule registered in `parallel.py`, which this module wraps.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from justjax._src.hlo import ir
+from justjax._src.interpreters import lowering
+from justjax._src.lax import parallel, reductions
+
+__all__: list[str] = []
+
+
+def _replica_groups(ctx: lowering.LoweringRuleContext, axis_index_groups: Any) -> np.ndarray:
+    if axis_index_groups is not None:
+        return np.asarray(axis_index_groups, np.int64)
+    size = int(np.prod(list(ctx.module_context.replica_axes.values())))
+    return np.arange(size, dtype=np.int64).reshape(1, size)
+
+
+def _over_replicas(ctx: lowering.LoweringRuleContext, names: tuple[Any, ...]) -> bool:
+    replica = ctx.module_context.replica_axes
+    return bool(names) and all(n in replica for n in names)
+
+
+def _wrap(primitive: Any, names_of: Callable[[dict[str, Any]], tuple[Any, ...]],
+          emit: lowering.LoweringRule) -> None:
+    """Lowers `primitive` with `emit` when its named axes are all replica axes, else with
+    the rule registered before."""
+    previous = lowering.lowerings.get(primitive)
+
+    def rule(ctx: lowering.LoweringRuleContext, *operands: ir.Value, **params: Any) -> Any:
+        names = names_of(params)
+        named, positional = parallel._partition(names)
+        if _over_replicas(ctx, named):
+            if positional:
+                # psum over (pmap's axis, vmap's batch axis): the batch axis is reduced
+                # here first, then the replicas combine.
+                assert previous is not None
+                local = dict(params, axes=positional, axis_index_groups=None)
+                operands = (previous(ctx, *operands, **local),)
+                params = dict(params, axes=named)
+            return emit(ctx, *operands, **params)
+        if previous is None:
+            raise parallel._named_axes_impl_error(names, primitive.name)
+        return previous(ctx, *operands, **params)
+
+    lowering.register_lowering(primitive, rule)
+
+
+def _all_reduce(monoid: str) -> lowering.LoweringRule:
+    def emit(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axes: tuple[Any, ...],
+             axis_index_groups: Any) -> ir.Value:
+        region = reductions.monoid_region(monoid, x.type.dtype)
+        return ctx.builder.op("stablehlo.all_reduce", [x], [x.type],
+                              {"replica_groups": _replica_groups(ctx, axis_index_groups)},
+                              [region]).result
+    return emit
+
+
+def _axis_index(ctx: lowering.LoweringRuleContext, *, axis_name: Any) -> ir.Value:
+    b = ctx.builder
+    index = b.one("stablehlo.replica_id", [], ir.TensorType((), np.dtype(np.uint32)))
+    return b.one("stablehlo.convert", [index], ir.TensorType((), np.dtype(np.int32)))
+
+
+def _all_gather(ctx: lowering.LoweringRuleContext, x: ir.Value, *, all_gather_dimension: int,
+                axis_name: Any, axis_index_groups: Any, axis_size: int, tiled: bool
+                ) -> ir.Value:
+    b = ctx.builder
+    if not tiled:
+        shape = list(x.type.shape)
+        shape.insert(all_gather_dimension, 1)
+        x = b.one("stablehlo.reshape", [x], ir.TensorType(tuple(shape), x.type.dtype))
+    out_type = lowering.aval_to_type(ctx.avals_out[0])
+    return b.one("stablehlo.all_gather", [x], out_type,
+                 all_gather_dim=ir.IntegerAttr(all_gather_dimension, "i64"),
+                 replica_groups=_replica_groups(ctx, axis_index_groups))
+
+
+def _reduce_scatter(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axis_name: Any,
+                    scatter_dimension: int, axis_index_groups: Any, axis_size: int,
+                    tiled: bool) -> ir.Value:
+    b = ctx.builder
+    shape = list(x.type.shape)
+    shape[scatter_dimension] //= axis_size
+    region = reductions.monoid_region("add", x.type.dtype)
+    out = b.op("stablehlo.reduce_scatter", [x], [ir.TensorType(tuple(shape), x.type.dtype)],
+               {"scatter_dimension": ir.IntegerAttr(scatter_dimension, "i64"),
+                "replica_groups": _replica_groups(ctx, axis_index_groups)}, [region]).result
+    if tiled:
+        return out
+    return b.one("stablehlo.reshape", [out], lowering.aval_to_type(ctx.avals_out[0]))
+
+
+def _axes(params: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(params["axes"])
+
+
+def _axis_name(params: dict[str, Any]) -> tuple[Any, ...]:
+    return parallel._as_axes(params["axis_name"])
+
+
+_wrap(parallel.psum_p, _axes, _all_reduce("add"))
+_wrap(parallel.pmax_p, _axes, _all_reduce("max"))
+_wrap(parallel.pmin_p, _axes, _all_reduce("min"))
+_wrap(parallel.axis_index_p, _axis_name, _axis_index)
+_wrap(parallel.all_gather_p, _axis_name, _all_gather)
+_wrap(parallel.reduce_scatter_p, _axis_name, _reduce_scatter)
