@@ -159,3 +159,46 @@ def test_data_parallel_example_runs():
                          timeout=300)
     assert out.returncode == 0, out.stderr
     assert "equal the single-device step's on every device" in out.stdout
+
+
+PARTIAL = [(0, 1), (1, 2), (2, 0)]  # member 3 receives nothing
+
+
+def test_ppermute_and_pshuffle_under_pmap_and_vmap():
+    xs = jnp.arange(8.0).reshape(4, 2)
+    # Real JAX 0.10.2's values.
+    want = [[4, 5], [0, 1], [2, 3], [0, 0]]
+    np.testing.assert_array_equal(
+        np.asarray(jax.pmap(lambda x: lax.ppermute(x, "i", PARTIAL), axis_name="i")(xs)), want)
+    np.testing.assert_array_equal(
+        np.asarray(jax.vmap(lambda x: lax.ppermute(x, "i", PARTIAL), axis_name="i")(xs)), want)
+    rotated = [[6, 7], [0, 1], [2, 3], [4, 5]]
+    for mapped in (jax.pmap, jax.vmap):
+        got = mapped(lambda x: lax.pshuffle(x, "i", [3, 0, 1, 2]), axis_name="i")(xs)
+        np.testing.assert_array_equal(np.asarray(got), rotated)
+
+
+def test_ppermute_gradient_is_the_inverse_permutation():
+    xs = jnp.arange(8.0).reshape(4, 2)
+    weights = jnp.arange(8.0).reshape(4, 2)
+
+    def total(x):
+        moved = jax.pmap(lambda v: lax.ppermute(v, "i", PARTIAL), axis_name="i")(x)
+        return jnp.sum(moved * weights)
+
+    np.testing.assert_array_equal(np.asarray(jax.grad(total)(xs)),
+                                  [[2, 3], [4, 5], [0, 1], [0, 0]])
+
+
+def test_ppermute_zeros_are_zeros_whatever_the_values():
+    xs = jnp.array([[np.inf, 1.0], [2.0, np.nan], [3.0, 4.0]])
+    got = jax.vmap(lambda x: lax.ppermute(x, "i", [(0, 1)]), axis_name="i")(xs)
+    np.testing.assert_array_equal(np.asarray(got), [[0, 0], [np.inf, 1], [0, 0]])
+
+
+def test_ppermute_errors():
+    with pytest.raises(ValueError, match=r"must be unique, got \(\(0, 1\), \(0, 2\)\)"):
+        jax.pmap(lambda x: lax.ppermute(x, "i", [(0, 1), (0, 2)]), axis_name="i")(
+            jnp.ones((4, 2)))
+    with pytest.raises(ValueError, match=r"does not represent a permutation: \[0, 0, 1, 2\]"):
+        jax.vmap(lambda x: lax.pshuffle(x, "i", [0, 0, 1, 2]), axis_name="i")(jnp.ones((4, 2)))

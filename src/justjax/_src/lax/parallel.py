@@ -33,7 +33,8 @@ from justjax._src.runtime.array import Array, from_numpy, to_numpy
 
 __all__ = [
     "psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "axis_index", "axis_size",
-    "psum_p", "pmax_p", "pmin_p", "all_gather_p", "axis_index_p",
+    "ppermute", "pshuffle", "psum_p", "pmax_p", "pmin_p", "all_gather_p", "axis_index_p",
+    "ppermute_p",
 ]
 
 
@@ -591,3 +592,78 @@ reduce_scatter_p.def_impl(_reduce_scatter_impl)
 ad.deflinear2(reduce_scatter_p, _reduce_scatter_transpose)
 batching.primitive_batchers[reduce_scatter_p] = _reduce_scatter_batcher
 batching.axis_primitives.add(reduce_scatter_p)
+
+
+# -- ppermute, pshuffle ---------------------------------------------------------------------------
+
+def ppermute(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
+    """Sends `x` from member `source` to member `dest` along the named axis, for each
+    `(source, dest)` of `perm`; a member no pair sends to gets zeros. A pytree is permuted
+    leaf by leaf.
+
+    Lowers to StableHLO `collective_permute` (`source_target_pairs`).
+    """
+    names = _as_axes(axis_name)
+    pairs = tuple((int(source), int(dest)) for source, dest in perm)
+    sources = [source for source, _ in pairs]
+    dests = [dest for _, dest in pairs]
+    if len(set(sources)) != len(sources) or len(set(dests)) != len(dests):
+        raise ValueError(f"ppermute sources and destinations must be unique, got {pairs}.")
+    return tree_util.tree_map(lambda leaf: ppermute_p.bind(leaf, axis_name=names, perm=pairs),
+                              x)
+
+
+def pshuffle(x: Any, axis_name: Any, perm: Sequence[int]) -> Any:
+    """`ppermute` with member `i` receiving from member `perm[i]`."""
+    if set(perm) != set(range(len(perm))) or len(perm) != len(set(perm)):
+        raise ValueError(f"`perm` does not represent a permutation: {perm}")
+    return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
+
+
+def _ppermute_abstract_eval(aval: ShapedArray, *, axis_name: Any, perm: Any) -> ShapedArray:
+    _check_axis_names(_as_axes(axis_name), "ppermute")
+    return aval
+
+
+def _ppermute_impl(x: Any, *, axis_name: Any, perm: Any) -> Any:
+    _check_axis_names(_as_axes(axis_name), "ppermute")
+    raise _named_axes_impl_error(_as_axes(axis_name), "ppermute")
+
+
+def _ppermute_transpose(ct: Any, x: Any, *, axis_name: Any, perm: Any) -> list[Any]:
+    inverse = tuple((dest, source) for source, dest in perm)
+    return [ppermute_p.bind(ct, axis_name=axis_name, perm=inverse)]
+
+
+def _ppermute_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
+                      dims: Sequence[int | None], *, axis_name: Any, perm: Any
+                      ) -> tuple[Any, int | None]:
+    """Over this trace's axis, the batch is reordered: example `dest` takes example
+    `source`, and an example no pair sends to gets zeros, as a device does under pmap
+    (JAX's vmap asserts that `perm` covers the whole axis; pmap under a transformation is
+    vmap here, so partial permutations are kept)."""
+    (x,), (d,) = vals, dims
+    names = _as_axes(axis_name)
+    if axis_data.name not in names:
+        return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
+    if len(names) > 1:
+        raise NotImplementedError("ppermute over several axes under vmap")
+    if d is None:
+        x = batching.broadcast(x, axis_data.size, 0)
+        d = 0
+    source_of = {dest: source for source, dest in perm}
+    from justjax._src.lax import slicing
+    row_shape = list(np.shape(x))
+    row_shape[d] = 1
+    zeros = structural.broadcast_in_dim(_const(x, 0), row_shape, ())
+    rows = [slicing.index_in_dim(x, source_of[i], d) if i in source_of else zeros
+            for i in range(axis_data.size)]
+    return structural.concatenate(rows, d), d
+
+
+ppermute_p = Primitive("ppermute")
+ppermute_p.def_abstract_eval(_ppermute_abstract_eval)
+ppermute_p.def_impl(_ppermute_impl)
+ad.deflinear2(ppermute_p, _ppermute_transpose)
+batching.primitive_batchers[ppermute_p] = _ppermute_batcher
+batching.axis_primitives.add(ppermute_p)

@@ -10,6 +10,7 @@ every replica runs and the runtime (`runtime/replicas.py`) synchronizes:
 | all_gather | `all_gather` (untiled: along a new axis of size 1 first) |
 | reduce_scatter (psum_scatter) | `reduce_scatter` (untiled: then the scattered axis dropped) |
 | axis_index | `replica_id`, converted to int32 |
+| ppermute (pshuffle) | `collective_permute` with `source_target_pairs` |
 
 A collective over other axes (vmap's, already batched away, or positional ones) keeps the
 rule registered in `parallel.py`, which this module wraps.
@@ -109,6 +110,13 @@ def _reduce_scatter(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axis_name
     return b.one("stablehlo.reshape", [out], lowering.aval_to_type(ctx.avals_out[0]))
 
 
+def _ppermute(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axis_name: Any,
+              perm: Any) -> ir.Value:
+    pairs = np.asarray(perm, np.int64).reshape(-1, 2)
+    return ctx.builder.one("stablehlo.collective_permute", [x], x.type,
+                           source_target_pairs=pairs)
+
+
 def _axes(params: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(params["axes"])
 
@@ -123,3 +131,4 @@ _wrap(parallel.pmin_p, _axes, _all_reduce("min"))
 _wrap(parallel.axis_index_p, _axis_name, _axis_index)
 _wrap(parallel.all_gather_p, _axis_name, _all_gather)
 _wrap(parallel.reduce_scatter_p, _axis_name, _reduce_scatter)
+_wrap(parallel.ppermute_p, _axis_name, _ppermute)
