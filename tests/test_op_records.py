@@ -107,6 +107,7 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "axis_index": "tests/test_collectives.py",
     "reduce_scatter": "tests/test_collectives.py",
     "ppermute": "tests/test_pmap.py (under pmap and vmap, its gradient)",
+    "all_to_all": "tests/test_pmap.py (under pmap and vmap, its gradient)",
     "custom_lin": "tests/test_custom_derivatives.py",
     "custom_vjp_call": "tests/test_custom_derivatives.py",
     "remat2": "tests/test_checkpoint.py",

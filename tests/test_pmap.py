@@ -202,3 +202,33 @@ def test_ppermute_errors():
             jnp.ones((4, 2)))
     with pytest.raises(ValueError, match=r"does not represent a permutation: \[0, 0, 1, 2\]"):
         jax.vmap(lambda x: lax.pshuffle(x, "i", [0, 0, 1, 2]), axis_name="i")(jnp.ones((4, 2)))
+
+
+@pytest.mark.parametrize("mapped", ["pmap", "vmap"])
+def test_all_to_all(mapped):
+    mapper = getattr(jax, mapped)
+    x = np.arange(4 * 4 * 3, dtype=np.float32).reshape(4, 4, 3)
+    # Member i gets piece i of every member j: untiled (0, 0) swaps the member axis with the
+    # split axis; (0, 1) stacks the pieces along a new axis 1 (values checked against JAX).
+    same = mapper(lambda v: lax.all_to_all(v, "i", 0, 0), axis_name="i")(x)
+    np.testing.assert_array_equal(np.asarray(same), np.swapaxes(x, 0, 1))
+    moved = mapper(lambda v: lax.all_to_all(v, "i", 0, 1), axis_name="i")(x)
+    np.testing.assert_array_equal(np.asarray(moved), x.transpose(1, 2, 0))
+    y = np.arange(4 * 8 * 3, dtype=np.float32).reshape(4, 8, 3)
+    tiled = mapper(lambda v: lax.all_to_all(v, "i", 0, 1, tiled=True), axis_name="i")(y)
+    want = np.stack([np.concatenate([y[j, 2 * i:2 * i + 2] for j in range(4)], axis=1)
+                     for i in range(4)])
+    np.testing.assert_array_equal(np.asarray(tiled), want)
+
+
+def test_all_to_all_gradient_and_error():
+    x = jnp.arange(48.0).reshape(4, 4, 3)
+    weights = np.arange(48.0, dtype=np.float32).reshape(4, 3, 4)
+
+    def total(v):
+        out = jax.pmap(lambda u: lax.all_to_all(u, "i", 0, 1), axis_name="i")(v)
+        return jnp.sum(out * weights)
+
+    np.testing.assert_array_equal(np.asarray(jax.grad(total)(x)), weights.transpose(2, 0, 1))
+    with pytest.raises(ValueError, match="but they are 4 and 3 respectively"):
+        jax.vmap(lambda v: lax.all_to_all(v, "i", 1, 0), axis_name="i")(x)

@@ -292,6 +292,8 @@ from justjax._src.lax.windowed import (
 )
 from justjax._src.lax.parallel import (
     all_gather as all_gather,
+    all_to_all as all_to_all,
+    all_to_all_p as all_to_all_p,
     all_gather_p as all_gather_p,
     axis_index as axis_index,
     axis_index_p as axis_index_p,

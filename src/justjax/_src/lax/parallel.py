@@ -34,7 +34,7 @@ from justjax._src.runtime.array import Array, from_numpy, to_numpy
 __all__ = [
     "psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "axis_index", "axis_size",
     "ppermute", "pshuffle", "psum_p", "pmax_p", "pmin_p", "all_gather_p", "axis_index_p",
-    "ppermute_p",
+    "ppermute_p", "all_to_all", "all_to_all_p",
 ]
 
 
@@ -667,3 +667,107 @@ ppermute_p.def_impl(_ppermute_impl)
 ad.deflinear2(ppermute_p, _ppermute_transpose)
 batching.primitive_batchers[ppermute_p] = _ppermute_batcher
 batching.axis_primitives.add(ppermute_p)
+
+
+# -- all_to_all -----------------------------------------------------------------------------------
+
+def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
+               axis_index_groups: Any = None, tiled: bool = False) -> Any:
+    """Each member cuts `x` in (axis size) pieces along `split_axis` and sends piece `k` to
+    member `k`; the pieces received are concatenated along `concat_axis` in member order.
+    Untiled, `x.shape[split_axis]` must be the axis size: that axis is removed and the
+    received pieces stack along a new axis at `concat_axis`.
+
+    Lowers to StableHLO `all_to_all` (bound here in its tiled form, the untiled one being
+    reshapes around it).
+    """
+    names = _as_axes(axis_name)
+    groups = _canonical_groups(axis_index_groups)
+    size = _axis_size(names, groups)
+    ndim = np.ndim(x)
+    split_axis = batching.canonicalize_axis(split_axis, ndim)
+    if tiled:
+        concat_axis = batching.canonicalize_axis(concat_axis, ndim)
+        if np.shape(x)[split_axis] % size:
+            raise ValueError(f"all_to_all requires x.shape[split_axis] ({np.shape(x)[split_axis]})"
+                             f" to be divisible by the size of the mapped axis ({size})")
+        return all_to_all_p.bind(x, split_axis=split_axis, concat_axis=concat_axis,
+                                 axis_name=names, axis_index_groups=groups, axis_size=size)
+    concat_axis = batching.canonicalize_axis(concat_axis, ndim)
+    if np.shape(x)[split_axis] != size:
+        raise ValueError("all_to_all requires the size of the mapped axis axis_name to equal "
+                         f"x.shape[split_axis], but they are {size} and "
+                         f"{np.shape(x)[split_axis]} respectively.")
+    # A size-1 axis that the received pieces fill, placed so that it ends at `concat_axis`
+    # once the (then size-1) split axis is dropped.
+    if concat_axis <= split_axis:
+        new_axis, split = concat_axis, split_axis + 1
+    else:
+        new_axis, split = concat_axis + 1, split_axis
+    shape = list(np.shape(x))
+    shape.insert(new_axis, 1)
+    y = all_to_all_p.bind(structural.reshape(x, shape), split_axis=split, concat_axis=new_axis,
+                          axis_name=names, axis_index_groups=groups, axis_size=size)
+    out_shape = list(np.shape(y))
+    del out_shape[split]
+    return structural.reshape(y, out_shape)
+
+
+def _all_to_all_abstract_eval(aval: ShapedArray, *, split_axis: int, concat_axis: int,
+                              axis_name: Any, axis_index_groups: Any, axis_size: int
+                              ) -> ShapedArray:
+    _check_axis_names(_as_axes(axis_name), "all_to_all")
+    shape = list(aval.shape)
+    shape[split_axis] //= axis_size
+    shape[concat_axis] *= axis_size
+    return aval.update(shape=tuple(shape))
+
+
+def _all_to_all_impl(x: Any, *, axis_name: Any, **params: Any) -> Any:
+    _check_axis_names(_as_axes(axis_name), "all_to_all")
+    raise _named_axes_impl_error(_as_axes(axis_name), "all_to_all")
+
+
+def _all_to_all_transpose(ct: Any, x: Any, *, split_axis: int, concat_axis: int,
+                          axis_name: Any, axis_index_groups: Any, axis_size: int) -> list[Any]:
+    return [all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis,
+                              axis_name=axis_name, axis_index_groups=axis_index_groups,
+                              axis_size=axis_size)]
+
+
+def _all_to_all_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
+                        dims: Sequence[int | None], *, split_axis: int, concat_axis: int,
+                        axis_name: Any, axis_index_groups: Any, axis_size: int
+                        ) -> tuple[Any, int | None]:
+    """Over this trace's axis, example i's result is piece i (along the split axis) of every
+    example j, concatenated along the concat axis in j's order: reshapes and transposes."""
+    (x,), (d,) = vals, dims
+    names = _as_axes(axis_name)
+    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
+                  axis_size=axis_size)
+    if d is None:
+        if axis_data.name not in names:
+            return all_to_all_p.bind(x, split_axis=split_axis, concat_axis=concat_axis,
+                                     **params), None
+        x, d = batching.broadcast(x, axis_data.size, 0), 0
+    x = batching.moveaxis(x, d, 0)
+    if axis_data.name not in names:
+        return all_to_all_p.bind(x, split_axis=split_axis + 1, concat_axis=concat_axis + 1,
+                                 **params), 0
+    _check_gather_over_this_axis(axis_data, names, axis_index_groups, axis_size)
+    n = axis_data.size
+    shape = list(np.shape(x))  # (j, *S)
+    s = split_axis + 1
+    shape[s:s + 1] = [n, shape[s] // n]
+    y = structural.reshape(x, shape)            # (j, S[:s], i, piece, S[s+1:])
+    y = batching.moveaxis(y, s, 0)              # (i, j, rest...)
+    y = batching.moveaxis(y, 1, concat_axis + 1)  # (i, rest[:c], j, rest[c], ...)
+    return _fold_axis(y, concat_axis + 1), 0
+
+
+all_to_all_p = Primitive("all_to_all")
+all_to_all_p.def_abstract_eval(_all_to_all_abstract_eval)
+all_to_all_p.def_impl(_all_to_all_impl)
+ad.deflinear2(all_to_all_p, _all_to_all_transpose)
+batching.primitive_batchers[all_to_all_p] = _all_to_all_batcher
+batching.axis_primitives.add(all_to_all_p)

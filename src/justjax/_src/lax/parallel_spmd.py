@@ -11,6 +11,7 @@ every replica runs and the runtime (`runtime/replicas.py`) synchronizes:
 | reduce_scatter (psum_scatter) | `reduce_scatter` (untiled: then the scattered axis dropped) |
 | axis_index | `replica_id`, converted to int32 |
 | ppermute (pshuffle) | `collective_permute` with `source_target_pairs` |
+| all_to_all | `all_to_all` (`split_dimension`, `concat_dimension`, `split_count`) |
 
 A collective over other axes (vmap's, already batched away, or positional ones) keeps the
 rule registered in `parallel.py`, which this module wraps.
@@ -117,6 +118,16 @@ def _ppermute(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axis_name: Any,
                            source_target_pairs=pairs)
 
 
+def _all_to_all(ctx: lowering.LoweringRuleContext, x: ir.Value, *, split_axis: int,
+                concat_axis: int, axis_name: Any, axis_index_groups: Any, axis_size: int
+                ) -> ir.Value:
+    return ctx.builder.one("stablehlo.all_to_all", [x], lowering.aval_to_type(ctx.avals_out[0]),
+                           split_dimension=ir.IntegerAttr(split_axis, "i64"),
+                           concat_dimension=ir.IntegerAttr(concat_axis, "i64"),
+                           split_count=ir.IntegerAttr(axis_size, "i64"),
+                           replica_groups=_replica_groups(ctx, axis_index_groups))
+
+
 def _axes(params: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(params["axes"])
 
@@ -132,3 +143,4 @@ _wrap(parallel.axis_index_p, _axis_name, _axis_index)
 _wrap(parallel.all_gather_p, _axis_name, _all_gather)
 _wrap(parallel.reduce_scatter_p, _axis_name, _reduce_scatter)
 _wrap(parallel.ppermute_p, _axis_name, _ppermute)
+_wrap(parallel.all_to_all_p, _axis_name, _all_to_all)
