@@ -88,3 +88,12 @@ def test_committed_arrays_on_different_devices_raise(four_devices):
         "Received incompatible devices for jitted computation. Got argument x of add with "
         "shape float32[3] and with device ids [0] on platform CPU and argument y of add with "
         "shape float32[3] and with device ids [1] on platform CPU")
+
+
+def test_key_arrays_move_and_commit_like_arrays(four_devices):
+    key = jax.device_put(jax.random.key(0), four_devices[3])
+    assert key.committed and key.devices() == {four_devices[3]}
+    assert key.dtype == jax.random.key(0).dtype
+    split = jax.jit(jax.random.split)(key)
+    assert split.committed and split.devices() == {four_devices[3]}
+    assert jax.random.uniform(key, (2,)).devices() == {four_devices[3]}

@@ -116,6 +116,9 @@ def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
 def _put_leaf(x: Any, device: Device | None) -> Any:
     if isinstance(x, core.Tracer):
         return x
+    if dtypes.is_extended(getattr(x, "dtype", None)):
+        # A key array moves with its base array.
+        return type(x)(x._impl, _put_leaf(x._base_array, device))
     if isinstance(x, Array):
         if device is None or x.device == device:
             return x if device is None else Array(x._value, x.weak_type, device, committed=True)

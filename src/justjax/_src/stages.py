@@ -177,8 +177,7 @@ class CompiledCall:
                    for out, aval in zip(outs, self._out_avals, strict=True)]
         if device is not None:
             for result in results:
-                if isinstance(result, Array):
-                    result._device, result._committed = device, True
+                _commit(result, device)
         for i in self._donated:
             if isinstance(args[i], Array):
                 args[i].delete()
@@ -186,6 +185,14 @@ class CompiledCall:
             from justjax._src import debugging  # only when asked: it imports lax
             debugging.check_nans(self.name, self.closed, args, results)
         return results
+
+
+def _commit(result: Any, device: Any) -> None:
+    """Places `result` (an Array, or a key array over one) on `device`, committed."""
+    if isinstance(result, Array):
+        result._device, result._committed = device, True
+    elif hasattr(result, "_base_array"):
+        _commit(result._base_array, device)
 
 
 class _Program:

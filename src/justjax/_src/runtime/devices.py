@@ -79,8 +79,9 @@ def committed_device(args: Sequence[Any], arg_names: Sequence[str] | None,
     """
     found: dict[Device, int] = {}
     for i, arg in enumerate(args):
-        if getattr(arg, "_committed", False) and type(arg).__name__ == "Array":
-            found.setdefault(arg._device, i)
+        # Arrays (and anything else with `committed`); NumPy values and scalars are not.
+        if getattr(arg, "committed", False) is True:
+            found.setdefault(arg.device, i)
     if len(found) <= 1:
         return next(iter(found), None)
     parts = []
