@@ -57,7 +57,7 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
 
     @functools.wraps(fun)
     def pmapped(*args: Any, **kwargs: Any) -> Any:
-        static_args = {i: args[i] for i in static if i < len(args)}
+        static_args = {i % len(args): args[i] for i in static if -len(args) <= i < len(args)}
         dynamic = [a for i, a in enumerate(args) if i not in static_args]
         dyn_in_axes = in_axes
         if isinstance(in_axes, (tuple, list)) and len(in_axes) == len(args) and static_args:
