@@ -232,3 +232,23 @@ def test_all_to_all_gradient_and_error():
     np.testing.assert_array_equal(np.asarray(jax.grad(total)(x)), weights.transpose(2, 0, 1))
     with pytest.raises(ValueError, match="but they are 4 and 3 respectively"):
         jax.vmap(lambda v: lax.all_to_all(v, "i", 1, 0), axis_name="i")(x)
+
+
+def test_results_are_sharded_over_the_devices():
+    out = jax.pmap(lambda x: x * 2, axis_name="i")(jnp.ones((DEVICES, 2)))
+    # As real JAX 0.10.2 prints and answers them.
+    assert repr(out.sharding) == ("NamedSharding(mesh=Mesh('i': 4, axis_types=(Auto,)), "
+                                  "spec=P('i',), memory_kind=device)")
+    assert out.devices() == set(jax.devices()) and out.committed
+    assert not out.is_fully_replicated and out.is_fully_addressable
+    assert out.device is out.sharding
+    shard = out.addressable_shards[1]
+    assert shard.device == jax.devices()[1]
+    assert shard.index == (slice(1, 2), slice(None))
+    assert shard.data.devices() == {jax.devices()[1]} and shard.data.shape == (1, 2)
+    moved = jax.pmap(lambda x: x, out_axes=1)(jnp.ones((DEVICES, 2)))
+    assert repr(moved.sharding) == (
+        "NamedSharding(mesh=Mesh('_internal_pmap_axis_name': 4, axis_types=(Auto,)), "
+        "spec=P(None, '_internal_pmap_axis_name'), memory_kind=device)")
+    # What is computed from a pmap result runs on one device here (JAX keeps it sharded).
+    assert (out + 1).devices() == {jax.devices()[0]}

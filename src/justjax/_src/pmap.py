@@ -25,7 +25,7 @@ from justjax._src.interpreters import lowering, staging
 from justjax._src.lax import parallel_spmd  # noqa: F401  (registers the SPMD lowerings)
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import replicas
-from justjax._src.runtime.array import Array, from_numpy, to_numpy
+from justjax._src.runtime.array import Array, NamedSharding, from_numpy, to_numpy
 
 __all__ = ["pmap"]
 
@@ -98,7 +98,8 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
         outs = replicas.run_replicas(program.call.executable, per_replica,
                                      [d.id for d in chosen])
         out_dims = api.flatten_axes("pmap out_axes", program.out_tree, out_axes)
-        results = [_stack([outs[i][k] for i in range(size)], d, aval)
+        results = [_stack([outs[i][k] for i in range(size)], d, aval, program.axis_name,
+                          chosen)
                    for k, (d, aval) in enumerate(zip(out_dims, program.out_avals, strict=True))]
         return tree_util.tree_unflatten(program.out_tree, results)
 
@@ -118,6 +119,8 @@ class _Program:
     def __init__(self, call: Callable, in_tree: Any, avals: tuple[ShapedArray, ...],
                  axis_name: Any, size: int, fun: Callable) -> None:
         name = axis_name if axis_name is not None else _fresh_axis_name()
+        # The mesh axis of the results' sharding (JAX's name for an unnamed pmap axis).
+        self.axis_name = axis_name if axis_name is not None else "_internal_pmap_axis_name"
         debug = staging.debug_info("pmap", fun)
         with core.extend_axis_env(name, size):
             closed, self.out_tree = api.trace_flat(call, in_tree, avals, debug)
@@ -155,9 +158,15 @@ def _slice(x: Any, axis: int | None, index: int, aval: ShapedArray) -> np.ndarra
     return np.ascontiguousarray(np.take(value, index, axis=axis))
 
 
-def _stack(outs: Sequence[np.ndarray], axis: int | None, aval: ShapedArray) -> Array:
+def _stack(outs: Sequence[np.ndarray], axis: int | None, aval: ShapedArray, axis_name: Any,
+           devices: Sequence[devices_lib.Device]) -> Array:
+    """One output of every replica as one Array whose slices along `axis` live on
+    `devices` (its `sharding`, `devices()` and `addressable_shards` say so)."""
     if axis is None:
         # An unmapped output is the same on every device (JAX returns device 0's).
         return from_numpy(np.array(outs[0], copy=True), aval)
     stacked = np.stack([np.asarray(o) for o in outs], axis=axis)
-    return from_numpy(stacked, ShapedArray(stacked.shape, aval.dtype, weak_type=aval.weak_type))
+    out = from_numpy(stacked, ShapedArray(stacked.shape, aval.dtype, weak_type=aval.weak_type))
+    out._sharding = NamedSharding(axis_name, devices, axis)
+    out._committed = True
+    return out

@@ -19,7 +19,8 @@ class Array:
 
     # `_ready`: None, or the future of the program still computing the buffer (async
     # dispatch: the buffer exists, its contents are being written).
-    __slots__ = ("_buffer", "aval", "_device", "_committed", "_ready")
+    # `_sharding`: None for an array on one device; a pmap result's `NamedSharding`.
+    __slots__ = ("_buffer", "aval", "_device", "_committed", "_ready", "_sharding")
     __array_priority__ = 100
 
     def __init__(self, value: np.ndarray, weak_type: bool = False, device: Device | None = None,
@@ -38,6 +39,7 @@ class Array:
         self.aval = ShapedArray(buffer.shape, buffer.dtype, weak_type)
         self._device = device
         self._committed = committed
+        self._sharding: NamedSharding | None = None
 
     @classmethod
     def adopt(cls, buffer: np.ndarray, aval: ShapedArray, ready: Any = None) -> Array:
@@ -52,6 +54,7 @@ class Array:
         array.aval = aval
         array._device = None
         array._committed = False
+        array._sharding = None
         return array
 
     @property
@@ -98,7 +101,11 @@ class Array:
         return self.size * self.dtype.itemsize
 
     @property
-    def device(self) -> Device:
+    def device(self) -> Any:
+        """The array's device; for a pmap result (on several devices), its sharding, as
+        JAX gives."""
+        if self._sharding is not None:
+            return self._sharding
         return self._device or default_device()
 
     @property
@@ -107,15 +114,37 @@ class Array:
 
     @property
     def sharding(self) -> Any:
+        if self._sharding is not None:
+            return self._sharding
         return SingleDeviceSharding(self.device)
 
     def devices(self) -> set[Device]:
+        if self._sharding is not None:
+            return set(self._sharding.device_set)
         return {self.device}
 
+    @property
     def is_fully_addressable(self) -> bool:
         return True
 
-    is_fully_replicated = True
+    @property
+    def is_fully_replicated(self) -> bool:
+        return self._sharding is None
+
+    @property
+    def addressable_shards(self) -> list[Shard]:
+        """The pieces of the array and their devices: one per device of a pmap result (its
+        slice along the mapped axis), else the whole array."""
+        if self._sharding is None:
+            return [Shard(self.device, (slice(None),) * self.ndim, self)]
+        axis = self._sharding.axis
+        shards = []
+        for i, device in enumerate(self._sharding.devices):
+            index = tuple(slice(i, i + 1) if d == axis else slice(None)
+                          for d in range(self.ndim))
+            shards.append(Shard(device, index, Array(self._value[index], self.aval.weak_type,
+                                                     device, committed=True)))
+        return shards
 
     # -- host interop ----------------------------------------------------------------------
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -221,6 +250,32 @@ class Array:
 
 def _rebuild(value: np.ndarray, weak_type: bool) -> Array:
     return Array(value, weak_type)
+
+
+class NamedSharding:
+    """A pmap result's layout, as JAX 0.10.2 gives it: slice `i` along `axis` on device `i`
+    of a one-axis mesh named after pmap's axis."""
+
+    def __init__(self, axis_name: Any, devices: Sequence[Device], axis: int) -> None:
+        self.axis_name = axis_name
+        self.devices = tuple(devices)
+        self.axis = axis
+        self.device_set = set(self.devices)
+
+    def __repr__(self) -> str:
+        spec = tuple([None] * self.axis + [self.axis_name])
+        return (f"NamedSharding(mesh=Mesh({self.axis_name!r}: {len(self.devices)}, "
+                f"axis_types=(Auto,)), spec=P{spec!r}, memory_kind=device)")
+
+
+class Shard:
+    """One piece of an array: its device, its index in the whole, and its data."""
+
+    def __init__(self, device: Device, index: tuple[slice, ...], data: Array) -> None:
+        self.device, self.index, self.data = device, index, data
+
+    def __repr__(self) -> str:
+        return f"Shard(device={self.device!r}, index={self.index}, replica_id=0, data={self.data})"
 
 
 class SingleDeviceSharding:

@@ -79,8 +79,10 @@ def committed_device(args: Sequence[Any], arg_names: Sequence[str] | None,
     """
     found: dict[Device, int] = {}
     for i, arg in enumerate(args):
-        # Arrays (and anything else with `committed`); NumPy values and scalars are not.
-        if getattr(arg, "committed", False) is True:
+        # Arrays (and anything else with `committed`); NumPy values and scalars are not. A
+        # pmap result (on several devices) pins no one device: what is computed from it
+        # runs on the default device.
+        if getattr(arg, "committed", False) is True and isinstance(arg.device, Device):
             found.setdefault(arg.device, i)
     if len(found) <= 1:
         return next(iter(found), None)
