@@ -252,3 +252,16 @@ def test_results_are_sharded_over_the_devices():
         "spec=P(None, '_internal_pmap_axis_name'), memory_kind=device)")
     # What is computed from a pmap result runs on one device here (JAX keeps it sharded).
     assert (out + 1).devices() == {jax.devices()[0]}
+
+
+def test_key_arrays_in_and_out():
+    keys = jax.random.split(jax.random.key(0), DEVICES)
+    normals = jax.pmap(lambda k: jax.random.normal(k, (2,)))(keys)
+    # Real JAX 0.10.2's values.
+    np.testing.assert_allclose(np.asarray(normals), [[1.0040143, -0.9063372],
+                                                     [-2.4424558, -2.0356805],
+                                                     [1.2956359, 1.3550105],
+                                                     [-0.6219436, 0.6248041]], rtol=1e-6)
+    split = jax.pmap(jax.random.split)(keys)
+    assert split.shape == (DEVICES, 2) and split.dtype == keys.dtype
+    assert split.devices() == set(jax.devices())

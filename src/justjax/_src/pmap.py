@@ -25,7 +25,7 @@ from justjax._src.interpreters import lowering, staging
 from justjax._src.lax import parallel_spmd  # noqa: F401  (registers the SPMD lowerings)
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import replicas
-from justjax._src.runtime.array import Array, NamedSharding, from_numpy, to_numpy
+from justjax._src.runtime.array import Array, NamedSharding
 
 __all__ = ["pmap"]
 
@@ -152,7 +152,9 @@ def _slice_aval(aval: ShapedArray, axis: int | None) -> ShapedArray:
 
 
 def _slice(x: Any, axis: int | None, index: int, aval: ShapedArray) -> np.ndarray:
-    value = to_numpy(x, aval.dtype)
+    """Replica `index`'s buffer of argument `x` (a key array's base array keeps its key
+    dimensions last, so slicing along `axis` is the same)."""
+    value = stages.host_buffer(x, aval.dtype)
     if axis is None:
         return value
     return np.ascontiguousarray(np.take(value, index, axis=axis))
@@ -164,9 +166,11 @@ def _stack(outs: Sequence[np.ndarray], axis: int | None, aval: ShapedArray, axis
     `devices` (its `sharding`, `devices()` and `addressable_shards` say so)."""
     if axis is None:
         # An unmapped output is the same on every device (JAX returns device 0's).
-        return from_numpy(np.array(outs[0], copy=True), aval)
+        return stages.result_array(np.array(outs[0], copy=True), aval)
     stacked = np.stack([np.asarray(o) for o in outs], axis=axis)
-    out = from_numpy(stacked, ShapedArray(stacked.shape, aval.dtype, weak_type=aval.weak_type))
-    out._sharding = NamedSharding(axis_name, devices, axis)
-    out._committed = True
+    shape = aval.shape[:axis] + (len(outs),) + aval.shape[axis:]
+    out = stages.result_array(stacked, ShapedArray(shape, aval.dtype, weak_type=aval.weak_type))
+    array = getattr(out, "_base_array", out)  # a key array's sharding is its base array's
+    array._sharding = NamedSharding(axis_name, devices, axis)
+    array._committed = True
     return out

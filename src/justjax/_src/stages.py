@@ -246,6 +246,17 @@ def _op_count(module: ir.Module) -> int:
     return count
 
 
+def host_buffer(arg: Any, dtype: np.dtype) -> np.ndarray:
+    """The buffer a program reads for argument `arg` of `dtype` (a key array's is its base
+    array)."""
+    return _buffer(arg, dtype)
+
+
+def result_array(out: np.ndarray, aval: ShapedArray) -> Any:
+    """The Array (or key array) of a program's result buffer `out`, of `aval`."""
+    return _wrap_result(out, aval, ())
+
+
 def _buffer(arg: Any, dtype: np.dtype) -> np.ndarray:
     if dtypes.is_extended(dtype):
         # A key array runs as its base array (uint32, one trailing key dimension more).
