@@ -265,3 +265,28 @@ def test_key_arrays_in_and_out():
     split = jax.pmap(jax.random.split)(keys)
     assert split.shape == (DEVICES, 2) and split.dtype == keys.dtype
     assert split.devices() == set(jax.devices())
+
+
+def test_each_replica_thread_uses_one_blas_thread(monkeypatch):
+    from justjax._src import backends
+    if backends.get_backend().name != "llvm":
+        pytest.skip("the native backend's BLAS")
+    from justjax._src.backends.llvm import codegen  # noqa: F401  (loads the kernels first)
+    from justjax._src.backends.llvm import kernels_dot
+    prepared: list[str] = []
+    monkeypatch.setattr(kernels_dot, "use_one_blas_thread_here",
+                        lambda: prepared.append(threading.current_thread().name))
+    jax.pmap(lambda x: x @ x.T)(jnp.ones((DEVICES, 3, 3)))
+    assert sorted(n.rsplit("_", 1)[0] for n in prepared) == [f"justjax-cpu{i}"
+                                                             for i in range(DEVICES)]
+
+
+def test_scipy_openblas_sets_threads_per_thread():
+    from justjax._src.backends.llvm import codegen  # noqa: F401  (loads the kernels first)
+    from justjax._src.backends.llvm import kernels_dot
+    function = kernels_dot._openblas_set_threads_local()
+    if function is None:
+        pytest.skip("this SciPy's OpenBLAS has no openblas_set_num_threads_local")
+    previous = function(1)  # returns the calling thread's previous count
+    function(previous)
+    assert previous >= 0

@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src import api, stages, tree_util
+from justjax._src.backends import get_backend
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.interpreters import lowering, staging
@@ -96,7 +97,7 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
                                                                      strict=True)]
                        for i in range(size)]
         outs = replicas.run_replicas(program.call.executable, per_replica,
-                                     [d.id for d in chosen])
+                                     [d.id for d in chosen], program.thread_setup)
         out_dims = api.flatten_axes("pmap out_axes", program.out_tree, out_axes)
         results = [_stack([outs[i][k] for i in range(size)], d, aval, program.axis_name,
                           chosen)
@@ -133,6 +134,7 @@ class _Program:
         info = stages.ModuleInfo(module, tuple(range(len(avals))), avals,
                                  tuple(closed.out_avals), (False,) * len(avals))
         self.call = stages.CompiledCall(info, getattr(fun, "__name__", "fun"), closed)
+        self.thread_setup = getattr(get_backend(), "prepare_replica_thread", None)
 
 
 def _devices(devices: Any, size: int) -> list[devices_lib.Device]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 __all__ = ["Rendezvous", "ReplicaContext", "context", "run_replicas"]
 
@@ -78,9 +78,11 @@ def device_thread(device_id: int) -> ThreadPoolExecutor:
 
 
 def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any]],
-                 device_ids: Sequence[int] | None = None) -> list[list[Any]]:
+                 device_ids: Sequence[int] | None = None,
+                 thread_setup: Callable[[], None] | None = None) -> list[list[Any]]:
     """Runs `executable.execute(args)` once per entry of `per_replica_args`, all at once,
-    replica i on device `device_ids[i]` (default i); returns each replica's results."""
+    replica i on device `device_ids[i]` (default i); returns each replica's results.
+    `thread_setup` runs first on each device thread (the backend's per-thread settings)."""
     count = len(per_replica_args)
     ids = list(device_ids) if device_ids is not None else list(range(count))
     rendezvous = Rendezvous(count)
@@ -88,6 +90,8 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any]],
     def run(replica: int) -> list[Any]:
         _local.context = ReplicaContext(replica, rendezvous)
         try:
+            if thread_setup is not None:
+                thread_setup()
             return executable.execute(list(per_replica_args[replica]))
         except BaseException:
             rendezvous.abort()

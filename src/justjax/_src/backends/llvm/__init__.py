@@ -20,5 +20,12 @@ class LLVMBackend:
         from justjax._src.backends.llvm import runtime
         return runtime.compile_module(module)
 
+    def prepare_replica_thread(self) -> None:
+        """Readies a device thread to run one replica of an SPMD program (`pmap`): its BLAS
+        calls use one thread, the replicas sharing the cores between them."""
+        from justjax._src.backends.llvm import codegen  # noqa: F401  (loads the kernels)
+        from justjax._src.backends.llvm import kernels_dot
+        kernels_dot.use_one_blas_thread_here()
+
 
 BACKEND = LLVMBackend()
