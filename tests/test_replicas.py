@@ -142,3 +142,24 @@ def test_a_collective_outside_an_spmd_run_raises():
                      replica_groups=ALL)
     with pytest.raises(RuntimeError, match="outside an SPMD program"):
         backends.get_backend("reference").compile(module).execute([np.ones(3, np.float32)])
+
+
+def test_runs_started_from_several_threads_do_not_deadlock():
+    module = _one_op((3,), (3,), "stablehlo.all_reduce", [monoid_region("add", F32)],
+                     replica_groups=ALL)
+    executable = backends.get_backend("reference").compile(module)
+    results: dict[int, list] = {}
+
+    def start(k: int) -> None:
+        inputs = [[np.full(3, k + r, np.float32)] for r in range(REPLICAS)]
+        results[k] = replicas.run_replicas(executable, inputs)
+
+    threads = [threading.Thread(target=start, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert not any(t.is_alive() for t in threads)
+    for k in range(8):
+        for outs in results[k]:
+            np.testing.assert_array_equal(outs[0], np.full(3, 4 * k + 6, np.float32))

@@ -65,6 +65,7 @@ def context() -> ReplicaContext:
 
 _executors: dict[int, ThreadPoolExecutor] = {}
 _executors_lock = threading.Lock()
+_submit_lock = threading.Lock()
 
 
 def device_thread(device_id: int) -> ThreadPoolExecutor:
@@ -99,7 +100,11 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any]],
         finally:
             _local.context = None
 
-    futures = [device_thread(ids[i]).submit(run, i) for i in range(count)]
+    # Runs started from several Python threads queue on every device in the same order:
+    # otherwise device 0 could hold run A's replica waiting for A's replica on device 1,
+    # queued there behind run B's replica waiting for B's on device 0.
+    with _submit_lock:
+        futures = [device_thread(ids[i]).submit(run, i) for i in range(count)]
     errors: list[BaseException] = []
     results: list[list[Any]] = []
     for future in futures:
