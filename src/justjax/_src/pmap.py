@@ -22,7 +22,7 @@ from justjax._src import api, stages, tree_util
 from justjax._src.backends import get_backend
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
-from justjax._src.interpreters import lowering, staging
+from justjax._src.interpreters import batching, lowering, staging
 from justjax._src.lax import parallel_spmd  # noqa: F401  (registers the SPMD lowerings)
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import replicas
@@ -147,10 +147,7 @@ def _devices(devices: Any, size: int) -> list[devices_lib.Device]:
 
 
 def _slice_aval(aval: ShapedArray, axis: int | None) -> ShapedArray:
-    if axis is None:
-        return ShapedArray(aval.shape, aval.dtype, weak_type=aval.weak_type)
-    shape = aval.shape[:axis] + aval.shape[axis + 1:]
-    return ShapedArray(shape, aval.dtype, weak_type=aval.weak_type)
+    return aval if axis is None else batching.remove_axis(aval, axis)
 
 
 def _slice(x: Any, axis: int | None, index: int, aval: ShapedArray) -> np.ndarray:

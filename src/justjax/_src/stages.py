@@ -166,7 +166,7 @@ class CompiledCall:
         debug = self.closed.jaxpr.debug_info
         device = devices_lib.committed_device(
             args, debug.arg_names if debug is not None else None, self.name)
-        buffers = [_buffer(args[i], dtype)
+        buffers = [host_buffer(args[i], dtype)
                    for i, dtype in zip(self._kept, self._in_dtypes, strict=True)]
         execute_async = getattr(self.executable, "execute_async", None)
         if execute_async is not None:
@@ -246,18 +246,14 @@ def _op_count(module: ir.Module) -> int:
     return count
 
 
-def host_buffer(arg: Any, dtype: np.dtype) -> np.ndarray:
-    """The buffer a program reads for argument `arg` of `dtype` (a key array's is its base
-    array)."""
-    return _buffer(arg, dtype)
-
-
 def result_array(out: np.ndarray, aval: ShapedArray) -> Any:
     """The Array (or key array) of a program's result buffer `out`, of `aval`."""
     return _wrap_result(out, aval, ())
 
 
-def _buffer(arg: Any, dtype: np.dtype) -> np.ndarray:
+def host_buffer(arg: Any, dtype: np.dtype) -> np.ndarray:
+    """The buffer a program reads for argument `arg` of `dtype` (a key array's is its base
+    array)."""
     if dtypes.is_extended(dtype):
         # A key array runs as its base array (uint32, one trailing key dimension more).
         return to_numpy(core.physical_value(arg), dtype.physical_dtype)

@@ -244,7 +244,7 @@ class BatchTracer(core.Tracer):
         self._trace = trace
         self.val = val
         self.batch_dim = batch_dim
-        self._aval = _remove_axis(core.get_aval(val), batch_dim)
+        self._aval = remove_axis(core.get_aval(val), batch_dim)
         self.source = source
 
     @property
@@ -381,7 +381,7 @@ def _batched_zero(zero: ad.Zero, dim: int | None, size: int) -> ad.Zero:
 
 
 def _unbatched_zero(zero: ad.Zero, dim: int | None) -> ad.Zero:
-    return zero if dim is None else ad.Zero(_remove_axis(zero.aval, dim))
+    return zero if dim is None else ad.Zero(remove_axis(zero.aval, dim))
 
 
 class _BatchedCall:
@@ -508,7 +508,8 @@ def _insert_axis(aval: ShapedArray, axis: int, size: int) -> ShapedArray:
     return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
 
 
-def _remove_axis(aval: ShapedArray, axis: int) -> ShapedArray:
+def remove_axis(aval: ShapedArray, axis: int) -> ShapedArray:
+    """`aval` without its axis `axis` (one example of a batch along it)."""
     return ShapedArray(aval.shape[:axis] + aval.shape[axis + 1:], aval.dtype, aval.weak_type)
 
 

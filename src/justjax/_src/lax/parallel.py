@@ -78,6 +78,15 @@ def _named_axes_impl_error(axes: Sequence[Any], api_name: str) -> NameError:
     return _unbound_axis_error(_partition(axes)[0][0], api_name)
 
 
+def _unbound_impl(api_name: str) -> Callable[..., Any]:
+    """The evaluation rule of a collective over named axes only: it is reached only when no
+    transform binds the axis (after the unbound-name check of its abstract evaluation)."""
+    def impl(*operands: Any, axis_name: Any, **params: Any) -> Any:
+        _check_axis_names(_as_axes(axis_name), api_name)
+        raise _named_axes_impl_error(_as_axes(axis_name), api_name)
+    return impl
+
+
 def _validate_groups(axis_index_groups: Any) -> None:
     if axis_index_groups is None:
         return
@@ -358,11 +367,6 @@ def _axis_index_abstract_eval(*, axis_name: Any) -> ShapedArray:
     return ShapedArray((), np.dtype(np.int32))
 
 
-def _axis_index_impl(*, axis_name: Any) -> Any:
-    _check_axis_names(_as_axes(axis_name), "axis_index")
-    raise _named_axes_impl_error(_as_axes(axis_name), "axis_index")
-
-
 def _axis_index_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
                         dims: Sequence[int | None], *, axis_name: Any) -> tuple[Any, int | None]:
     if axis_data.name not in _as_axes(axis_name):
@@ -372,7 +376,7 @@ def _axis_index_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
 
 axis_index_p = Primitive("axis_index")
 axis_index_p.def_abstract_eval(_axis_index_abstract_eval)
-axis_index_p.def_impl(_axis_index_impl)
+axis_index_p.def_impl(_unbound_impl("axis_index"))
 # No operands, so never differentiated; the rule records that the output is integer-valued.
 ad.defjvp_zero(axis_index_p)
 batching.primitive_batchers[axis_index_p] = _axis_index_batcher
@@ -414,11 +418,6 @@ def _all_gather_abstract_eval(aval: ShapedArray, *, all_gather_dimension: int, a
     else:
         shape.insert(all_gather_dimension, axis_size)
     return aval.update(shape=tuple(shape))
-
-
-def _all_gather_impl(x: Any, *, axis_name: Any, **params: Any) -> Any:
-    _check_axis_names(_as_axes(axis_name), "all_gather")
-    raise _named_axes_impl_error(_as_axes(axis_name), "all_gather")
 
 
 def _all_gather_transpose(ct: Any, x: Any, *, all_gather_dimension: int, axis_name: Any,
@@ -487,7 +486,7 @@ def _split_axis(x: Any, axis: int, factor: int) -> Any:
 
 all_gather_p = Primitive("all_gather")
 all_gather_p.def_abstract_eval(_all_gather_abstract_eval)
-all_gather_p.def_impl(_all_gather_impl)
+all_gather_p.def_impl(_unbound_impl("all_gather"))
 ad.deflinear2(all_gather_p, _all_gather_transpose)
 batching.primitive_batchers[all_gather_p] = _all_gather_batcher
 batching.axis_primitives.add(all_gather_p)
@@ -539,11 +538,6 @@ def _reduce_scatter_abstract_eval(aval: ShapedArray, *, axis_name: Any, scatter_
                                                    tiled))
 
 
-def _reduce_scatter_impl(x: Any, *, axis_name: Any, **params: Any) -> Any:
-    _check_axis_names(_as_axes(axis_name), "reduce_scatter")
-    raise _named_axes_impl_error(_as_axes(axis_name), "reduce_scatter")
-
-
 def _reduce_scatter_transpose(ct: Any, x: Any, *, axis_name: Any, scatter_dimension: int,
                               axis_index_groups: Any, axis_size: int, tiled: bool) -> list[Any]:
     return [all_gather(ct, axis_name=axis_name, axis_index_groups=axis_index_groups,
@@ -588,7 +582,7 @@ def _reduce_scatter_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
 
 reduce_scatter_p = Primitive("reduce_scatter")
 reduce_scatter_p.def_abstract_eval(_reduce_scatter_abstract_eval)
-reduce_scatter_p.def_impl(_reduce_scatter_impl)
+reduce_scatter_p.def_impl(_unbound_impl("reduce_scatter"))
 ad.deflinear2(reduce_scatter_p, _reduce_scatter_transpose)
 batching.primitive_batchers[reduce_scatter_p] = _reduce_scatter_batcher
 batching.axis_primitives.add(reduce_scatter_p)
@@ -625,11 +619,6 @@ def _ppermute_abstract_eval(aval: ShapedArray, *, axis_name: Any, perm: Any) -> 
     return aval
 
 
-def _ppermute_impl(x: Any, *, axis_name: Any, perm: Any) -> Any:
-    _check_axis_names(_as_axes(axis_name), "ppermute")
-    raise _named_axes_impl_error(_as_axes(axis_name), "ppermute")
-
-
 def _ppermute_transpose(ct: Any, x: Any, *, axis_name: Any, perm: Any) -> list[Any]:
     inverse = tuple((dest, source) for source, dest in perm)
     return [ppermute_p.bind(ct, axis_name=axis_name, perm=inverse)]
@@ -663,7 +652,7 @@ def _ppermute_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
 
 ppermute_p = Primitive("ppermute")
 ppermute_p.def_abstract_eval(_ppermute_abstract_eval)
-ppermute_p.def_impl(_ppermute_impl)
+ppermute_p.def_impl(_unbound_impl("ppermute"))
 ad.deflinear2(ppermute_p, _ppermute_transpose)
 batching.primitive_batchers[ppermute_p] = _ppermute_batcher
 batching.axis_primitives.add(ppermute_p)
@@ -723,11 +712,6 @@ def _all_to_all_abstract_eval(aval: ShapedArray, *, split_axis: int, concat_axis
     return aval.update(shape=tuple(shape))
 
 
-def _all_to_all_impl(x: Any, *, axis_name: Any, **params: Any) -> Any:
-    _check_axis_names(_as_axes(axis_name), "all_to_all")
-    raise _named_axes_impl_error(_as_axes(axis_name), "all_to_all")
-
-
 def _all_to_all_transpose(ct: Any, x: Any, *, split_axis: int, concat_axis: int,
                           axis_name: Any, axis_index_groups: Any, axis_size: int) -> list[Any]:
     return [all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis,
@@ -767,7 +751,7 @@ def _all_to_all_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
 
 all_to_all_p = Primitive("all_to_all")
 all_to_all_p.def_abstract_eval(_all_to_all_abstract_eval)
-all_to_all_p.def_impl(_all_to_all_impl)
+all_to_all_p.def_impl(_unbound_impl("all_to_all"))
 ad.deflinear2(all_to_all_p, _all_to_all_transpose)
 batching.primitive_batchers[all_to_all_p] = _all_to_all_batcher
 batching.axis_primitives.add(all_to_all_p)
