@@ -23,7 +23,8 @@ demo: $(VENV)/.installed-demo
 # through jit and every op record's jit-vs-eager check, runs again on the reference backend.
 REFERENCE_SUBSET := tests/test_jit.py tests/test_jit_programs.py tests/test_control_flow.py \
 	tests/test_control_flow_programs.py tests/test_scan.py tests/test_indexing.py \
-	tests/test_random_keys.py tests/test_pmap.py tests/test_op_records.py::test_jit_matches_eager
+	tests/test_random_keys.py tests/test_pmap.py tests/test_pmap_transforms.py \
+	tests/test_op_records.py::test_jit_matches_eager
 
 # pytest exits 5 when it collected no tests: that is a failure here.
 test: $(VENV)/.installed-test

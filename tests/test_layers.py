@@ -81,7 +81,8 @@ def test_imports_point_down(path: pathlib.Path) -> None:
 
 # Modules outside the primitive packages that define primitives of their own.
 PRIMITIVE_MODULES = ("justjax._src.interpreters.ad", "justjax._src.custom_derivatives",
-                     "justjax._src.checkpoint")
+                     "justjax._src.checkpoint", "justjax._src.jit_primitive",
+                     "justjax._src.shard_map")
 
 
 def _all_primitives() -> list[core.Primitive]:
@@ -118,10 +119,11 @@ NO_JVP_RULE = {"nextafter", "custom_jvp_call", "custom_vjp_call", "custom_lin",
 LINEAR_PRIMITIVES = {
     "add", "add_any", "all_gather", "broadcast_in_dim", "complex", "concatenate", "cond", "conj",
     "conv_general_dilated", "convert_element_type", "copy", "cumsum", "custom_lin", "div",
-    "dot_general", "dynamic_slice", "dynamic_update_slice", "gather", "imag", "mul", "neg",
+    "dot_general", "dynamic_slice", "dynamic_update_slice", "gather", "imag", "jit", "mul", "neg",
     "pad", "psum", "real", "reduce_precision", "reduce_scatter", "reduce_sum", "reduce_window_sum", "remat2", "reshape",
     "rev", "scan", "scatter", "scatter-add", "scatter-mul", "scatter-sub", "select_and_gather_add",
-    "select_and_scatter_add", "select_n", "slice", "split", "squeeze", "stack", "sub", "tile",
+    "select_and_scatter_add", "select_n", "shard_map", "slice", "split", "squeeze", "stack", "sub",
+    "tile",
     "transpose", "unstack", "while",
 }
 
@@ -166,9 +168,8 @@ def test_primitive_names_are_unique() -> None:
     assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
 
 
-# Primitives without a lowering rule: the named-axis collectives are lowered by pmap (issue
-# #10), which knows the axis; custom_lin exists only until transposition, as in JAX.
-NO_LOWERING_RULE = {"all_gather", "axis_index", "reduce_scatter", "custom_lin"}
+# Primitives without a lowering rule: custom_lin exists only until transposition, as in JAX.
+NO_LOWERING_RULE = {"custom_lin"}
 
 
 def test_every_primitive_has_a_lowering_rule() -> None:

@@ -490,16 +490,7 @@ def _remat_transpose(cts: Sequence[Any], *args: Any, jaxpr: Jaxpr, prevent_cse: 
     outs = remat_p.bind(*transposed.consts, *nonlinear_args, *nonzero_cts,
                         jaxpr=pe.convert_constvars_jaxpr(transposed.jaxpr),
                         prevent_cse=prevent_cse, differentiated=differentiated, policy=policy)
-    out_iter, zero_iter = iter(outs), iter(in_zeros)
-    result: list[Any] = []
-    for arg in args:
-        if not ad.is_undefined_primal(arg):
-            result.append(None)
-        elif next(zero_iter):
-            result.append(ad.Zero(arg.aval))
-        else:
-            result.append(next(out_iter))
-    return result
+    return ad.call_cotangents(args, in_zeros, outs)
 
 
 ad.primitive_transposes[remat_p] = _remat_transpose

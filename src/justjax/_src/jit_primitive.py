@@ -41,6 +41,8 @@ def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple[b
 
 
 core.impl_rules[jit_p] = _jit_impl
+# A jit's results keep the shardings its body gives them (a pmap's, say).
+stages.result_shardings[jit_p] = lambda eqn: stages.out_shardings(eqn.params["jaxpr"].jaxpr)
 
 
 def _params_for(params: dict, jaxpr: ClosedJaxpr, donated: Sequence[bool]) -> dict:
@@ -123,18 +125,8 @@ def _jit_transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[Any]:
     nonlinear_args = [a for a, lin in zip(args, in_linear, strict=True) if not lin]
     nonzero_cts = [ct for ct in cts if type(ct) is not ad.Zero]
     operands = [*nonlinear_args, *nonzero_cts]
-    outs = iter(jit_p.bind(*operands, **_params_for(params, transposed,
-                                                    (False,) * len(operands))))
-    zeros = iter(in_zeros)
-    result: list[Any] = []
-    for arg in args:
-        if not ad.is_undefined_primal(arg):
-            result.append(None)
-        elif next(zeros):
-            result.append(ad.Zero(arg.aval))
-        else:
-            result.append(next(outs))
-    return result
+    outs = jit_p.bind(*operands, **_params_for(params, transposed, (False,) * len(operands)))
+    return ad.call_cotangents(args, in_zeros, outs)
 
 
 ad.primitive_transposes[jit_p] = _jit_transpose

@@ -1,15 +1,16 @@
 """`jax.pmap`: one program run on several devices at once, one slice of the mapped axis each.
 
-A call with concrete arguments traces `fun` once per signature on one slice's avals, with
-the named axis bound (so `psum` and friends over it are legal), lowers it as one replica's
-program (`lowering.lower_jaxpr_to_module(replica_axes=...)`: collectives become StableHLO
-`all_reduce`, `all_gather`, ... by `lax/parallel_spmd.py`), compiles it once, and runs it
-as N replicas concurrently, each on its device's executor thread
-(`runtime/replicas.run_replicas`). The results are stacked along `out_axes`.
+As in JAX 0.10.2, `pmap(f)` is a `jit` of a `shard_map` over a one-axis mesh of the devices:
+the per-device function takes its block of each mapped argument (a slice of size one along
+`in_axes`), squeezes it, calls `f` with the axis name bound (so `psum` and friends over it are
+legal) and gives each mapped result a dimension of size one at `out_axes` (`shard_map.py`).
 
-Under another transformation (`jit`, `grad`, `vmap` of a pmapped function) the arguments
-are tracers and there is nothing to put on devices: pmap is then `vmap` with the same axis
-name, which computes the same values (its collectives batched instead of exchanged).
+A call on concrete arrays runs the per-device program on every device at once directly
+(`shard_map.run_sharded`: one replica program, compiled once). Under a transformation
+(`jit`, `grad`, `vmap` of a pmapped function) the call is the `jit` equation JAX's
+`make_jaxpr` shows; the transformations keep its `shard_map`, and running the transformed
+program runs it replicated on the devices. A pmap inside another's per-device function is
+mapped with `vmap` (nested pmaps share no devices here).
 """
 from __future__ import annotations
 
@@ -18,15 +19,17 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import api, stages, tree_util
-from justjax._src.backends import get_backend
+from justjax._src import api, shard_map, tree_util
+from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
-from justjax._src.interpreters import batching, lowering, staging
-from justjax._src.lax import parallel_spmd  # noqa: F401  (registers the SPMD lowerings)
+from justjax._src.core.jaxpr import ClosedJaxpr
+from justjax._src.interpreters import partial_eval as pe
+from justjax._src.interpreters import staging
+from justjax._src.jit_primitive import jit_p
+from justjax._src.lax import structural
 from justjax._src.runtime import devices as devices_lib
-from justjax._src.runtime import replicas
-from justjax._src.runtime.array import Array, NamedSharding
+from justjax._src.runtime.array import Array
 
 __all__ = ["pmap"]
 
@@ -39,22 +42,23 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
 
     Args:
       fun: the function; collectives over `axis_name` inside it (`lax.psum`, `pmean`,
-        `pmax`, `pmin`, `all_gather`, `psum_scatter`, `axis_index`) exchange values between
-        the devices.
+        `pmax`, `pmin`, `all_gather`, `psum_scatter`, `all_to_all`, `ppermute`,
+        `axis_index`) exchange values between the devices.
       axis_name: names the mapped axis for those collectives.
       in_axes, out_axes: as for `vmap` (keyword arguments are mapped over axis 0).
       static_broadcasted_argnums: positional arguments passed to every device as they are
         (hashable; a new value traces again).
       devices: the devices to run on (default the first `axis size` of `jax.devices()`).
-      backend, axis_size, donate_argnums, global_arg_shapes: accepted as JAX does; donation
-        is not done (the arguments stay valid).
+      donate_argnums: positional arguments whose Arrays the call deletes (their buffers are
+        the program's to reuse), as JAX does.
+      backend, axis_size, global_arg_shapes: accepted as JAX does.
     Returns:
       The mapped function; its outputs gain the mapped axis at `out_axes`.
     """
     api.check_callable(fun)
-    static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
-        else tuple(static_broadcasted_argnums)
-    cache: dict[Any, _Program] = {}
+    static = _argnums(static_broadcasted_argnums)
+    donated_argnums = _argnums(donate_argnums)
+    cache: dict[Any, _Mapped] = {}
 
     @functools.wraps(fun)
     def pmapped(*args: Any, **kwargs: Any) -> Any:
@@ -70,11 +74,11 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
                 full.insert(i, static_args[i])
             return fun(*full, **kw)
 
-        flat, in_tree = tree_util.tree_flatten((tuple(dynamic), kwargs))
-        if any(isinstance(x, core.Tracer) for x in flat):
+        if shard_map.inside_body():
             name = axis_name if axis_name is not None else _fresh_axis_name()
             return api.vmap(call, in_axes=dyn_in_axes, out_axes=out_axes, axis_name=name,
                             axis_size=axis_size)(*dynamic, **kwargs)
+        flat, in_tree = tree_util.tree_flatten((tuple(dynamic), kwargs))
         if isinstance(dyn_in_axes, list):
             dyn_in_axes = tuple(dyn_in_axes)
         if dyn_in_axes is None or type(dyn_in_axes) is int:
@@ -85,26 +89,52 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
         size = api._mapped_axis_size(fun, in_tree, flat, in_dims, "pmap", axis_size)
         in_dims = [None if d is None else d % max(np.ndim(x), 1)
                    for x, d in zip(flat, in_dims, strict=True)]
-        chosen = _devices(devices, size)
-        avals = tuple(_slice_aval(core.get_aval(x), d) for x, d in zip(flat, in_dims,
-                                                                        strict=True))
-        key = (in_tree, avals, tuple(in_dims), size, tuple(d.id for d in chosen),
-               tuple(sorted(static_args.items())))
-        program = cache.get(key)
-        if program is None:
-            program = cache[key] = _Program(call, in_tree, avals, axis_name, size, fun)
-        per_replica = [[_slice(x, d, i, aval) for x, d, aval in zip(flat, in_dims, avals,
-                                                                     strict=True)]
-                       for i in range(size)]
-        outs = replicas.run_replicas(program.call.executable, per_replica,
-                                     [d.id for d in chosen], program.thread_setup)
-        out_dims = api.flatten_axes("pmap out_axes", program.out_tree, out_axes)
-        results = [_stack([outs[i][k] for i in range(size)], d, aval, program.axis_name,
-                          chosen)
-                   for k, (d, aval) in enumerate(zip(out_dims, program.out_avals, strict=True))]
-        return tree_util.tree_unflatten(program.out_tree, results)
+        mesh = shard_map.Mesh(_devices(devices, size),
+                              axis_name if axis_name is not None else _UNNAMED_AXIS)
+        avals = tuple(core.get_aval(x) for x in flat)
+        key = (in_tree, avals, tuple(in_dims), mesh, tuple(sorted(static_args.items())),
+               config.trace_context())
+        mapped = cache.get(key)
+        if mapped is None:
+            mapped = _Mapped(call, in_tree, avals, in_dims, mesh, out_axes, fun)
+            if not any(isinstance(c, core.Tracer) for c in mapped.consts):
+                cache[key] = mapped  # a body closing over a tracer belongs to one trace
+        operands = [*mapped.consts, *flat]
+        donated = [False] * len(mapped.consts) + _donated_leaves(dynamic, args, static_args,
+                                                                 donated_argnums, kwargs)
+        if any(isinstance(x, core.Tracer) for x in operands):
+            outs = jit_p.bind(*operands, jaxpr=mapped.program, name="_fun",
+                              donated_invars=tuple(donated), keep_unused=False,
+                              inline=False)
+        else:
+            outs = shard_map.run_sharded(mapped.body, mesh, mapped.in_specs,
+                                         mapped.out_specs, operands,
+                                         getattr(fun, "__name__", "fun"))
+            for x, is_donated in zip(operands, donated, strict=True):
+                if is_donated and isinstance(x, Array):
+                    x.delete()
+        return tree_util.tree_unflatten(mapped.out_tree, outs)
 
     return pmapped
+
+
+# JAX's name for the mesh axis of a pmap given no axis name.
+_UNNAMED_AXIS = "_internal_pmap_axis_name"
+
+
+def _argnums(argnums: int | Sequence[int]) -> tuple[int, ...]:
+    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+
+def _donated_leaves(dynamic: Sequence[Any], args: Sequence[Any], static_args: dict[int, Any],
+                    donated_argnums: tuple[int, ...], kwargs: dict[str, Any]) -> list[bool]:
+    """One flag per flattened dynamic argument: whether its positional argument is donated."""
+    donated = {i % len(args) for i in donated_argnums if -len(args) <= i < len(args)}
+    positions = [i for i in range(len(args)) if i not in static_args]
+    flags: list[bool] = []
+    for position, arg in zip(positions, dynamic, strict=True):
+        flags.extend([position in donated] * len(tree_util.tree_leaves(arg)))
+    return flags + [False] * len(tree_util.tree_leaves(kwargs))
 
 
 _axis_names = iter(range(1 << 62))
@@ -114,27 +144,60 @@ def _fresh_axis_name() -> Any:
     return ("_pmap_axis", next(_axis_names))
 
 
-class _Program:
-    """One signature's traced, lowered and compiled replica program."""
+class _Mapped:
+    """One signature's per-device jaxpr (the `shard_map` body) and the `jit` program of the
+    pmapped call. Constants the function closes over become leading replicated operands."""
 
     def __init__(self, call: Callable, in_tree: Any, avals: tuple[ShapedArray, ...],
-                 axis_name: Any, size: int, fun: Callable) -> None:
-        name = axis_name if axis_name is not None else _fresh_axis_name()
-        # The mesh axis of the results' sharding (JAX's name for an unnamed pmap axis).
-        self.axis_name = axis_name if axis_name is not None else "_internal_pmap_axis_name"
-        debug = staging.debug_info("pmap", fun)
-        with core.extend_axis_env(name, size):
-            closed, self.out_tree = api.trace_flat(call, in_tree, avals, debug)
-        self.out_avals = closed.out_avals
-        count = len(closed.out_avals)
-        infos = ["result"] if count == 1 else [f"result[{i}]" for i in range(count)]
-        module = lowering.lower_jaxpr_to_module(closed, getattr(fun, "__name__", "fun"),
-                                                infos, replica_axes={name: size},
-                                                prefix="pmap")
-        info = stages.ModuleInfo(module, tuple(range(len(avals))), avals,
-                                 tuple(closed.out_avals), (False,) * len(avals))
-        self.call = stages.CompiledCall(info, getattr(fun, "__name__", "fun"), closed)
-        self.thread_setup = getattr(get_backend(), "prepare_replica_thread", None)
+                 in_dims: Sequence[int | None], mesh: shard_map.Mesh, out_axes: Any,
+                 fun: Callable) -> None:
+        block_avals = [_block_aval(a, d) for a, d in zip(avals, in_dims, strict=True)]
+        found: dict[str, Any] = {}
+
+        def per_device(*blocks: Any) -> list[Any]:
+            xs = [b if d is None else structural.squeeze(b, (d,))
+                  for b, d in zip(blocks, in_dims, strict=True)]
+            args, kwargs = tree_util.tree_unflatten(in_tree, xs)
+            out_flat, out_tree = tree_util.tree_flatten(call(*args, **kwargs))
+            out_dims = api.flatten_axes("pmap out_axes", out_tree, out_axes)
+            out_dims = [None if d is None else d % (np.ndim(o) + 1)
+                        for o, d in zip(out_flat, out_dims, strict=True)]
+            found.update(out_tree=out_tree, out_dims=out_dims)
+            return [o if d is None else _expand(o, d)
+                    for o, d in zip(out_flat, out_dims, strict=True)]
+
+        with shard_map.body_axis(mesh):
+            closed = staging.trace_to_jaxpr(per_device, block_avals,
+                                            staging.debug_info("pmap", fun))
+        self.out_tree = found["out_tree"]
+        self.consts = list(closed.consts)
+        self.body = ClosedJaxpr(pe.name_unused_outputs(pe.convert_constvars_jaxpr(closed.jaxpr)),
+                                [])
+        name = mesh.axis_name
+        self.in_specs = ([shard_map.PartitionSpec()] * len(self.consts)
+                         + [shard_map.spec_for(d, name) for d in in_dims])
+        self.out_specs = [shard_map.spec_for(d, name) for d in found["out_dims"]]
+        global_avals = [*(core.get_aval(c) for c in self.consts), *avals]
+
+        def program(*operands: Any) -> list[Any]:
+            return shard_map.bind(operands, self.body, mesh, self.in_specs, self.out_specs)
+
+        self.program = staging.trace_to_jaxpr(program, global_avals)
+
+
+def _block_aval(aval: ShapedArray, dim: int | None) -> ShapedArray:
+    if dim is None:
+        return aval
+    shape = list(aval.shape)
+    shape[dim] = 1
+    return aval.update(shape=tuple(shape))
+
+
+def _expand(x: Any, dim: int) -> Any:
+    """`x` with a dimension of size one at `dim` (`broadcast_in_dim`, as JAX writes it)."""
+    shape = list(np.shape(x))
+    shape.insert(dim, 1)
+    return structural.broadcast_in_dim(x, shape, [i for i in range(len(shape)) if i != dim])
 
 
 def _devices(devices: Any, size: int) -> list[devices_lib.Device]:
@@ -144,32 +207,3 @@ def _devices(devices: Any, size: int) -> list[devices_lib.Device]:
                          f"only {len(available)} XLA devices are available "
                          f"(num_replicas={size})")
     return available[:size]
-
-
-def _slice_aval(aval: ShapedArray, axis: int | None) -> ShapedArray:
-    return aval if axis is None else batching.remove_axis(aval, axis)
-
-
-def _slice(x: Any, axis: int | None, index: int, aval: ShapedArray) -> np.ndarray:
-    """Replica `index`'s buffer of argument `x` (a key array's base array keeps its key
-    dimensions last, so slicing along `axis` is the same)."""
-    value = stages.host_buffer(x, aval.dtype)
-    if axis is None:
-        return value
-    return np.ascontiguousarray(np.take(value, index, axis=axis))
-
-
-def _stack(outs: Sequence[np.ndarray], axis: int | None, aval: ShapedArray, axis_name: Any,
-           devices: Sequence[devices_lib.Device]) -> Array:
-    """One output of every replica as one Array whose slices along `axis` live on
-    `devices` (its `sharding`, `devices()` and `addressable_shards` say so)."""
-    if axis is None:
-        # An unmapped output is the same on every device (JAX returns device 0's).
-        return stages.result_array(np.array(outs[0], copy=True), aval)
-    stacked = np.stack([np.asarray(o) for o in outs], axis=axis)
-    shape = aval.shape[:axis] + (len(outs),) + aval.shape[axis:]
-    out = stages.result_array(stacked, ShapedArray(shape, aval.dtype, weak_type=aval.weak_type))
-    array = getattr(out, "_base_array", out)  # a key array's sharding is its base array's
-    array._sharding = NamedSharding(axis_name, devices, axis)
-    array._committed = True
-    return out

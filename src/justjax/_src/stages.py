@@ -13,7 +13,7 @@ import logging
 import time
 import weakref
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -22,12 +22,13 @@ from justjax._src.backends import get_backend
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
-from justjax._src.core.jaxpr import ClosedJaxpr
+from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from justjax._src.hlo.passes import optimize
 from justjax._src.hlo import hlo_printer, ir, stablehlo_printer
 from justjax._src.interpreters import lowering
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.runtime import devices as devices_lib
+from justjax._src.runtime import replicas
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
 
 logger = logging.getLogger("justjax")
@@ -152,13 +153,19 @@ class CompiledCall:
         self.optimized = self._program.optimized
         if self.optimized.name != info.module.name:  # compiled for a same program's module
             self.optimized = ir.Module(info.module.name, self.optimized.functions,
-                                       self.optimized.attributes)
+                                       self.optimized.attributes,
+                                       info.module.device_assignment)
         self.executable = self._program.executable
         self.compile_seconds = time.perf_counter() - start
         self._kept = info.kept_inputs
         self._in_dtypes = [info.in_avals[i].dtype for i in self._kept]
         self._out_avals = info.out_avals
         self._donated = [i for i, d in enumerate(info.donated_invars) if d]
+        # A program holding a pmap runs replicated on the pmap's devices (`shard_map.py`);
+        # results the pmap gives back are sharded over them.
+        self._replica_devices = info.module.device_assignment
+        self._out_shardings = (out_shardings(closed.jaxpr)
+                               if self._replica_devices is not None else None)
 
     def call_flat(self, args: Sequence[Any]) -> list[Array]:
         """Runs on concrete flat arguments (Arrays, NumPy values, scalars). Results live on
@@ -169,7 +176,9 @@ class CompiledCall:
         buffers = [host_buffer(args[i], dtype)
                    for i, dtype in zip(self._kept, self._in_dtypes, strict=True)]
         execute_async = getattr(self.executable, "execute_async", None)
-        if execute_async is not None:
+        if self._replica_devices is not None:
+            outs, ready = self._run_replicated(buffers), None
+        elif execute_async is not None:
             outs, ready = execute_async(buffers)
         else:
             outs, ready = self.executable.execute(buffers), None
@@ -178,6 +187,11 @@ class CompiledCall:
         if device is not None:
             for result in results:
                 _commit(result, device)
+        if self._out_shardings is not None:
+            for result, sharding in zip(results, self._out_shardings, strict=True):
+                if sharding is not None:
+                    array = getattr(result, "_base_array", result)
+                    array._sharding, array._committed = sharding, True
         for i in self._donated:
             if isinstance(args[i], Array):
                 args[i].delete()
@@ -185,6 +199,34 @@ class CompiledCall:
             from justjax._src import debugging  # only when asked: it imports lax
             debugging.check_nans(self.name, self.closed, args, results)
         return results
+
+
+    def _run_replicated(self, buffers: list[np.ndarray]) -> list[Any]:
+        """Runs the program on every device of its assignment at once; the replicas compute
+        the same results (the first replica's are returned)."""
+        count = len(self._replica_devices)
+        # Replicas may write donated buffers in place: each then gets its own copies.
+        per_replica = [buffers if i == 0 or not self._donated else
+                       [np.array(b, copy=True) for b in buffers] for i in range(count)]
+        setup = getattr(get_backend(), "prepare_replica_thread", None)
+        return replicas.run_replicas(self.executable, per_replica, self._replica_devices,
+                                     setup)[0]
+
+
+# Primitives whose results are laid out over several devices (`shard_map`) or come from an
+# inner program (`jit`): equation -> one sharding (or None) per result.
+result_shardings: dict[core.Primitive, Callable[[JaxprEqn], list[Any]]] = {}
+
+
+def out_shardings(jaxpr: Jaxpr) -> list[Any]:
+    """The sharding of each output of `jaxpr` that an equation of `result_shardings` gives
+    back as it is, else None."""
+    found: dict[Var, Any] = {}
+    for eqn in jaxpr.eqns:
+        rule = result_shardings.get(eqn.primitive)
+        if rule is not None:
+            found.update(zip(eqn.outvars, rule(eqn), strict=True))
+    return [found.get(v) if isinstance(v, Var) else None for v in jaxpr.outvars]
 
 
 def _commit(result: Any, device: Any) -> None:

@@ -593,6 +593,23 @@ def is_undefined_primal(x: Any) -> bool:
     return type(x) is UndefinedPrimal
 
 
+def call_cotangents(args: Sequence[Any], in_zeros: Sequence[bool], outs: Sequence[Any]
+                    ) -> list[Any]:
+    """A transpose rule's result for a call primitive (jit, remat, shard_map) whose transposed
+    call returned `outs`, the nonzero cotangents of its linear operands: None for each
+    non-linear operand, a symbolic Zero where `in_zeros` says so, else the next of `outs`."""
+    out_iter, zero_iter = iter(outs), iter(in_zeros)
+    result: list[Any] = []
+    for arg in args:
+        if not is_undefined_primal(arg):
+            result.append(None)
+        elif next(zero_iter):
+            result.append(Zero(arg.aval))
+        else:
+            result.append(next(out_iter))
+    return result
+
+
 def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], primals_in: Sequence[Any],
                   cotangents_out: Sequence[Any]) -> list[Any]:
     """Transposes `jaxpr`, linear in its `UndefinedPrimal` inputs.
