@@ -1,5 +1,6 @@
 """pmap's shards run at once: the wall time of a 4-device pmapped train step against the sum
-of the same step run shard by shard on one device (issue #10).
+of the same step run shard by shard on one device (issue #10), and the same with the
+gradient taken outside the pmap (`jit(grad(...))`, one program run replicated).
 
 Run: `.venv/bin/python benchmarks/bench_pmap.py [--devices 4] [--batch 4096]`. A ratio near
 1/cores means the shards ran concurrently; 1.0 means one after the other.
@@ -33,6 +34,16 @@ def parallel_step(params, x, y):
     return jax.tree_util.tree_map(lambda p, g: p - 0.01 * g, params, grads)
 
 
+def outside_grad_step(params, x, y):
+    """The same step with the gradient taken outside the pmap: `jit(grad(...))` of a pmapped
+    loss, one program run replicated on the devices (`shard_map.py`)."""
+    def parallel_loss(params):
+        return jax.pmap(lambda xb, yb: loss(params, xb, yb))(x, y).mean()
+
+    grads = jax.grad(parallel_loss)(params)
+    return jax.tree_util.tree_map(lambda p, g: p - 0.01 * g, params, grads)
+
+
 def median_seconds(fn, repeats: int = 15) -> float:
     jax.block_until_ready(fn())
     samples = []
@@ -60,6 +71,8 @@ def main() -> None:
     shards = [(jnp.asarray(x[i]), jnp.asarray(y[i])) for i in range(args.devices)]
     t_pmap = median_seconds(lambda: pmapped(params, x, y))
     t_shards = median_seconds(lambda: [single(params, *s) for s in shards])
+    outside = jax.jit(outside_grad_step)
+    t_outside = median_seconds(lambda: outside(params, x, y))
     print(f"{os.cpu_count()} cores; OPENBLAS_NUM_THREADS="
           f"{os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; median of 15")
     print(f"| {args.devices} shards of {per} examples | pmapped step | sum of one-device steps "
@@ -67,6 +80,8 @@ def main() -> None:
     print("| --- | --- | --- | --- |")
     print(f"| MLP 256-512-16 | {t_pmap * 1e3:.2f} ms | {t_shards * 1e3:.2f} ms "
           f"| {t_pmap / t_shards:.2f} |")
+    print(f"| same, grad outside: jit(grad(pmapped loss)) | {t_outside * 1e3:.2f} ms "
+          f"| {t_shards * 1e3:.2f} ms | {t_outside / t_shards:.2f} |")
 
 
 if __name__ == "__main__":

@@ -260,9 +260,8 @@ def _lowering(ctx: lowering.LoweringRuleContext, *args: ir.Value, jaxpr: ClosedJ
 
     def replicated(*xs: Any) -> list[Any]:
         index = parallel.axis_index(name)
-        blocks = [x if d is None else slicing.dynamic_slice_in_dim(
-            x, elementwise.mul(index, np.int32(aval.shape[d])), aval.shape[d], d)
-            for x, d, aval in zip(xs, in_dims, block_avals, strict=True)]
+        blocks = [x if d is None else _own_block(x, d, aval.shape, index)
+                  for x, d, aval in zip(xs, in_dims, block_avals, strict=True)]
         outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *blocks)
         return [o if d is None else parallel.all_gather(o, name, axis=d, tiled=True)
                 for o, d in zip(outs, out_dims, strict=True)]
@@ -277,6 +276,16 @@ def _lowering(ctx: lowering.LoweringRuleContext, *args: ir.Value, jaxpr: ClosedJ
 
 
 lowering.register_lowering(shard_map_p, _lowering)
+
+
+def _own_block(x: Any, dim: int, block_shape: tuple[int, ...], index: Any) -> Any:
+    """This replica's block of `x` along `dim`: a `dynamic_slice` starting at
+    `replica_id * block` (in the form the simplifier knows as a replica's own block of an
+    `all_gather`, which it then skips)."""
+    zero = np.int32(0)
+    starts = [elementwise.mul(index, np.int32(block_shape[dim])) if d == dim else zero
+              for d in range(len(block_shape))]
+    return slicing.dynamic_slice_p.bind(x, *starts, slice_sizes=tuple(block_shape))
 
 
 def _result_shardings(eqn: JaxprEqn) -> list[NamedSharding | None]:

@@ -9,10 +9,10 @@ from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Block, Op, Value
 
 # Ops whose execution matters beyond their results, or that must run once per call.
+# Collectives without a channel are not among them (as in XLA): every replica runs the same
+# optimized program, so an unused one is removed from all replicas alike.
 _EFFECTFUL = {"stablehlo.outfeed", "stablehlo.infeed", "stablehlo.send", "stablehlo.recv",
-              "stablehlo.rng", "stablehlo.rng_bit_generator", "stablehlo.all_reduce",
-              "stablehlo.all_gather", "stablehlo.all_to_all", "stablehlo.collective_permute",
-              "stablehlo.reduce_scatter", "stablehlo.optimization_barrier",
+              "stablehlo.rng", "stablehlo.rng_bit_generator", "stablehlo.optimization_barrier",
               "stablehlo.create_token", "stablehlo.after_all"}
 
 
