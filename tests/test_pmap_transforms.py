@@ -260,3 +260,13 @@ def test_pmap_inside_checkpoint_scan_cond_and_forward_mode():
     np.testing.assert_allclose(np.asarray(linear(jnp.ones_like(xs))),
                                [[-0.53657293, -4.1185412], [6.2142587, -11.779818],
                                 [12.96509, -19.441093], [19.715921, -27.10237]], rtol=1e-5)
+
+
+def test_pmap_in_a_loop_of_a_jitted_program():
+    # The loop body reads values hoisted out of it (this replica's id); the replicas run one
+    # executable on four threads, each reading its own.
+    fun = jax.pmap(lambda x: lax.psum(x, "i") + x, axis_name="i")
+    xs = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+    got = jax.jit(lambda x: lax.fori_loop(0, 2, lambda i, c: fun(c), x))(xs)
+    once = xs.sum(0) + xs
+    np.testing.assert_allclose(np.asarray(got), once.sum(0) + once)

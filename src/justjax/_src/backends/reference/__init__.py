@@ -17,6 +17,7 @@ list of arrays.
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -45,14 +46,16 @@ class BlockRunner:
 
     A region's block may read values of the blocks enclosing it (StableHLO's implicit
     capture in while/case regions): such a value gets a slot of its own here, filled on each
-    run from the environment of the enclosing block's run in progress (`outer.envs[-1]`)."""
+    run from the environment of the enclosing block's run in progress (`outer.envs[-1]`).
+    Runs in progress are per thread: the replicas of an SPMD program run one executable on
+    several threads at once."""
 
     def __init__(self, block: ir.Block, compiler: Compiler,
                  outer: BlockRunner | None = None) -> None:
         self.outer = outer
         self.captured: list[tuple[int, int]] = []  # (own slot, slot in `outer`'s env)
         self.publishes = False  # whether a nested region reads this block's values
-        self.envs: list[list[Any]] = []
+        self._runs = threading.local()
         self._slots = slots = {arg: i for i, arg in enumerate(block.args)}
         self.num_args = len(block.args)
         steps = []
@@ -75,6 +78,14 @@ class BlockRunner:
         self.steps = steps
         self.num_slots = len(slots)
 
+    @property
+    def envs(self) -> list[list[Any]]:
+        """The environments of this block's runs in progress on this thread, innermost last."""
+        envs = getattr(self._runs, "envs", None)
+        if envs is None:
+            envs = self._runs.envs = []
+        return envs
+
     def slot(self, value: ir.Value) -> int:
         """The slot of `value`, captured from the enclosing blocks if this block lacks it."""
         slot = self._slots.get(value)
@@ -96,11 +107,12 @@ class BlockRunner:
                 env[own] = outer_env[theirs]
         if not self.publishes:
             return self._run(env)
-        self.envs.append(env)
+        envs = self.envs
+        envs.append(env)
         try:
             return self._run(env)
         finally:
-            self.envs.pop()
+            envs.pop()
 
     def _run(self, env: list[Any]) -> list[Any]:
         for kernel, ins, outs, op, single in self.steps:
