@@ -31,6 +31,7 @@ from justjax._src.api import (
 )
 from justjax._src.jit import jit as jit
 from justjax._src.pmap import pmap as pmap
+from justjax._src.explain import explain as explain
 from justjax._src.custom_derivatives import custom_jvp as custom_jvp
 from justjax._src.custom_derivatives import custom_vjp as custom_vjp
 from justjax._src.checkpoint import checkpoint as checkpoint

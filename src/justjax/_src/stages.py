@@ -173,8 +173,7 @@ class CompiledCall:
         debug = self.closed.jaxpr.debug_info
         device = devices_lib.committed_device(
             args, debug.arg_names if debug is not None else None, self.name)
-        buffers = [host_buffer(args[i], dtype)
-                   for i, dtype in zip(self._kept, self._in_dtypes, strict=True)]
+        buffers = self.input_buffers(args)
         execute_async = getattr(self.executable, "execute_async", None)
         if self._replica_devices is not None:
             outs, ready = self._run_replicated(buffers), None
@@ -200,6 +199,11 @@ class CompiledCall:
             debugging.check_nans(self.name, self.closed, args, results)
         return results
 
+
+    def input_buffers(self, args: Sequence[Any]) -> list[np.ndarray]:
+        """The buffers the executable reads for the flat arguments `args`."""
+        return [host_buffer(args[i], dtype)
+                for i, dtype in zip(self._kept, self._in_dtypes, strict=True)]
 
     def _run_replicated(self, buffers: list[np.ndarray]) -> list[Any]:
         """Runs the program on every device of its assignment at once; the replicas compute

@@ -322,6 +322,8 @@ class _ModulePrinter:
         self.function_names: dict[str, str] = {}
         self.region_count = 0
         self.entry_result = ""
+        # The entry computation's instruction of each value, once printed.
+        self.entry_env: dict[Value, _Instruction] = {}
 
     def ref(self, name: str) -> str:
         """How an instruction or computation is referred to: `%name` in optimized HLO."""
@@ -400,6 +402,8 @@ class _ModulePrinter:
         for inst in ordered:
             if not inst.fixed:
                 inst.name = self.names.fresh(inst.name)
+        if is_entry:
+            self.entry_env = env
         head = self.ref(name)
         if self.optimized:
             params = ", ".join(f"{inst.name}: {_plain_shape(inst.shape)}"
@@ -605,6 +609,22 @@ def print_module(module: ir.Module) -> str:
     result = printer.entry_result
     head = f"HloModule {module.name}, entry_computation_layout={{({params})->{result}}}"
     return "\n\n".join([head, *printer.computations]) + "\n\n"
+
+
+def entry_op_names(module: ir.Module) -> dict[Op, str]:
+    """The instruction name `print_optimized_module` gives each op of `main` (a multi-result
+    op's is the tuple-shaped instruction its `get-tuple-element`s read)."""
+    printer = _ModulePrinter(module, optimized=True)
+    printer.block(module.main.body, "main", is_entry=True)
+    names: dict[Op, str] = {}
+    for op in module.main.body.ops[:-1]:
+        if not op.results:
+            continue
+        inst = printer.entry_env[op.results[0]]
+        if len(op.results) > 1 and inst.operands:
+            inst = inst.operands[0]
+        names[op] = inst.name
+    return names
 
 
 def print_optimized_module(module: ir.Module) -> str:

@@ -96,6 +96,7 @@ class Program:
       fallbacks: the ops run by the reference backend; their index is their id.
       kernels: opcode -> how many of its ops run as native functions.
       parallel_fusions: how many loop fusions are split across cores.
+      functions: the native functions emitted for each op of `main`.
     """
 
     llvm_module: ir.Module
@@ -104,13 +105,21 @@ class Program:
     fallbacks: list[Fallback]
     kernels: dict[str, int] = field(default_factory=dict)
     parallel_fusions: int = 0
+    # Each top-level op's native functions (the kernel, or a split fusion's loop and task).
+    functions: dict[Op, list[str]] = field(default_factory=dict)
 
 
 class ProgramBuilder:
     """Builds the entry function of one module."""
 
-    def __init__(self, module: hlo.Module, link_math: bool = False) -> None:
+    def __init__(self, module: hlo.Module, link_math: bool = False,
+                 profile_counters: int | None = None) -> None:
         self.hlo = module
+        # The address of one uint64 per op of `main`: each op's cycles are added there
+        # (`llvm.readcyclecounter` around it), and its functions are kept out of line.
+        self.profile_counters = profile_counters
+        self.functions: dict[Op, list[str]] = {}
+        self._current: Op | None = None
         self.module = emitter.new_module(module.name or "program")
         setattr(self.module, mathlink.LINK_ATTRIBUTE, link_math)
         self.link_math = link_math
@@ -187,7 +196,10 @@ class ProgramBuilder:
 
     def build(self) -> Program:
         main = self.hlo.function("main")
-        self.emit_block(main.body.ops[:-1])
+        if self.profile_counters is None:
+            self.emit_block(main.body.ops[:-1])
+        else:
+            self.emit_profiled(main.body.ops[:-1])
         self.copy_outputs(main)
         self.b.ret_void()
         # Only `entry` is visible outside the module: programs share an execution engine.
@@ -197,7 +209,31 @@ class ProgramBuilder:
             if defined and value is not self.entry:
                 value.linkage = "internal"
         return Program(self.module, self.assignment, self.constants, self.fallbacks,
-                       self.kernels, self.parallel_fusions)
+                       self.kernels, self.parallel_fusions, self.functions)
+
+    def emit_profiled(self, ops: Sequence[Op]) -> None:
+        """Emits `ops`, adding the cycles each takes to its counter."""
+        counter_type = ir.FunctionType(_I64, [])
+        read = self.module.globals.get("llvm.readcyclecounter") or ir.Function(
+            self.module, counter_type, name="llvm.readcyclecounter")
+        counters = self.b.inttoptr(ir.Constant(_I64, self.profile_counters),
+                                   _I64.as_pointer())
+        for i, op in enumerate(ops):
+            self._current = op
+            start = self.b.call(read, [])
+            self.emit_op(op)
+            elapsed = self.b.sub(self.b.call(read, []), start)
+            slot = self.b.gep(counters, [ir.Constant(_I64, i)], inbounds=True)
+            self.b.store(self.b.add(self.b.load(slot), elapsed), slot)
+        self._current = None
+
+    def _record(self, fn: ir.Function) -> None:
+        """Notes `fn` as a native function of the op being profiled, kept out of line so
+        its code can be shown on its own."""
+        if self._current is None:
+            return
+        self.functions.setdefault(self._current, []).append(fn.name)
+        fn.attributes.add("noinline")
 
     def copy_outputs(self, main: hlo.Function) -> None:
         """Copies each output not computed in its own allocation into it (a returned
@@ -289,6 +325,7 @@ class ProgramBuilder:
             except Unsupported:
                 return False
         fn.linkage = "internal"
+        self._record(fn)
         self.kernels[op.opcode] = self.kernels.get(op.opcode, 0) + 1
         self.b.call(fn, [self.typed(a, t) for a, t in zip(args, types, strict=True)])
         return True
@@ -309,6 +346,7 @@ class ProgramBuilder:
         except Unsupported:
             return False
         fused.linkage = "internal"
+        self._record(fused)
         task = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [_PTR, _I64, _I64]),
                            name=self.fresh(f"{name}.task"))
         task.linkage = "internal"
@@ -492,14 +530,18 @@ def _needs_fallback_whole(op: Op) -> bool:
     return False
 
 
-def build_program(module: hlo.Module, link_math: bool = False) -> Program:
+def build_program(module: hlo.Module, link_math: bool = False,
+                  profile_counters: int | None = None) -> Program:
     """The `Program` of `module` (optimized and scheduled, its fusible ops in fusions).
 
     Args:
       module: the HLO module.
       link_math: declare the math functions (`mathlink`) instead of defining them.
+      profile_counters: the address of one uint64 per op of `main`, to which each run adds
+        the cycles (`llvm.readcyclecounter`) each op took; its native functions are then
+        kept out of line (`Program.functions` names them).
     """
-    return ProgramBuilder(module, link_math).build()
+    return ProgramBuilder(module, link_math, profile_counters).build()
 
 
 def work(module: hlo.Module) -> int:

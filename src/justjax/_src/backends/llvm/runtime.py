@@ -17,8 +17,10 @@ dominated by the call itself, and compiling them at O3 costs 5 to 10 times more.
 from __future__ import annotations
 
 import ctypes
+import functools
 import itertools
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -119,6 +121,24 @@ def native_text(optimized_ir: str, opt_level: int, dialect: str) -> str:
     raise ValueError(f"Unknown dialect {dialect!r}; expected 'llvm' or 'asm'")
 
 
+@functools.cache
+def cycle_counter_hz() -> float:
+    """How fast `llvm.readcyclecounter` counts (the time-stamp counter on x86), measured
+    against the wall clock over 50 ms."""
+    module = llvm.parse_assembly("declare i64 @llvm.readcyclecounter()\n"
+                                 "define i64 @ticks() {\n"
+                                 "  %t = call i64 @llvm.readcyclecounter()\n"
+                                 "  ret i64 %t\n}\n")
+    # The engine owns the target machine it is given: a fresh one, not the shared one.
+    engine = llvm.create_mcjit_compiler(module, jit.new_target_machine(0))
+    engine.finalize_object()
+    ticks = ctypes.CFUNCTYPE(ctypes.c_uint64)(engine.get_function_address("ticks"))
+    start_time, start_ticks = time.perf_counter(), ticks()
+    time.sleep(0.05)
+    elapsed_ticks, elapsed = ticks() - start_ticks, time.perf_counter() - start_time
+    return elapsed_ticks / elapsed
+
+
 def compile_module(module: hlo.Module) -> Any:
     """The executable of `module`: a shape-independent kernel for a program that is one
     elementwise op (`elementwise_kernels`), else the whole program compiled."""
@@ -172,13 +192,21 @@ class LLVMExecutable:
       llvm_ir: the LLVM IR as generated (before LLVM's optimizations).
       optimized_ir: the LLVM IR after them.
       opt_level: 3, or 0 for a small program.
+      profile_counters: with `profile`, the cycles each op of `main` took, summed over runs.
     """
 
-    def __init__(self, module: hlo.Module, prepared: bool = False) -> None:
+    def __init__(self, module: hlo.Module, prepared: bool = False,
+                 profile: bool = False) -> None:
         _register_symbols()
         self.module = module if prepared else prepare(module)
         self.opt_level = 3 if codegen.scale(self.module) >= FAST_COMPILE_ELEMENTS else 0
-        self.program = codegen.build_program(self.module, link_math=not self.opt_level)
+        # With `profile`, each run adds the cycles every op of `main` takes to its counter.
+        self.profile_counters = (np.zeros(len(self.module.function("main").body.ops),
+                                          np.uint64) if profile else None)
+        self.program = codegen.build_program(
+            self.module, link_math=not self.opt_level,
+            profile_counters=(None if self.profile_counters is None
+                              else self.profile_counters.ctypes.data))
         self.llvm_ir = str(self.program.llvm_module)
         if len(self.llvm_ir) > MAX_OPTIMIZED_IR_BYTES:
             self.opt_level = 0  # O3 takes minutes on a program this long

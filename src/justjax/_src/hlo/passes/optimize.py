@@ -39,10 +39,11 @@ def default_passes() -> list[Pass]:
 
 
 def optimize(module: ir.Module, *, verify: bool | None = None, dump_to: str | None = None,
-             disabled: Any = None) -> ir.Module:
+             disabled: Any = None, on_pass: Any = None) -> ir.Module:
     """An optimized copy of `module` (the pipeline's options as `Pipeline`'s)."""
     optimized = util.clone_module(module)
-    Pipeline(default_passes(), verify=verify, dump_to=dump_to, disabled=disabled).run(optimized)
+    Pipeline(default_passes(), verify=verify, dump_to=dump_to, disabled=disabled,
+             on_pass=on_pass).run(optimized)
     return optimized
 
 

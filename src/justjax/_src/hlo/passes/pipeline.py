@@ -10,7 +10,7 @@ import abc
 import pathlib
 import re
 import time
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from justjax._src.config import config
 from justjax._src.hlo import ir, verifier
@@ -64,11 +64,16 @@ class Pipeline:
       dump_to: a folder for the IR after each pass (default: config `justjax_dump_ir_to`);
         files are `<module>.<index>.<pass>.mlir`, the input first as `.000.input.mlir`.
       disabled: names of passes to skip (default: config `justjax_disable_passes`).
+      on_pass: called after each pass run as `on_pass(name, module, changed, seconds)`
+        (the pipeline explorer, `justjax.explain`, records the IR there).
     """
 
     def __init__(self, passes: Sequence[Pass], *, verify: bool | None = None,
-                 dump_to: str | None = None, disabled: Iterable[str] | None = None) -> None:
+                 dump_to: str | None = None, disabled: Iterable[str] | None = None,
+                 on_pass: Callable[[str, ir.Module, bool, float], None] | None = None
+                 ) -> None:
         self.passes = list(passes)
+        self.on_pass = on_pass
         self.verify = config.read("justjax_verify_passes") if verify is None else verify
         self.dump_to = config.read("justjax_dump_ir_to") if dump_to is None else dump_to
         if disabled is None:
@@ -90,7 +95,8 @@ class Pipeline:
                 continue
             start = time.perf_counter()
             did = p.run(module)
-            self.seconds.append((p.name, time.perf_counter() - start))
+            seconds = time.perf_counter() - start
+            self.seconds.append((p.name, seconds))
             self.changes.append((p.name, did))
             changed |= did
             if self.verify:
@@ -99,6 +105,8 @@ class Pipeline:
                 except verifier.VerificationError as err:
                     raise PassError(f"after pass {p.name}: {err}") from err
             self._dump(module, index, p.name)
+            if self.on_pass is not None:
+                self.on_pass(p.name, module, did, seconds)
         return changed
 
     def _dump(self, module: ir.Module, index: int, name: str) -> None:
