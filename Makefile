@@ -9,7 +9,7 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(VENV)/.installed-demo: pyproject.toml $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet -e '.[demo]'
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml $(BIN)/python
@@ -17,7 +17,7 @@ $(VENV)/.installed-test: pyproject.toml $(BIN)/python
 	touch $@
 
 demo: $(VENV)/.installed-demo
-	$(BIN)/python examples/tour.py
+	$(BIN)/python examples/train_digits.py
 
 # The whole suite runs on the native backend (the default); this subset, the programs
 # through jit and every op record's jit-vs-eager check, runs again on the reference backend.
@@ -35,4 +35,4 @@ test: $(VENV)/.installed-test
 	status=$$?; if [ $$status -eq 5 ]; then echo "no tests collected"; exit 1; fi; exit $$status
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info
+	rm -rf $(VENV) build dist src/*.egg-info demo-output
