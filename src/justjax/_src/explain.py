@@ -41,8 +41,8 @@ class PassRecord:
     seconds: float
     ops_before: int   # top-level ops of the module's functions (a fusion is one)
     ops_after: int
-    text: str    # the IR after the pass
-    diff: str    # a unified diff from the IR before it ("" when unchanged)
+    text: str = field(repr=False)   # the IR after the pass
+    diff: str = field(repr=False)   # a unified diff from the IR before it ("" if unchanged)
 
 
 @dataclass
@@ -73,9 +73,9 @@ class Kernel:
     bytes: float
     seconds: float | None = None
     functions: list[str] = field(default_factory=list)
-    llvm_ir: str = ""
-    asm: str = ""
-    hlo: str = ""
+    llvm_ir: str = field(default="", repr=False)
+    asm: str = field(default="", repr=False)
+    hlo: str = field(default="", repr=False)
 
     @property
     def intensity(self) -> float:
@@ -131,6 +131,10 @@ class Explanation:
 
     def __str__(self) -> str:
         return report(self)
+
+    def __repr__(self) -> str:
+        return (f"Explanation({self.name!r}, backend={self.backend!r}, "
+                f"{len(self.passes)} passes, {len(self.kernels)} kernels)")
 
 
 def explain(fun: Callable, *args: Any, static_argnums: int | Sequence[int] = (),
