@@ -39,12 +39,20 @@ class FixedPoint(Pass):
         self.max_iters = max_iters
         self.name = name or "fixed-point(" + ",".join(p.name for p in self.passes) + ")"
 
-    def run(self, module: ir.Module) -> bool:
+    def run(self, module: ir.Module,
+            on_pass: Callable[[str, ir.Module, bool, float], None] | None = None) -> bool:
+        """Runs the rounds; `on_pass`, if given, hears of every inner pass run as
+        `<name> (round k)`."""
         changed = False
-        for _ in range(self.max_iters):
+        for round_index in range(1, self.max_iters + 1):
             round_changed = False
             for p in self.passes:
-                round_changed |= p.run(module)
+                start = time.perf_counter()
+                did = p.run(module)
+                if on_pass is not None:
+                    on_pass(f"{p.name} (round {round_index})", module, did,
+                            time.perf_counter() - start)
+                round_changed |= did
             changed |= round_changed
             if not round_changed:
                 break
@@ -65,7 +73,8 @@ class Pipeline:
         files are `<module>.<index>.<pass>.mlir`, the input first as `.000.input.mlir`.
       disabled: names of passes to skip (default: config `justjax_disable_passes`).
       on_pass: called after each pass run as `on_pass(name, module, changed, seconds)`
-        (the pipeline explorer, `justjax.explain`, records the IR there).
+        (the pipeline explorer, `justjax.explain`, records the IR there); a `FixedPoint`'s
+        inner passes are reported each time they run, as `<fixed point>: <pass> (round k)`.
     """
 
     def __init__(self, passes: Sequence[Pass], *, verify: bool | None = None,
@@ -94,7 +103,12 @@ class Pipeline:
             if p.name in self.disabled:
                 continue
             start = time.perf_counter()
-            did = p.run(module)
+            if isinstance(p, FixedPoint) and self.on_pass is not None:
+                # Its inner passes are reported one by one, named after it.
+                outer = p.name
+                did = p.run(module, lambda name, *rest: self.on_pass(f"{outer}: {name}", *rest))
+            else:
+                did = p.run(module)
             seconds = time.perf_counter() - start
             self.seconds.append((p.name, seconds))
             self.changes.append((p.name, did))
@@ -105,7 +119,7 @@ class Pipeline:
                 except verifier.VerificationError as err:
                     raise PassError(f"after pass {p.name}: {err}") from err
             self._dump(module, index, p.name)
-            if self.on_pass is not None:
+            if self.on_pass is not None and not isinstance(p, FixedPoint):
                 self.on_pass(p.name, module, did, seconds)
         return changed
 
