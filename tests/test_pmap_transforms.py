@@ -270,3 +270,15 @@ def test_pmap_in_a_loop_of_a_jitted_program():
     got = jax.jit(lambda x: lax.fori_loop(0, 2, lambda i, c: fun(c), x))(xs)
     once = xs.sum(0) + xs
     np.testing.assert_allclose(np.asarray(got), once.sum(0) + once)
+
+
+def test_replicated_results_are_named_shardings_with_an_empty_spec():
+    fun = jax.pmap(lambda x: lax.psum(x, "i") * jnp.ones(2), axis_name="i", out_axes=None)
+    for got in (fun(jnp.arange(4.0)), jax.jit(fun)(jnp.arange(4.0))):
+        np.testing.assert_array_equal(np.asarray(got), [6.0, 6.0])
+        assert repr(got.sharding) == ("NamedSharding(mesh=Mesh('i': 4, axis_types=(Auto,)), "
+                                      "spec=P(), memory_kind=device)")
+        assert got.is_fully_replicated and len(got.devices()) == 4
+        shard = got.addressable_shards[1]
+        assert shard.index == (slice(None),) and shard.replica_id == 1
+        np.testing.assert_array_equal(np.asarray(shard.data), [6.0, 6.0])

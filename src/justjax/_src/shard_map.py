@@ -227,9 +227,11 @@ def _join(blocks: Sequence[np.ndarray], dim: int | None, aval: ShapedArray,
     mesh's devices (its `sharding`, `devices()` and `addressable_shards` say so)."""
     if dim is None:
         # A replicated result is the same on every device (JAX returns device 0's).
-        return stages.result_array(np.array(blocks[0], copy=True), aval)
-    joined = np.concatenate([np.asarray(b) for b in blocks], axis=dim)
-    out = stages.result_array(joined, _global_aval(aval, spec_for(dim, mesh.axis_name), mesh))
+        out = stages.result_array(np.array(blocks[0], copy=True), aval)
+    else:
+        joined = np.concatenate([np.asarray(b) for b in blocks], axis=dim)
+        out = stages.result_array(joined,
+                                  _global_aval(aval, spec_for(dim, mesh.axis_name), mesh))
     array = getattr(out, "_base_array", out)  # a key array's sharding is its base array's
     array._sharding = NamedSharding(mesh.axis_name, mesh.devices, dim)
     array._committed = True
@@ -288,11 +290,10 @@ def _own_block(x: Any, dim: int, block_shape: tuple[int, ...], index: Any) -> An
     return slicing.dynamic_slice_p.bind(x, *starts, slice_sizes=tuple(block_shape))
 
 
-def _result_shardings(eqn: JaxprEqn) -> list[NamedSharding | None]:
+def _result_shardings(eqn: JaxprEqn) -> list[NamedSharding]:
     mesh = eqn.params["mesh"]
-    dims = [s.split_dim(mesh.axis_name) for s in eqn.params["out_specs"]]
-    return [None if d is None else NamedSharding(mesh.axis_name, mesh.devices, d)
-            for d in dims]
+    return [NamedSharding(mesh.axis_name, mesh.devices, s.split_dim(mesh.axis_name))
+            for s in eqn.params["out_specs"]]
 
 
 stages.result_shardings[shard_map_p] = _result_shardings

@@ -129,7 +129,7 @@ class Array:
 
     @property
     def is_fully_replicated(self) -> bool:
-        return self._sharding is None
+        return self._sharding is None or self._sharding.axis is None
 
     @property
     def addressable_shards(self) -> list[Shard]:
@@ -138,12 +138,15 @@ class Array:
         if self._sharding is None:
             return [Shard(self.device, (slice(None),) * self.ndim, self)]
         axis = self._sharding.axis
+        devices = self._sharding.devices
+        block = 0 if axis is None else self.shape[axis] // len(devices)
         shards = []
-        for i, device in enumerate(self._sharding.devices):
-            index = tuple(slice(i, i + 1) if d == axis else slice(None)
+        for i, device in enumerate(devices):
+            index = tuple(slice(i * block, (i + 1) * block) if d == axis else slice(None)
                           for d in range(self.ndim))
             shards.append(Shard(device, index, Array(self._value[index], self.aval.weak_type,
-                                                     device, committed=True)))
+                                                     device, committed=True),
+                                replica_id=i if axis is None else 0))
         return shards
 
     # -- host interop ----------------------------------------------------------------------
@@ -253,17 +256,18 @@ def _rebuild(value: np.ndarray, weak_type: bool) -> Array:
 
 
 class NamedSharding:
-    """A pmap result's layout, as JAX 0.10.2 gives it: slice `i` along `axis` on device `i`
-    of a one-axis mesh named after pmap's axis."""
+    """A pmap result's layout, as JAX 0.10.2 gives it: block `i` along `axis` on device `i`
+    of a one-axis mesh named after pmap's axis; with `axis` None, the whole value on every
+    device (`P()`)."""
 
-    def __init__(self, axis_name: Any, devices: Sequence[Device], axis: int) -> None:
+    def __init__(self, axis_name: Any, devices: Sequence[Device], axis: int | None) -> None:
         self.axis_name = axis_name
         self.devices = tuple(devices)
         self.axis = axis
         self.device_set = set(self.devices)
 
     def __repr__(self) -> str:
-        spec = tuple([None] * self.axis + [self.axis_name])
+        spec = () if self.axis is None else tuple([None] * self.axis + [self.axis_name])
         return (f"NamedSharding(mesh=Mesh({self.axis_name!r}: {len(self.devices)}, "
                 f"axis_types=(Auto,)), spec=P{spec!r}, memory_kind=device)")
 
@@ -271,11 +275,14 @@ class NamedSharding:
 class Shard:
     """One piece of an array: its device, its index in the whole, and its data."""
 
-    def __init__(self, device: Device, index: tuple[slice, ...], data: Array) -> None:
+    def __init__(self, device: Device, index: tuple[slice, ...], data: Array,
+                 replica_id: int = 0) -> None:
         self.device, self.index, self.data = device, index, data
+        self.replica_id = replica_id
 
     def __repr__(self) -> str:
-        return f"Shard(device={self.device!r}, index={self.index}, replica_id=0, data={self.data})"
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self.data})")
 
 
 class SingleDeviceSharding:
