@@ -199,3 +199,12 @@ def test_report_renders_its_fusion_graph_in_chromium(chromium, predict, tmp_path
     colours = {tuple(p) for p in pixels.reshape(-1, 3)[::7]}
     # The boxes are drawn: a loop fusion's fill and a BLAS dot's.
     assert (0xdb, 0xea, 0xfe) in colours and (0xff, 0xed, 0xd5) in colours
+
+
+def test_a_program_holding_a_pmap_is_explained_untimed_per_kernel():
+    with jax.config.override("jax_num_cpu_devices", 4):
+        fun = jax.pmap(lambda x: jax.lax.psum(x, "i"), axis_name="i")
+        e = jax.explain(fun, np.ones((4, 2), np.float32))
+    assert "collective, run by the reference backend" in [k.kind for k in e.kernels]
+    assert e.seconds_per_call is not None and all(k.seconds is None for k in e.kernels)
+    assert "SPMD" in e.notes[0]

@@ -193,6 +193,9 @@ def explain(fun: Callable, *args: Any, static_argnums: int | Sequence[int] = (),
     if built is None:
         notes.append(f"the {backend.name} backend interprets the IR: no machine code, and "
                      "kernel times are not measured")
+    elif program_module.device_assignment is not None:
+        notes.append("an SPMD program (it holds a pmap) runs on several devices at once: its "
+                     "kernels are not timed one by one")
     elif concrete and time_kernels:
         buffers = compiled._call.input_buffers(flat)
         _measure(built, buffers, kernels, program_module)
