@@ -1,9 +1,8 @@
 """A first tour of justjax: a function, its jaxpr, and its result.
 
-Run with `make demo`. Later issues grow this into the main example (training a network with
-a jitted train step and a look at every stage of the compiler); for now it shows tracing,
-eager evaluation, JAX's dtype rules, vmap of grad, and jit: the StableHLO a function lowers to
-and its compiled call.
+Run with `.venv/bin/python examples/tour.py` (the main example, `make demo`, is
+`train_digits.py`). It shows tracing, eager evaluation, JAX's dtype rules, vmap of grad, and
+jit: the StableHLO a function lowers to and its compiled call.
 """
 import numpy as np
 

@@ -1,12 +1,15 @@
-"""The main example (`make demo`, `examples/train_digits.py`): it trains, plots and tours."""
+"""The examples run: the main one (`make demo`, `examples/train_digits.py`) trains, plots
+and tours; the first tour and the seed functions the explorer is shown on."""
 from __future__ import annotations
 
 import pathlib
 import sys
 
+import numpy as np
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from examples import train_digits  # noqa: E402
+from examples import seeds, tour, train_digits  # noqa: E402
 
 
 def test_demo_trains_plots_and_tours_the_pipeline(tmp_path, capsys):
@@ -22,3 +25,24 @@ def test_demo_trains_plots_and_tours_the_pipeline(tmp_path, capsys):
     for line in ("Test accuracy after 4 epochs:", "StableHLO:", "kernels,", "fusions:",
                  "compile: trace and lower", "one step:"):
         assert line in out
+
+
+def test_first_tour_runs(capsys):
+    tour.main()
+    out = capsys.readouterr().out
+    assert "example 0 matches grad(loss) on its own: True" in out
+    assert "The compiled call gives the eager result: True" in out
+
+
+def test_seed_functions():
+    x = np.linspace(-1, 1, 5, dtype=np.float32)
+    np.testing.assert_allclose(np.asarray(seeds.double_plus_one(x)), x * 2 + 1)
+    # The chain's gradient by the chain rule written out, in float64.
+    ys = [x.astype(np.float64)]
+    for _ in range(9):
+        y = ys[-1]
+        ys.append(np.sin(y) + 0.1 * np.cos(y ** 2) - np.tanh(y))
+    want = np.ones_like(ys[0])
+    for y in reversed(ys):
+        want *= np.cos(y) - 0.2 * y * np.sin(y * y) - (1 - np.tanh(y) ** 2)
+    np.testing.assert_allclose(np.asarray(seeds.grad_chain(x)), want, rtol=1e-4, atol=1e-7)
