@@ -100,6 +100,7 @@ def test_reference_backend_has_no_machine_code():
     with jax.config.override("jax_platforms", "reference"):
         e = jax.explain(seeds.double_plus_one, X)
     assert e.backend == "reference" and e.kernels[0].seconds is None
+    assert e.kernels[0].kind == "loop fusion"
     assert not e.kernels[0].llvm_ir and "no machine code" in e.notes[0]
 
 

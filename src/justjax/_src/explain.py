@@ -186,6 +186,8 @@ def explain(fun: Callable, *args: Any, static_argnums: int | Sequence[int] = (),
     # the jitted function's own program was compiled before.
     start = time.perf_counter()
     built = _profiled_build(backend, optimized)
+    if built is None:
+        backend.compile(optimized)  # timed all the same: the backend's own preparation
     compile_seconds = time.perf_counter() - start
     program_module = built.module if built is not None else optimized
     kernels, edges, inputs, outputs = _kernels(program_module, built)
@@ -248,7 +250,8 @@ _OPCODE_KINDS = {
 }
 
 
-def _kind(op: ir.Op, native: bool, fallback: bool) -> str:
+def _kind(op: ir.Op, native: bool | None, fallback: bool) -> str:
+    """How `op` runs; `native` is None on a backend without machine code."""
     if fusion.is_fusion(op):
         kind = _KINDS.get(op.attributes.get("kind"), "fusion")
         if str(op.attributes.get("name", "")).startswith("wrapped_"):
@@ -257,8 +260,8 @@ def _kind(op: ir.Op, native: bool, fallback: bool) -> str:
         kind = _OPCODE_KINDS.get(op.opcode, op.opcode.split(".")[-1])
     if fallback:
         kind += ", run by the reference backend"
-    elif not native and op.opcode not in ("stablehlo.reshape", "stablehlo.while",
-                                          "stablehlo.case"):
+    elif native is False and op.opcode not in ("stablehlo.reshape", "stablehlo.while",
+                                               "stablehlo.case"):
         kind += ", inline"
     return kind
 
@@ -296,7 +299,8 @@ def _kernels(module: ir.Module, built: Any
         fns = functions.get(op, [])
         kernel = Kernel(
             name=name, opcode=hlo_printer.hlo_opcode(op.opcode) if not fusion.is_fusion(op)
-            else "fusion", kind=_kind(op, bool(fns), id(op) in fallbacks),
+            else "fusion", kind=_kind(op, bool(fns) if built is not None else None,
+                                      id(op) in fallbacks),
             shape=", ".join(hlo_printer.shape_text(t) for t in op.result_types),
             operands=operands, result_bytes=sum(_nbytes(t) for t in op.result_types),
             flops=op_cost.get("flops", 0.0), transcendentals=op_cost.get("transcendentals", 0.0),
