@@ -199,7 +199,6 @@ class CompiledCall:
             debugging.check_nans(self.name, self.closed, args, results)
         return results
 
-
     def input_buffers(self, args: Sequence[Any]) -> list[np.ndarray]:
         """The buffers the executable reads for the flat arguments `args`."""
         return [host_buffer(args[i], dtype)
