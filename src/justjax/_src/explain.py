@@ -190,7 +190,8 @@ def explain(fun: Callable, *args: Any, static_argnums: int | Sequence[int] = (),
         backend.compile(optimized)  # timed all the same: the backend's own preparation
     compile_seconds = time.perf_counter() - start
     program_module = built.module if built is not None else optimized
-    kernels, edges, inputs, outputs = _kernels(program_module, built)
+    optimized_hlo = hlo_printer.print_optimized_module(program_module)
+    kernels, positions, edges, inputs, outputs = _kernels(program_module, built, optimized_hlo)
     notes: list[str] = []
     if built is None:
         notes.append(f"the {backend.name} backend interprets the IR: no machine code, and "
@@ -200,10 +201,10 @@ def explain(fun: Callable, *args: Any, static_argnums: int | Sequence[int] = (),
                      "kernels are not timed one by one")
     elif concrete and time_kernels:
         buffers = compiled._call.input_buffers(flat)
-        _measure(built, buffers, kernels, program_module)
+        _measure(built, buffers, positions)
     return Explanation(
         name=name, backend=backend.name, jaxpr=traced.jaxpr, stablehlo=stablehlo,
-        passes=passes, optimized_hlo=hlo_printer.print_optimized_module(program_module),
+        passes=passes, optimized_hlo=optimized_hlo,
         kernels=kernels, edges=edges, inputs=inputs, outputs=outputs,
         cost=cost.cost_analysis(program_module), lower_seconds=lower_seconds,
         optimize_seconds=optimize_seconds, compile_seconds=compile_seconds,
@@ -266,23 +267,26 @@ def _kind(op: ir.Op, native: bool | None, fallback: bool) -> str:
     return kind
 
 
-def _kernels(module: ir.Module, built: Any
-             ) -> tuple[list[Kernel], list[tuple[str, str, str, int]],
+def _kernels(module: ir.Module, built: Any, optimized_hlo: str
+             ) -> tuple[list[Kernel], dict[int, Kernel], list[tuple[str, str, str, int]],
                         list[tuple[str, str, int]], list[tuple[str, str, int]]]:
+    """The kernels of `module`'s entry computation, each also by its op's position there
+    (the profiled build counts cycles by position), and the buffers between them."""
     main = module.main
     names = hlo_printer.entry_op_names(module)
     functions = built.program.functions if built is not None else {}
     fallbacks = {id(fb.op) for fb in built.program.fallbacks} if built is not None else set()
     texts = _native_texts(built) if built is not None else ({}, {})
-    hlo_lines = _hlo_lines(hlo_printer.print_optimized_module(module))
+    hlo_lines = _hlo_lines(optimized_hlo)
     producer: dict[ir.Value, str] = {}
     inputs = []
     for i, arg in enumerate(main.args):
         producer[arg] = f"Arg_{i}"
         inputs.append((f"Arg_{i}", hlo_printer.shape_text(arg.type), _nbytes(arg.type)))
     kernels: list[Kernel] = []
+    positions: dict[int, Kernel] = {}
     edges: list[tuple[str, str, str, int]] = []
-    for op in main.body.ops[:-1]:
+    for position, op in enumerate(main.body.ops[:-1]):
         if op.opcode == "stablehlo.constant":
             continue
         name = names.get(op, op.opcode.split(".")[-1])
@@ -309,6 +313,7 @@ def _kernels(module: ir.Module, built: Any
             asm="\n\n".join(texts[1].get(f, "") for f in fns).strip(),
             hlo=hlo_lines.get(name, ""))
         kernels.append(kernel)
+        positions[position] = kernel
     outputs = []
     for j, value in enumerate(main.body.terminator.operands):
         out = f"result[{j}]" if len(main.body.terminator.operands) > 1 else "result"
@@ -316,7 +321,7 @@ def _kernels(module: ir.Module, built: Any
         source = producer.get(value)
         if source is not None:
             edges.append((source, out, hlo_printer.shape_text(value.type), _nbytes(value.type)))
-    return kernels, edges, inputs, outputs
+    return kernels, positions, edges, inputs, outputs
 
 
 def _nbytes(t: Any) -> int:
@@ -365,8 +370,8 @@ def _native_texts(built: Any) -> tuple[dict[str, str], dict[str, str]]:
     return ir_texts, asm_texts
 
 
-def _measure(built: Any, buffers: Sequence[np.ndarray], kernels: list[Kernel],
-             module: ir.Module, budget: float = 0.3) -> None:
+def _measure(built: Any, buffers: Sequence[np.ndarray], positions: dict[int, Kernel],
+             budget: float = 0.3) -> None:
     """Runs the profiled program a few times; each kernel's time is its cycles per run."""
     from justjax._src.backends.llvm import runtime
     built.execute(list(buffers))
@@ -377,13 +382,8 @@ def _measure(built: Any, buffers: Sequence[np.ndarray], kernels: list[Kernel],
         built.execute(list(buffers))
         runs += 1
     hz = runtime.cycle_counter_hz()
-    ops = module.main.body.ops[:-1]
-    by_name = {k.name: k for k in kernels}
-    names = hlo_printer.entry_op_names(module)
-    for i, op in enumerate(ops):
-        kernel = by_name.get(names.get(op, ""))
-        if kernel is not None:
-            kernel.seconds = float(built.profile_counters[i]) / runs / hz
+    for position, kernel in positions.items():
+        kernel.seconds = float(built.profile_counters[position]) / runs / hz
 
 
 # ---------------------------------------------------------------------------------------------

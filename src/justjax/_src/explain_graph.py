@@ -11,10 +11,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from justjax._src.explain import Explanation
+from justjax._src.explain import Explanation, _bytes, _seconds
 
 __all__ = ["render"]
 
@@ -56,19 +53,6 @@ def _style(kind: str) -> str:
     return "other"
 
 
-def _size(n: int) -> str:
-    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} B"
-
-
-def _time(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    return f"{seconds * 1e6:.1f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
-
-
 def _nodes(e: Explanation) -> dict[str, _Node]:
     nodes: dict[str, _Node] = {}
     for name, shape, _ in e.inputs:
@@ -76,7 +60,7 @@ def _nodes(e: Explanation) -> dict[str, _Node]:
     for k in e.kernels:
         shape = _plain(k.shape)
         detail = shape if len(shape) <= 40 else shape[:37] + "..."
-        timing = _time(k.seconds)
+        timing = _seconds(k.seconds) if k.seconds is not None else ""
         nodes[k.name] = _Node(k.name, [k.name, k.kind, detail + (f"  {timing}" if timing
                                                                  else "")], _style(k.kind))
     for name, shape, _ in e.outputs:
@@ -170,7 +154,7 @@ def render(e: Explanation) -> str:
         parts.append(f'<path class="buffer" d="M {x1:.1f} {y1:.1f} C {x1:.1f} {mid:.1f} '
                      f'{x2:.1f} {mid:.1f} {x2:.1f} {y2:.1f}" fill="none" stroke="#9ca3af" '
                      f'stroke-width="1.5" marker-end="url(#arrow)"/>')
-        label = html.escape(f"{_plain(shape)} {_size(nbytes)}")
+        label = html.escape(f"{_plain(shape)} {_bytes(nbytes)}")
         # On the curve a quarter of the way down, over a white halo.
         lx, ly = x1 + (x2 - x1) * 0.16, y1 + (y2 - y1) * 0.3
         parts.append(f'<text class="buffer-label" x="{lx + 3:.1f}" y="{ly:.1f}" '

@@ -151,7 +151,8 @@ class _Mapped:
     def __init__(self, call: Callable, in_tree: Any, avals: tuple[ShapedArray, ...],
                  in_dims: Sequence[int | None], mesh: shard_map.Mesh, out_axes: Any,
                  fun: Callable) -> None:
-        block_avals = [_block_aval(a, d) for a, d in zip(avals, in_dims, strict=True)]
+        block_avals = [shard_map.block_aval(a, shard_map.spec_for(d, mesh.axis_name), mesh)
+                       for a, d in zip(avals, in_dims, strict=True)]
         found: dict[str, Any] = {}
 
         def per_device(*blocks: Any) -> list[Any]:
@@ -183,14 +184,6 @@ class _Mapped:
             return shard_map.bind(operands, self.body, mesh, self.in_specs, self.out_specs)
 
         self.program = staging.trace_to_jaxpr(program, global_avals)
-
-
-def _block_aval(aval: ShapedArray, dim: int | None) -> ShapedArray:
-    if dim is None:
-        return aval
-    shape = list(aval.shape)
-    shape[dim] = 1
-    return aval.update(shape=tuple(shape))
 
 
 def _expand(x: Any, dim: int) -> Any:

@@ -44,7 +44,8 @@ from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import replicas
 from justjax._src.runtime.array import NamedSharding
 
-__all__ = ["Mesh", "PartitionSpec", "shard_map_p", "bind", "inside_body", "run_sharded"]
+__all__ = ["Mesh", "PartitionSpec", "shard_map_p", "bind", "block_aval", "body_axis", "inside_body",
+           "run_sharded", "spec_for"]
 
 
 class Mesh:
@@ -88,7 +89,8 @@ def spec_for(dim: int | None, axis_name: Any) -> PartitionSpec:
     return PartitionSpec(*([None] * dim), axis_name)
 
 
-def _block_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedArray:
+def block_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedArray:
+    """One device's block of a value of `aval` split by `spec` over `mesh`."""
     dim = spec.split_dim(mesh.axis_name)
     if dim is None:
         return aval
@@ -258,7 +260,7 @@ def _lowering(ctx: lowering.LoweringRuleContext, *args: ir.Value, jaxpr: ClosedJ
     name = mesh.axis_name
     in_dims = [s.split_dim(name) for s in in_specs]
     out_dims = [s.split_dim(name) for s in out_specs]
-    block_avals = [_block_aval(a, s, mesh) for a, s in zip(ctx.avals_in, in_specs, strict=True)]
+    block_avals = [block_aval(a, s, mesh) for a, s in zip(ctx.avals_in, in_specs, strict=True)]
 
     def replicated(*xs: Any) -> list[Any]:
         index = parallel.axis_index(name)
