@@ -8,12 +8,19 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(VENV)/.installed-demo: pyproject.toml $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[demo]'
+# The client libraries justjax runs unchanged, installed without their jax dependency:
+# real jax/jaxlib never enter the venv (their pure-Python dependencies are the `clients` extra).
+# flax 0.12.8 is the newest flax for Python 3.11.
+CLIENTS := optax==0.2.8 chex==0.1.92 flax==0.12.8 equinox==0.13.8
+
+$(VENV)/.installed-demo: pyproject.toml Makefile $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[demo,clients]'
+	$(BIN)/pip install --quiet --no-deps $(CLIENTS)
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test]'
+$(VENV)/.installed-test: pyproject.toml Makefile $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test,clients]'
+	$(BIN)/pip install --quiet --no-deps $(CLIENTS)
 	touch $@
 
 demo: $(VENV)/.installed-demo

@@ -50,3 +50,18 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     _tests_run += 1
     if _tests_run % _FREEZE_EVERY == 0:
         _freeze_survivors()
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A `needs_jax` test compares with real JAX: it is skipped where jax is not installed,
+    and it fails if `import jax` would give justjax standing in for it (a comparison of
+    justjax with itself cannot fail)."""
+    if item.get_closest_marker("needs_jax") is None:
+        return
+    from justjax._src import jax_alias
+    if jax_alias.is_installed():
+        pytest.fail("`import jax` resolves to justjax in this process (install_as_jax was "
+                    "called): a needs_jax test would compare justjax with itself")
+    jax = pytest.importorskip("jax")
+    if getattr(jax, "__version_info__", None) is None or "justjax" in (jax.__file__ or ""):
+        pytest.fail(f"`import jax` gave {jax!r}, not real JAX")

@@ -62,5 +62,6 @@ from justjax import tree as tree
 from justjax import dtypes as dtypes
 from justjax import ad_checkpoint as ad_checkpoint
 from justjax import test_util as test_util
+from justjax._src.jax_alias import install_as_jax as install_as_jax
 
 __version__ = "0.1.0"

@@ -153,6 +153,8 @@ config.define("jax_explain_cache_misses", False, "Log why a jitted function is t
               parse=_parse_bool)
 # It keys the jit caches (`affects_tracing`): a program compiled by one backend is not
 # handed out when another is selected.
+config.define("jax_traceback_filtering", "auto", "Hide the frames of JAX's (and libraries' "
+              "registered) files in tracebacks: off, auto, tracebackhide, remove_frames, ...")
 config.define("jax_platforms", None, "Comma-separated platforms to use, in order of "
               "preference; None or '' picks the available one (cpu).", affects_tracing=True)
 config.define("jax_compilation_cache_dir", None, "Folder of the persistent compilation cache "
