@@ -62,6 +62,11 @@ from justjax import tree as tree
 from justjax import dtypes as dtypes
 from justjax import ad_checkpoint as ad_checkpoint
 from justjax import test_util as test_util
+from justjax import api_util as api_util
+from justjax import core as core
+from justjax import custom_derivatives as custom_derivatives
+from justjax import interpreters as interpreters
+from justjax import stages as stages
 from justjax._src.jax_alias import install_as_jax as install_as_jax
 
 __version__ = "0.1.0"

@@ -4,7 +4,6 @@ Each has a `_flat` core working on flat lists of leaves and a thin pytree wrappe
 """
 from __future__ import annotations
 
-import functools
 import operator
 from typing import Any, Callable, Sequence
 
@@ -13,7 +12,7 @@ import numpy as np
 import collections
 import inspect
 
-from justjax._src import tree_util
+from justjax._src import tree_util, util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr
@@ -84,7 +83,7 @@ def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (), axis_env
     Returns:
       `f(*args, **kwargs) -> ClosedJaxpr`, or `(ClosedJaxpr, shapes)` with `return_shape`.
     """
-    @functools.wraps(fun)
+    @util.wraps(fun)
     def make_jaxpr_f(*args: Any, **kwargs: Any) -> Any:
         static = _static_positions(static_argnums, len(args))
         bound, dyn_args = _partial_static(fun, args, static)
@@ -342,7 +341,7 @@ def vmap(fun: Callable, in_axes: int | None | Sequence[Any] = 0, out_axes: Any =
         raise TypeError("vmap out_axes must be an int, None, or (nested) container with those "
                         f"types as leaves, but got {out_axes}.")
 
-    @functools.wraps(fun)
+    @util.wraps(fun)
     def vmap_f(*args: Any, **kwargs: Any) -> Any:
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError("vmap in_axes must be an int, None, or a tuple of entries "

@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import tree_util
+from justjax._src import tree_util, util
 from justjax._src.api import check_callable
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
@@ -359,7 +359,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     check_callable(fun)
     argnums = core.concrete_or_error(_ensure_index, argnums)
 
-    @functools.wraps(fun)
+    @util.wraps(fun)
     def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
         _check_argnums(argnums, args)
         f_partial, dyn_args = _argnums_partial(fun, argnums, args, kwargs)
@@ -388,7 +388,7 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     value_and_grad_f = value_and_grad(fun, argnums, has_aux=has_aux, holomorphic=holomorphic,
                                       allow_int=allow_int, reduce_axes=reduce_axes)
 
-    @functools.wraps(fun)
+    @util.wraps(fun)
     def grad_f(*args: Any, **kwargs: Any) -> Any:
         ans, g = value_and_grad_f(*args, **kwargs)
         if has_aux:
@@ -498,7 +498,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     check_callable(fun)
     argnums = _ensure_index(argnums)
 
-    @functools.wraps(fun)
+    @util.wraps(fun)
     def jacfun(*args: Any, **kwargs: Any) -> Any:
         in_leaves, in_tree, flat, store = _jacobian_setup(
             fun, argnums, args, kwargs, has_aux,
@@ -551,7 +551,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     check_callable(fun)
     argnums = _ensure_index(argnums)
 
-    @functools.wraps(fun)
+    @util.wraps(fun)
     def jacfun(*args: Any, **kwargs: Any) -> Any:
         in_leaves, in_tree, flat, store = _jacobian_setup(
             fun, argnums, args, kwargs, has_aux,

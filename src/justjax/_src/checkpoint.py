@@ -23,7 +23,7 @@ import functools
 import types
 from typing import Any, Callable, Iterable, Sequence
 
-from justjax._src import errors, tree_util
+from justjax._src import errors, tree_util, util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import Jaxpr, JaxprEqn, Var, eval_jaxpr
@@ -178,7 +178,7 @@ def checkpoint(fun: Callable, *, prevent_cse: bool | Sequence[bool] = True,
         raise TypeError("prevent_cse must be a bool or tuple of bools, got "
                         f"type(prevent_cse)={type(prevent_cse)}")
 
-    @functools.wraps(fun)
+    @util.wraps(fun)
     def fun_remat(*args: Any, **kwargs: Any) -> Any:
         static = _static_positions(static_argnums, len(args))
         debug = staging.debug_info("checkpoint / remat", fun,

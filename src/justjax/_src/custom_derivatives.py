@@ -32,6 +32,7 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import (ClosedJaxpr, JaxprEqn, PrettyContext, _pp_param_value,
                                      eval_jaxpr, pp_eqn_rules, pp_vars)
 from justjax._src.interpreters import ad, lowering, staging
+from justjax._src.interpreters import linear_util as lu
 from justjax._src.lax.structural import stop_gradient_p
 from justjax._src.treedef import keystr
 
@@ -678,15 +679,32 @@ class CustomJVPCallPrimitive(core.Primitive):
             return trace.process_custom_jvp_call(self, fun, jvp, list(args),
                                                  symbolic_zeros=symbolic_zeros)
 
-    def bind(self, *args: Any, call_jaxpr: ClosedJaxpr, jvp_jaxpr_fun: Callable,
-             num_consts: int, symbolic_zeros: bool) -> list[Any]:
+    def bind(self, *args: Any, symbolic_zeros: bool, call_jaxpr: ClosedJaxpr | None = None,
+             jvp_jaxpr_fun: Callable | None = None, num_consts: int = 0,
+             subfuns: Sequence[Any] | None = None) -> list[Any]:
         """Re-binds a staged equation: `fun` evaluates `call_jaxpr`, the rule ignores the
-        closed-over leading operands."""
-        fun = _jaxpr_fun(call_jaxpr)
-        jvp = FlatFun(functools.partial(_lifted_jvp, num_consts, jvp_jaxpr_fun),
-                      _name_of(jvp_jaxpr_fun))
+        closed-over leading operands. Libraries re-bind with the params `get_bind_params`
+        gives instead: the function and rule as `WrappedFun`s in `subfuns`."""
+        if subfuns is not None:
+            fun, jvp = (FlatFun(f.call_wrapped, f.__name__) for f in subfuns)
+        else:
+            fun, jvp = _call_and_rule(call_jaxpr, jvp_jaxpr_fun, num_consts)
         return self.bind_with_trace(core.current_trace(), fun, jvp, args,
                                     symbolic_zeros=symbolic_zeros)
+
+    def get_bind_params(self, params: dict) -> dict:
+        """As JAX >= 0.9.2: the function and its rule as `WrappedFun`s under `subfuns`."""
+        fun, jvp = _call_and_rule(params["call_jaxpr"], params["jvp_jaxpr_fun"],
+                                  params["num_consts"])
+        return {"subfuns": [lu.wrap_init(fun), lu.wrap_init(jvp)],
+                "symbolic_zeros": params["symbolic_zeros"]}
+
+
+def _call_and_rule(call_jaxpr: ClosedJaxpr, jvp_jaxpr_fun: Callable, num_consts: int
+                   ) -> tuple[FlatFun, FlatFun]:
+    jvp = FlatFun(functools.partial(_lifted_jvp, num_consts, jvp_jaxpr_fun),
+                  _name_of(jvp_jaxpr_fun))
+    return _jaxpr_fun(call_jaxpr), jvp
 
 
 class CustomVJPCallPrimitive(core.Primitive):

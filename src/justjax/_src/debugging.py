@@ -41,6 +41,9 @@ from justjax._src.lax import slicing, structural
 from justjax._src.runtime.array import Array, to_numpy
 
 logger = logging.getLogger("justjax")
+# A failing callback is logged under JAX's logger name and message: libraries filter those
+# records (equinox hides "jax.pure_callback failed" around its own runtime errors).
+callback_logger = logging.getLogger("jax._src.callback")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -226,6 +229,23 @@ def emit_python_callback(ctx: lowering.LoweringRuleContext,
     return list(op.results[1:] if ordered else op.results)
 
 
+def emit_host_callback(ctx: lowering.LoweringRuleContext, callback: Callable[..., Any],
+                       token: Any, operands: Sequence[ir.Value],
+                       operand_avals: Sequence[ShapedArray], result_avals: Sequence[ShapedArray],
+                       *, has_side_effect: bool, partitioned: bool = False, sharding: Any = None,
+                       **_: Any) -> tuple[list[ir.Value], Any, Any]:
+    """JAX's `mlir.emit_python_callback`, for lowering rules libraries write:
+    `callback(*numpy arrays) -> numpy arrays`; returns (results, token, keepalive). A token
+    given orders the callback after the previous ordered one, as `ordered=True` does."""
+    def run(*arrays: np.ndarray) -> list[Any]:
+        outs = callback(*arrays)
+        return [] if outs is None else list(outs)
+
+    results = emit_python_callback(ctx, run, operands, result_avals,
+                                   has_side_effect=has_side_effect, ordered=token is not None)
+    return results, token, run
+
+
 def _host_arrays(flat_callback: Callable[..., Any]) -> Callable[..., list[Any]]:
     """`flat_callback` taking NumPy arrays (as the backend passes them) as Arrays."""
     def call(*arrays: np.ndarray) -> list[Any]:
@@ -246,7 +266,7 @@ def _debug_callback_impl(*args: Any, callback: Callable[..., Any], effect: Effec
     try:
         callback(*[_as_array(a) for a in args])
     except BaseException:
-        logger.exception("jax.debug.callback failed")
+        callback_logger.exception("jax.debug.callback failed")
         raise
     return []
 
@@ -470,7 +490,7 @@ def _run_host(flat_callback: Callable[..., Any], args: Sequence[Any],
         try:
             return _host_arrays(flat_callback)(*arrays)
         except BaseException:
-            logger.exception(f"jax.{what} failed")
+            callback_logger.exception(f"jax.{what} failed")
             raise
 
     arrays = [to_numpy(a, core.get_aval(a).dtype) for a in args]
@@ -486,7 +506,7 @@ def _callback_lowering(what: str, has_side_effect: Callable[[dict], bool],
             try:
                 return _host_arrays(callback)(*arrays)
             except BaseException:
-                logger.exception(f"jax.{what} failed")
+                callback_logger.exception(f"jax.{what} failed")
                 raise
 
         return emit_python_callback(ctx, run, args, result_avals,

@@ -28,8 +28,18 @@ JAX_VERSION_INFO = (0, 10, 2)
 # Private JAX modules that a client imports and cannot run without, and the justjax
 # module serving each (the client: what it reads there).
 PRIVATE_MODULES = {
-    # equinox, flax: register_exclusion, api_boundary, include_frame
+    # equinox, flax: register_exclusion, api_boundary, include_frame, _exclude_paths
     "jax._src.traceback_util": "justjax._src.traceback_util",
+    # chex: restrict_backends wraps backend_compile_and_load
+    "jax._src.compiler": "justjax._src.compiler",
+    # equinox: imports it and reads wait_for_tokens if present (it is not)
+    "jax._src.dispatch": "justjax._src.dispatch",
+    # equinox: TypePromotionError; flax.linen: DType, extended, ExtendedDType, finfo
+    "jax._src.dtypes": "justjax._src.core.dtypes",
+    # flax.linen: ShapedArray
+    "jax._src.core": "justjax._src.core.core",
+    # flax.nnx: _registry (the pytree node types)
+    "jax._src.tree_util": "justjax._src.tree_util",
 }
 
 
@@ -50,10 +60,14 @@ class _JaxModule(types.ModuleType):
 
 
 def _target(fullname: str) -> str | None:
-    """The justjax module serving the JAX module `fullname`, or None for a private path
-    justjax does not serve."""
+    """The justjax module serving the JAX module `fullname`; "" for a private package that
+    only holds served modules; None for a private path justjax does not serve."""
     if fullname == "jax._src" or fullname.startswith("jax._src."):
-        return PRIVATE_MODULES.get(fullname, "" if fullname == "jax._src" else None)
+        if fullname in PRIVATE_MODULES:
+            return PRIVATE_MODULES[fullname]
+        if any(path.startswith(fullname + ".") for path in PRIVATE_MODULES):
+            return ""
+        return None
     return "justjax" + fullname[len("jax"):]
 
 

@@ -11,14 +11,12 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-import os
-import sys
 import time
 import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from justjax._src import stages, tree_util
+from justjax._src import source_info_util, stages, tree_util
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
@@ -31,7 +29,6 @@ from justjax._src.tree_errors import keystr
 logger = logging.getLogger("justjax")
 
 # Frames in this directory are justjax's own; cache-miss reports name the user's call site.
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _as_tuple(value: Any) -> tuple:
@@ -337,9 +334,7 @@ def _arg_aval(x: Any) -> ShapedArray:
 
 def _user_call_site() -> str:
     """`file:line (function)` of the innermost frame outside justjax: where the user called."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame = frame.f_back
+    frame = source_info_util.user_frame(1)
     if frame is None:
         return "unknown"
     return f"{frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_name})"

@@ -14,12 +14,11 @@ mapped with `vmap` (nested pmaps share no devices here).
 """
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import api, shard_map, tree_util
+from justjax._src import api, shard_map, tree_util, util
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
@@ -60,7 +59,7 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
     donated_argnums = _argnums(donate_argnums)
     cache: dict[Any, _Mapped] = {}
 
-    @functools.wraps(fun)
+    @util.wraps(fun)
     def pmapped(*args: Any, **kwargs: Any) -> Any:
         static_args = {i % len(args): args[i] for i in static if -len(args) <= i < len(args)}
         dynamic = [a for i, a in enumerate(args) if i not in static_args]

@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import tree_util
+from justjax._src import compiler, tree_util
 from justjax._src.backends import get_backend
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
@@ -275,7 +275,7 @@ def _compile_program(module: ir.Module, optimize_module: bool) -> _Program:
 def _optimize_and_compile(backend: Any, module: ir.Module,
                           optimize_module: bool) -> tuple[ir.Module, Any]:
     optimized = optimize.optimize(module) if optimize_module else module
-    return optimized, backend.compile(optimized)
+    return optimized, compiler.backend_compile_and_load(backend, optimized)
 
 
 # Eager programs with more ops than this run through the optimizing pipeline.

@@ -7,17 +7,17 @@ default), the frames of excluded files are dropped from the traceback the user s
 """
 from __future__ import annotations
 
-import functools
-import os
 import types
 from typing import Any, Callable, TypeVar
 
+from justjax._src import util
 from justjax._src.config import config
+from justjax._src.source_info_util import PACKAGE_DIR
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 # Path prefixes whose frames are hidden: justjax's own source, then what libraries register.
-_exclude_paths: list[str] = [os.path.dirname(os.path.dirname(__file__))]
+_exclude_paths: list[str] = [PACKAGE_DIR]
 
 
 def register_exclusion(path: str) -> None:
@@ -51,7 +51,7 @@ def api_boundary(fun: _F) -> _F:
     """Marks `fun` as an API entry point: an exception leaving it has the frames of excluded
     files removed from its traceback (unless `jax_traceback_filtering` is "off")."""
 
-    @functools.wraps(fun)
+    @util.wraps(fun)
     def boundary(*args: Any, **kwargs: Any) -> Any:
         try:
             return fun(*args, **kwargs)

@@ -66,6 +66,10 @@ from justjax._src.treedef import (  # noqa: F401  (public names re-exported)
     none_leaf_registry,
 )
 
+# The node types of the default registry, live: JAX's private `jax._src.tree_util._registry`,
+# which flax reads (`type(x) in _registry`).
+_registry = default_registry.node_types
+
 # ---------------------------------------------------------------- core API
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None

@@ -329,6 +329,11 @@ class PyTreeRegistry:
                 self._kinds[kind.type] = kind
                 self._dispatch[kind.type] = self._builtin_flatteners[kind.code]
 
+    @property
+    def node_types(self) -> dict[type, Any]:
+        """The types that are nodes (builtin and registered), as a live mapping."""
+        return self._kinds
+
     def _build_flatten(self) -> Callable[[Any, Callable], Any]:
         """Builds the fast recursive flatten closures (no is_leaf, no key paths)."""
         get = self._dispatch.get

@@ -22,6 +22,7 @@ class Executable(Protocol):
 
 class Backend(Protocol):
     name: str
+    platform: str  # the devices' platform its programs run on, as JAX names it ("cpu")
 
     def compile(self, module: ir.Module) -> Executable:
         """Compiles `module` (whose entry point is `main`)."""

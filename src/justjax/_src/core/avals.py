@@ -9,16 +9,39 @@ import numpy as np
 from justjax._src.core import dtypes
 
 
-class ShapedArray:
-    """The abstract value of an array: `ShapedArray((2, 3), float32, weak_type=False)`."""
+class AbstractValue:
+    """What a tracer knows about the value it stands for (`jax.core.AbstractValue`)."""
+
+    __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
+    """The abstract value of an array: `ShapedArray((2, 3), float32, weak_type=False)`.
+
+    `sharding` and `vma` are accepted as JAX's keyword arguments; justjax's avals carry no
+    sharding (programs are not partitioned by type), so `sharding` is None and `vma` (the
+    mesh axes a value varies over inside shard_map) is empty.
+    """
 
     __slots__ = ("shape", "dtype", "weak_type")
     array_abstraction_level = 1
+    sharding = None
+    vma: frozenset = frozenset()
 
-    def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False) -> None:
+    def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False, *,
+                 sharding: Any = None, vma: frozenset = frozenset(), **_: Any) -> None:
         self.shape = tuple(int(d) for d in shape)
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
+
+    def to_tangent_aval(self) -> ShapedArray:
+        """The type of this value's tangents: float0 for integers and booleans."""
+        if dtypes.is_inexact(self.dtype):
+            return self
+        return ShapedArray(self.shape, dtypes.float0, weak_type=False)
+
+    def to_cotangent_aval(self) -> ShapedArray:
+        return self.to_tangent_aval()
 
     @property
     def ndim(self) -> int:
@@ -62,7 +85,7 @@ class ShapedArray:
         return self.shape[0]
 
 
-class AbstractToken:
+class AbstractToken(AbstractValue):
     """The abstract value of an effect token."""
 
     shape = ()
@@ -81,3 +104,24 @@ abstract_token = AbstractToken()
 
 def raise_to_shaped(aval: ShapedArray, weak_type: bool | None = None) -> ShapedArray:
     return aval if weak_type is None else aval.update(weak_type=weak_type)
+
+
+def mapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
+    """One example of a batch of `size` along `axis`: `aval` without that axis (unchanged
+    when `axis` is None)."""
+    if axis is None:
+        return aval
+    if aval.shape[axis] != size:
+        raise ValueError(f"mapped_aval: axis {axis} of {aval.str_short()} is not of size {size}")
+    return ShapedArray(aval.shape[:axis] + aval.shape[axis + 1:], aval.dtype, aval.weak_type)
+
+
+def unmapped_aval(size: int, axis: int | None, aval: ShapedArray,
+                  explicit_mesh_axis: Any = None) -> ShapedArray:
+    """A batch of `size` values of type `aval` stacked along `axis` (unchanged when `axis`
+    is None)."""
+    if axis is None:
+        return aval
+    shape = list(aval.shape)
+    shape.insert(axis, size)
+    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)

@@ -12,6 +12,7 @@ import functools
 import itertools
 import operator
 import threading
+import weakref
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
@@ -23,9 +24,19 @@ from justjax._src.core.avals import ShapedArray
 
 
 class Primitive:
-    """A primitive operation. Arrays are positional, static parameters are keywords."""
+    """A primitive operation. Arrays are positional, static parameters are keywords.
+
+    Libraries define their own primitives with this class too (`jax.extend.core.Primitive`):
+    `def_impl`, `def_abstract_eval` and the transforms' tables (`ad.primitive_jvps`,
+    `batching.primitive_batchers`, `mlir.register_lowering`) make them behave as built-in
+    ones.
+    """
 
     multiple_results = False
+    # JAX's flags for call-like and map-like primitives (which bind a function); justjax's
+    # call primitives hold jaxprs in their params instead, so these stay False.
+    call_primitive = False
+    map_primitive = False
 
     def __init__(self, name: str, *, multiple_results: bool = False) -> None:
         self.name = name
@@ -37,12 +48,37 @@ class Primitive:
     def bind(self, *args: Any, **params: Any) -> Any:
         return trace_state.trace.process_primitive(self, args, params)
 
+    def bind_with_trace(self, trace: Trace, args: Sequence[Any], params: dict) -> Any:
+        """Binds on `trace` rather than the current trace (made current while it runs)."""
+        with set_current_trace(trace):
+            return trace.process_primitive(self, list(args), dict(params))
+
+    def get_bind_params(self, params: dict) -> dict:
+        """The keyword arguments that re-bind an equation of this primitive with `params`
+        (as JAX >= 0.9.2 gives them: a dict)."""
+        return dict(params)
+
     def def_impl(self, rule: Callable) -> Callable:
         impl_rules[self] = rule
         return rule
 
+    def impl(self, *args: Any, **params: Any) -> Any:
+        """Evaluates the primitive on concrete values with its impl rule."""
+        try:
+            rule = impl_rules[self]
+        except KeyError:
+            raise NotImplementedError(f"Evaluation rule for '{self.name}' not implemented") from None
+        return rule(*args, **params)
+
     def def_abstract_eval(self, rule: Callable) -> Callable:
         abstract_eval_rules[self] = rule
+        return rule
+
+    def def_effectful_abstract_eval(self, rule: Callable) -> Callable:
+        """Registers `rule(*avals, **params) -> (out_avals, effects)`: equations whose
+        effects are not empty are kept by dead-code elimination."""
+        effectful_abstract_eval_rules[self] = rule
+        abstract_eval_rules[self] = lambda *avals, **params: rule(*avals, **params)[0]
         return rule
 
     def abstract_eval(self, *avals: Any, **params: Any) -> Any:
@@ -53,10 +89,30 @@ class Primitive:
             raise NotImplementedError(f"abstract evaluation rule for '{self.name}' not implemented") from None
         return rule(*avals, **params)
 
+    def effects(self, *avals: Any, **params: Any) -> frozenset:
+        """The effects of an equation of this primitive (none unless its abstract
+        evaluation was registered with `def_effectful_abstract_eval`)."""
+        rule = effectful_abstract_eval_rules.get(self)
+        if rule is None:
+            return no_effects
+        return frozenset(rule(*avals, **params)[1])
 
-# The two core rule tables; each transform owns its own table in its own module.
+    def is_effectful(self, params: dict) -> bool:
+        return self in effectful_abstract_eval_rules
+
+
+# The core rule tables; each transform owns its own table in its own module.
 impl_rules: dict[Primitive, Callable] = {}
 abstract_eval_rules: dict[Primitive, Callable] = {}
+effectful_abstract_eval_rules: dict[Primitive, Callable] = {}
+
+
+class Effect:
+    """A side effect an equation has (`jax.extend.core.Effect`): libraries subclass it."""
+
+
+Effects = frozenset
+no_effects: frozenset = frozenset()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -184,6 +240,14 @@ class Trace:
     def describe(self) -> str:
         return type(self).__name__
 
+    @property
+    def main(self) -> Any:
+        """The transformation's tag (JAX keeps `main` as another name for it)."""
+        return getattr(self, "tag", None)
+
+    def __repr__(self) -> str:
+        return type(self).__name__
+
 
 class EvalTrace(Trace):
     """Evaluation: runs each primitive's `impl` on concrete values."""
@@ -235,6 +299,76 @@ def set_current_trace(trace: Trace) -> Iterator[None]:
         yield
     finally:
         trace_state.trace = previous
+
+
+@contextlib.contextmanager
+def take_current_trace() -> Iterator[Trace]:
+    """Yields the current trace, with evaluation current in the body (JAX's way for a
+    transformation to start: it stacks its trace on the one it took)."""
+    previous = trace_state.trace
+    trace_state.trace = eval_trace
+    try:
+        yield previous
+    finally:
+        trace_state.trace = previous
+
+
+@contextlib.contextmanager
+def eval_context() -> Iterator[None]:
+    """Evaluation is the current trace in the body: operations run on concrete values."""
+    with set_current_trace(eval_trace):
+        yield
+
+
+def find_top_trace(_: Any = None) -> Trace:
+    """The current trace (with stackless tracing it is the innermost one, whatever the
+    arguments)."""
+    return trace_state.trace
+
+
+def trace_stack(trace: Trace) -> list[Trace]:
+    """`trace` and the traces it stands on, outermost first."""
+    stack = [trace]
+    while hasattr(stack[-1], "parent_trace"):
+        stack.append(stack[-1].parent_trace)
+    return stack[::-1]
+
+
+class OpaqueTraceState:
+    """Which trace is current, comparable with `==` and nothing else (libraries use it to
+    tell whether code runs under the transformation that created an object)."""
+
+    __slots__ = ("_trace_ref",)
+
+    def __init__(self, trace: Trace) -> None:
+        self._trace_ref = weakref.ref(trace)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, OpaqueTraceState) and self._trace_ref == other._trace_ref
+
+    def __hash__(self) -> int:
+        return hash(self._trace_ref)
+
+
+def get_opaque_trace_state(convention: Any = None) -> OpaqueTraceState:
+    """The current trace, as an opaque value (`jax.extend.core.get_opaque_trace_state`)."""
+    return OpaqueTraceState(trace_state.trace)
+
+
+def unsafe_am_i_under_a_jit() -> bool:
+    return any(t.describe() == "DynamicJaxprTrace" for t in trace_stack(trace_state.trace))
+
+
+def unsafe_am_i_under_a_vmap() -> bool:
+    return any(type(t).__name__ == "BatchTrace" for t in trace_stack(trace_state.trace))
+
+
+def unsafe_get_axis_names() -> list[Any]:
+    return [name for name, _ in trace_state.axis_env]
+
+
+def nonempty_axis_env() -> bool:
+    return bool(trace_state.axis_env)
 
 
 @contextlib.contextmanager
@@ -474,3 +608,31 @@ def concrete_dim(value: Any, context: str = "") -> int:
 
 def is_concrete(x: Any) -> bool:
     return to_concrete_value(x) is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# Small public helpers of `jax.core`.
+
+ParamDict = dict[str, Any]
+Value = Any
+
+
+def max_dim(d1: int, d2: int) -> int:
+    """The larger of two dimension sizes (JAX's symbolic-shape-aware `max`; justjax's
+    shapes are always concrete)."""
+    return max(operator.index(d1), operator.index(d2))
+
+
+def min_dim(d1: int, d2: int) -> int:
+    """The smaller of two dimension sizes."""
+    return min(operator.index(d1), operator.index(d2))
+
+
+def primal_dtype_to_tangent_dtype(dtype: Any) -> Any:
+    """The dtype of tangents of values of `dtype`: float0 for integers and booleans."""
+    return dtype if dtypes.is_inexact(dtype) else dtypes.float0
+
+
+class InconclusiveDimensionOperation(Exception):
+    """A comparison of symbolic dimensions that cannot be decided (JAX's shape
+    polymorphism; justjax's dimensions are always concrete, so it is never raised here)."""

@@ -67,6 +67,19 @@ class ExtendedDType:
         return self.name
 
 
+# The type of dtypes (`jax._src.dtypes.DType`, which libraries use in annotations).
+DType = np.dtype
+
+
+def supports_inf(dtype: Any) -> bool:
+    """Whether values of `dtype` can be infinite (not integers, nor float8 types without
+    infinities such as float8_e4m3fn)."""
+    if is_extended(dtype) or not np.issubdtype(np.dtype(dtype), np.inexact):
+        return False
+    with np.errstate(invalid="ignore", over="ignore"):
+        return bool(np.isinf(np.array(np.inf).astype(np.dtype(dtype))))
+
+
 def is_extended(dtype: Any) -> bool:
     """Whether `dtype` is an extended dtype (a PRNG key type)."""
     return isinstance(dtype, ExtendedDType)

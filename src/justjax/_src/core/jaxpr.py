@@ -7,7 +7,7 @@ import itertools
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -239,6 +239,28 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
 
 def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable[..., list[Any]]:
     return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+# ---------------------------------------------------------------------------------------------
+# Building jaxprs by hand (what libraries rewriting jaxprs use).
+
+def gensym(suffix: str = "") -> Callable[[ShapedArray], Var]:
+    """A maker of fresh variables: `gensym()(aval)`."""
+    return Var
+
+
+def new_jaxpr_eqn(invars: Sequence[Atom], outvars: Sequence[Var], primitive: Primitive,
+                  params: dict[str, Any], effects: frozenset = frozenset(),
+                  source_info: Any = None, ctx: Any = None) -> JaxprEqn:
+    """An equation `outvars = primitive[params] invars`."""
+    return JaxprEqn(list(invars), list(outvars), primitive, dict(params), frozenset(effects),
+                    source_info)
+
+
+def subjaxprs(jaxpr: Jaxpr) -> Iterator[Jaxpr]:
+    """The jaxprs held by `jaxpr`'s equations' params (one level down)."""
+    for eqn in jaxpr.eqns:
+        yield from jaxprs_in_params(eqn.params)
 
 
 # ---------------------------------------------------------------------------------------------

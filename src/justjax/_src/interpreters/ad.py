@@ -35,9 +35,7 @@ primitive_transposes: dict[core.Primitive, Callable] = {}
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
     """The type of a tangent for values of type `aval`: float0 for integers and booleans."""
-    if dtypes.is_inexact(aval.dtype):
-        return aval
-    return ShapedArray(aval.shape, dtypes.float0, weak_type=False)
+    return aval.to_tangent_aval()
 
 
 class Zero:
@@ -118,6 +116,20 @@ def _add_any_impl(x: Any, y: Any) -> Any:
 core.impl_rules[add_jaxvals_p] = _add_any_impl
 # `stablehlo.add`, as JAX lowers it (bool for float0 tangents).
 lowering.register_lowering(add_jaxvals_p, lowering.elementwise("stablehlo.add"))
+
+
+def add_jaxvals(x: Any, y: Any) -> Any:
+    """`add_any` of two tangents (or cotangents)."""
+    return add_jaxvals_p.bind(x, y)
+
+
+def get_primitive_transpose(primitive: core.Primitive) -> Callable:
+    """The transpose rule of `primitive`."""
+    try:
+        return primitive_transposes[primitive]
+    except KeyError:
+        raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
+                                  f"'{primitive.name}' not implemented") from None
 
 
 def add_tangents(x: Any, y: Any) -> Any:
@@ -420,7 +432,10 @@ def _run_jvp(trace: JVPTrace, fun: Callable[..., Any], primals: Sequence[Any],
             outs = fun(*in_tracers)
         outs, aux = outs if has_aux else (outs, [])
         pairs = [trace.to_primal_tangent_pair(o) for o in outs]
-        aux = [trace.to_primal_tangent_pair(a)[0] for a in aux]
+        # Aux leaves may be any Python values (strings, ...): only this trace's tracers
+        # are stripped.
+        aux = [trace.to_primal_tangent_pair(a)[0] if isinstance(a, JVPTracer) else a
+               for a in aux]
     finally:
         trace.invalidate()
     return [p for p, _ in pairs], [t for _, t in pairs], aux

@@ -15,14 +15,13 @@ batch axis around.
 from __future__ import annotations
 
 import dataclasses
-import os
-import sys
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from justjax._src import source_info_util
 from justjax._src.core import core
-from justjax._src.core.avals import ShapedArray
+from justjax._src.core.avals import ShapedArray, mapped_aval, unmapped_aval
 from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from justjax._src.interpreters import ad, staging
 
@@ -52,6 +51,38 @@ class AxisData:
     name: Any
     size: int
     spmd_name: tuple[Any, ...] | None = None
+
+
+# JAX's older registration forms, which libraries still use: writing a rule there stores it
+# in `primitive_batchers` adapted to the full signature.
+
+class _ShortRuleTable:
+    """`batching.primitive_batchers` as JAX's extension API offers it: a rule
+    `rule(args, dims, **params) -> (out, out_dim)` without the axis."""
+
+    def __setitem__(self, primitive: core.Primitive, rule: Callable) -> None:
+        def full(axis_data: AxisData, vals: Sequence[Any], dims: Sequence[int | None],
+                 **params: Any) -> Any:
+            return rule(vals, dims, **params)
+        primitive_batchers[primitive] = full
+
+    def __delitem__(self, primitive: core.Primitive) -> None:
+        del primitive_batchers[primitive]
+
+
+class _AxisRuleTable:
+    """`batching.axis_primitive_batchers`: a rule
+    `rule(axis_size, axis_name, trace_type, args, dims, **params) -> (out, out_dim)`."""
+
+    def __setitem__(self, primitive: core.Primitive, rule: Callable) -> None:
+        def full(axis_data: AxisData, vals: Sequence[Any], dims: Sequence[int | None],
+                 **params: Any) -> Any:
+            return rule(axis_data.size, axis_data.name, None, vals, dims, **params)
+        primitive_batchers[primitive] = full
+
+
+short_rule_table = _ShortRuleTable()
+axis_rule_table = _AxisRuleTable()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,9 +245,7 @@ def defreducer(primitive: core.Primitive) -> None:
 def _user_frame() -> tuple[Any, int, int] | None:
     """Where user code created a value: the code object, instruction and line of the
     innermost frame outside justjax (the column is worked out only if an error needs it)."""
-    frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame = frame.f_back
+    frame = source_info_util.user_frame(2)
     if frame is None:
         return None
     return frame.f_code, frame.f_lasti, frame.f_lineno
@@ -230,8 +259,6 @@ def _describe_frame(code: Any, lasti: int, line: int) -> str:
         line, column = positions[index][0], positions[index][2] or 0
     return f"{code.co_filename}:{line}:{column} ({code.co_name})"
 
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class BatchTracer(core.Tracer):
@@ -503,14 +530,12 @@ class _BatchedBwd(_BatchedFun):
 
 
 def _insert_axis(aval: ShapedArray, axis: int, size: int) -> ShapedArray:
-    shape = list(aval.shape)
-    shape.insert(axis, size)
-    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+    return unmapped_aval(size, axis, aval)
 
 
 def remove_axis(aval: ShapedArray, axis: int) -> ShapedArray:
     """`aval` without its axis `axis` (one example of a batch along it)."""
-    return ShapedArray(aval.shape[:axis] + aval.shape[axis + 1:], aval.dtype, aval.weak_type)
+    return mapped_aval(aval.shape[axis], axis, aval)
 
 
 class _ZeroIfMapped:

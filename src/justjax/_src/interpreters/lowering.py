@@ -35,8 +35,12 @@ lowerings: dict[core.Primitive, LoweringRule] = {}
 physical_lowerings: dict[core.Primitive, LoweringRule] = {}
 
 
-def register_lowering(primitive: core.Primitive, rule: LoweringRule) -> LoweringRule:
-    lowerings[primitive] = rule
+def register_lowering(primitive: core.Primitive, rule: LoweringRule,
+                      platform: str | None = None, **_: Any) -> LoweringRule:
+    """Registers `rule` to lower `primitive`. A rule for another platform than the CPU
+    (`platform='cuda'`, `'tpu'`, ...) does not apply to justjax's backends and is not kept."""
+    if platform in (None, "cpu"):
+        lowerings[primitive] = rule
     return rule
 
 
@@ -60,6 +64,12 @@ class ModuleContext:
     # Named axes mapped over replicas (pmap's axis -> its size): collectives over them
     # lower to StableHLO collective ops.
     replica_axes: dict[Any, int] = field(default_factory=dict)
+    # Objects the compiled program must keep alive (callbacks a library's rule emitted).
+    keepalives: list[Any] = field(default_factory=list)
+
+    def add_keepalive(self, keepalive: Any) -> None:
+        if keepalive is not None:
+            self.keepalives.append(keepalive)
 
     def fresh_function_name(self, name: str) -> str:
         """`name`, or if a function of that name exists `name_<n>` with the module's next

@@ -164,7 +164,7 @@ def jaxpr_has_effects(jaxpr: Jaxpr) -> bool:
 
 
 def eqn_has_effects(eqn: JaxprEqn) -> bool:
-    return (eqn.primitive in effectful_primitives
+    return (bool(eqn.effects) or eqn.primitive in effectful_primitives
             or any(jaxpr_has_effects(sub) for sub in jaxprs_in_params(eqn.params)))
 
 
@@ -598,3 +598,80 @@ def _transpose_jaxpr(closed: ClosedJaxpr, in_linear: tuple[bool, ...],
 
     jaxpr, consts = trace_to_subjaxpr(transposed, [*nonlinear_avals, *ct_avals])
     return _reclose(jaxpr, consts), tuple(in_zeros)
+
+
+# ---------------------------------------------------------------------------------------------
+# Partial evaluation of wrapped functions, as JAX's extension API offers it to libraries
+# (flax's `nn.scan` asks which outputs of a function are known without its unknown inputs).
+
+class PartialVal(tuple):
+    """A value known now, `(None, value)`, or known only by its type, `(aval, None)`."""
+
+    def __new__(cls, pair: tuple[Any, Any]) -> PartialVal:
+        aval, const = pair
+        if (aval is None) == (const is None):
+            raise ValueError(f"a PartialVal is either known or unknown, got {pair!r}")
+        return tuple.__new__(cls, pair)
+
+    @classmethod
+    def known(cls, const: Any) -> PartialVal:
+        return cls((None, const))
+
+    @classmethod
+    def unknown(cls, aval: ShapedArray) -> PartialVal:
+        return cls((aval, None))
+
+    def is_known(self) -> bool:
+        return self[0] is None
+
+    def get_known(self) -> Any:
+        """The known value, or None."""
+        return self[1] if self[0] is None else None
+
+    def get_aval(self) -> ShapedArray:
+        known = self.get_known()
+        return core.get_aval(known) if self[0] is None else self[0]
+
+
+def trace_to_jaxpr_nounits(fun: Any, pvals: Sequence[PartialVal],
+                           instantiate: bool | Sequence[bool] = False
+                           ) -> tuple[Jaxpr, list[PartialVal], list[Any]]:
+    """Runs the `WrappedFun` `fun` on partly known inputs: what depends only on known
+    inputs is computed now (on the current trace), the rest is staged.
+
+    Returns:
+      The staged jaxpr (its constvars are the known values it reads, given as the third
+      result; its invars the unknown inputs; its outvars the unknown outputs), the outputs
+      as PartialVals (known ones hold their values), and the constants.
+    """
+    trace = ad.TangentStagingTrace(core.current_trace())
+    args = [trace.new_arg(pv[0]) if not pv.is_known() else pv.get_known() for pv in pvals]
+    with core.set_current_trace(trace):
+        outs = list(fun.call_wrapped(*args))
+    flags = _as_flags(instantiate, len(outs))
+    out_pvals, unknown_outs = [], []
+    for out, inst in zip(outs, flags, strict=True):
+        if trace._is_unknown(out) or inst:
+            unknown_outs.append(out)
+            out_pvals.append(PartialVal.unknown(core.get_aval(out)))
+        else:
+            out_pvals.append(PartialVal.known(out))
+    closed = trace.to_closed_jaxpr(unknown_outs)
+    trace.release()
+    return closed.jaxpr, out_pvals, list(closed.consts)
+
+
+def trace_to_jaxpr_dynamic(fun: Any, in_avals: Sequence[ShapedArray], *,
+                           keep_inputs: Sequence[bool] | None = None, **_: Any
+                           ) -> tuple[Jaxpr, list[ShapedArray], list[Any]]:
+    """Traces the `WrappedFun` `fun` on arguments of `in_avals` to a jaxpr whose constvars
+    are the values it closes over: (jaxpr, out_avals, consts)."""
+    keep = [True] * len(in_avals) if keep_inputs is None else list(keep_inputs)
+    trace = staging.DynamicJaxprTrace(fun.debug_info)
+    tracers = [trace.new_arg(aval) for aval in in_avals]
+    with core.set_current_trace(trace):
+        outs = list(fun.call_wrapped(*[t for t, k in zip(tracers, keep, strict=True) if k]))
+    closed = trace.to_closed_jaxpr(outs)
+    jaxpr = closed.jaxpr.replace(
+        invars=[v for v, k in zip(closed.jaxpr.invars, keep, strict=True) if k])
+    return jaxpr, jaxpr.out_avals, list(closed.consts)

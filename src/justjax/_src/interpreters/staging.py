@@ -187,8 +187,11 @@ class DynamicJaxprTrace(core.Trace):
         if not primitive.multiple_results:
             out_avals = [out_avals]
         outs = [DynamicJaxprTracer(self, aval, Var(aval)) for aval in out_avals]
+        effects = core.no_effects
+        if primitive in core.effectful_abstract_eval_rules:
+            effects = primitive.effects(*[t.aval for t in tracers], **params)
         self.eqns.append(JaxprEqn([t.jaxpr_var for t in tracers], [t.jaxpr_var for t in outs], primitive,
-                                  dict(params)))
+                                  dict(params), effects))
         return outs if primitive.multiple_results else outs[0]
 
     def process_custom_jvp_call(self, primitive: core.Primitive, fun: Callable, jvp: Callable,

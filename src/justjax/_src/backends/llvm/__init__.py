@@ -14,6 +14,7 @@ __all__ = ["BACKEND", "LLVMBackend"]
 
 class LLVMBackend:
     name = "llvm"
+    platform = "cpu"
 
     def compile(self, module: hlo.Module):
         """Compiles `module` (entry point `main`) to a native `LLVMExecutable`."""

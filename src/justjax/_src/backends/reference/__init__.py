@@ -174,6 +174,8 @@ class ReferenceExecutable:
 
 class ReferenceBackend:
     name = "reference"
+    # It runs programs for the same (CPU) devices as the native backend.
+    platform = "cpu"
 
     def compile(self, module: ir.Module) -> ReferenceExecutable:
         return ReferenceExecutable(module)

@@ -1,0 +1,37 @@
+"""`jax.extend.core`: what a library needs to define primitives and work on jaxprs
+(re-exports only)."""
+from justjax._src.core.avals import AbstractToken as AbstractToken
+from justjax._src.core.avals import mapped_aval as mapped_aval
+from justjax._src.core.avals import unmapped_aval as unmapped_aval
+from justjax._src.core.core import Effect as Effect
+from justjax._src.core.core import Effects as Effects
+from justjax._src.core.core import InconclusiveDimensionOperation as InconclusiveDimensionOperation
+from justjax._src.core.core import Primitive as Primitive
+from justjax._src.core.core import TraceTag as TraceTag
+from justjax._src.core.core import concrete_or_error as concrete_or_error
+from justjax._src.core.core import find_top_trace as find_top_trace
+from justjax._src.core.core import get_opaque_trace_state as get_opaque_trace_state
+from justjax._src.core.core import no_effects as no_effects
+from justjax._src.core.core import nonempty_axis_env as nonempty_axis_env_DO_NOT_USE
+from justjax._src.core.core import primal_dtype_to_tangent_dtype as primal_dtype_to_tangent_dtype
+from justjax._src.core.core import set_current_trace as set_current_trace
+from justjax._src.core.core import take_current_trace as take_current_trace
+from justjax._src.core.core import unsafe_am_i_under_a_jit as unsafe_am_i_under_a_jit_DO_NOT_USE
+from justjax._src.core.core import unsafe_am_i_under_a_vmap as unsafe_am_i_under_a_vmap_DO_NOT_USE
+from justjax._src.core.core import unsafe_get_axis_names as unsafe_get_axis_names_DO_NOT_USE
+from justjax._src.core.core import valid_jaxtype as valid_jaxtype
+from justjax._src.core.jaxpr import ClosedJaxpr as ClosedJaxpr
+from justjax._src.core.jaxpr import DropVar as DropVar
+from justjax._src.core.jaxpr import Jaxpr as Jaxpr
+from justjax._src.core.jaxpr import JaxprEqn as JaxprEqn
+from justjax._src.core.jaxpr import JaxprTypeError as JaxprTypeError
+from justjax._src.core.jaxpr import Literal as Literal
+from justjax._src.core.jaxpr import Var as Var
+from justjax._src.core.jaxpr import check_jaxpr as check_jaxpr
+from justjax._src.core.jaxpr import gensym as gensym
+from justjax._src.core.jaxpr import jaxpr_as_fun as jaxpr_as_fun
+from justjax._src.core.jaxpr import jaxprs_in_params as jaxprs_in_params
+from justjax._src.core.jaxpr import new_jaxpr_eqn as new_jaxpr_eqn
+from justjax._src.core.jaxpr import subjaxprs as subjaxprs
+from justjax._src.interpreters.staging import DebugInfo as DebugInfo
+from justjax.extend.core import primitives as primitives

@@ -1,0 +1,19 @@
+"""`jax.interpreters.ad`: forward- and reverse-mode rule tables and helpers (re-exports)."""
+from justjax._src.interpreters.ad import JVPTrace as JVPTrace
+from justjax._src.interpreters.ad import JVPTracer as JVPTracer
+from justjax._src.interpreters.ad import UndefinedPrimal as UndefinedPrimal
+from justjax._src.interpreters.ad import Zero as Zero
+from justjax._src.interpreters.ad import add_jaxvals as add_jaxvals
+from justjax._src.interpreters.ad import add_jaxvals_p as add_jaxvals_p
+from justjax._src.interpreters.ad import add_tangents as add_tangents
+from justjax._src.interpreters.ad import defbilinear as defbilinear
+from justjax._src.interpreters.ad import defjvp as defjvp
+from justjax._src.interpreters.ad import defjvp2 as defjvp2
+from justjax._src.interpreters.ad import deflinear as deflinear
+from justjax._src.interpreters.ad import deflinear2 as deflinear2
+from justjax._src.interpreters.ad import get_primitive_transpose as get_primitive_transpose
+from justjax._src.interpreters.ad import instantiate_zeros as instantiate_zeros
+from justjax._src.interpreters.ad import is_undefined_primal as is_undefined_primal
+from justjax._src.interpreters.ad import primitive_jvps as primitive_jvps
+from justjax._src.interpreters.ad import primitive_transposes as primitive_transposes
+from justjax._src.interpreters.ad import zeros_like_aval as zeros_like_aval
