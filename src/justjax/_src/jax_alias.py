@@ -40,6 +40,8 @@ PRIVATE_MODULES = {
     "jax._src.core": "justjax._src.core.core",
     # flax.nnx: _registry (the pytree node types)
     "jax._src.tree_util": "justjax._src.tree_util",
+    # flax.nnx: AbstractRef (to tell references apart; justjax makes none)
+    "jax._src.state.types": "justjax._src.state",
 }
 
 

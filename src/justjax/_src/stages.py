@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import compiler, tree_util
+from justjax._src import compiler, errors, tree_util
 from justjax._src.backends import get_backend
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
@@ -102,14 +103,21 @@ def _aliasing(kept_avals: Sequence[ShapedArray], donated: Sequence[bool],
         return None
     free = list(range(len(out_avals)))
     attrs: list[dict[str, Any]] = []
+    unusable = []
     for aval, is_donated in zip(kept_avals, donated, strict=True):
         match = next((i for i in free if is_donated and out_avals[i].shape == aval.shape
                       and out_avals[i].dtype == aval.dtype), None)
         if match is None:
             attrs.append({})
+            if is_donated:
+                unusable.append(aval.str_short(short_dtypes=False))
         else:
             free.remove(match)
             attrs.append({"tf.aliasing_output": ir.IntegerAttr(match, "i32")})
+    if unusable:
+        warnings.warn(f"Some donated buffers were not usable: {', '.join(unusable)}.\n"
+                      "See an explanation at "
+                      "https://docs.jax.dev/en/latest/faq.html#buffer-donation.")
     return attrs
 
 
@@ -546,6 +554,12 @@ class Lowered(_Stage):
         return cost_analysis(self._info.module)
 
     def compile(self, compiler_options: dict[str, Any] | None = None) -> Compiled:
+        """Compiles the module. `compiler_options` are XLA's (`xla_*` flags): justjax's
+        compiler takes none of them, and any other name is JAX's JaxRuntimeError."""
+        for option in compiler_options or {}:
+            if not str(option).startswith("xla_"):
+                raise errors.JaxRuntimeError(
+                    f"INVALID_ARGUMENT: No such compile option: '{option}'")
         sig = self._signature
         call = compile_jaxpr(self._closed, sig.name, sig.donated_invars, sig.keep_unused)
         return Compiled(sig, call)

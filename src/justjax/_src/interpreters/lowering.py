@@ -217,7 +217,9 @@ def jaxpr_subcomp(ctx: ModuleContext, b: Builder, jaxpr: Jaxpr, consts: Sequence
             ctx, b, eqn.primitive, tuple(a.aval for a in eqn.invars),
             tuple(v.aval for v in eqn.outvars))
         outs = rule(rule_ctx, *[read(a) for a in eqn.invars], **eqn.params)
-        if not eqn.primitive.multiple_results:
+        # justjax's rules give a single-result primitive's value alone; JAX's (which
+        # libraries write) give a list of one.
+        if not eqn.primitive.multiple_results and not isinstance(outs, (list, tuple)):
             outs = [outs]
         outs = list(outs)
         if len(outs) != len(eqn.outvars):
