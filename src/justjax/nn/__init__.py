@@ -1,4 +1,6 @@
 """`justjax.nn`: neural-network functions. Re-exports only."""
+from justjax.numpy import tanh as tanh
+from justjax.nn import initializers as initializers
 from justjax._src.nn.functions import (
     celu as celu,
     elu as elu,
