@@ -1,6 +1,7 @@
 """`justjax.nn`: neural-network functions. Re-exports only."""
 from justjax.numpy import tanh as tanh
 from justjax.nn import initializers as initializers
+from justjax._src.nn.attention import dot_product_attention as dot_product_attention
 from justjax._src.nn.functions import (
     celu as celu,
     elu as elu,
