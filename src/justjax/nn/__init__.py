@@ -2,6 +2,11 @@
 from justjax.numpy import tanh as tanh
 from justjax.nn import initializers as initializers
 from justjax._src.nn.attention import dot_product_attention as dot_product_attention
+from justjax._src.nn.scaled_dot import (
+    get_scaled_dot_general_config as get_scaled_dot_general_config,
+    scaled_dot_general as scaled_dot_general,
+    scaled_matmul as scaled_matmul,
+)
 from justjax._src.nn.functions import (
     celu as celu,
     elu as elu,
