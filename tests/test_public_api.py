@@ -14,6 +14,8 @@ PUBLIC_TO_PRIVATE = {
     "justjax.lax": "justjax._src.lax",
     "justjax.nn": "justjax._src.nn",
     "justjax.scipy.special": "justjax._src.scipy",
+    "justjax.scipy.stats.norm": "justjax._src.scipy.stats",
+    "justjax.nn.initializers": "justjax._src.nn",
     "justjax.random": "justjax._src.random",
 }
 
@@ -47,3 +49,11 @@ def test_top_level_namespace() -> None:
                  "block_until_ready", "ShapeDtypeStruct", "numpy", "lax", "nn", "scipy",
                  "tree_util", "tree", "errors", "dtypes"):
         assert hasattr(justjax, name), name
+
+
+def test_subpackages_are_attributes() -> None:
+    """Clients reach these as attributes of an `import jax` alone (`jax.nn.initializers.
+    lecun_normal()`, `jax.scipy.stats.norm.logpdf`)."""
+    assert justjax.nn.initializers.lecun_normal is not None
+    assert justjax.scipy.stats.norm.logpdf is not None
+    assert justjax.scipy.special.ndtri is not None

@@ -29,6 +29,21 @@ def _standardize(x, axis=-1):
     return (x - mean) / np.sqrt(var + 1e-5)
 
 
+def _logmeanexp(x, axis=None):
+    return scipy.special.logsumexp(x, axis=axis) - np.log(np.size(x) if axis is None
+                                                          else x.shape[axis])
+
+
+def _glu(x, axis=-1):
+    first, second = np.split(x, 2, axis=axis)
+    return first * scipy.special.expit(second)
+
+
+def _probability(rng, shape, dtype):
+    """Inside (0, 1), away from the ends (inverse CDFs)."""
+    return rng.uniform(0.02, 0.98, shape).astype(dtype)
+
+
 def _gelu_tanh(x):
     return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
 
@@ -66,6 +81,30 @@ RECORDS = [
     OpRecord("nn.logsumexp", nn.logsumexp, _wide(scipy.special.logsumexp), SHAPES, (F32,)),
     OpRecord("nn.standardize", nn.standardize, _wide(_standardize), [[(3, 4)]], (F32,),
              tol={F32: 1e-4}),
+    OpRecord("nn.sparse_sigmoid", nn.sparse_sigmoid, _wide(lambda x: np.clip((x + 1) / 2, 0, 1)),
+             SHAPES, FLOATS),
+    OpRecord("nn.sparse_plus", nn.sparse_plus,
+             _wide(lambda x: np.where(x <= -1, 0, np.where(x >= 1, x, (x + 1) ** 2 / 4))),
+             SHAPES, FLOATS, tol=LOW),
+    OpRecord("nn.log1mexp", nn.log1mexp, _wide(lambda x: np.log(-np.expm1(-x))), SHAPES,
+             (F32,), rand_positive),
+    OpRecord("nn.logmeanexp", nn.logmeanexp, _wide(_logmeanexp), SHAPES, (F32,)),
+    OpRecord("nn.logmeanexp_axis", lambda x, axis: nn.logmeanexp(x, axis=axis),
+             _wide(_logmeanexp), [[(3, 4)]], (F32,), static={"axis": 1}),
+    OpRecord("nn.mish", nn.mish, _wide(lambda x: x * np.tanh(np.logaddexp(x, 0))), SHAPES,
+             FLOATS, tol=LOW),
+    OpRecord("nn.squareplus", nn.squareplus, _wide(lambda x: (x + np.sqrt(x * x + 4)) / 2),
+             SHAPES, FLOATS, tol=LOW),
+    OpRecord("nn.soft_sign", nn.soft_sign, _wide(lambda x: x / (np.abs(x) + 1)), SHAPES, FLOATS,
+             tol=LOW),
+    OpRecord("nn.hard_sigmoid", nn.hard_sigmoid, _wide(lambda x: np.clip(x + 3, 0, 6) / 6),
+             SHAPES, FLOATS, tol=LOW),
+    OpRecord("nn.hard_silu", nn.hard_silu, _wide(lambda x: x * np.clip(x + 3, 0, 6) / 6),
+             SHAPES, FLOATS, tol=LOW),
+    OpRecord("nn.glu", nn.glu, _wide(_glu), [[(6,)], [(3, 4)]], FLOATS, tol=LOW),
+    OpRecord("nn.glu_axis0", lambda x, axis: nn.glu(x, axis=axis), _wide(_glu), [[(4, 3)]],
+             (F32,), static={"axis": 0}),
+    OpRecord("nn.tanh", nn.tanh, _wide(np.tanh), SHAPES, FLOATS, tol=LOW),
     OpRecord("special.logsumexp_axis", lambda x: special.logsumexp(x, axis=1),
              _wide(lambda x: scipy.special.logsumexp(x, axis=1)), [[(3, 4)]], (F32,)),
     OpRecord("special.logsumexp_keepdims", lambda x: special.logsumexp(x, axis=0, keepdims=True),
@@ -91,6 +130,16 @@ RECORDS = [
     OpRecord("special.xlog1py", special.xlog1py, _wide(scipy.special.xlog1py), [[(5,), (5,)]],
              (F32,), (rand_default, rand_positive)),
     OpRecord("special.ndtr", special.ndtr, _wide(scipy.special.ndtr), SHAPES, (F32,)),
+    OpRecord("special.log_ndtr", special.log_ndtr, _wide(scipy.special.log_ndtr), SHAPES, (F32,)),
+    OpRecord("special.log_ndtr_tails", special.log_ndtr, _wide(scipy.special.log_ndtr),
+             SHAPES, (F32,), lambda rng, shape, dtype: (rng.uniform(4, 30, shape)
+                                                        * rng.choice([-1, 1], shape)
+                                                        ).astype(dtype)),
+    OpRecord("special.ndtri", special.ndtri, _wide(scipy.special.ndtri), SHAPES, (F32,),
+             _probability, tol={F32: 2e-5}),
+    OpRecord("special.ndtri_tails", special.ndtri, _wide(scipy.special.ndtri), SHAPES, (F32,),
+             lambda rng, shape, dtype: np.exp(-rng.uniform(3, 60, shape)).astype(dtype),
+             tol={F32: 2e-5}, differentiable=False),  # finite differences step below 0
     OpRecord("special.entr", special.entr, _wide(scipy.special.entr), SHAPES, (F32,),
              rand_positive),
 ]

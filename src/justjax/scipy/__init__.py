@@ -1,2 +1,3 @@
 """`justjax.scipy`."""
 from justjax.scipy import special as special
+from justjax.scipy import stats as stats

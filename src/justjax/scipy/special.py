@@ -14,9 +14,11 @@ from justjax._src.scipy.special import (
     i0e as i0e,
     i1 as i1,
     i1e as i1e,
+    log_ndtr as log_ndtr,
     logit as logit,
     logsumexp as logsumexp,
     ndtr as ndtr,
+    ndtri as ndtri,
     xlog1py as xlog1py,
     xlogy as xlogy,
 )

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import operator
+import warnings
 from typing import Any
 
 import numpy as np
@@ -9,16 +10,17 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.custom_derivatives import custom_jvp
 from justjax._src.lax import elementwise as lax
-from justjax._src.lax import structural
+from justjax._src.lax import parallel, structural
 from justjax._src.numpy import (array_creation, dtype_ops, joining, reductions, selection, ufuncs,
                                 util)
 from justjax._src.scipy.special import logsumexp
 
 __all__ = [
     "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
-    "identity", "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish", "one_hot",
-    "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus",
-    "sparse_plus", "squareplus", "standardize", "swish",
+    "identity", "leaky_relu", "log1mexp", "log_sigmoid", "log_softmax", "logmeanexp",
+    "logsumexp", "mish", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign",
+    "softmax", "softplus", "sparse_plus", "sparse_sigmoid", "squareplus", "standardize",
+    "swish",
 ]
 
 
@@ -90,6 +92,12 @@ def sigmoid(x: Any) -> Any:
     """The logistic function `1 / (1 + exp(-x))` (lax.logistic; integers are rejected, as
     in JAX)."""
     return lax.logistic(util.ensure_arraylike("sigmoid", x))
+
+
+@util.jitted_as_in_jax
+def sparse_sigmoid(x: Any) -> Any:
+    """0 below -1, 1 above 1, `(x + 1) / 2` between: the derivative of `sparse_plus`."""
+    return ufuncs.multiply(0.5, selection.clip(ufuncs.add(x, 1.0), 0.0, 2.0))
 
 
 @util.jitted_as_in_jax
@@ -203,6 +211,23 @@ def hard_silu(x: Any) -> Any:
 hard_swish = hard_silu
 
 
+@util.jitted_as_in_jax(static_argnames=("axis", "keepdims"))
+def logmeanexp(x: Any, axis: Any = None, where: Any = None, keepdims: bool = False) -> Any:
+    """`log(mean(exp(x)))` along `axis`: `logsumexp(x)` minus the log of the count.
+
+    Args:
+      x: the values.
+      axis: axis or axes to reduce (all when None).
+      where: elements to include (the count is theirs).
+      keepdims: keep the reduced axes as size 1.
+    Returns:
+      The reduction.
+    """
+    lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
+    count = reductions._count(x, axis, keepdims, where, lse.dtype)
+    return ufuncs.subtract(lse, ufuncs.log(count))
+
+
 @util.jitted_as_in_jax(static_argnames=("axis",))
 def log_softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:
     """`x - logsumexp(x)` along `axis`; masked-out elements give -inf."""
@@ -256,11 +281,24 @@ def standardize(x: Any, axis: Any = -1, mean: Any = None, variance: Any = None,
     return ufuncs.multiply(ufuncs.subtract(x, mean), lax.rsqrt(ufuncs.add(variance, epsilon)))
 
 
-def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: int = -1) -> Any:
-    """One-hot encodes integer indices; out-of-range indices give all zeros."""
+def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: Any = -1) -> Any:
+    """One-hot encodes integer indices; out-of-range indices give all zeros.
+
+    Args:
+      x: the indices (float indices are accepted with JAX's DeprecationWarning).
+      num_classes: the size of the one-hot axis (a static integer).
+      dtype: the result dtype (the default float dtype when None).
+      axis: where the new axis goes; or the name of a mapped axis (vmap's `axis_name`,
+        a collective's axis) of size `num_classes`, over which the encoding is spread.
+    Returns:
+      An array with one more axis than `x` (the same shape for a named axis).
+    """
     num_classes = core.concrete_dim(
         num_classes, "The error arose in jax.nn.one_hot argument `num_classes`. ")
     x = array_creation.asarray(x)
+    if not dtypes.is_int(x.dtype):
+        warnings.warn(f"jax.nn.one_hot input should be integer-typed; got dtype={x.dtype}",
+                      DeprecationWarning, stacklevel=2)
     dtype = dtypes.default_float_dtype() if dtype is None else dtype
     return _one_hot(x, num_classes, dtype=dtype, axis=axis)
 
@@ -269,9 +307,44 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = None, axis: int = -1) -> A
 def _one_hot(x: Any, num_classes: int, *, dtype: Any, axis: int) -> Any:
     """`one_hot` on an array, jitted as JAX jits it."""
     dtype = dtypes.canonicalize_dtype(dtype)
-    out_axis = util.canonicalize_axis(operator.index(axis), x.ndim + 1)
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        return _one_hot_named(x, num_classes, dtype, axis)
+    out_axis = util.canonicalize_axis(axis, x.ndim + 1)
     lhs = structural.expand_dims(x, (out_axis,))
     rhs_shape = [1] * x.ndim
     rhs_shape.insert(out_axis, num_classes)
     rhs = structural.broadcasted_iota(x.dtype, rhs_shape, out_axis)
     return dtype_ops.astype(ufuncs.equal(lhs, rhs), dtype)
+
+
+def _one_hot_named(x: Any, num_classes: int, dtype: np.dtype, axis_name: Any) -> Any:
+    """One-hot along a named axis: each member holds whether `x` is its own index."""
+    axis_size = parallel.axis_size(axis_name)
+    if num_classes != axis_size:
+        raise ValueError(f"Expected num_classes to match the size of axis {axis_name}, "
+                         f"but {num_classes} != {axis_size}")
+    return array_creation.asarray(ufuncs.equal(x, parallel.axis_index(axis_name)), dtype=dtype)
+
+
+# As JAX: a custom_jvp function around a jitted body, so the derivative is `1 / expm1(x)`
+# whichever branch the value took.
+@custom_jvp
+@util.jitted_as_in_jax
+def log1mexp(x: Any) -> Any:
+    """`log(1 - exp(-x))`, computed stably (Maechler's split at log 2); undefined for x < 0.
+
+    Args:
+      x: non-negative values.
+    Returns:
+      An array.
+    """
+    x = util.ensure_arraylike("log1mexp", x)
+    c = ufuncs.log(2.0)
+    return selection.where(ufuncs.less(x, c),
+                           ufuncs.log(ufuncs.negative(ufuncs.expm1(ufuncs.negative(x)))),
+                           ufuncs.log1p(ufuncs.negative(ufuncs.exp(ufuncs.negative(x)))))
+
+
+log1mexp.defjvps(lambda g, ans, x: ufuncs.true_divide(g, ufuncs.expm1(x)))

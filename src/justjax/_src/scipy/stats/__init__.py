@@ -1,0 +1,1 @@
+"""`jax.scipy.stats`: probability distributions, one module per distribution."""
