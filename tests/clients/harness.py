@@ -68,22 +68,30 @@ def _locked(path: pathlib.Path) -> Iterator[None]:
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def _run_runner(client: str, out: pathlib.Path) -> dict[str, Any]:
-    """Runs the runner under `python -m justjax run` with this process's justjax; returns
-    its output record plus how the run ended (`run`)."""
+def run_with_justjax(args: list[str], timeout: float) -> subprocess.CompletedProcess:
+    """Runs `python -m justjax run ARGS` (a program with `import jax` resolving to justjax)
+    with this process's justjax, in a subprocess: the test process itself never has the
+    alias installed.
+
+    Raises:
+      subprocess.TimeoutExpired: the program ran longer than `timeout` seconds.
+    """
     src = str(pathlib.Path(justjax.__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         p for p in (src, os.environ.get("PYTHONPATH")) if p))
-    command = [sys.executable, "-m", "justjax", "run", str(RUNNER), client, "--out", str(out)]
+    return subprocess.run([sys.executable, "-m", "justjax", "run", *args], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def _run_runner(client: str, out: pathlib.Path) -> dict[str, Any]:
+    """Runs the runner under justjax; returns its output record plus how the run ended."""
     start = time.perf_counter()
     try:
-        done = subprocess.run(command, env=env, capture_output=True, text=True,
-                              timeout=TIMEOUT_SECONDS)
-        ended = f"exit code {done.returncode}"
-        stderr = done.stderr
+        done = run_with_justjax([str(RUNNER), client, "--out", str(out)], TIMEOUT_SECONDS)
+        ended, stderr = f"exit code {done.returncode}", done.stderr
     except subprocess.TimeoutExpired as error:
         ended = f"timed out after {TIMEOUT_SECONDS} s"
-        stderr = error.stderr.decode() if isinstance(error.stderr, bytes) else error.stderr or ""
+        stderr = error.stderr.decode() if isinstance(error.stderr, bytes) else error.stderr
     record = json.loads(out.read_text()) if out.exists() else {"programs": {}}
     record["run"] = {"ended": ended, "seconds": round(time.perf_counter() - start, 1),
                      "stderr_tail": (stderr or "")[-4000:]}

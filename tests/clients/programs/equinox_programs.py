@@ -196,7 +196,9 @@ def error_if() -> dict:
 
 
 def internal_unvmap() -> dict:
-    """`eqxi.unvmap_any/all/max` reduce over the vmapped axes (the batch as a whole)."""
+    """`eqxi.unvmap_any/all/max` reduce over the vmapped axes (the batch as a whole, under
+    nested vmaps too); `eqxi.nondifferentiable_backward` passes tangents forward and
+    refuses a cotangent."""
 
     def f(x):
         return eqxi.unvmap_any(x > 2), eqxi.unvmap_all(x > 0), eqxi.unvmap_max(x)
@@ -204,12 +206,23 @@ def internal_unvmap() -> dict:
     xs = jnp.array([1, 2, 3, 1])
     any_, all_, max_ = jax.vmap(f)(xs)
     unbatched = f(jnp.array(5))
-    return {"any": any_, "all": all_, "max": max_, "unbatched_any": unbatched[0]}
+    nested = jax.vmap(jax.vmap(lambda x: eqxi.unvmap_max(x)))(jnp.arange(6).reshape(2, 3))
+    v = jnp.array([1.0, 2.0])
+    _, tangent = jax.jvp(lambda x: eqxi.nondifferentiable_backward(x) * x, (v,), (v,))
+    try:
+        jax.grad(lambda x: jnp.sum(eqxi.nondifferentiable_backward(x) * x))(v)
+        grad_error = ["no error", ""]
+    except Exception as error:  # noqa: BLE001 - the error is the result
+        grad_error = [type(error).__name__, str(error).splitlines()[0]]
+    return {"any": any_, "all": all_, "max": max_, "unbatched_any": unbatched[0],
+            "nested_max": nested, "nondifferentiable_backward_jvp": tangent,
+            "nondifferentiable_backward_grad": grad_error}
 
 
 def internal_while_loop() -> dict:
     """`eqxi.while_loop`: the checkpointed kind is reverse-mode differentiable (its gradient
-    matches the bounded kind's), with buffers written in place."""
+    matches the bounded kind's), with buffers written in place; its gradient under vmap
+    (equinox's own primitives' batching rules)."""
 
     def run(x0, kind):
         def cond_fun(carry):
@@ -232,8 +245,9 @@ def internal_while_loop() -> dict:
     grad_checkpointed = jax.jit(jax.grad(lambda x: run(x, "checkpointed")))(x0)
     grad_bounded = jax.grad(lambda x: run(x, "bounded"))(x0)
     lax_value = run(x0, "lax")
+    batched = jax.vmap(jax.grad(lambda x: run(x, "checkpointed")))(jnp.array([0.1, 0.7, 1.3]))
     return {"value": value, "lax_value": lax_value, "grad_checkpointed": grad_checkpointed,
-            "grad_bounded": grad_bounded}
+            "grad_bounded": grad_bounded, "vmapped_grad_checkpointed": batched}
 
 
 def train_mlp_regression() -> dict:
