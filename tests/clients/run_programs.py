@@ -21,6 +21,7 @@ import inspect
 import json
 import os
 import pathlib
+import signal
 import sys
 import time
 import traceback
@@ -30,6 +31,28 @@ from typing import Any, Callable
 import numpy as np
 
 PROGRAMS_DIR = pathlib.Path(__file__).resolve().parent / "programs"
+# A program runs in seconds on JAX; one that runs this long is recorded as timed out and
+# the next one runs (the tests' whole-run timeout is longer: harness.TIMEOUT_SECONDS).
+PROGRAM_TIMEOUT_SECONDS = 600
+
+
+class ProgramTimeout(Exception):
+    """A program ran longer than PROGRAM_TIMEOUT_SECONDS."""
+
+
+def call_with_timeout(fn: Callable[[], dict], seconds: int) -> dict:
+    """`fn()`, interrupted with ProgramTimeout after `seconds` (checked between Python
+    bytecodes: a long call into native code ends first)."""
+    def time_out(signum: int, frame: Any) -> None:
+        raise ProgramTimeout(f"the program ran longer than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, time_out)
+    signal.alarm(seconds)
+    try:
+        return fn()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 _PLAIN = (type(None), bool, int, float, str)
@@ -160,7 +183,7 @@ def run(client: str, out: str | None, only: list[str] | None = None) -> dict:
         print(f"[{client}] {name} ...", file=sys.stderr, flush=True)
         start = time.perf_counter()
         try:
-            entry = {"values": encode_result(fn())}
+            entry = {"values": encode_result(call_with_timeout(fn, PROGRAM_TIMEOUT_SECONDS))}
         except Exception as error:  # noqa: BLE001 - recorded for the tests to report
             entry = {"error": error_record(error)}
         entry["seconds"] = round(time.perf_counter() - start, 3)

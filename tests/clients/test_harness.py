@@ -108,3 +108,13 @@ def test_a_training_loss_must_fall():
     run = {"import_error": None, "programs": {"train_x": {"values": values}}}
     with pytest.raises(AssertionError, match="the loss did not fall"):
         harness.check_program("c", run, record, "train_x")
+
+
+def test_a_program_that_runs_too_long_is_stopped():
+    def forever() -> dict:
+        while True:
+            pass
+
+    with pytest.raises(run_programs.ProgramTimeout, match="ran longer than 1 s"):
+        run_programs.call_with_timeout(forever, 1)
+    assert run_programs.call_with_timeout(lambda: {"x": 1}, 1) == {"x": 1}
