@@ -42,6 +42,7 @@ from justjax._src.lax import parallel_spmd  # noqa: F401 (registers the SPMD low
 from justjax._src.hlo import ir
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import replicas
+from justjax._src.runtime.array import set_sharding
 from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.runtime.sharding import NamedSharding
@@ -225,8 +226,7 @@ def _join(blocks: Sequence[np.ndarray], dim: int | None, aval: ShapedArray,
         out = stages.result_array(joined,
                                   _global_aval(aval, spec_for(dim, mesh_axis(mesh)), mesh))
     array = getattr(out, "_base_array", out)  # a key array's sharding is its base array's
-    array._sharding = NamedSharding(mesh, spec_for(dim, mesh_axis(mesh)))
-    array._committed = True
+    set_sharding(array, NamedSharding(mesh, spec_for(dim, mesh_axis(mesh))))
     return out
 
 

@@ -285,14 +285,29 @@ def replica_ids(indices: dict[Device, tuple[slice, ...]]) -> dict[Device, int]:
     return out
 
 
+def set_sharding(array: Array, sharding: Sharding) -> None:
+    """Lays `array` out as `sharding` says, committed to its devices (the caller has checked
+    that the sharding fits the array's shape)."""
+    array._device = sharding._device_assignment[0]
+    plain = isinstance(sharding, SingleDeviceSharding) and sharding.memory_kind == "device"
+    array._sharding = None if plain else sharding
+    array._committed = True
+
+
 def place(x: Array, sharding: Sharding) -> Array:
-    """`x`'s value laid out as `sharding` says, committed to its devices (the caller has
-    checked that the sharding fits `x`'s shape)."""
-    devices = sharding._device_assignment
-    out = Array(x._value, x.weak_type, devices[0], committed=True)
-    if not (isinstance(sharding, SingleDeviceSharding) and sharding.memory_kind == "device"):
-        out._sharding = sharding
+    """A new Array of `x`'s value laid out as `sharding` says (the buffer is shared: both
+    are read-only)."""
+    out = Array(x._value, x.weak_type)
+    set_sharding(out, sharding)
     return out
+
+
+def to_array(x: Any) -> Array:
+    """`x` (an Array, a NumPy value or a Python scalar) as an Array on the default device."""
+    if isinstance(x, Array):
+        return x
+    aval = core.get_aval(x)
+    return from_numpy(np.array(dtypes.coerce_to_array(x, aval.dtype), copy=True), aval)
 
 
 def _array_aval(x: Array) -> ShapedArray:

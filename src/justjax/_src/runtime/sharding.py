@@ -1,8 +1,8 @@
 """Shardings: how an array's elements are laid out over devices (`jax.sharding`).
 
 A `Sharding` cuts every dimension into equal blocks and names the block each device holds:
-`_tiling(ndim)` gives the number of blocks per dimension and each device's block
-coordinates, and everything else (`shard_shape`, `devices_indices_map`, `is_equivalent_to`,
+`_blocks(ndim)` gives the number of blocks per dimension and `_device_blocks(ndim)` each
+device's block coordinates, and everything else (`shard_shape`, `devices_indices_map`, `is_equivalent_to`,
 an Array's shards) is computed from it. `SingleDeviceSharding` holds the whole array on one
 device; `NamedSharding(mesh, spec)` splits dimension `i` over the mesh axes `spec[i]` (the
 first major) and replicates it over the other axes.
@@ -26,8 +26,8 @@ __all__ = ["DuplicateSpecError", "IndivisibleError", "NamedSharding", "Sharding"
            "SingleDeviceSharding", "make_single_device_sharding"]
 
 Index = tuple[slice, ...]
-# Block counts per dimension, and each device's block coordinates, in device order.
-Tiling = tuple[tuple[int, ...], tuple[tuple[Device, tuple[int, ...]], ...]]
+# Each device's block coordinates, in device order.
+DeviceBlocks = tuple[tuple[Device, tuple[int, ...]], ...]
 
 # The memory kinds a CPU device addresses (JAX's list); "device" is the default.
 MEMORY_KINDS = ("device", "pinned_host", "unpinned_host")
@@ -93,7 +93,12 @@ class Sharding:
     def _device_assignment(self) -> tuple[Device, ...]:
         raise NotImplementedError("Subclasses should implement this method.")
 
-    def _tiling(self, ndim: int) -> Tiling:
+    def _blocks(self, ndim: int) -> tuple[int, ...]:
+        """The number of blocks each dimension of a rank-`ndim` array is cut into."""
+        raise NotImplementedError("Subclasses should implement this method.")
+
+    def _device_blocks(self, ndim: int) -> DeviceBlocks:
+        """Each device and the coordinates of the block it holds."""
         raise NotImplementedError("Subclasses should implement this method.")
 
     # -- computed from those ----------------------------------------------------------------
@@ -121,7 +126,7 @@ class Sharding:
           IndivisibleError: a dimension is not divisible by its number of blocks.
         """
         global_shape = tuple(global_shape)
-        blocks, _ = self._tiling(len(global_shape))
+        blocks = self._blocks(len(global_shape))
         out = []
         for dim, (size, count) in enumerate(zip(global_shape, blocks, strict=True)):
             if size % count:
@@ -136,10 +141,10 @@ class Sharding:
     def devices_indices_map(self, global_shape: tuple[int, ...]) -> Mapping[Device, Index]:
         """Each device's block of an array of `global_shape`, as slices of the whole."""
         block_shape = self.shard_shape(global_shape)
-        blocks, coords = self._tiling(len(block_shape))
+        blocks = self._blocks(len(block_shape))
         return {device: tuple(slice(None) if count == 1 else slice(i * size, (i + 1) * size)
                               for i, size, count in zip(where, block_shape, blocks, strict=True))
-                for device, where in coords}
+                for device, where in self._device_blocks(len(block_shape))}
 
     def addressable_devices_indices_map(self, global_shape: tuple[int, ...]
                                         ) -> Mapping[Device, Index]:
@@ -152,7 +157,8 @@ class Sharding:
         same devices (in the same order) and memory kind."""
         return (self._device_assignment == other._device_assignment
                 and self.memory_kind == other.memory_kind
-                and self._tiling(ndim) == other._tiling(ndim))
+                and self._blocks(ndim) == other._blocks(ndim)
+                and self._device_blocks(ndim) == other._device_blocks(ndim))
 
 
 class SingleDeviceSharding(Sharding):
@@ -207,8 +213,11 @@ class SingleDeviceSharding(Sharding):
     def _device_assignment(self) -> tuple[Device, ...]:
         return (self._device,)
 
-    def _tiling(self, ndim: int) -> Tiling:
-        return (1,) * ndim, ((self._device, (0,) * ndim),)
+    def _blocks(self, ndim: int) -> tuple[int, ...]:
+        return (1,) * ndim
+
+    def _device_blocks(self, ndim: int) -> DeviceBlocks:
+        return ((self._device, (0,) * ndim),)
 
     def check_compatible_aval(self, aval_shape: tuple[int, ...]) -> None:
         return None
@@ -336,19 +345,23 @@ class NamedSharding(Sharding):
         self.check_compatible_aval(tuple(global_shape))
         return super().shard_shape(global_shape)
 
-    def _tiling(self, ndim: int) -> Tiling:
-        sizes = dict(zip(self.mesh.axis_names, self.mesh.axis_sizes, strict=True))
-        position = {name: i for i, name in enumerate(self.mesh.axis_names)}
+    def _entries(self, ndim: int) -> list:
         entries = list(self.spec.partitions[:ndim])
-        entries += [None] * (ndim - len(entries))
-        blocks = tuple(math.prod(sizes[a] for a in _entry_axes(e)) for e in entries)
-        devices = self._device_assignment
-        coords = []
-        for flat, device in enumerate(devices):
+        return entries + [None] * (ndim - len(entries))
+
+    def _blocks(self, ndim: int) -> tuple[int, ...]:
+        sizes = self.mesh.shape
+        return tuple(math.prod(sizes[a] for a in _entry_axes(e)) for e in self._entries(ndim))
+
+    def _device_blocks(self, ndim: int) -> DeviceBlocks:
+        sizes = self.mesh.shape
+        position = {name: i for i, name in enumerate(self.mesh.axis_names)}
+        axes = [_entry_axes(e) for e in self._entries(ndim)]
+        out = []
+        for flat, device in enumerate(self._device_assignment):
             where = _unravel(flat, self.mesh.axis_sizes)
-            coords.append((device, tuple(_block_of(where, _entry_axes(e), sizes, position)
-                                         for e in entries)))
-        return blocks, tuple(coords)
+            out.append((device, tuple(_block_of(where, a, sizes, position) for a in axes)))
+        return tuple(out)
 
 
 def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -417,3 +430,26 @@ def _aval_sharding(aval: ShapedArray) -> NamedSharding:
 # Installed here because the classes live above the core layer (as the numpy layer
 # installs Array's operators).
 ShapedArray.sharding = property(_aval_sharding)
+
+
+def check_fits(sharding: Sharding, shape: tuple[int, ...], what: str,
+               uneven: bool = False) -> None:
+    """Raises JAX's errors when `sharding` cannot lay out an array of `shape`.
+
+    Args:
+      sharding: the sharding.
+      shape: the array's shape.
+      what: the arguments named in the message ("device_put args").
+      uneven: allow dimensions not divisible by their number of blocks (inside programs).
+    Raises:
+      ValueError: the spec has more entries than the array dimensions.
+      IndivisibleError: a dimension does not divide evenly (unless `uneven`).
+    """
+    if isinstance(sharding, NamedSharding):
+        try:
+            sharding.check_compatible_aval(tuple(shape))
+        except ValueError as e:
+            raise ValueError(f"One of {what} is incompatible with its sharding annotation "
+                             f"{sharding}: {e}") from None
+    if not uneven and sharding._is_concrete:
+        sharding.shard_shape(tuple(shape))
