@@ -49,11 +49,15 @@ def _batch_spec(spec: PartitionSpec, dim: int, value: Any) -> PartitionSpec:
     return spec.update(partitions=parts)
 
 
-def _placeable(sharding: Sharding, ndim: int) -> Sharding:
+def _placeable(sharding: Sharding) -> Sharding:
     """The sharding a value is laid out with: UNCONSTRAINED dimensions (the compiler's
-    choice in JAX) are not split."""
+    choice in JAX) are not split, and the spec is given without trailing Nones, as JAX
+    gives the compiler's choices."""
     if isinstance(sharding, NamedSharding) and UNCONSTRAINED in sharding.spec.partitions:
-        return sharding.update(spec=sharding.spec._normalized_spec_for_aval(ndim))
+        parts = [None if e is UNCONSTRAINED else e for e in sharding.spec.partitions]
+        while parts and parts[-1] is None:
+            parts.pop()
+        return sharding.update(spec=sharding.spec.update(partitions=parts))
     return sharding
 
 
@@ -66,22 +70,31 @@ def _place_value(x: Any, sharding: Sharding) -> Any:
 
 def _over_concrete_mesh(sharding: NamedSharding, what: str) -> NamedSharding:
     """A sharding over an abstract mesh as one over the mesh in context (`jax.set_mesh`)."""
-    mesh = mesh_lib.get_concrete_mesh()
-    if mesh.empty or mesh.abstract_mesh != sharding.mesh:
+    mesh = _matching_concrete_mesh(sharding.mesh)
+    if mesh is None:
         raise ValueError(f"{what} to {sharding} needs a concrete mesh: enter one with "
                          "`jax.set_mesh(mesh)` or give a NamedSharding over a `Mesh`")
     return sharding.update(mesh=mesh)
+
+
+def _matching_concrete_mesh(mesh: AbstractMesh) -> Mesh | None:
+    """The mesh of `jax.set_mesh` if it has `mesh`'s axes (their types may differ: inside
+    `auto_axes` / `explicit_axes`), else None."""
+    concrete = mesh_lib.get_concrete_mesh()
+    if concrete.empty or concrete.shape_tuple != mesh.shape_tuple:
+        return None
+    return concrete
 
 
 def _result_sharding(sharding: Sharding, aval: ShapedArray) -> Sharding | None:
     """How a jitted program's result annotated with `sharding` is laid out: replicated
     over the mesh when its shape does not divide evenly (JAX's rule)."""
     if isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, AbstractMesh):
-        mesh = mesh_lib.get_concrete_mesh()
-        if mesh.empty or mesh.abstract_mesh != sharding.mesh:
+        mesh = _matching_concrete_mesh(sharding.mesh)
+        if mesh is None:
             return None
         sharding = sharding.update(mesh=mesh)
-    sharding = _placeable(sharding, aval.ndim)
+    sharding = _placeable(sharding)
     try:
         sharding.shard_shape(aval.shape)
     except ValueError:
@@ -179,13 +192,18 @@ def _constraint_impl(x: Any, *, sharding: Sharding, layout: Any, context_mesh: A
     if isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, AbstractMesh):
         sharding = _concrete_for(x, aval, sharding, context_mesh)
     check_fits(sharding, aval.shape, "with_sharding_constraint arguments")
-    return _place_value(x, _placeable(sharding, aval.ndim))
+    return _place_value(x, _placeable(sharding))
 
 
 def _concrete_for(x: Any, aval: ShapedArray, sharding: NamedSharding,
                   context_mesh: Any) -> NamedSharding:
     """JAX's reading of a sharding over an abstract mesh applied to a concrete value: the
-    mesh in context for a NumPy value, else the mesh the array is already laid out over."""
+    mesh in context for a NumPy value, else the mesh the array is already laid out over.
+    JAX lays arrays created under `jax.set_mesh` out over its mesh; here they stay on one
+    device, so for them too the mesh in context is read when it is the sharding's."""
+    in_context = _matching_concrete_mesh(sharding.mesh)
+    if in_context is not None and not isinstance(getattr(x, "sharding", None), NamedSharding):
+        return sharding.update(mesh=in_context)
     if not context_mesh.empty and isinstance(context_mesh, AbstractMesh) and not hasattr(
             x, "sharding"):
         return _over_concrete_mesh(sharding, "with_sharding_constraint")
@@ -274,7 +292,11 @@ def _reshard_target(value: Any, ndim: int) -> NamedSharding:
                              "not allowed. Please pass a NamedSharding instance or enter into "
                              f"a mesh context via `jax.set_mesh`. Got {value}")
         value = NamedSharding(mesh, value)
-    if not isinstance(value, NamedSharding) or value.mesh.empty:
+    if value is not None and not isinstance(value, NamedSharding):
+        raise TypeError("`out_sharding` argument of reshard only supports instances of "
+                        f"`NamedSharding` or `PartitionSpec`. Got {value} of type: "
+                        f"{type(value)}")
+    if value is None or value.mesh.empty:
         raise ValueError("Reshard should only be used with out_shardings which are non-None "
                          f"and have a non-empty mesh. Got sharding {value}.")
     types = value.mesh._name_to_type
