@@ -856,3 +856,20 @@ def test_optax_and_flax_read_the_type_sharding(mesh_x):
     with jax.set_mesh(explicit):
         value = jax.sharding.reshard(x, NamedSharding(jax.sharding.get_abstract_mesh(), P("x")))
         assert value.sharding == NamedSharding(explicit, P("x"))
+
+
+def test_tracers_have_no_sharding():
+    seen = []
+
+    def f(x):
+        seen.append(hasattr(x, "sharding"))
+        with pytest.raises(AttributeError, match="The 'sharding' attribute is not available on "
+                                                 r"traced array with shape float32\[2\]. To "
+                                                 "query sharding information on tracers, use "
+                                                 r"`jax.typeof\(x\)`."):
+            x.sharding
+        seen.append(repr(jax.typeof(x).sharding))
+        return x
+
+    jax.jit(f)(jnp.ones(2))
+    assert seen == [False, "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None,))"]
