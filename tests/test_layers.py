@@ -124,7 +124,8 @@ LINEAR_PRIMITIVES = {
     "dot_general", "dynamic_slice", "dynamic_update_slice", "gather", "imag", "jit", "mul", "neg",
     "pad", "psum", "real", "reduce_precision", "reduce_scatter", "reduce_sum", "reduce_window_sum", "remat2", "reshape",
     "rev", "scan", "scatter", "scatter-add", "scatter-mul", "scatter-sub", "select_and_gather_add",
-    "select_and_scatter_add", "select_n", "shard_map", "slice", "split", "squeeze", "stack", "sub",
+    "select_and_scatter_add", "select_n", "reshard", "shard_map", "sharding_constraint", "slice",
+    "split", "squeeze", "stack", "sub",
     "tile",
     "transpose", "unstack", "while",
 }

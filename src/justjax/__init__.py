@@ -27,8 +27,15 @@ from justjax._src.api import (
     make_jaxpr as make_jaxpr,
     process_count as process_count,
     process_index as process_index,
+    typeof as typeof,
     vmap as vmap,
 )
+from justjax._src.runtime.devices import Device as Device
+from justjax._src.runtime.mesh import make_mesh as make_mesh
+from justjax._src.runtime.mesh import set_mesh as set_mesh
+from justjax._src.runtime.partition_spec import P as P
+from justjax._src.runtime.sharding import NamedSharding as NamedSharding
+from justjax._src.lax.sharding_constraint import reshard as reshard
 from justjax._src.jit import jit as jit
 from justjax._src.pmap import pmap as pmap
 from justjax._src.explain import explain as explain
@@ -57,6 +64,7 @@ from justjax import nn as nn
 from justjax import numpy as numpy
 from justjax import random as random
 from justjax import scipy as scipy
+from justjax import sharding as sharding
 from justjax import tree_util as tree_util
 from justjax import tree as tree
 from justjax import dtypes as dtypes

@@ -17,10 +17,13 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr
 from justjax._src.interpreters import batching, staging
-from justjax._src.tree_errors import keystr, prefix_errors
+from justjax._src.tree_errors import flatten_axes, is_none, keystr
 from justjax._src.runtime import devices as devices_lib
-from justjax._src.runtime.array import Array, from_numpy
+from justjax._src.runtime import mesh as mesh_lib
+from justjax._src.runtime.array import Array, from_numpy, place, to_array
 from justjax._src.runtime.devices import Device
+from justjax._src.runtime.partition_spec import PartitionSpec
+from justjax._src.runtime.sharding import NamedSharding, Sharding, SingleDeviceSharding, check_fits
 from justjax._src.stages import ShapeDtypeStruct
 
 
@@ -112,28 +115,77 @@ def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
                                                for a in closed.out_avals])
 
 
-def _put_leaf(x: Any, device: Device | None) -> Any:
+def _put_leaf(x: Any, target: Device | Sharding | None) -> Any:
+    """One leaf moved to `target` (a device or a sharding, committed), or to the default
+    device (uncommitted) for None; a traced value passes unchanged."""
     if isinstance(x, core.Tracer):
         return x
     if dtypes.is_extended(getattr(x, "dtype", None)):
         # A key array moves with its base array.
-        return type(x)(x._impl, _put_leaf(x._base_array, device))
-    if isinstance(x, Array):
-        if device is None or x.device == device:
-            return x if device is None else Array(x._value, x.weak_type, device, committed=True)
-        return Array(x._value, x.weak_type, device, committed=True)
-    aval = core.get_aval(x)
-    value = dtypes.coerce_to_array(x, aval.dtype)
-    out = from_numpy(np.array(value, copy=True), aval)
-    if device is not None:
-        out = Array(out._value, out.weak_type, device, committed=True)
-    return out
+        return type(x)(x._impl, _put_leaf(x._base_array, target))
+    if target is None:
+        return to_array(x)
+    if isinstance(target, Device):
+        target = SingleDeviceSharding(target)
+    check_fits(target, np.shape(x), "device_put args")
+    return place(to_array(x), target)
 
 
-def device_put(x: Any, device: Device | None = None, *, donate: bool = False,
+def _put_target(value: Any) -> Device | Sharding | None:
+    """What `device_put` moves a leaf to, from what it was given for it."""
+    if value is None or isinstance(value, Device):
+        return value
+    if isinstance(value, PartitionSpec):
+        mesh = mesh_lib.get_concrete_mesh()
+        if mesh.empty:
+            raise ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is "
+                             "passed to device_put")
+        return NamedSharding(mesh, value)
+    if isinstance(value, Sharding):
+        if not value._is_concrete:
+            # JAX's error: it first asks whether this process drives the devices.
+            raise ValueError("is_fully_addressable is not implemented for "
+                             "`jax.sharding.AbstractMesh`.")
+        return value
+    raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
+                     "`jax.Device`, `Format`, `jax.memory.Space` or a pytree of these values. "
+                     f"Received invalid value: {value}")
+
+
+def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = False,
                may_alias: bool | None = None) -> Any:
-    """Moves (copies) every leaf of `x` to `device` as an Array (`jax.device_put`)."""
-    return tree_util.tree_map(lambda leaf: _put_leaf(leaf, device), x)
+    """Moves (copies) every leaf of `x` to a device as an Array (`jax.device_put`).
+
+    Args:
+      x: a pytree of arrays (or NumPy values, scalars).
+      device: None (the default device, uncommitted), a `Device`, a `Sharding`, a
+        `PartitionSpec` (over the mesh of `jax.set_mesh`), or a pytree of these that is a
+        prefix of `x`.
+      src: the source devices (multi-process JAX); unused in one process.
+      donate, may_alias: accepted as in JAX; values are never aliased here.
+    Returns:
+      `x` with each leaf an Array laid out as asked.
+    """
+    leaves, tree = tree_util.tree_flatten(x)
+    targets = flatten_axes("device_put device", tree, device)
+    return tree_util.tree_unflatten(tree, [_put_leaf(leaf, _put_target(target))
+                                           for leaf, target in zip(leaves, targets,
+                                                                   strict=True)])
+
+
+def typeof(x: Any) -> ShapedArray:
+    """The abstract value (type) of `x` (`jax.typeof`): its shape, dtype and weak type;
+    its `sharding` has no mesh (shardings do not enter types here).
+
+    Raises:
+      TypeError: `x` is not an array or scalar.
+    """
+    try:
+        return core.get_aval(x)
+    except TypeError:
+        # JAX quotes the type for a list (its message comes from another check).
+        kind = f"'{type(x)}'" if isinstance(x, (list, tuple, dict)) else f"{type(x)}"
+        raise TypeError(f"Argument '{x}' of type {kind} is not a valid JAX type") from None
 
 
 def device_get(x: Any) -> Any:
@@ -184,43 +236,6 @@ def process_count() -> int:
 def check_callable(fun: Any) -> None:
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
-
-
-def _is_none(x: Any) -> bool:
-    return x is None
-
-
-class PytreeLeaf:
-    """Stands for a leaf of the arguments in a prefix-mismatch message."""
-
-    def __repr__(self) -> str:
-        return "pytree leaf"
-
-
-def flatten_axes(name: str, treedef: tree_util.PyTreeDef, axis_tree: Any, *,
-                 kws: bool = False) -> list[Any]:
-    """The axis spec `axis_tree` (a prefix of `treedef`, None leaves included) broadcast
-    to one entry per leaf of `treedef`; JAX's prefix error when it is not a prefix."""
-    if axis_tree is None or type(axis_tree) is int:
-        return [axis_tree] * treedef.num_leaves
-    dummy = tree_util.tree_unflatten(treedef, [PytreeLeaf()] * treedef.num_leaves)
-    axes: list[Any] = []
-
-    def add(axis: Any, subtree: Any) -> None:
-        axes.extend([axis] * tree_util.tree_structure(subtree).num_leaves)
-
-    try:
-        tree_util.tree_map(add, axis_tree, dummy, is_leaf=_is_none)
-    except ValueError:
-        if kws:
-            # Only the positional arguments can mismatch: keyword arguments take axis 0.
-            dummy, axis_tree = dummy[0], axis_tree[0]
-        found = prefix_errors(axis_tree, dummy, is_leaf=_is_none)
-        details = "\n  ".join(e(name).args[0] for e in found)
-        raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
-                         f"value; \n  Mismatch details ({len(found)} found):\n  {details}"
-                         ) from None
-    return axes
 
 
 def _valid_axis_spec(leaf: Any) -> bool:
@@ -334,10 +349,10 @@ def vmap(fun: Callable, in_axes: int | None | Sequence[Any] = 0, out_axes: Any =
     if not (in_axes is None or type(in_axes) in (int, tuple)):
         raise TypeError("vmap in_axes must be an int, None, or a tuple of entries corresponding "
                         f"to the positional arguments passed to the function, but got {in_axes}.")
-    if not all(map(_valid_axis_spec, tree_util.tree_leaves(in_axes, is_leaf=_is_none))):
+    if not all(map(_valid_axis_spec, tree_util.tree_leaves(in_axes, is_leaf=is_none))):
         raise TypeError("vmap in_axes must be an int, None, or (nested) container with those "
                         f"types as leaves, but got {in_axes}.")
-    if not all(map(_valid_axis_spec, tree_util.tree_leaves(out_axes, is_leaf=_is_none))):
+    if not all(map(_valid_axis_spec, tree_util.tree_leaves(out_axes, is_leaf=is_none))):
         raise TypeError("vmap out_axes must be an int, None, or (nested) container with those "
                         f"types as leaves, but got {out_axes}.")
 
@@ -377,7 +392,7 @@ def vmap(fun: Callable, in_axes: int | None | Sequence[Any] = 0, out_axes: Any =
             out_flat = batching.batch_flat(flat_fun, axis_data, in_dims, out_dims, flat_args)
         except batching.SpecMatchError as e:
             spec = tree_util.tree_unflatten(out_tree_box[0], out_dims(0))
-            path, _ = tree_util.tree_flatten_with_path(spec, is_leaf=_is_none)[0][e.leaf_index]
+            path, _ = tree_util.tree_flatten_with_path(spec, is_leaf=is_none)[0][e.leaf_index]
             raise ValueError(f"at vmap out_axes{keystr(path)}, got axis spec {e.dst} but output "
                              f"was batched on axis {e.src}") from None
         return tree_util.tree_unflatten(out_tree_box[0], out_flat)

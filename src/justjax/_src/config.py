@@ -142,6 +142,16 @@ config.define("jax_numpy_dtype_promotion", "standard", "Dtype promotion: standar
               affects_tracing=True)
 config.define("jax_default_matmul_precision", None, "Default precision of matmuls.",
               affects_tracing=True)
+# The mesh contexts (`jax.set_mesh`, `jax.sharding.use_abstract_mesh`, the deprecated
+# `with mesh:`): values of `runtime/mesh.py`'s classes, None when unset. They change what
+# tracing produces (a bare PartitionSpec is read against them), so they key the jit caches;
+# unlike JAX's they are process-wide, not per thread.
+config.define("justjax_abstract_mesh", None, "The abstract mesh in context; set by "
+              "jax.set_mesh and jax.sharding.use_abstract_mesh.", affects_tracing=True)
+config.define("justjax_concrete_mesh", None, "The mesh in context; set by jax.set_mesh.",
+              affects_tracing=True)
+config.define("justjax_resource_mesh", None, "The mesh of the deprecated `with mesh:` "
+              "context.", affects_tracing=True)
 config.define("jax_num_cpu_devices", -1, "Number of virtual CPU devices; -1 takes "
               "XLA_FLAGS=--xla_force_host_platform_device_count=N, else 1.", parse=int)
 config.define("jax_disable_jit", False, "Run jitted functions eagerly.", parse=_parse_bool)

@@ -88,8 +88,8 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
         size = api._mapped_axis_size(fun, in_tree, flat, in_dims, "pmap", axis_size)
         in_dims = [None if d is None else d % max(np.ndim(x), 1)
                    for x, d in zip(flat, in_dims, strict=True)]
-        mesh = shard_map.Mesh(_devices(devices, size),
-                              axis_name if axis_name is not None else _UNNAMED_AXIS)
+        mesh = shard_map.axis_mesh(_devices(devices, size),
+                                   axis_name if axis_name is not None else _UNNAMED_AXIS)
         avals = tuple(core.get_aval(x) for x in flat)
         key = (in_tree, avals, tuple(in_dims), mesh, tuple(sorted(static_args.items())),
                config.trace_context())
@@ -150,7 +150,8 @@ class _Mapped:
     def __init__(self, call: Callable, in_tree: Any, avals: tuple[ShapedArray, ...],
                  in_dims: Sequence[int | None], mesh: shard_map.Mesh, out_axes: Any,
                  fun: Callable) -> None:
-        block_avals = [shard_map.block_aval(a, shard_map.spec_for(d, mesh.axis_name), mesh)
+        name = shard_map.mesh_axis(mesh)
+        block_avals = [shard_map.block_aval(a, shard_map.spec_for(d, name), mesh)
                        for a, d in zip(avals, in_dims, strict=True)]
         found: dict[str, Any] = {}
 
@@ -173,7 +174,6 @@ class _Mapped:
         self.consts = list(closed.consts)
         self.body = ClosedJaxpr(pe.name_unused_outputs(pe.convert_constvars_jaxpr(closed.jaxpr)),
                                 [])
-        name = mesh.axis_name
         self.in_specs = ([shard_map.PartitionSpec()] * len(self.consts)
                          + [shard_map.spec_for(d, name) for d in in_dims])
         self.out_specs = [shard_map.spec_for(d, name) for d in found["out_dims"]]

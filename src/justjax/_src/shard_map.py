@@ -42,44 +42,35 @@ from justjax._src.lax import parallel_spmd  # noqa: F401 (registers the SPMD low
 from justjax._src.hlo import ir
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import replicas
-from justjax._src.runtime.array import NamedSharding
+from justjax._src.runtime.array import set_sharding
+from justjax._src.runtime.mesh import Mesh
+from justjax._src.runtime.partition_spec import PartitionSpec
+from justjax._src.runtime.sharding import NamedSharding
 
-__all__ = ["Mesh", "PartitionSpec", "shard_map_p", "bind", "block_aval", "body_axis", "inside_body",
-           "run_sharded", "spec_for"]
-
-
-class Mesh:
-    """Devices along one named axis."""
-
-    def __init__(self, devices: Sequence[devices_lib.Device], axis_name: Any) -> None:
-        self.devices = tuple(devices)
-        self.axis_name = axis_name
-        self.size = len(self.devices)
-        self.device_ids = tuple(d.id for d in self.devices)
-
-    def __repr__(self) -> str:
-        return f"Mesh({self.axis_name!r}: {self.size}, axis_types=(Auto,))"
-
-    def __eq__(self, other: object) -> bool:
-        return (isinstance(other, Mesh) and other.axis_name == self.axis_name
-                and other.device_ids == self.device_ids)
-
-    def __hash__(self) -> int:
-        return hash((self.axis_name, self.device_ids))
+__all__ = ["Mesh", "PartitionSpec", "shard_map_p", "axis_mesh", "bind", "block_aval",
+           "body_axis", "device_ids", "inside_body", "mesh_axis", "run_sharded", "spec_for",
+           "split_dim"]
 
 
-class PartitionSpec(tuple):
-    """One entry per leading dimension: the mesh axis name splitting it, or None."""
+def axis_mesh(devices: Sequence[devices_lib.Device], axis_name: Any) -> Mesh:
+    """The one-axis mesh of `devices` named `axis_name` (pmap's)."""
+    return Mesh(np.array(list(devices), dtype=object), (axis_name,))
 
-    def __new__(cls, *entries: Any) -> PartitionSpec:
-        return super().__new__(cls, entries)
 
-    def __repr__(self) -> str:
-        return "P" + tuple.__repr__(self)
+def mesh_axis(mesh: Mesh) -> Any:
+    """The name of a one-axis mesh's axis."""
+    return mesh.axis_names[0]
 
-    def split_dim(self, axis_name: Any) -> int | None:
-        """The dimension the mesh axis splits, or None for a value whole on every device."""
-        return next((d for d, entry in enumerate(self) if entry == axis_name), None)
+
+def device_ids(mesh: Mesh) -> tuple[int, ...]:
+    """The ids of the mesh's devices, in order."""
+    return tuple(d.id for d in mesh._flat_devices_tuple)
+
+
+def split_dim(spec: PartitionSpec, axis_name: Any) -> int | None:
+    """The dimension `spec` splits over the mesh axis, or None for a value whole on every
+    device."""
+    return next((d for d, entry in enumerate(spec) if entry == axis_name), None)
 
 
 def spec_for(dim: int | None, axis_name: Any) -> PartitionSpec:
@@ -91,7 +82,7 @@ def spec_for(dim: int | None, axis_name: Any) -> PartitionSpec:
 
 def block_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedArray:
     """One device's block of a value of `aval` split by `spec` over `mesh`."""
-    dim = spec.split_dim(mesh.axis_name)
+    dim = split_dim(spec, mesh_axis(mesh))
     if dim is None:
         return aval
     shape = list(aval.shape)
@@ -100,7 +91,7 @@ def block_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedArra
 
 
 def _global_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedArray:
-    dim = spec.split_dim(mesh.axis_name)
+    dim = split_dim(spec, mesh_axis(mesh))
     if dim is None:
         return aval
     shape = list(aval.shape)
@@ -118,7 +109,7 @@ def body_axis(mesh: Mesh) -> Iterator[None]:
     depth = getattr(_tracing, "depth", 0)
     _tracing.depth = depth + 1
     try:
-        with core.extend_axis_env(mesh.axis_name, mesh.size):
+        with core.extend_axis_env(mesh_axis(mesh), mesh.size):
             yield
     finally:
         _tracing.depth = depth
@@ -140,7 +131,7 @@ def bind(args: Sequence[Any], jaxpr: ClosedJaxpr, mesh: Mesh,
     """`shard_map` of the per-device `jaxpr` on global `args`."""
     return shard_map_p.bind(*args, jaxpr=jaxpr, mesh=mesh, in_specs=tuple(in_specs),
                             out_specs=tuple(out_specs), check_vma=False,
-                            newly_manual_axes=frozenset({mesh.axis_name}))
+                            newly_manual_axes=frozenset({mesh_axis(mesh)}))
 
 
 def _params(params: dict, jaxpr: ClosedJaxpr, in_specs: Sequence[PartitionSpec],
@@ -152,11 +143,11 @@ def _abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, mesh: Mesh,
                    in_specs: tuple[PartitionSpec, ...], out_specs: tuple[PartitionSpec, ...],
                    **_: Any) -> list[ShapedArray]:
     for aval, spec in zip(avals, in_specs, strict=True):
-        dim = spec.split_dim(mesh.axis_name)
+        dim = split_dim(spec, mesh_axis(mesh))
         if dim is not None and aval.shape[dim] % mesh.size:
             raise ValueError(f"shard_map applied to an operand of shape {aval.shape}, whose "
                              f"dimension {dim} ({aval.shape[dim]}) is not divisible by the "
-                             f"{mesh.size} devices of mesh axis {mesh.axis_name!r}")
+                             f"{mesh.size} devices of mesh axis {mesh_axis(mesh)!r}")
     return [_global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
 
 
@@ -181,7 +172,7 @@ class _ReplicaProgram:
         count = len(jaxpr.out_avals)
         infos = ["result"] if count == 1 else [f"result[{i}]" for i in range(count)]
         module = lowering.lower_jaxpr_to_module(jaxpr, name, infos,
-                                                replica_axes={mesh.axis_name: mesh.size},
+                                                replica_axes={mesh_axis(mesh): mesh.size},
                                                 prefix="pmap")
         avals = tuple(jaxpr.in_avals)
         info = stages.ModuleInfo(module, tuple(range(len(avals))), avals,
@@ -202,12 +193,12 @@ def run_sharded(jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: Sequence[PartitionSpec
     the concrete `args`; the results are the blocks joined, sharded over the devices."""
     program = _replica_program(jaxpr, mesh, name)
     in_avals = jaxpr.in_avals
-    per_replica = [[_block(x, spec.split_dim(mesh.axis_name), i, aval)
+    per_replica = [[_block(x, split_dim(spec, mesh_axis(mesh)), i, aval)
                     for x, spec, aval in zip(args, in_specs, in_avals, strict=True)]
                    for i in range(mesh.size)]
-    outs = replicas.run_replicas(program.call.executable, per_replica, mesh.device_ids,
+    outs = replicas.run_replicas(program.call.executable, per_replica, device_ids(mesh),
                                  program.thread_setup)
-    return [_join([outs[i][k] for i in range(mesh.size)], spec.split_dim(mesh.axis_name),
+    return [_join([outs[i][k] for i in range(mesh.size)], split_dim(spec, mesh_axis(mesh)),
                   aval, mesh)
             for k, (spec, aval) in enumerate(zip(out_specs, jaxpr.out_avals, strict=True))]
 
@@ -233,10 +224,9 @@ def _join(blocks: Sequence[np.ndarray], dim: int | None, aval: ShapedArray,
     else:
         joined = np.concatenate([np.asarray(b) for b in blocks], axis=dim)
         out = stages.result_array(joined,
-                                  _global_aval(aval, spec_for(dim, mesh.axis_name), mesh))
+                                  _global_aval(aval, spec_for(dim, mesh_axis(mesh)), mesh))
     array = getattr(out, "_base_array", out)  # a key array's sharding is its base array's
-    array._sharding = NamedSharding(mesh.axis_name, mesh.devices, dim)
-    array._committed = True
+    set_sharding(array, NamedSharding(mesh, spec_for(dim, mesh_axis(mesh))))
     return out
 
 
@@ -252,14 +242,14 @@ def _lowering(ctx: lowering.LoweringRuleContext, *args: ir.Value, jaxpr: ClosedJ
         raise ValueError("a shard_map (pmap) inside another's per-device function is not "
                          "supported: map the inner function with vmap")
     module = module_context.module
-    if module.device_assignment not in (None, mesh.device_ids):
+    if module.device_assignment not in (None, device_ids(mesh)):
         raise ValueError(f"one jitted program uses pmaps over different devices: "
-                         f"{list(module.device_assignment)} and {list(mesh.device_ids)}")
-    module.device_assignment = mesh.device_ids
+                         f"{list(module.device_assignment)} and {list(device_ids(mesh))}")
+    module.device_assignment = device_ids(mesh)
     module.attributes["mhlo.num_replicas"] = ir.IntegerAttr(mesh.size, "i32")
-    name = mesh.axis_name
-    in_dims = [s.split_dim(name) for s in in_specs]
-    out_dims = [s.split_dim(name) for s in out_specs]
+    name = mesh_axis(mesh)
+    in_dims = [split_dim(s, name) for s in in_specs]
+    out_dims = [split_dim(s, name) for s in out_specs]
     block_avals = [block_aval(a, s, mesh) for a, s in zip(ctx.avals_in, in_specs, strict=True)]
 
     def replicated(*xs: Any) -> list[Any]:
@@ -294,7 +284,7 @@ def _own_block(x: Any, dim: int, block_shape: tuple[int, ...], index: Any) -> An
 
 def _result_shardings(eqn: JaxprEqn) -> list[NamedSharding]:
     mesh = eqn.params["mesh"]
-    return [NamedSharding(mesh.axis_name, mesh.devices, s.split_dim(mesh.axis_name))
+    return [NamedSharding(mesh, spec_for(split_dim(s, mesh_axis(mesh)), mesh_axis(mesh)))
             for s in eqn.params["out_specs"]]
 
 
@@ -344,7 +334,7 @@ def _partial_eval(trace: ad.TangentStagingTrace, args: Sequence[Any], params: di
     num_known_outs = len(known_out_specs)
     num_extra = len(known.out_avals) - num_known_outs
     stacked = _with_stacked_residuals(known, num_known_outs, mesh)
-    per_device = spec_for(0, mesh.axis_name)
+    per_device = spec_for(0, mesh_axis(mesh))
     known_outs: list[Any] = []
     if stacked.jaxpr.outvars or pe.jaxpr_has_effects(stacked.jaxpr):
         with core.set_current_trace(trace.parent_trace):
@@ -384,7 +374,7 @@ def _partial_eval_custom(saveable: Any, unks_in: Sequence[bool], inst_in: Sequen
     staged_closed = _with_unstacked_residuals(ClosedJaxpr(staged, closed.consts),
                                               (True,) * num_res + (False,) * (
                                                   len(staged.invars) - num_res), mesh)
-    per_device = spec_for(0, mesh.axis_name)
+    per_device = spec_for(0, mesh_axis(mesh))
     known_in_specs, _ = pe.partition_list(unks_in, in_specs)
     known_out_specs, _ = pe.partition_list(unks_out, out_specs)
     _, staged_in_specs = pe.partition_list(inst_in, in_specs)
@@ -472,14 +462,14 @@ def _transposed_body(jaxpr: ClosedJaxpr, in_linear: tuple[bool, ...],
                      out_zeros: tuple[bool, ...], mesh: Mesh,
                      in_specs: tuple[PartitionSpec, ...], out_specs: tuple[PartitionSpec, ...]
                      ) -> tuple[ClosedJaxpr, list[bool]]:
-    name = mesh.axis_name
+    name = mesh_axis(mesh)
     with body_axis(mesh):
         transposed, in_zeros = pe.transpose_jaxpr(jaxpr, in_linear, out_zeros)
     num_nonlinear = len(in_linear) - sum(in_linear)
-    ct_replicated = [s.split_dim(name) is None
+    ct_replicated = [split_dim(s, name) is None
                      for s, z in zip(out_specs, out_zeros, strict=True) if not z]
     linear_specs = [s for s, lin in zip(in_specs, in_linear, strict=True) if lin]
-    result_replicated = [s.split_dim(name) is None
+    result_replicated = [split_dim(s, name) is None
                          for s, z in zip(linear_specs, in_zeros, strict=True) if not z]
 
     def adjusted(*args: Any) -> list[Any]:

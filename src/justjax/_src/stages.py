@@ -30,7 +30,7 @@ from justjax._src.interpreters import lowering
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import replicas
-from justjax._src.runtime.array import Array, from_numpy, to_numpy
+from justjax._src.runtime.array import Array, from_numpy, set_sharding, to_numpy
 
 logger = logging.getLogger("justjax")
 
@@ -169,11 +169,11 @@ class CompiledCall:
         self._in_dtypes = [info.in_avals[i].dtype for i in self._kept]
         self._out_avals = info.out_avals
         self._donated = [i for i, d in enumerate(info.donated_invars) if d]
-        # A program holding a pmap runs replicated on the pmap's devices (`shard_map.py`);
-        # results the pmap gives back are sharded over them.
+        # A program holding a pmap runs replicated on the pmap's devices (`shard_map.py`).
         self._replica_devices = info.module.device_assignment
-        self._out_shardings = (out_shardings(closed.jaxpr)
-                               if self._replica_devices is not None else None)
+        # Results the program lays out over devices (a pmap's, a sharding constraint's).
+        found = out_shardings(closed.jaxpr)
+        self._out_shardings = found if any(s is not None for s in found) else None
 
     def call_flat(self, args: Sequence[Any]) -> list[Array]:
         """Runs on concrete flat arguments (Arrays, NumPy values, scalars). Results live on
@@ -197,8 +197,7 @@ class CompiledCall:
         if self._out_shardings is not None:
             for result, sharding in zip(results, self._out_shardings, strict=True):
                 if sharding is not None:
-                    array = getattr(result, "_base_array", result)
-                    array._sharding, array._committed = sharding, True
+                    set_sharding(getattr(result, "_base_array", result), sharding)
         for i in self._donated:
             if isinstance(args[i], Array):
                 args[i].delete()
@@ -224,8 +223,9 @@ class CompiledCall:
                                      setup)[0]
 
 
-# Primitives whose results are laid out over several devices (`shard_map`) or come from an
-# inner program (`jit`): equation -> one sharding (or None) per result.
+# Primitives whose results are laid out over devices (`shard_map`, `sharding_constraint`,
+# `reshard`) or come from an inner program (`jit`): equation -> one sharding (or None) per
+# result.
 result_shardings: dict[core.Primitive, Callable[[JaxprEqn], list[Any]]] = {}
 
 

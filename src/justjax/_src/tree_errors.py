@@ -29,6 +29,7 @@ from justjax._src.tree_util import (  # noqa: F401
     flatten_one_level_with_keys,
     tree_map,
     tree_structure,
+    tree_unflatten,
     treedef_is_strict_leaf,
 )
 
@@ -201,3 +202,40 @@ def _equality_errors(path: KeyPath, t1: Any, t2: Any, is_leaf: Callable | None
         return
     for k, a, b in zip(keys1, c1, c2):
         yield from _equality_errors((*path, k), a, b, is_leaf)
+
+
+def is_none(x: Any) -> bool:
+    return x is None
+
+
+class PytreeLeaf:
+    """Stands for a leaf of the arguments in a prefix-mismatch message."""
+
+    def __repr__(self) -> str:
+        return "pytree leaf"
+
+
+def flatten_axes(name: str, treedef: Any, axis_tree: Any, *,
+                 kws: bool = False) -> list[Any]:
+    """The axis spec `axis_tree` (a prefix of `treedef`, None leaves included) broadcast
+    to one entry per leaf of `treedef`; JAX's prefix error when it is not a prefix."""
+    if axis_tree is None or type(axis_tree) is int:
+        return [axis_tree] * treedef.num_leaves
+    dummy = tree_unflatten(treedef, [PytreeLeaf()] * treedef.num_leaves)
+    axes: list[Any] = []
+
+    def add(axis: Any, subtree: Any) -> None:
+        axes.extend([axis] * tree_structure(subtree).num_leaves)
+
+    try:
+        tree_map(add, axis_tree, dummy, is_leaf=is_none)
+    except ValueError:
+        if kws:
+            # Only the positional arguments can mismatch: keyword arguments take axis 0.
+            dummy, axis_tree = dummy[0], axis_tree[0]
+        found = prefix_errors(axis_tree, dummy, is_leaf=is_none)
+        details = "\n  ".join(e(name).args[0] for e in found)
+        raise ValueError(f"{name} specification must be a tree prefix of the corresponding "
+                         f"value; \n  Mismatch details ({len(found)} found):\n  {details}"
+                         ) from None
+    return axes

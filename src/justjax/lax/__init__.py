@@ -345,4 +345,7 @@ from justjax._src.lax.special import (
     zeta as zeta,
     zeta_p as zeta_p,
 )
+from justjax._src.lax.sharding_constraint import (
+    with_sharding_constraint as with_sharding_constraint,
+)
 from justjax.lax import linalg as linalg  # noqa: E402 -- the submodule, after the names

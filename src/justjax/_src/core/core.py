@@ -476,6 +476,13 @@ class Tracer:
     def weak_type(self) -> bool:
         return self.aval.weak_type
 
+    @property
+    def sharding(self) -> Any:
+        """Not known while tracing (JAX's AttributeError, so `hasattr` is False)."""
+        raise AttributeError("The 'sharding' attribute is not available on traced array with "
+                             f"shape {self.aval.str_short(short_dtypes=False)}. To query "
+                             "sharding information on tracers, use `jax.typeof(x)`.")
+
     def _origin_msg(self) -> str:
         return self._trace.describe_tracer(self) if hasattr(self._trace, "describe_tracer") else ""
 

@@ -12,6 +12,7 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.runtime.devices import Device, default_device
+from justjax._src.runtime.sharding import Sharding, SingleDeviceSharding
 
 
 class Array:
@@ -19,7 +20,9 @@ class Array:
 
     # `_ready`: None, or the future of the program still computing the buffer (async
     # dispatch: the buffer exists, its contents are being written).
-    # `_sharding`: None for an array on one device; a pmap result's `NamedSharding`.
+    # `_sharding`: None for an array on one device (`_device`, in device memory); else how
+    # it is laid out (a pmap result's `NamedSharding`, an array `device_put` with a
+    # sharding). The buffer always holds the whole value; each device's shard is its block.
     __slots__ = ("_buffer", "aval", "_device", "_committed", "_ready", "_sharding")
     __array_priority__ = 100
 
@@ -39,7 +42,7 @@ class Array:
         self.aval = ShapedArray(buffer.shape, buffer.dtype, weak_type)
         self._device = device
         self._committed = committed
-        self._sharding: NamedSharding | None = None
+        self._sharding: Sharding | None = None
 
     @classmethod
     def adopt(cls, buffer: np.ndarray, aval: ShapedArray, ready: Any = None) -> Array:
@@ -102,52 +105,54 @@ class Array:
 
     @property
     def device(self) -> Any:
-        """The array's device; for a pmap result (on several devices), its sharding, as
-        JAX gives."""
-        if self._sharding is not None:
-            return self._sharding
-        return self._device or default_device()
+        """The array's device; for an array on several devices (a pmap result), its
+        sharding, as JAX gives."""
+        sharding = self._sharding
+        if sharding is None:
+            return self._device or default_device()
+        if sharding.num_devices == 1:
+            return sharding._device_assignment[0]
+        return sharding
 
     @property
     def committed(self) -> bool:
         return self._committed
 
     @property
-    def sharding(self) -> Any:
+    def sharding(self) -> Sharding:
+        """How the array is laid out over devices: a `SingleDeviceSharding` for an array on
+        one device."""
         if self._sharding is not None:
             return self._sharding
         return SingleDeviceSharding(self.device)
 
     def devices(self) -> set[Device]:
-        if self._sharding is not None:
-            return set(self._sharding.device_set)
-        return {self.device}
+        return set(self.sharding.device_set)
 
     @property
     def is_fully_addressable(self) -> bool:
-        return True
+        return self.sharding.is_fully_addressable
 
     @property
     def is_fully_replicated(self) -> bool:
-        return self._sharding is None or self._sharding.axis is None
+        return self.sharding.is_fully_replicated
 
     @property
     def addressable_shards(self) -> list[Shard]:
-        """The pieces of the array and their devices: one per device of a pmap result (its
-        slice along the mapped axis), else the whole array."""
+        """The pieces of the array and their devices: each device's block, as its sharding
+        lays it out (the whole array for an array on one device)."""
         if self._sharding is None:
             return [Shard(self.device, (slice(None),) * self.ndim, self)]
-        axis = self._sharding.axis
-        devices = self._sharding.devices
-        block = 0 if axis is None else self.shape[axis] // len(devices)
-        shards = []
-        for i, device in enumerate(devices):
-            index = tuple(slice(i * block, (i + 1) * block) if d == axis else slice(None)
-                          for d in range(self.ndim))
-            shards.append(Shard(device, index, Array(self._value[index], self.aval.weak_type,
-                                                     device, committed=True),
-                                replica_id=i if axis is None else 0))
-        return shards
+        indices = self._sharding.addressable_devices_indices_map(self.shape)
+        replicas = replica_ids(indices)
+        return [Shard(device, index, Array(self._value[index], self.aval.weak_type, device,
+                                           committed=True), replica_id=replicas[device])
+                for device, index in indices.items()]
+
+    @property
+    def global_shards(self) -> list[Shard]:
+        """Every shard (one process drives every device: the addressable ones)."""
+        return self.addressable_shards
 
     # -- host interop ----------------------------------------------------------------------
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -255,23 +260,6 @@ def _rebuild(value: np.ndarray, weak_type: bool) -> Array:
     return Array(value, weak_type)
 
 
-class NamedSharding:
-    """A pmap result's layout, as JAX 0.10.2 gives it: block `i` along `axis` on device `i`
-    of a one-axis mesh named after pmap's axis; with `axis` None, the whole value on every
-    device (`P()`)."""
-
-    def __init__(self, axis_name: Any, devices: Sequence[Device], axis: int | None) -> None:
-        self.axis_name = axis_name
-        self.devices = tuple(devices)
-        self.axis = axis
-        self.device_set = set(self.devices)
-
-    def __repr__(self) -> str:
-        spec = () if self.axis is None else tuple([None] * self.axis + [self.axis_name])
-        return (f"NamedSharding(mesh=Mesh({self.axis_name!r}: {len(self.devices)}, "
-                f"axis_types=(Auto,)), spec=P{spec!r}, memory_kind=device)")
-
-
 class Shard:
     """One piece of an array: its device, its index in the whole, and its data."""
 
@@ -285,15 +273,41 @@ class Shard:
                 f"replica_id={self.replica_id}, data={self.data})")
 
 
-class SingleDeviceSharding:
-    """The sharding of an array that lives whole on one device."""
+def replica_ids(indices: dict[Device, tuple[slice, ...]]) -> dict[Device, int]:
+    """Each device's replica number: how many devices before it (in order) hold the same
+    block."""
+    seen: dict[tuple, int] = {}
+    out = {}
+    for device, index in indices.items():
+        key = tuple((s.start, s.stop) for s in index)
+        out[device] = seen.get(key, 0)
+        seen[key] = out[device] + 1
+    return out
 
-    def __init__(self, device: Device) -> None:
-        self.device_set = {device}
-        self._device = device
 
-    def __repr__(self) -> str:
-        return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
+def set_sharding(array: Array, sharding: Sharding) -> None:
+    """Lays `array` out as `sharding` says, committed to its devices (the caller has checked
+    that the sharding fits the array's shape)."""
+    array._device = sharding._device_assignment[0]
+    plain = isinstance(sharding, SingleDeviceSharding) and sharding.memory_kind == "device"
+    array._sharding = None if plain else sharding
+    array._committed = True
+
+
+def place(x: Array, sharding: Sharding) -> Array:
+    """A new Array of `x`'s value laid out as `sharding` says (the buffer is shared: both
+    are read-only)."""
+    out = Array(x._value, x.weak_type)
+    set_sharding(out, sharding)
+    return out
+
+
+def to_array(x: Any) -> Array:
+    """`x` (an Array, a NumPy value or a Python scalar) as an Array on the default device."""
+    if isinstance(x, Array):
+        return x
+    aval = core.get_aval(x)
+    return from_numpy(np.array(dtypes.coerce_to_array(x, aval.dtype), copy=True), aval)
 
 
 def _array_aval(x: Array) -> ShapedArray:

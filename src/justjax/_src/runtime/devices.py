@@ -10,7 +10,7 @@ from justjax._src.config import check_platforms, config
 
 
 class Device:
-    """One CPU device: `CpuDevice(id=0)`."""
+    """One CPU device (`jax.Device`): `CpuDevice(id=0)`."""
 
     platform = "cpu"
     device_kind = "cpu"
@@ -19,6 +19,12 @@ class Device:
         self.id = id
         self.process_index = 0
         self.host_id = 0
+        # The device's number among its process's devices (one process: its id).
+        self.local_hardware_id = id
+
+    def memory_stats(self) -> None:
+        """Allocator statistics; CPU devices have none (None, as in JAX)."""
+        return None
 
     def __repr__(self) -> str:
         return f"CpuDevice(id={self.id})"
