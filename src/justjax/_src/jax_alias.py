@@ -30,6 +30,8 @@ JAX_VERSION_INFO = (0, 10, 2)
 PRIVATE_MODULES = {
     # equinox, flax: register_exclusion, api_boundary, include_frame
     "jax._src.traceback_util": "justjax._src.traceback_util",
+    # flax: checkify (Out, JaxException, user_checks, checkify, Error)
+    "jax._src.checkify": "justjax._src.checkify",
 }
 
 
