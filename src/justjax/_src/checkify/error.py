@@ -69,7 +69,8 @@ def get_traceback() -> TracebackInfo:
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
-        if not code.co_filename.startswith(_PACKAGE_DIR):
+        # Frozen modules (runpy's, importlib's) are Python's own machinery.
+        if not code.co_filename.startswith((_PACKAGE_DIR, "<frozen ")):
             frames.append((code.co_filename, frame.f_lineno, code.co_name))
         frame = frame.f_back
     return TracebackInfo(tuple(reversed(frames)))

@@ -19,6 +19,8 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, NamedTuple, Sequence
 
+import numpy as np
+
 from justjax._src import tree_util
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
@@ -26,6 +28,7 @@ from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from justjax._src.custom_derivatives import FlatFun
 from justjax._src.interpreters import ad, staging
 from justjax._src.interpreters import partial_eval as pe
+from justjax._src.runtime.array import Array
 from justjax._src.checkify.check import check_p
 from justjax._src.checkify.error import (Error, ErrorEffect, Metadata, Out, effect_avals,
                                          error_from_leaves, error_leaves, init_error,
@@ -270,6 +273,17 @@ error_checks[check_p] = _check_discharge_rule
 # ---------------------------------------------------------------------------------------------
 # The API.
 
+def _as_arrays(error: Error) -> Error:
+    """`error` with its NumPy leaves (constants: codes, placeholders) as Arrays, as every
+    leaf of a JAX value is."""
+    def as_array(x: Any) -> Any:
+        if isinstance(x, (np.ndarray, np.generic)):
+            return Array(np.asarray(x))
+        return x
+
+    return tree_util.tree_map(as_array, error)
+
+
 def checkify(f: Callable[..., Out], errors: frozenset = user_checks
              ) -> Callable[..., tuple[Error, Out]]:
     """Functionalize `check` calls in `f`, and optionally add run-time error checks.
@@ -302,6 +316,6 @@ def checkify(f: Callable[..., Out], errors: frozenset = user_checks
 
         closed = staging.trace_to_jaxpr(closed_f, [], staging.debug_info("checkify", f))
         error, outs = checkify_jaxpr(closed, enabled, init_error, [])
-        return error, tree_util.tree_unflatten(out_trees[0], outs)
+        return _as_arrays(error), tree_util.tree_unflatten(out_trees[0], outs)
 
     return checked_fun
