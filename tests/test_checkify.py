@@ -612,3 +612,26 @@ def test_messages_agree_with_jax(name: str, program: Callable) -> None:
     from jax.experimental import checkify as real_checkify
     expected = program(real_checkify, real_jax.numpy)[0].get()
     assert program(checkify, jnp)[0].get() == expected
+
+
+def test_differentiable_payload_through_custom_vjp() -> None:
+    # The error (with a float payload) enters the custom_vjp call; its cotangent passes
+    # through, leaving the function's derivative alone. (JAX 0.10.2 returns 14.0 here, a bug:
+    # without checkify its gradient is -2.8288574.)
+    @jax.custom_vjp
+    def cv(x: Any, y: Any) -> Any:
+        return jnp.sin(x) * y
+
+    cv.defvjp(lambda x, y: (jnp.sin(x) * y, (x, y)),
+              lambda r, g: (g * jnp.cos(r[0]) * r[1], g * jnp.sin(r[0])))
+
+    def f(x: Any) -> Any:
+        checkify.check(x > 0, "p {}", x)
+        return cv(x * 2.0, x)
+
+    expected = float(jax.grad(lambda x: cv(x * 2.0, x))(1.5))
+    assert abs(expected + 2.8288574) < 1e-5
+    assert float(jax.grad(lambda x: checkify.checkify(f)(x)[1])(1.5)) == pytest.approx(expected)
+    xs = jnp.array([1.0, -1.0, 2.0])
+    g = jax.vmap(jax.grad(lambda x: checkify.checkify(cv)(x, 2.0)[1]))(xs)
+    np.testing.assert_allclose(np.asarray(g), 2.0 * np.cos(np.asarray(xs)), rtol=1e-5)

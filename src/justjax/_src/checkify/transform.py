@@ -69,7 +69,8 @@ class CheckifyTrace(core.Trace):
 
         def checked_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
             primal_out, tangent_out = jvp(list(primals[n:]), list(tangents[n:]))
-            err_tangents = [_error_tangent(p, t) for p, t in zip(primals[:n], tangents[:n])]
+            err_tangents = [_error_tangent(p, t)
+                            for p, t in zip(primals[:n], tangents[:n], strict=True)]
             return [*primals[:n], *primal_out], [*err_tangents, *tangent_out]
 
         outs = primitive.bind_with_trace(self.parent_trace, call.fun,
@@ -91,7 +92,9 @@ class CheckifyTrace(core.Trace):
             return residuals, [*primals[:n], *outs]
 
         def checked_bwd(residuals: Sequence[Any], cts: Sequence[Any]) -> list[Any]:
-            return [*cts[:n], *bwd(residuals, list(cts[n:]))]
+            err_cts = [ad.Zero(core.get_aval(ct)) if ad.is_float0(ct) else ct
+                       for ct in cts[:n]]
+            return [*err_cts, *bwd(residuals, list(cts[n:]))]
 
         outs = primitive.bind_with_trace(self.parent_trace, call.fun,
                                          FlatFun(checked_fwd, _name(fwd)),
