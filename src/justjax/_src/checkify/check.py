@@ -184,27 +184,26 @@ def check_error_value(error: Error, *, debug: bool = False) -> None:
 
 
 def _reduce_any_error(error: Error) -> Error:
-    """One error standing for a batch of them: per effect, the last batch element where it
-    happened (the last element if nowhere), as JAX picks it."""
+    """One error standing for a batch of them (every leaf batched alike): per effect, the
+    last batch element where it happened (the last element if nowhere), as JAX picks it."""
     out = init_error
     for effect, preds in error._pred.items():
-        shape = np.shape(preds)
-        size = int(np.prod(shape, dtype=np.int64))
-        flat_preds = structural.reshape(preds, (size,))
+        batch = np.shape(preds)
+        size = int(np.prod(batch, dtype=np.int64))
+        flat_preds = structural.convert_element_type(structural.reshape(preds, (size,)),
+                                                     np.int32)
         # The last True: the first one of the reversed predicates.
-        from_end = reductions.argmax(slicing.rev(structural.convert_element_type(
-            flat_preds, np.int32), (0,)), 0, np.int32)
+        from_end = reductions.argmax(slicing.rev(flat_preds, (0,)), 0, np.int32)
         index = elementwise.sub(np.int32(size - 1), from_end)
-
-        def pick(x: Any, index: Any = index, shape: tuple = shape, size: int = size) -> Any:
-            x_shape = np.shape(x)
-            if x_shape[:len(shape)] != shape:
-                x = structural.broadcast_in_dim(x, shape + x_shape,
-                                                tuple(range(len(shape), len(shape) + len(x_shape))))
-                x_shape = shape + x_shape
-            x = structural.reshape(x, (size, *x_shape[len(shape):]))
-            return slicing.dynamic_index_in_dim(x, index, 0, keepdims=False)
-
+        pick = lambda x: _batch_element(x, index, batch)  # noqa: E731
         out = out._update(effect, pick(preds), pick(error._code[effect]), {},
                           [pick(p) for p in error._payload[effect]])
     return out._replace(_metadata=error._metadata)
+
+
+def _batch_element(x: Any, index: Any, batch: tuple[int, ...]) -> Any:
+    """Element `index` (row-major) of `x`'s leading `batch` axes."""
+    size = int(np.prod(batch, dtype=np.int64))
+    x = structural.reshape(x, (size, *np.shape(x)[len(batch):]))
+    return slicing.dynamic_index_in_dim(x, index, 0, keepdims=False,
+                                        allow_negative_indices=False)

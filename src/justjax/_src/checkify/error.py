@@ -22,6 +22,7 @@ import numpy as np
 
 from justjax._src import tree_util
 from justjax._src.core import core
+from justjax._src.core.avals import ShapedArray
 from justjax._src.lax import elementwise, structural
 from justjax._src.runtime.array import Array
 from justjax._src.stages import ShapeDtypeStruct
@@ -276,6 +277,7 @@ class Error:
 
     def throw(self) -> None:
         """Raises `JaxRuntimeError` if an error happened (as `check_error`)."""
+        # The check primitive is defined on top of this module.
         from justjax._src.checkify.check import check_error_value
         check_error_value(self)
 
@@ -388,7 +390,6 @@ def sorted_effects(error: Error) -> tuple[ErrorEffect, ...]:
 
 def effect_avals(effects: Sequence[ErrorEffect]) -> list[Any]:
     """The avals of the leaves of an error with `effects` (see `error_leaves`)."""
-    from justjax._src.core.avals import ShapedArray
     avals = [ShapedArray((), np.dtype(np.bool_)) for _ in effects]
     avals += [ShapedArray((), np.dtype(np.int32)) for _ in effects]
     for effect in effects:
