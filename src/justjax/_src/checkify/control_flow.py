@@ -17,8 +17,7 @@ from justjax._src.interpreters import partial_eval as pe
 from justjax._src.interpreters import staging
 from justjax._src.jit_primitive import jit_p
 from justjax._src.lax.control_flow import cond_p, scan_p, while_p
-from justjax._src.checkify.error import (Error, effect_avals, error_from_leaves, error_leaves,
-                                         sorted_effects)
+from justjax._src.checkify.error import Error, error_from_leaves, error_leaves, sorted_effects
 from justjax._src.checkify.transform import (checkify_closed_jaxpr, checkify_jaxpr, error_checks,
                                              merged_error, without_consts)
 

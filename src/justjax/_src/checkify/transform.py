@@ -16,7 +16,6 @@ primitive again with the error's leaves threaded through as extra operands and r
 """
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -307,7 +306,6 @@ def checkify(f: Callable[..., Out], errors: frozenset = user_checks
     """
     enabled = frozenset(errors)
 
-    @functools.wraps(f)
     def checked_fun(*args: Any, **kwargs: Any) -> tuple[Error, Any]:
         out_trees: list[Any] = []
 
