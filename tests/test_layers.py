@@ -33,6 +33,8 @@ LAYER_OF_PREFIX = [
     ("justjax._src.checkpoint", 5), ("justjax._src.jit_primitive", 5),
     ("justjax._src.jit", 5), ("justjax._src.stages", 5), ("justjax._src.compiler", 5), ("justjax._src.debugging", 5),
     ("justjax._src.dispatch", 5),
+    # checkify: a transformation over lax, its control flow and jit.
+    ("justjax._src.checkify", 5),
     ("justjax._src.numpy", 6), ("justjax._src.nn", 6), ("justjax._src.random", 6),
     ("justjax._src.scipy", 6),
     ("justjax._src.api", 7), ("justjax._src.autodiff", 7), ("justjax._src.api_util", 7),
@@ -84,7 +86,7 @@ def test_imports_point_down(path: pathlib.Path) -> None:
 # Modules outside the primitive packages that define primitives of their own.
 PRIMITIVE_MODULES = ("justjax._src.interpreters.ad", "justjax._src.custom_derivatives",
                      "justjax._src.checkpoint", "justjax._src.jit_primitive",
-                     "justjax._src.shard_map")
+                     "justjax._src.shard_map", "justjax._src.checkify.check")
 
 
 def _all_primitives() -> list[core.Primitive]:

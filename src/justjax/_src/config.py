@@ -157,6 +157,10 @@ config.define("jax_num_cpu_devices", -1, "Number of virtual CPU devices; -1 take
 config.define("jax_disable_jit", False, "Run jitted functions eagerly.", parse=_parse_bool)
 config.define("jax_debug_nans", False, "Raise on NaN results.", parse=_parse_bool)
 config.define("jax_debug_infs", False, "Raise on Inf results.", parse=_parse_bool)
+# It changes how an unfunctionalized `checkify.check` lowers, so it keys the jit caches.
+config.define("jax_experimental_unsafe_xla_runtime_errors", False, "Lower a checkify.check "
+              "that was not functionalized to a host callback raising when it fails, instead "
+              "of refusing to lower it.", affects_tracing=True, parse=_parse_bool)
 config.define("jax_log_compiles", False, "Log each trace and compilation of a jitted function.",
               parse=_parse_bool)
 config.define("jax_explain_cache_misses", False, "Log why a jitted function is traced again.",

@@ -42,6 +42,8 @@ PRIVATE_MODULES = {
     "jax._src.tree_util": "justjax._src.tree_util",
     # flax.nnx: AbstractRef (to tell references apart; justjax makes none)
     "jax._src.state.types": "justjax._src.state",
+    # flax: checkify (Out, JaxException, user_checks, checkify, Error)
+    "jax._src.checkify": "justjax._src.checkify",
 }
 
 
