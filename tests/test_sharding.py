@@ -174,7 +174,8 @@ def test_abstract_mesh():
     am = AbstractMesh((2, 2), ("a", "b"))
     assert repr(am) == "AbstractMesh('a': 2, 'b': 2, axis_types=(Auto, Auto))"
     assert am.size == 4 and am.shape == collections.OrderedDict([("a", 2), ("b", 2)])
-    assert am == AbstractMesh((2, 2), ("a", "b")) and hash(am) == hash(AbstractMesh((2, 2), ("a", "b")))
+    again = AbstractMesh((2, 2), ("a", "b"))
+    assert am == again and hash(am) == hash(again)
     assert am.abstract_mesh is am
     assert repr(AbstractMesh((4,), "x")) == "AbstractMesh('x': 4, axis_types=(Auto,))"
     assert am.update_axis_types({"b": AxisType.Explicit}).axis_types == (AxisType.Auto,
@@ -285,7 +286,8 @@ def test_jit_traces_again_under_another_mesh(devices):
 def test_single_device_sharding(devices):
     s = SingleDeviceSharding(devices[0])
     assert repr(s) == str(s) == "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"
-    assert s == SingleDeviceSharding(devices[0]) and hash(s) == hash(SingleDeviceSharding(devices[0]))
+    again = SingleDeviceSharding(devices[0])
+    assert s == again and hash(s) == hash(again)
     assert s != SingleDeviceSharding(devices[1])
     assert s != SingleDeviceSharding(devices[0], memory_kind="pinned_host")
     assert s.device_set == {devices[0]} and s.addressable_devices == {devices[0]}
@@ -330,7 +332,8 @@ def test_devices_are_jax_device(devices):
 def test_typeof_sharding():
     t = jax.typeof(jnp.ones((4, 2)))
     assert repr(t) == "ShapedArray(float32[4,2])"
-    assert repr(t.sharding) == "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None, None))"
+    assert repr(t.sharding) == ("NamedSharding(mesh=AbstractMesh((), axis_types=()), "
+                                "spec=P(None, None))")
     assert not t.sharding.mesh.are_all_axes_explicit and t.sharding.memory_kind is None
     assert repr(jax.typeof(1.0)) == "ShapedArray(float32[], weak_type=True)"
     assert repr(jax.typeof(1.0).sharding.spec) == "P()"

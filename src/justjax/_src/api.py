@@ -20,7 +20,7 @@ from justjax._src.interpreters import batching, staging
 from justjax._src.tree_errors import flatten_axes, is_none, keystr
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import mesh as mesh_lib
-from justjax._src.runtime.array import Array, from_numpy, place, to_array
+from justjax._src.runtime.array import Array, place, to_array
 from justjax._src.runtime.devices import Device
 from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.runtime.sharding import NamedSharding, Sharding, SingleDeviceSharding, check_fits

@@ -119,6 +119,14 @@ class _BaseMesh:
         for name, value in fields.items():
             object.__setattr__(self, name, value)
 
+    def _set_key(self, key: tuple) -> None:
+        """What equality compares; its hash is kept (a mesh in context keys every jit
+        call)."""
+        self._set(_key=key, _hash=hash(key))
+
+    def __hash__(self) -> int:
+        return self._hash
+
 
 @dataclasses.dataclass(frozen=True)
 class AbstractDevice:
@@ -170,8 +178,8 @@ class Mesh(_BaseMesh):
         empty = not axis_names and flat[0] is None
         self._set(devices=devices, axis_names=axis_names, axis_types=axis_types,
                   size=0 if empty else math.prod(devices.shape),
-                  _flat_devices_tuple=flat,
-                  _key=(flat, devices.shape, axis_names, axis_types))
+                  _flat_devices_tuple=flat)
+        self._set_key((flat, devices.shape, axis_names, axis_types))
 
     @property
     def axis_sizes(self) -> tuple[int, ...]:
@@ -231,8 +239,7 @@ class Mesh(_BaseMesh):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Mesh) and self._key == other._key
 
-    def __hash__(self) -> int:
-        return hash(self._key)
+    __hash__ = _BaseMesh.__hash__
 
     def __reduce__(self) -> tuple:
         return (Mesh, (self.devices, self.axis_names, self.axis_types))
@@ -286,8 +293,8 @@ class AbstractMesh(_BaseMesh):
         axis_types = _normalize_axis_types(axis_names, axis_types, "AbstractMesh")
         self._set(axis_sizes=axis_sizes, axis_names=axis_names, axis_types=axis_types,
                   abstract_device=abstract_device,
-                  size=math.prod(axis_sizes) if axis_sizes else 0,
-                  _key=(axis_sizes, axis_names, axis_types, abstract_device))
+                  size=math.prod(axis_sizes) if axis_sizes else 0)
+        self._set_key((axis_sizes, axis_names, axis_types, abstract_device))
 
     @property
     def abstract_mesh(self) -> AbstractMesh:
@@ -309,8 +316,7 @@ class AbstractMesh(_BaseMesh):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, AbstractMesh) and self._key == other._key
 
-    def __hash__(self) -> int:
-        return hash(self._key)
+    __hash__ = _BaseMesh.__hash__
 
     def __reduce__(self) -> tuple:
         return (_rebuild_abstract, self._key)

@@ -2,8 +2,8 @@
 
 A `Sharding` cuts every dimension into equal blocks and names the block each device holds:
 `_blocks(ndim)` gives the number of blocks per dimension and `_device_blocks(ndim)` each
-device's block coordinates, and everything else (`shard_shape`, `devices_indices_map`, `is_equivalent_to`,
-an Array's shards) is computed from it. `SingleDeviceSharding` holds the whole array on one
+device's block coordinates, and everything else (`shard_shape`, `devices_indices_map`,
+`is_equivalent_to`, an Array's shards) is computed from them. `SingleDeviceSharding` holds the whole array on one
 device; `NamedSharding(mesh, spec)` splits dimension `i` over the mesh axes `spec[i]` (the
 first major) and replicates it over the other axes.
 
