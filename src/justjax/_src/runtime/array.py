@@ -130,6 +130,18 @@ class Array:
         return set(self.sharding.device_set)
 
     @property
+    def format(self) -> Any:
+        """The array's memory layout (row-major, untiled) and sharding
+        (`jax.experimental.layout.Format`)."""
+        from justjax._src.layout import Format, row_major
+        return Format(row_major(self.ndim), self.sharding)
+
+    def unsafe_buffer_pointer(self) -> int:
+        """The address of the array's buffer (a donated buffer reused for a result keeps
+        its address)."""
+        return self._value.__array_interface__["data"][0]
+
+    @property
     def is_fully_addressable(self) -> bool:
         return self.sharding.is_fully_addressable
 
