@@ -282,3 +282,13 @@ def test_replicated_results_are_named_shardings_with_an_empty_spec():
         shard = got.addressable_shards[1]
         assert shard.index == (slice(None),) and shard.replica_id == 1
         np.testing.assert_array_equal(np.asarray(shard.data), [6.0, 6.0])
+
+
+def test_a_pmap_of_concrete_arrays_under_a_transformation_is_staged():
+    # Only plain evaluation runs it at once: make_jaxpr and jit of a function closing over
+    # concrete arrays stage the pmap (found by checkify, which traces closed-over arrays).
+    x = jnp.arange(4.0).reshape(4, 1)
+    f = jax.pmap(lambda a: a * 2)
+    closed = jax.make_jaxpr(lambda: f(x))()
+    assert [e.primitive.name for e in closed.eqns] == ["jit"]
+    np.testing.assert_allclose(jax.jit(lambda: f(x))(), np.arange(4.0).reshape(4, 1) * 2)

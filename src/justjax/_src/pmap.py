@@ -101,7 +101,10 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
         operands = [*mapped.consts, *flat]
         donated = [False] * len(mapped.consts) + _donated_leaves(dynamic, args, static_args,
                                                                  donated_argnums, kwargs)
-        if any(isinstance(x, core.Tracer) for x in operands):
+        # Under a transformation (jit, make_jaxpr, checkify ...) the call is staged even
+        # when its operands are concrete; only plain evaluation runs it at once.
+        if (not isinstance(core.current_trace(), core.EvalTrace)
+                or any(isinstance(x, core.Tracer) for x in operands)):
             outs = jit_p.bind(*operands, jaxpr=mapped.program, name="_fun",
                               donated_invars=tuple(donated), keep_unused=False,
                               inline=False)
