@@ -17,7 +17,8 @@ SRC = pathlib.Path(justjax.__file__).parent
 LAYER_OF_PREFIX = [
     ("justjax._src.core", 0), ("justjax._src.config", 0), ("justjax._src.errors", 0),
     ("justjax._src.deprecations", 0), ("justjax._src.source_info_util", 0),
-    ("justjax._src.util", 0),
+    ("justjax._src.util", 0), ("justjax._src.traceback_util", 0), ("justjax._src.state", 0),
+    ("justjax._src.layout", 1),
     ("justjax._src.tree_util", 0), ("justjax._src.treedef", 0), ("justjax._src.tree_errors", 0),
     ("justjax._src.runtime", 1),
     # The IR, its printers and verifier are data that backends read; the passes (which may
@@ -31,13 +32,15 @@ LAYER_OF_PREFIX = [
     ("justjax._src.interpreters", 4),
     ("justjax._src.lax", 5), ("justjax._src.custom_derivatives", 5),
     ("justjax._src.checkpoint", 5), ("justjax._src.jit_primitive", 5),
-    ("justjax._src.jit", 5), ("justjax._src.stages", 5), ("justjax._src.compiler", 5), ("justjax._src.debugging", 5),
+    ("justjax._src.jit", 5), ("justjax._src.stages", 5), ("justjax._src.compiler", 5),
+    ("justjax._src.shard_map", 5), ("justjax._src.hijax", 5), ("justjax._src.debugging", 5),
     ("justjax._src.dispatch", 5),
     # checkify: a transformation over lax, its control flow and jit.
     ("justjax._src.checkify", 5),
     ("justjax._src.numpy", 6), ("justjax._src.nn", 6), ("justjax._src.random", 6),
     ("justjax._src.scipy", 6),
     ("justjax._src.api", 7), ("justjax._src.autodiff", 7), ("justjax._src.api_util", 7),
+    ("justjax._src.pmap", 7), ("justjax._src.jax_alias", 8),
     ("justjax._src.test_util", 7),
     ("justjax", 8),
 ]
