@@ -210,3 +210,23 @@ def test_scaled_dot_general() -> None:
     # As JAX on CPU, which has no lowering for the quantized product.
     with pytest.raises(NotImplementedError, match="'scaled_matmul' not found for platform cpu"):
         jax.nn.scaled_dot_general(lhs, rhs, dims, configs=configs)
+
+
+def test_softmax_custom_jvp_flag() -> None:
+    x = jnp.array([[1.0, 2.0, -1.0], [0.5, 0.0, 3.0]])
+    where = jnp.array([[True, False, True], [True, True, True]])
+
+    def loss(a):
+        return (jax.nn.softmax(a, axis=0, where=where) ** 2).sum()
+
+    default_value, default_grad = jax.nn.softmax(x), jax.grad(loss)(x)
+    with jax.config.override("jax_softmax_custom_jvp", True):
+        assert "custom_jvp_call" in str(jax.make_jaxpr(jax.nn.softmax)(x))
+        np.testing.assert_allclose(np.asarray(jax.nn.softmax(x)), np.asarray(default_value),
+                                   rtol=1e-6)
+        grad = jax.grad(loss)(x)
+    # Recorded from JAX 0.10.2 (either setting).
+    expected = [[0.11511361, 0.0, -0.034054667], [-0.11511359, 0.0, 0.034054875]]
+    np.testing.assert_allclose(np.asarray(grad), expected, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(default_grad), expected, atol=1e-6)
+    assert "custom_jvp_call" not in str(jax.make_jaxpr(jax.nn.softmax)(x))

@@ -155,6 +155,9 @@ config.define("justjax_resource_mesh", None, "The mesh of the deprecated `with m
 config.define("jax_num_cpu_devices", -1, "Number of virtual CPU devices; -1 takes "
               "XLA_FLAGS=--xla_force_host_platform_device_count=N, else 1.", parse=int)
 config.define("jax_disable_jit", False, "Run jitted functions eagerly.", parse=_parse_bool)
+config.define("jax_softmax_custom_jvp", False, "jax.nn.softmax differentiates through a "
+              "custom JVP (the max subtracted for stability cancels exactly) instead of "
+              "stopping the max's gradient.", parse=_parse_bool, affects_tracing=True)
 config.define("jax_debug_nans", False, "Raise on NaN results.", parse=_parse_bool)
 config.define("jax_debug_infs", False, "Raise on Inf results.", parse=_parse_bool)
 # It changes how an unfunctionalized `checkify.check` lowers, so it keys the jit caches.

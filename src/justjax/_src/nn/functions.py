@@ -1,12 +1,14 @@
 """jax.nn: activation functions and friends, written with jax.numpy and lax."""
 from __future__ import annotations
 
+import functools
 import operator
 import warnings
 from typing import Any
 
 import numpy as np
 
+from justjax._src.config import config
 from justjax._src.core import core, dtypes
 from justjax._src.custom_derivatives import custom_jvp
 from justjax._src.lax import elementwise as lax
@@ -243,17 +245,46 @@ def log_softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:
 
 
 def softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:
-    """`exp(x) / sum(exp(x))` along `axis`, shifted by the max for stability."""
-    # JAX's default softmax (jax_softmax_custom_jvp off) stops the gradient of the max.
+    """`exp(x) / sum(exp(x))` along `axis`, shifted by the max for stability.
+
+    Args:
+      x: the values.
+      axis: axis or axes to normalize over (all when None).
+      where: elements to include; the others give 0.
+    Returns:
+      An array of `x`'s shape.
+    """
+    if config.read("jax_softmax_custom_jvp"):
+        return _softmax(x, axis, where)
+    # JAX's default (jax_softmax_custom_jvp off) stops the gradient of the max.
     x = util.ensure_arraylike("softmax", x)
-    x_max = reductions.max(x, axis, where=where, initial=-np.inf, keepdims=True)
-    x_safe = x if where is None else selection.where(where, x, -np.inf)
-    unnormalized = ufuncs.exp(ufuncs.subtract(x_safe, structural.stop_gradient(x_max)))
+    return _softmax_body(x, axis, where, -np.inf, structural.stop_gradient)
+
+
+def _softmax_body(x: Any, axis: Any, where: Any, initial: Any, shift: Any) -> Any:
+    """The normalized exponentials, `shift` applied to the max subtracted."""
+    x_max = reductions.max(x, axis, where=where, initial=initial, keepdims=True)
+    x_safe = x if where is None else selection.where(where, x, initial)
+    unnormalized = ufuncs.exp(ufuncs.subtract(x_safe, shift(x_max)))
     total = reductions.sum(unnormalized, axis, where=where, keepdims=True)
     result = ufuncs.true_divide(unnormalized, total)
     if where is not None:
         result = selection.where(where, result, 0)
     return result
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1,))
+def _softmax(x: Any, axis: Any = -1, where: Any = None, initial: Any = -np.inf) -> Any:
+    """softmax with the derivative `y * (dx - sum(y * dx))` (jax_softmax_custom_jvp on)."""
+    return _softmax_body(x, axis, where, initial, lambda x_max: x_max)
+
+
+@_softmax.defjvp
+def _softmax_jvp(axis: Any, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+    (x, where, initial), (x_dot, _, _) = primals, tangents
+    y = _softmax(x, axis, where, initial)
+    weighted = reductions.sum(ufuncs.multiply(y, x_dot), axis, where=where, keepdims=True)
+    return y, ufuncs.multiply(y, ufuncs.subtract(x_dot, weighted))
 
 
 @util.jitted_as_in_jax(static_argnames=("axis", "algorithm"))

@@ -170,9 +170,10 @@ _NDTRI_Q2 = (1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099
              2.89247864745380683936E-6, 6.79019408009981274425E-9)
 
 
-def _rational(p: tuple[float, ...], q: tuple[float, ...], x: Any, dtype: type) -> Any:
-    return ufuncs.true_divide(numeric.polyval(np.array(p, dtype), x),
-                              numeric.polyval(np.array(q, dtype), x))
+def _tail_ratio(p: tuple[float, ...], q: tuple[float, ...], z: Any, dtype: type) -> Any:
+    """`P(1/z) / Q(1/z)` (1/z formed once per polynomial, as JAX's jaxpr has it)."""
+    return ufuncs.true_divide(numeric.polyval(np.array(p, dtype), ufuncs.true_divide(1, z)),
+                              numeric.polyval(np.array(q, dtype), ufuncs.true_divide(1, z)))
 
 
 def ndtri(p: Any) -> Any:
@@ -200,19 +201,21 @@ def _ndtri(p: Any) -> Any:
     # Central part: x / sqrt(2 pi) = w + w**3 P0(w**2) / Q0(w**2), w = p - 1/2.
     w = ufuncs.subtract(small_p, scalar(0.5))
     ww = lax.square(w)
-    central = ufuncs.add(w, ufuncs.multiply(ufuncs.multiply(w, ww),
-                                            _rational(_NDTRI_P0, _NDTRI_Q0, ww, scalar)))
+    w_cubed = ufuncs.multiply(w, ww)
+    central_ratio = ufuncs.true_divide(numeric.polyval(np.array(_NDTRI_P0, scalar), ww),
+                                       numeric.polyval(np.array(_NDTRI_Q0, scalar), ww))
+    central = ufuncs.add(w, ufuncs.multiply(w_cubed, central_ratio))
     central = ufuncs.multiply(central, -scalar(np.sqrt(2.0 * np.pi)))
     # Tail: x = z - log(z) / z - P(1/z) / (z Q(1/z)).
     z = lax.sqrt(ufuncs.multiply(scalar(-2.0), lax.log(small_p)))
     first_term = ufuncs.subtract(z, ufuncs.true_divide(lax.log(z), z))
-    inv_z = ufuncs.true_divide(1, z)
-    far_tail = ufuncs.subtract(first_term, ufuncs.true_divide(
-        _rational(_NDTRI_P2, _NDTRI_Q2, inv_z, scalar), z))
-    near_tail = ufuncs.subtract(first_term, ufuncs.true_divide(
-        _rational(_NDTRI_P1, _NDTRI_Q1, inv_z, scalar), z))
-    tail = selection.where(ufuncs.greater_equal(z, scalar(8.0)), far_tail, near_tail)
-    x = selection.where(ufuncs.greater(small_p, scalar(np.exp(-2.0))), central, tail)
+    far_correction = ufuncs.true_divide(_tail_ratio(_NDTRI_P2, _NDTRI_Q2, z, scalar), z)
+    near_correction = ufuncs.true_divide(_tail_ratio(_NDTRI_P1, _NDTRI_Q1, z, scalar), z)
+    far_tail = ufuncs.subtract(first_term, far_correction)
+    near_tail = ufuncs.subtract(first_term, near_correction)
+    x = selection.where(ufuncs.greater(small_p, scalar(np.exp(-2.0))), central,
+                        selection.where(ufuncs.greater_equal(z, scalar(8.0)), far_tail,
+                                        near_tail))
     x = selection.where(ufuncs.greater(p, scalar(1.0 - np.exp(-2.0))), x, ufuncs.negative(x))
     infinity = array_creation.full(np.shape(p), scalar(np.inf))
     return selection.where(ufuncs.equal(p, scalar(0.0)), ufuncs.negative(infinity),
@@ -253,9 +256,9 @@ def log_ndtr(x: Any, series_order: int = 3) -> Any:
     # One ndtr call for both ends. The max/min keep the unused branches finite, so their
     # (discarded) gradients do not turn the selected one into NaN.
     ndtr_res = _ndtr(selection.where(above, ufuncs.negative(x), lax.max(x, lower)))
-    lower_tail = _log_ndtr_lower(lax.min(x, lower), series_order)
     return selection.where(above, ufuncs.negative(ndtr_res),
-                           selection.where(lax.gt(x, lower), lax.log(ndtr_res), lower_tail))
+                           selection.where(lax.gt(x, lower), lax.log(ndtr_res),
+                                           _log_ndtr_lower(lax.min(x, lower), series_order)))
 
 
 @log_ndtr.defjvp
