@@ -306,6 +306,7 @@ from justjax._src.lax.parallel import (
     ppermute as ppermute,
     ppermute_p as ppermute_p,
     pshuffle as pshuffle,
+    pswapaxes as pswapaxes,
     psum as psum,
     psum_p as psum_p,
     psum_scatter as psum_scatter,
@@ -344,5 +345,15 @@ from justjax._src.lax.special import (
     regularized_incomplete_beta_p as regularized_incomplete_beta_p,
     zeta as zeta,
     zeta_p as zeta_p,
+)
+from justjax._src.lax.creation import (
+    full as full,
+    full_like as full_like,
+)
+from justjax._src.lax.utils import (
+    broadcast_shapes as broadcast_shapes,
+)
+from justjax._src.core.dtypes import (
+    dtype as dtype,
 )
 from justjax.lax import linalg as linalg  # noqa: E402 -- the submodule, after the names

@@ -462,6 +462,53 @@ def check_user_dtype(dtype_like: Any, fun_name: str | None = None) -> np.dtype:
     return canonicalize_explicit_dtype(np_dtype, fun_name or "")
 
 
+def dtype(x: Any) -> np.dtype:
+    """`lax.dtype`: the canonical dtype of a value, Python type or dtype-like.
+
+    Args:
+      x: an array, tracer, Python or NumPy scalar, Python type (`float` gives the default float
+        dtype) or dtype-like (64-bit ones are truncated without x64, with JAX's warning).
+
+    Returns:
+      The dtype.
+
+    Raises:
+      ValueError: for None. TypeError: for a value of no JAX array type.
+    """
+    if x is None:
+        raise ValueError(f"Invalid argument to dtype: {x}.")
+    default = python_type_default(x)
+    if default is not None:
+        return default
+    if is_python_scalar(x):
+        return canonicalize_dtype(PYTHON_SCALAR_DTYPES[type(x)])
+    if isinstance(x, ExtendedDType):
+        return x
+    if hasattr(x, "aval"):  # an Array or a tracer
+        return x.dtype
+    if isinstance(x, (str, np.dtype)) or (isinstance(x, type) and (
+            hasattr(x, "dtype") or issubclass(x, np.generic))):
+        np_dtype = np.dtype(x)
+        _check_valid_array_type(x, np_dtype)
+        return canonicalize_explicit_dtype(np_dtype, "dtype")
+    attr = getattr(x, "dtype", None)
+    if isinstance(attr, np.dtype):
+        np_dtype = attr
+    else:
+        try:
+            np_dtype = np.result_type(x)
+        except TypeError:
+            raise TypeError(f"Cannot determine dtype of {x}") from None
+    _check_valid_array_type(x, np_dtype)
+    return canonicalize_dtype(np_dtype)
+
+
+def _check_valid_array_type(x: Any, np_dtype: np.dtype) -> None:
+    if np_dtype not in ALL_TYPES and np_dtype != float0:
+        raise TypeError(f"Value '{x}' with dtype {np_dtype} is not a valid JAX array type. "
+                        "Only arrays of numeric types are supported by JAX.")
+
+
 def canonicalize_explicit_dtype(np_dtype: np.dtype, fun_name: str) -> np.dtype:
     canonical = canonicalize_dtype(np_dtype)
     if canonical != np_dtype:

@@ -1,5 +1,6 @@
 """Collectives over named axes: `psum`, `pmean`, `pmax`, `pmin`, `all_gather`, `psum_scatter`,
-`axis_index` and `axis_size`, as JAX's `lax.parallel`.
+`ppermute`, `pshuffle`, `all_to_all`, `pswapaxes`, `axis_index` and `axis_size`, as JAX's
+`lax.parallel`.
 
 A named axis is bound by a mapping transform (`vmap(f, axis_name='i')`) for the extent of the
 mapped function (`core.extend_axis_env`). A collective names the axes it works across; integer
@@ -34,7 +35,7 @@ from justjax._src.runtime.array import Array, from_numpy, to_numpy
 __all__ = [
     "psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "axis_index", "axis_size",
     "ppermute", "pshuffle", "psum_p", "pmax_p", "pmin_p", "all_gather_p", "axis_index_p",
-    "ppermute_p", "all_to_all", "all_to_all_p",
+    "ppermute_p", "all_to_all", "all_to_all_p", "pswapaxes",
 ]
 
 
@@ -665,7 +666,8 @@ def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
     """Each member cuts `x` in (axis size) pieces along `split_axis` and sends piece `k` to
     member `k`; the pieces received are concatenated along `concat_axis` in member order.
     Untiled, `x.shape[split_axis]` must be the axis size: that axis is removed and the
-    received pieces stack along a new axis at `concat_axis`.
+    received pieces stack along a new axis at `concat_axis`. A pytree is exchanged leaf by
+    leaf.
 
     Lowers to StableHLO `all_to_all` (bound here in its tiled form, the untiled one being
     reshapes around it).
@@ -673,6 +675,13 @@ def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
     names = _as_axes(axis_name)
     groups = _canonical_groups(axis_index_groups)
     size = _axis_size(names, groups)
+    return tree_util.tree_map(
+        lambda leaf: _all_to_all_leaf(leaf, names, split_axis, concat_axis, groups, size,
+                                      tiled), x)
+
+
+def _all_to_all_leaf(x: Any, names: tuple[Any, ...], split_axis: int, concat_axis: int,
+                     groups: Any, size: int, tiled: bool) -> Any:
     ndim = np.ndim(x)
     split_axis = batching.canonicalize_axis(split_axis, ndim)
     if tiled:
@@ -700,6 +709,26 @@ def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
     out_shape = list(np.shape(y))
     del out_shape[split]
     return structural.reshape(y, out_shape)
+
+
+def pswapaxes(x: Any, axis_name: Any, axis: int, *, axis_index_groups: Any = None) -> Any:
+    """Swaps the mapped axis `axis_name` with the positional axis `axis` of `x`: member `k`
+    gets, at position `i` of `axis`, member `i`'s slice `k` of that axis. A pytree is swapped
+    leaf by leaf.
+
+    `x.shape[axis]` must equal the (group) size of the named axis. This is
+    `all_to_all(x, axis_name, axis, axis)`, as in JAX.
+
+    Args:
+      x: array(s) mapped over `axis_name`.
+      axis_name: the name of a mapped axis (vmap's or pmap's).
+      axis: the positional axis of `x` that becomes mapped.
+      axis_index_groups: sub-groups of axis indices that swap among themselves (pmap only).
+
+    Returns:
+      Array(s) of `x`'s shapes. Lowers to StableHLO `all_to_all`.
+    """
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
 
 
 def _all_to_all_abstract_eval(aval: ShapedArray, *, split_axis: int, concat_axis: int,

@@ -124,34 +124,6 @@ complex_ = complex128
 check_and_canonicalize_user_dtype = dtypes.check_user_dtype
 
 
-def canonical_dtype_of(x: Any) -> np.dtype:
-    """`jax.dtypes.dtype`: the canonical dtype of a value, Python type or dtype-like."""
-    if x is None:
-        raise ValueError(f"Invalid argument to dtype: {x}.")
-    default = dtypes.python_type_default(x)
-    if default is not None:
-        return default
-    if dtypes.is_python_scalar(x):
-        return dtypes.canonicalize_dtype(dtypes.PYTHON_SCALAR_DTYPES[type(x)])
-    if isinstance(x, core.Tracer) or hasattr(x, "aval"):
-        return x.dtype
-    if isinstance(x, (str, np.dtype)) or (isinstance(x, type) and hasattr(x, "dtype")) or \
-            (isinstance(x, type) and issubclass(x, np.generic)):
-        np_dtype = np.dtype(x)
-        _check_valid(x, np_dtype)
-        return dtypes.canonicalize_explicit_dtype(np_dtype, "dtype")
-    attr = getattr(x, "dtype", None)
-    np_dtype = attr if isinstance(attr, np.dtype) else np.result_type(x)
-    _check_valid(x, np_dtype)
-    return dtypes.canonicalize_dtype(np_dtype)
-
-
-def _check_valid(x: Any, np_dtype: np.dtype) -> None:
-    if np_dtype not in dtypes.ALL_TYPES and np_dtype != dtypes.float0:
-        raise TypeError(f"Value '{x}' with dtype {np_dtype} is not a valid JAX array type. "
-                        "Only arrays of numeric types are supported by JAX.")
-
-
 # ---------------------------------------------------------------------------------------------
 # Promotion.
 
@@ -199,7 +171,7 @@ def _canonical_promotion_arg(x: Any) -> Any:
         return x
     if isinstance(x, core.Tracer) or hasattr(x, "aval"):
         return x
-    return canonical_dtype_of(x)
+    return dtypes.dtype(x)
 
 
 # ---------------------------------------------------------------------------------------------
