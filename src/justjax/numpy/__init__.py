@@ -368,4 +368,7 @@ from justjax._src.numpy.indexing import (
     take_along_axis as take_along_axis,
 )
 from justjax._src.runtime.array import Array as ndarray
+from justjax._src.numpy.vectorize import (
+    vectorize as vectorize,
+)
 from justjax.numpy import linalg as linalg  # noqa: E402 -- the submodule, after the names
