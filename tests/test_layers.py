@@ -32,7 +32,7 @@ LAYER_OF_PREFIX = [
     ("justjax._src.jit", 5), ("justjax._src.stages", 5), ("justjax._src.debugging", 5),
     ("justjax._src.dispatch", 5),
     ("justjax._src.numpy", 6), ("justjax._src.nn", 6), ("justjax._src.random", 6),
-    ("justjax._src.scipy", 6),
+    ("justjax._src.scipy", 6), ("justjax._src.flatten_util", 6),
     ("justjax._src.api", 7), ("justjax._src.autodiff", 7),
     ("justjax._src.test_util", 7),
     ("justjax", 8),
