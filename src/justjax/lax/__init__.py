@@ -346,6 +346,10 @@ from justjax._src.lax.special import (
     zeta as zeta,
     zeta_p as zeta_p,
 )
+from justjax._src.lax.convolution_patches import (
+    conv_general_dilated_local as conv_general_dilated_local,
+    conv_general_dilated_patches as conv_general_dilated_patches,
+)
 from justjax._src.lax.creation import (
     full as full,
     full_like as full_like,
