@@ -368,6 +368,20 @@ from justjax._src.numpy.indexing import (
     take_along_axis as take_along_axis,
 )
 from justjax._src.runtime.array import Array as ndarray
+from justjax._src.numpy.numpy_interop import (
+    ComplexWarning as ComplexWarning,
+    array_repr as array_repr,
+    array_str as array_str,
+    get_printoptions as get_printoptions,
+    index_exp as index_exp,
+    iterable as iterable,
+    load as load,
+    printoptions as printoptions,
+    s_ as s_,
+    save as save,
+    savez as savez,
+    set_printoptions as set_printoptions,
+)
 from justjax._src.numpy.vectorize import (
     vectorize as vectorize,
 )
