@@ -24,7 +24,7 @@ __all__ = [
     "lgamma", "logistic", "make_complex", "maximum", "minimum", "nextafter", "polygamma",
     "population_count", "power", "reduce_precision", "remainder", "round_away_from_zero",
     "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "total_order_keys",
-    "widen_low_precision", "zeta",
+    "round_from_float32", "widen_low_precision", "zeta",
 ]
 
 
@@ -32,11 +32,21 @@ __all__ = [
 # NumPy functions with XLA's semantics (shared with the eager implementations in lax).
 
 def widen_low_precision(x: np.ndarray) -> np.ndarray:
-    """float16/bfloat16 values as float32 (XLA CPU computes their math in float32); other
-    arrays unchanged."""
+    """float16/bfloat16 and narrower float values as float32 (XLA CPU computes their math in
+    float32); other arrays unchanged."""
     x = np.asarray(x)
-    if x.dtype in (dtypes.float16, dtypes.bfloat16):
+    if x.dtype in dtypes.FLOATS_COMPUTED_IN_FLOAT32:
         return x.astype(np.float32)
+    return x
+
+
+def round_from_float32(x: Any, dtype: np.dtype) -> np.ndarray:
+    """A result computed in float32 as `dtype`, rounded as XLA CPU rounds it (narrow floats
+    through float16, `dtypes.rounding_path`)."""
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):
+        for step in dtypes.rounding_path(dtype):
+            x = x.astype(step, copy=False)
     return x
 
 
@@ -46,7 +56,7 @@ def int_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     safe_y = np.where(y == 0, 1, y)
     if dtypes.is_signed(x.dtype):
         # INT_MIN / -1 overflows; XLA gives INT_MIN.
-        overflow = (x == np.iinfo(x.dtype).min) & (y == -1)
+        overflow = (x == dtypes.iinfo(x.dtype).min) & (y == -1)
         safe_y = np.where(overflow, 1, safe_y)
         quotient = np.abs(x.astype(np.int64)) // np.abs(safe_y.astype(np.int64))
         quotient = np.where((x < 0) != (safe_y < 0), -quotient, quotient).astype(x.dtype)
@@ -336,7 +346,7 @@ def convert_values(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
     if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
         x = np.real(x)
     if dtypes.is_inexact(x.dtype) and dtypes.is_int(new_dtype):
-        info = np.iinfo(new_dtype)
+        info = dtypes.iinfo(new_dtype)
         wide = x.astype(np.float64)
         wide = np.where(np.isnan(wide), 0, np.clip(np.trunc(wide), info.min, info.max))
         # float64 cannot hold int64's max exactly; clamp again in the integer domain.
@@ -353,15 +363,13 @@ def convert_values(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
 
 def _math(fn: Callable[..., Any], *, widen: bool = True) -> KernelBuilder:
     """The builder of a kernel computing `fn` on its operands, the result cast to the op's
-    result dtype; with `widen`, float16/bfloat16 operands are computed in float32 and the
-    result rounded once, as XLA CPU does."""
+    result dtype; with `widen`, float16/bfloat16 (and narrower float) operands are computed in
+    float32 and the result rounded back, as XLA CPU does."""
     def build(op: Op, compiler: Compiler) -> Kernel:
         dtype = op.result.type.dtype
-        low_precision = (dtypes.float16, dtypes.bfloat16)
-        if widen and any(t.dtype in low_precision for t in op.operand_types):
+        if widen and any(t.dtype in dtypes.FLOATS_COMPUTED_IN_FLOAT32 for t in op.operand_types):
             def kernel(*args: np.ndarray) -> np.ndarray:
-                return np.asarray(fn(*[widen_low_precision(a) for a in args])).astype(
-                    dtype, copy=False)
+                return round_from_float32(fn(*[widen_low_precision(a) for a in args]), dtype)
         else:
             def kernel(*args: np.ndarray) -> np.ndarray:
                 result = fn(*args)
@@ -518,6 +526,10 @@ _COMPARISONS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 def total_order_keys(x: np.ndarray) -> np.ndarray:
     """Signed integers ordered as StableHLO's TOTALORDER orders floats:
     -NaN < -inf < ... < -0.0 < +0.0 < ... < inf < +NaN."""
+    if x.dtype in dtypes.NARROW_FLOAT_TYPES:
+        # Their bits are not sign-magnitude in a byte (float4/float6 use the low bits,
+        # float8_e8m0fnu has no sign): order them as the float32 values they hold exactly.
+        x = x.astype(np.float32)
     signed = np.dtype(f"i{x.dtype.itemsize}")
     bits = np.ascontiguousarray(x).view(signed)
     # Negative floats order backwards by their bits: flip every bit but the sign.
