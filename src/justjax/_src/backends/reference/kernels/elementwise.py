@@ -336,15 +336,43 @@ def reduce_precision(x: np.ndarray, exponent_bits: int, mantissa_bits: int) -> n
     return result.astype(x.dtype)
 
 
+# Narrow floats whose NaN has no sign bit.
+_UNSIGNED_NAN_FLOATS = (dtypes.float8_e4m3fnuz, dtypes.float8_e5m2fnuz, dtypes.float8_e4m3b11fnuz,
+                        dtypes.float8_e8m0fnu)
+
+
+def _float8_with_nans(x: np.ndarray, nans: np.ndarray) -> np.ndarray:
+    """`x` with the NaN XLA gives converting between narrow floats where `nans`: positive,
+    every other bit set (0x7F), or the one NaN of the types that have one."""
+    if not nans.any():
+        return x
+    one_nan = {dtypes.float8_e8m0fnu: 0xFF}.get(
+        x.dtype, 0x80 if x.dtype in _UNSIGNED_NAN_FLOATS else 0x7F)
+    bits = np.where(nans, np.uint8(one_nan), np.ascontiguousarray(x).view(np.uint8))
+    return bits.astype(np.uint8).view(x.dtype)
+
+
 def convert_values(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
     """NumPy conversion with XLA's rules: complex -> real drops the imaginary part, float -> int
     truncates and saturates at the integer type's range with NaN -> 0, anything -> bool is
-    `x != 0`, integer -> narrower integer wraps."""
+    `x != 0`, integer -> narrower integer wraps. Narrow types (ml_dtypes') convert through
+    float32 or int32, which hold their values exactly; a narrow float's NaN becomes a positive
+    NaN in another narrow float, and the NaN of the types whose NaN has no sign (fnuz,
+    e8m0fnu) is positive everywhere."""
     new_dtype = np.dtype(new_dtype)
     if new_dtype == dtypes.bool_:
         return np.asarray(x != 0)
     if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
         x = np.real(x)
+    if x.dtype in dtypes.NARROW_FLOAT_TYPES and x.dtype != new_dtype:
+        wide = x.astype(np.float32)
+        if new_dtype in dtypes.FLOAT8_TYPES:
+            return _float8_with_nans(wide.astype(new_dtype), np.isnan(wide))
+        if x.dtype in _UNSIGNED_NAN_FLOATS:
+            wide = np.where(np.isnan(wide), np.float32(np.nan), wide)
+        x = wide
+    elif x.dtype in dtypes.INTN_TYPES and x.dtype != new_dtype:
+        x = x.astype(np.int32)
     if dtypes.is_inexact(x.dtype) and dtypes.is_int(new_dtype):
         info = dtypes.iinfo(new_dtype)
         wide = x.astype(np.float64)
@@ -526,9 +554,15 @@ _COMPARISONS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 def total_order_keys(x: np.ndarray) -> np.ndarray:
     """Signed integers ordered as StableHLO's TOTALORDER orders floats:
     -NaN < -inf < ... < -0.0 < +0.0 < ... < inf < +NaN."""
-    if x.dtype in dtypes.NARROW_FLOAT_TYPES:
-        # Their bits are not sign-magnitude in a byte (float4/float6 use the low bits,
-        # float8_e8m0fnu has no sign): order them as the float32 values they hold exactly.
+    if x.dtype == dtypes.float8_e8m0fnu:
+        # No sign bit: the bits order the values (NaN, 0xFF, last).
+        return np.ascontiguousarray(x).view(np.uint8).astype(np.int16)
+    if x.dtype in _UNSIGNED_NAN_FLOATS:
+        # Their NaN is the bit pattern of -0.0, which XLA's total order puts first.
+        bits = np.ascontiguousarray(x).view(np.int8).astype(np.int16)
+        return np.where(bits == -128, -129, np.where(bits < 0, bits ^ 0x7F, bits))
+    if x.dtype in dtypes.FLOAT4_TYPES + dtypes.FLOAT6_TYPES:
+        # The sign is not the top bit of their byte: order the float32 values they hold.
         x = x.astype(np.float32)
     signed = np.dtype(f"i{x.dtype.itemsize}")
     bits = np.ascontiguousarray(x).view(signed)
