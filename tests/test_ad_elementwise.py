@@ -1026,3 +1026,11 @@ def test_expected_values_are_real_jax():
         result = result if isinstance(result, tuple) else (result,)
         for got, want in zip(result, EXPECTED_CONVENTIONS[name], strict=True):
             np.testing.assert_array_equal(np.asarray(got), np.asarray(want, np.float32))
+
+
+def test_reciprocal():
+    # JAX stages lax.reciprocal as integer_pow[y=-1].
+    assert str(justjax.make_jaxpr(lax.reciprocal)(1.0)) == (
+        "{ lambda ; a:f32[]. let b:f32[] = integer_pow[y=-1] a in (b,) }")
+    np.testing.assert_allclose(np.asarray(lax.reciprocal(X3)), 1 / X3, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(justjax.grad(lax.reciprocal)(2.0)), -0.25)

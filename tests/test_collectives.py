@@ -340,6 +340,155 @@ def test_shape_errors():
 
 
 # ---------------------------------------------------------------------------------------------
+# pswapaxes and all_to_all (values, texts and messages read off JAX 0.10.2).
+
+X4 = np.arange(4 ** 3, dtype=np.float32).reshape(4, 4, 4)
+
+
+@pytest.mark.parametrize("axis,in_axes", [(0, 0), (1, 0), (0, 1)])
+def test_pswapaxes_swaps_the_mapped_axis(axis, in_axes):
+    got = jax.vmap(lambda v: lax.pswapaxes(v, "i", axis), axis_name="i", in_axes=in_axes)(X4)
+    # Member k's row i along `axis` is member i's row k.
+    per_member = np.moveaxis(X4, in_axes, 0)
+    np.testing.assert_array_equal(np.asarray(got), np.swapaxes(per_member, 0, axis + 1))
+
+
+def test_pswapaxes_of_a_pytree_and_its_gradient():
+    out = jax.vmap(lambda v: lax.pswapaxes({"a": v, "b": (v * 2,)}, "i", 1), axis_name="i")(X4)
+    np.testing.assert_array_equal(np.asarray(out["b"][0]), 2 * np.swapaxes(X4, 0, 2))
+    weights = np.arange(64.0, dtype=np.float32).reshape(4, 4, 4)
+
+    def total(v):
+        return jnp.sum(jax.vmap(lambda u: lax.pswapaxes(u, "i", 1), axis_name="i")(v) * weights)
+
+    # The transpose swaps back: the gradient is the weights swapped the same way.
+    np.testing.assert_array_equal(np.asarray(jax.grad(total)(jnp.asarray(X4))),
+                                  np.swapaxes(weights, 0, 2))
+
+
+def test_pswapaxes_errors():
+    _raises(ValueError, "all_to_all requires the size of the mapped axis axis_name to equal "
+            "x.shape[split_axis], but they are 4 and 3 respectively.",
+            lambda: jax.vmap(lambda v: lax.pswapaxes(v, "i", 0), axis_name="i")(
+                np.ones((4, 3, 4), np.float32)))
+    _raises(NameError, "unbound axis name: i", lambda: lax.pswapaxes(jnp.ones(3), "i", 0))
+    _raises(ValueError, "The size of all_to_all split_axis (3) has to be divisible by the size "
+            "of the named axis i (4)", lambda: jax.vmap(
+                lambda v: lax.all_to_all(v, "i", 0, 1, tiled=True), axis_name="i")(
+                    np.ones((4, 3, 2), np.float32)))
+
+
+A2A_GOLDEN = {
+    "vmap pswapaxes": """\
+{ lambda ; a:f32[4,4,4]. let
+    b:f32[4,4,4,1] = reshape[
+      dimensions=None
+      new_sizes=(4, 4, 4, 1)
+      sharding=None
+    ] a
+    c:f32[4,4,4,1] = transpose[permutation=(2, 1, 0, 3)] b
+    d:f32[4,4,4] = reshape[dimensions=None new_sizes=(4, 4, 4) sharding=None] c
+  in (d,) }""",
+    "vmap pswapaxes in_axes=1": """\
+{ lambda ; a:f32[4,4,4]. let
+    b:f32[4,1,4,4] = reshape[
+      dimensions=None
+      new_sizes=(4, 1, 4, 4)
+      sharding=None
+    ] a
+    c:f32[4,1,4,4] = transpose[permutation=(2, 1, 0, 3)] b
+    d:f32[4,4,4] = reshape[dimensions=None new_sizes=(4, 4, 4) sharding=None] c
+    e:f32[4,4,4] = transpose[permutation=(1, 0, 2)] d
+  in (e,) }""",
+    "vmap all_to_all 0 1": """\
+{ lambda ; a:f32[4,4,4]. let
+    b:f32[4,4,4,1] = broadcast_in_dim[
+      broadcast_dimensions=(0, np.int64(1), np.int64(2))
+    ] a
+    c:f32[4,4,4,1] = transpose[permutation=(1, 2, 0, 3)] b
+    d:f32[4,4,4] = reshape[dimensions=None new_sizes=(4, 4, 4) sharding=None] c
+    e:f32[4,1,4,4] = reshape[
+      dimensions=None
+      new_sizes=(4, 1, 4, 4)
+      sharding=None
+    ] d
+    f:f32[4,4,4] = squeeze[dimensions=(1,)] e
+  in (f,) }""",
+    "vmap all_to_all 1 0 tiled": """\
+{ lambda ; a:f32[4,4,4]. let
+    b:f32[16,4] = reshape[dimensions=None new_sizes=(16, 4) sharding=None] a
+    c:f32[16,4,1] = reshape[dimensions=None new_sizes=(16, 4, 1) sharding=None] b
+    d:f32[4,16,1] = transpose[permutation=(1, 0, 2)] c
+  in (d,) }""",
+    "staged inside vmap": """\
+{ lambda ; a:f32[4,4]. let
+    b:f32[4,4] = all_to_all[
+      axis_index_groups=None
+      axis_name=i
+      concat_axis=1
+      split_axis=1
+      tiled=False
+    ] a
+    c:f32[4,4,1] = broadcast_in_dim[broadcast_dimensions=(0, 1)] a
+    d:f32[1,4,4] = all_to_all[
+      axis_index_groups=None
+      axis_name=i
+      concat_axis=2
+      split_axis=0
+      tiled=False
+    ] c
+    e:f32[4,4] = squeeze[dimensions=(0,)] d
+    f:f32[1,4,4] = broadcast_in_dim[broadcast_dimensions=(1, 2)] a
+    g:f32[4,4,1] = all_to_all[
+      axis_index_groups=None
+      axis_name=i
+      concat_axis=0
+      split_axis=2
+      tiled=False
+    ] f
+    h:f32[4,4] = squeeze[dimensions=(2,)] g
+    i:f32[1,16] = all_to_all[
+      axis_index_groups=None
+      axis_name=i
+      concat_axis=1
+      split_axis=0
+      tiled=True
+    ] a
+  in (b, e, h, i) }""",
+
+}
+
+
+def _a2a_cases():
+    return {
+        "vmap pswapaxes": jax.vmap(lambda v: lax.pswapaxes(v, "i", 1), axis_name="i"),
+        "vmap pswapaxes in_axes=1": jax.vmap(lambda v: lax.pswapaxes(v, "i", 0),
+                                             axis_name="i", in_axes=1),
+        "vmap all_to_all 0 1": jax.vmap(lambda v: lax.all_to_all(v, "i", 0, 1), axis_name="i"),
+        "vmap all_to_all 1 0 tiled": jax.vmap(
+            lambda v: lax.all_to_all(v, "i", 1, 0, tiled=True), axis_name="i"),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(set(A2A_GOLDEN) - {"staged inside vmap"}))
+def test_all_to_all_jaxprs_match_jax(name):
+    assert str(jax.make_jaxpr(_a2a_cases()[name])(X4)) == A2A_GOLDEN[name]
+
+
+def test_all_to_all_staged_inside_vmap_matches_jax():
+    texts = []
+
+    def body(u):
+        texts.append(str(jax.make_jaxpr(lambda w: (
+            lax.pswapaxes(w, "i", 1), lax.all_to_all(w, "i", 0, 1), lax.all_to_all(w, "i", 1, 0),
+            lax.all_to_all(w, "i", 0, 1, tiled=True)))(u)))
+        return u
+
+    jax.vmap(body, axis_name="i")(X4)
+    assert texts == [A2A_GOLDEN["staged inside vmap"]]
+
+
+# ---------------------------------------------------------------------------------------------
 # Printed jaxprs, against the text real JAX printed for the same programs.
 
 def jaxpr_cases(jax, lax, jnp, np):

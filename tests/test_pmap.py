@@ -221,6 +221,16 @@ def test_all_to_all(mapped):
     np.testing.assert_array_equal(np.asarray(tiled), want)
 
 
+def test_pswapaxes():
+    x = np.arange(4 * 3 * 4, dtype=np.float32).reshape(4, 3, 4)
+    got = jax.pmap(lambda v: lax.pswapaxes(v, "i", 1), axis_name="i")(x)
+    np.testing.assert_array_equal(np.asarray(got), np.swapaxes(x, 0, 2))
+    # Within groups of two devices (values read off JAX 0.10.2 on 4 CPU devices).
+    grouped = jax.pmap(lambda v: lax.pswapaxes(v, "i", 0, axis_index_groups=[[0, 1], [2, 3]]),
+                       axis_name="i")(np.arange(8.0, dtype=np.float32).reshape(4, 2))
+    np.testing.assert_array_equal(np.asarray(grouped), [[0, 2], [1, 3], [4, 6], [5, 7]])
+
+
 def test_all_to_all_gradient_and_error():
     x = jnp.arange(48.0).reshape(4, 4, 3)
     weights = np.arange(48.0, dtype=np.float32).reshape(4, 3, 4)

@@ -736,3 +736,17 @@ def test_stop_gradient_under_vmap_blocks_gradient() -> None:
     grad = justjax.grad(lambda x: (lax.stop_gradient(x) * x).sum())
     x = _rand(B, 3)
     np.testing.assert_allclose(justjax.vmap(grad)(x), x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("start,stop,shape", [
+    # Shapes read off JAX 0.10.2's lax.collapse on a (2, 3, 4, 5) operand.
+    (1, 3, (2, 12, 5)), (0, None, (120,)), (-2, None, (2, 3, 20)), (0, -1, (24, 5)),
+    (2, 2, (2, 3, 1, 4, 5)),
+])
+def test_collapse(start, stop, shape):
+    x = np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5)
+    out = lax.collapse(x, start, stop)
+    assert out.shape == shape
+    np.testing.assert_array_equal(np.asarray(out), x.reshape(shape))
+    batched = justjax.vmap(lambda v: lax.collapse(v, start, stop))(np.stack([x, x + 1]))
+    np.testing.assert_array_equal(np.asarray(batched), np.stack([x, x + 1]).reshape(2, *shape))

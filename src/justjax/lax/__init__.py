@@ -67,6 +67,7 @@ from justjax._src.lax.elementwise import (
     imag_p as imag_p,
     integer_pow as integer_pow,
     integer_pow_p as integer_pow_p,
+    reciprocal as reciprocal,
     is_finite as is_finite,
     is_finite_p as is_finite_p,
     le as le,
@@ -145,6 +146,7 @@ from justjax._src.lax.structural import (
     broadcasted_iota as broadcasted_iota,
     clamp as clamp,
     clamp_p as clamp_p,
+    collapse as collapse,
     concatenate as concatenate,
     concatenate_p as concatenate_p,
     convert_element_type as convert_element_type,
@@ -306,6 +308,7 @@ from justjax._src.lax.parallel import (
     ppermute as ppermute,
     ppermute_p as ppermute_p,
     pshuffle as pshuffle,
+    pswapaxes as pswapaxes,
     psum as psum,
     psum_p as psum_p,
     psum_scatter as psum_scatter,
@@ -347,5 +350,19 @@ from justjax._src.lax.special import (
 )
 from justjax._src.lax.sharding_constraint import (
     with_sharding_constraint as with_sharding_constraint,
+)
+from justjax._src.lax.convolution_patches import (
+    conv_general_dilated_local as conv_general_dilated_local,
+    conv_general_dilated_patches as conv_general_dilated_patches,
+)
+from justjax._src.lax.creation import (
+    full as full,
+    full_like as full_like,
+)
+from justjax._src.lax.utils import (
+    broadcast_shapes as broadcast_shapes,
+)
+from justjax._src.core.dtypes import (
+    dtype as dtype,
 )
 from justjax.lax import linalg as linalg  # noqa: E402 -- the submodule, after the names

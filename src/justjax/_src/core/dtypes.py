@@ -25,6 +25,25 @@ uint16 = np.dtype(np.uint16)
 uint32 = np.dtype(np.uint32)
 uint64 = np.dtype(np.uint64)
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
+# The narrow floats of ml_dtypes (JAX's names, in JAX's order).
+float4_e2m1fn = np.dtype(ml_dtypes.float4_e2m1fn)
+float6_e2m3fn = np.dtype(ml_dtypes.float6_e2m3fn)
+float6_e3m2fn = np.dtype(ml_dtypes.float6_e3m2fn)
+float8_e3m4 = np.dtype(ml_dtypes.float8_e3m4)
+float8_e4m3 = np.dtype(ml_dtypes.float8_e4m3)
+float8_e8m0fnu = np.dtype(ml_dtypes.float8_e8m0fnu)
+float8_e4m3b11fnuz = np.dtype(ml_dtypes.float8_e4m3b11fnuz)
+float8_e4m3fn = np.dtype(ml_dtypes.float8_e4m3fn)
+float8_e4m3fnuz = np.dtype(ml_dtypes.float8_e4m3fnuz)
+float8_e5m2 = np.dtype(ml_dtypes.float8_e5m2)
+float8_e5m2fnuz = np.dtype(ml_dtypes.float8_e5m2fnuz)
+# The narrow integers of ml_dtypes (one byte per element in memory).
+int1 = np.dtype(ml_dtypes.int1)
+int2 = np.dtype(ml_dtypes.int2)
+int4 = np.dtype(ml_dtypes.int4)
+uint1 = np.dtype(ml_dtypes.uint1)
+uint2 = np.dtype(ml_dtypes.uint2)
+uint4 = np.dtype(ml_dtypes.uint4)
 float16 = np.dtype(np.float16)
 float32 = np.dtype(np.float32)
 float64 = np.dtype(np.float64)
@@ -86,19 +105,35 @@ def is_extended(dtype: Any) -> bool:
 
 
 BOOL_TYPES = (bool_,)
-SIGNED_TYPES = (int8, int16, int32, int64)
-UNSIGNED_TYPES = (uint8, uint16, uint32, uint64)
+INTN_TYPES = (int1, int2, int4, uint1, uint2, uint4)
+SIGNED_TYPES = (int1, int2, int4, int8, int16, int32, int64)
+UNSIGNED_TYPES = (uint1, uint2, uint4, uint8, uint16, uint32, uint64)
 INT_TYPES = SIGNED_TYPES + UNSIGNED_TYPES
-FLOAT_TYPES = (bfloat16, float16, float32, float64)
+FLOAT8_TYPES = (float8_e3m4, float8_e4m3, float8_e8m0fnu, float8_e4m3b11fnuz, float8_e4m3fn,
+                float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz)
+FLOAT6_TYPES = (float6_e2m3fn, float6_e3m2fn)
+FLOAT4_TYPES = (float4_e2m1fn,)
+# Floats narrower than 16 bits: no implicit promotion to or from them, as in JAX.
+NARROW_FLOAT_TYPES = FLOAT4_TYPES + FLOAT6_TYPES + FLOAT8_TYPES
+CUSTOM_FLOAT_TYPES = NARROW_FLOAT_TYPES + (bfloat16,)
+FLOAT_TYPES = CUSTOM_FLOAT_TYPES + (float16, float32, float64)
 COMPLEX_TYPES = (complex64, complex128)
 ALL_TYPES = BOOL_TYPES + INT_TYPES + FLOAT_TYPES + COMPLEX_TYPES
-CUSTOM_FLOAT_TYPES = (bfloat16,)
+# The floats XLA's CPU backend has no arithmetic for: their math is computed in float32 and
+# each result rounded back (`rounding_path`).
+FLOATS_COMPUTED_IN_FLOAT32 = (float16, bfloat16) + NARROW_FLOAT_TYPES
+# ml_dtypes' types, whose NumPy kind is 'V': kind() gives their JAX kind.
+_ML_DTYPES_KINDS = {**{t: "f" for t in CUSTOM_FLOAT_TYPES},
+                    **{t: "i" for t in (int1, int2, int4)},
+                    **{t: "u" for t in (uint1, uint2, uint4)}}
 
 _SHORT_NAMES = {
     bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
     uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
     bfloat16: "bf16", float16: "f16", float32: "f32", float64: "f64",
     complex64: "c64", complex128: "c128", float0: "float0",
+    int1: "i1", int2: "i2", int4: "i4", uint1: "u1", uint2: "u2", uint4: "u4",
+    **{t: "f" + t.name[len("float"):] for t in NARROW_FLOAT_TYPES},  # f8_e4m3fn
 }
 
 _CANONICAL_32 = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
@@ -160,20 +195,63 @@ def is_python_scalar(x: Any) -> bool:
     return type(x) in PYTHON_SCALAR_DTYPES
 
 
+_ML_SCALAR_KINDS = {t.type: k for t, k in _ML_DTYPES_KINDS.items()}
+# The abstract NumPy scalar classes each JAX kind is a subtype of.
+_ABSTRACT_PARENTS = {
+    "f": (np.floating, np.inexact, np.number, np.generic),
+    "i": (np.signedinteger, np.integer, np.number, np.generic),
+    "u": (np.unsignedinteger, np.integer, np.number, np.generic),
+}
+
+
+def ml_dtypes_kind(x: Any) -> str | None:
+    """'f', 'i' or 'u' when `x` is one of ml_dtypes' types (bfloat16, float8_*, int4, ...)
+    or its dtype, else None (NumPy does not know their kinds: it says 'V')."""
+    if isinstance(x, type) and issubclass(x, np.generic):
+        return _ML_SCALAR_KINDS.get(x)
+    try:
+        return _ML_DTYPES_KINDS.get(np.dtype(x))
+    except (TypeError, ValueError):
+        return None
+
+
 def issubdtype(a: Any, b: Any) -> bool:
-    """`np.issubdtype` that also knows bfloat16 is a floating type and extended dtypes."""
+    """`np.issubdtype` that also knows ml_dtypes' types (bfloat16 and float8_* are floating,
+    int4 a signed integer ...) and extended dtypes."""
     if isinstance(a, ExtendedDType) or isinstance(b, ExtendedDType):
         if isinstance(b, ExtendedDType):
             return a == b
         return isinstance(b, type) and issubclass(a.type, b)
     if isinstance(b, type) and issubclass(b, extended):
         return False
-    if isinstance(b, type) and b in (np.floating, np.inexact, np.number, np.generic):
-        if np.dtype(a) == bfloat16:
+    a_kind = ml_dtypes_kind(a)
+    if a_kind is not None:
+        if isinstance(b, type) and b in _ABSTRACT_PARENTS[a_kind]:
             return True
-    if np.dtype(a) == bfloat16 and not isinstance(b, type):
-        return np.dtype(b) == bfloat16
-    return np.issubdtype(a, b)
+        return ml_dtypes_kind(b) is not None and np.dtype(a) == np.dtype(b)
+    return bool(np.issubdtype(a, b))
+
+
+def rounding_path(dtype: Any) -> tuple[np.dtype, ...]:
+    """The dtypes a float32 result of XLA CPU's math on `dtype` is rounded to, in order.
+
+    XLA rewrites ops on the narrow floats into float16 ops between converts (float8_e8m0fnu,
+    whose range float16 lacks, into float32 ones), and computes float16 math in float32: a
+    narrow float's result is rounded to float16, then to its own type.
+    """
+    dtype = np.dtype(dtype)
+    if dtype in NARROW_FLOAT_TYPES and dtype != float8_e8m0fnu:
+        return (float16, dtype)
+    return (dtype,)
+
+
+def supports_inf(dtype: Any) -> bool:
+    """Whether `dtype` has infinities, as `jax.dtypes.supports_inf` answers (False for the
+    float8 types whose top exponent holds NaNs or finite values only)."""
+    dtype = np.dtype(dtype)
+    if dtype in (float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2fnuz):
+        return False
+    return is_inexact(dtype)
 
 
 def is_float(dtype: Any) -> bool:
@@ -217,20 +295,24 @@ def is_bool(dtype: Any) -> bool:
 
 
 def kind(dtype: Any) -> str:
-    """'b', 'i', 'u', 'f' or 'c' (bfloat16 counts as 'f'); 'V' for extended dtypes."""
+    """'b', 'i', 'u', 'f' or 'c' (ml_dtypes' floats count as 'f', int4 as 'i' ...); 'V' for
+    extended dtypes."""
     if isinstance(dtype, ExtendedDType):
         return "V"
     dtype = np.dtype(dtype)
-    return "f" if dtype == bfloat16 else dtype.kind
+    return _ML_DTYPES_KINDS.get(dtype, dtype.kind)
 
 
 def finfo(dtype: Any) -> Any:
+    """Machine limits of a float type (ml_dtypes' `finfo`, which knows its narrow floats)."""
     dtype = np.dtype(dtype)
-    return ml_dtypes.finfo(dtype) if dtype == bfloat16 else np.finfo(dtype)
+    return ml_dtypes.finfo(dtype) if dtype in CUSTOM_FLOAT_TYPES else np.finfo(dtype)
 
 
-def iinfo(dtype: Any) -> np.iinfo:
-    return np.iinfo(np.dtype(dtype))
+def iinfo(dtype: Any) -> Any:
+    """Machine limits of an integer type (ml_dtypes' `iinfo`, which knows int4 ...)."""
+    dtype = np.dtype(dtype)
+    return ml_dtypes.iinfo(dtype) if dtype in INTN_TYPES else np.iinfo(dtype)
 
 
 def to_inexact_dtype(dtype: Any) -> np.dtype:
@@ -274,12 +356,14 @@ def _is_weak_node(x: Any) -> bool:
 
 _LATTICE_EDGES: dict[Any, list[Any]] = {
     bool_: [_WEAK_INT],
-    _WEAK_INT: [uint8, int8],
+    _WEAK_INT: [uint8, int8, *INTN_TYPES],
     uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: [_WEAK_FLOAT],
     int8: [int16], int16: [int32], int32: [int64], int64: [_WEAK_FLOAT],
-    _WEAK_FLOAT: [bfloat16, float16, _WEAK_COMPLEX],
+    _WEAK_FLOAT: [*NARROW_FLOAT_TYPES, bfloat16, float16, _WEAK_COMPLEX],
     bfloat16: [float32], float16: [float32], float32: [float64, complex64], float64: [complex128],
     _WEAK_COMPLEX: [complex64], complex64: [complex128], complex128: [],
+    # The narrow types promote with Python scalars only (JAX's lattice: no edges out).
+    **{t: [] for t in INTN_TYPES + NARROW_FLOAT_TYPES},
 }
 
 
@@ -310,7 +394,27 @@ def _least_upper_bound(*nodes: Any) -> Any:
     for candidate in common:
         if common <= _UPPER_BOUNDS[candidate]:
             return candidate
-    raise TypeError(f"no promotion path for {nodes}")  # unreachable in this lattice
+    raise TypePromotionError(_no_promotion_message(nodes))
+
+
+# Why a narrow type has no promotion path, and the type to cast to instead (JAX's texts).
+_NO_PROMOTION_REASONS = (
+    (FLOAT8_TYPES, "8-bit floats", "float32"),
+    (FLOAT6_TYPES, "6-bit floats", "float32"),
+    (FLOAT4_TYPES, "4-bit floats", "float32"),
+    (INTN_TYPES, "1-bit, 2-bit and 4-bit integers", "int32"),
+)
+
+
+def _no_promotion_message(nodes: tuple[Any, ...]) -> str:
+    names = tuple(str(n) for n in nodes)
+    message = f"Input dtypes {names} have no available implicit dtype promotion path."
+    for types, what, cast_to in _NO_PROMOTION_REASONS:
+        if any(n in types for n in nodes if not _is_weak_node(n)):
+            return (f"{message} To avoid unintended promotion, {what} do not support implicit "
+                    "promotion. If you'd like your inputs to be promoted to another type, you "
+                    f"can do so explicitly using e.g. x.astype('{cast_to}')")
+    return f"{message} Try explicitly casting inputs to the desired output type."
 
 
 def promote_types(a: Any, b: Any) -> np.dtype:
@@ -408,7 +512,7 @@ def dtype_of_value(x: Any) -> np.dtype:
 def _int_range(dtype: np.dtype) -> tuple[int, int] | None:
     if not is_int(dtype):
         return None
-    info = np.iinfo(dtype)
+    info = iinfo(dtype)
     return int(info.min), int(info.max)
 
 
@@ -473,6 +577,53 @@ def check_user_dtype(dtype_like: Any, fun_name: str | None = None) -> np.dtype:
             message += f" in {fun_name}"
         raise TypeError(message)
     return canonicalize_explicit_dtype(np_dtype, fun_name or "")
+
+
+def dtype(x: Any) -> np.dtype:
+    """`lax.dtype`: the canonical dtype of a value, Python type or dtype-like.
+
+    Args:
+      x: an array, tracer, Python or NumPy scalar, Python type (`float` gives the default float
+        dtype) or dtype-like (64-bit ones are truncated without x64, with JAX's warning).
+
+    Returns:
+      The dtype.
+
+    Raises:
+      ValueError: for None. TypeError: for a value of no JAX array type.
+    """
+    if x is None:
+        raise ValueError(f"Invalid argument to dtype: {x}.")
+    default = python_type_default(x)
+    if default is not None:
+        return default
+    if is_python_scalar(x):
+        return canonicalize_dtype(PYTHON_SCALAR_DTYPES[type(x)])
+    if isinstance(x, ExtendedDType):
+        return x
+    if hasattr(x, "aval"):  # an Array or a tracer
+        return x.dtype
+    if isinstance(x, (str, np.dtype)) or (isinstance(x, type) and (
+            hasattr(x, "dtype") or issubclass(x, np.generic))):
+        np_dtype = np.dtype(x)
+        _check_valid_array_type(x, np_dtype)
+        return canonicalize_explicit_dtype(np_dtype, "dtype")
+    attr = getattr(x, "dtype", None)
+    if isinstance(attr, np.dtype):
+        np_dtype = attr
+    else:
+        try:
+            np_dtype = np.result_type(x)
+        except TypeError:
+            raise TypeError(f"Cannot determine dtype of {x}") from None
+    _check_valid_array_type(x, np_dtype)
+    return canonicalize_dtype(np_dtype)
+
+
+def _check_valid_array_type(x: Any, np_dtype: np.dtype) -> None:
+    if np_dtype not in ALL_TYPES and np_dtype != float0:
+        raise TypeError(f"Value '{x}' with dtype {np_dtype} is not a valid JAX array type. "
+                        "Only arrays of numeric types are supported by JAX.")
 
 
 def canonicalize_explicit_dtype(np_dtype: np.dtype, fun_name: str) -> np.dtype:

@@ -38,6 +38,10 @@ _ELEMENT_TYPES = {
     np.dtype(dtypes.float16): "f16", np.dtype(dtypes.bfloat16): "bf16",
     np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
     np.dtype(np.complex64): "c64", np.dtype(np.complex128): "c128",
+    # ml_dtypes' narrow types: `f8e4m3fn`, `s4`, `u4`.
+    **{t: "f" + t.name[len("float"):].replace("_", "") for t in dtypes.NARROW_FLOAT_TYPES},
+    dtypes.int1: "s1", dtypes.int2: "s2", dtypes.int4: "s4",
+    dtypes.uint1: "u1", dtypes.uint2: "u2", dtypes.uint4: "u4",
 }
 
 
@@ -70,7 +74,7 @@ def tuple_shape(types: Sequence[ir.Type],
 def _scalar_literal(value: Any, dtype: np.dtype) -> str:
     if dtype == np.bool_:
         return "true" if value else "false"
-    if dtype.kind in "iu":
+    if dtypes.kind(dtype) in "iu":
         return str(int(value))
     if dtype.kind == "c":
         return f"({_scalar_literal(value.real, np.dtype(np.float64))}, " \

@@ -45,6 +45,12 @@ _ELEMENT_TYPES = {
     np.dtype(dtypes.float16): "f16", np.dtype(dtypes.bfloat16): "bf16",
     np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
     np.dtype(np.complex64): "complex<f32>", np.dtype(np.complex128): "complex<f64>",
+    # ml_dtypes' narrow types: `f8E4M3FN`, `f4E2M1FN`, `i4`, `ui4`. JAX lowers int1 and uint1
+    # as `i1`, bool's type, and then runs them as bools; here they keep types of their own.
+    **{t: "f" + t.name[len("float"):].replace("_", "").upper()
+       for t in dtypes.NARROW_FLOAT_TYPES},
+    dtypes.int1: "si1", dtypes.int2: "i2", dtypes.int4: "i4",
+    dtypes.uint1: "ui1", dtypes.uint2: "ui2", dtypes.uint4: "ui4",
 }
 
 

@@ -32,7 +32,15 @@ class _FloatFormat:
     precision: int      # significand bits, the implicit one included
     min_exponent: int   # of the smallest normal number
     max_exponent: int
-    bits: int
+    bits: int           # of storage
+    largest: Fraction | None = None  # when not IEEE's (formats whose top values are NaN)
+
+
+def _narrow_float_format(dtype: np.dtype) -> _FloatFormat:
+    """The format of one of ml_dtypes' narrow floats, read off its `finfo`."""
+    info = dtypes.finfo(dtype)
+    return _FloatFormat(int(info.nmant) + 1, int(info.minexp), int(info.maxexp) - 1,
+                        8 * dtype.itemsize, Fraction(float(info.max)))
 
 
 _FLOAT_FORMATS = {
@@ -40,8 +48,9 @@ _FLOAT_FORMATS = {
     np.dtype(dtypes.bfloat16): _FloatFormat(8, -126, 127, 16),
     np.dtype(np.float32): _FloatFormat(24, -126, 127, 32),
     np.dtype(np.float64): _FloatFormat(53, -1022, 1023, 64),
+    **{t: _narrow_float_format(t) for t in dtypes.NARROW_FLOAT_TYPES},
 }
-_UINT_OF_WIDTH = {16: np.uint16, 32: np.uint32, 64: np.uint64}
+_UINT_OF_WIDTH = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 
 def _round_digits(digits: str, exp: int, precision: int) -> tuple[str, int]:
@@ -138,7 +147,9 @@ def _parse_rounded(text: str, fmt: _FloatFormat) -> Fraction | None:
     exponent = max(exponent, fmt.min_exponent)
     quantum = Fraction(2) ** (exponent - fmt.precision + 1)
     rounded = round(magnitude / quantum) * quantum  # round() on a Fraction: ties to even
-    largest = (2 - Fraction(2) ** (1 - fmt.precision)) * Fraction(2) ** fmt.max_exponent
+    largest = fmt.largest
+    if largest is None:
+        largest = (2 - Fraction(2) ** (1 - fmt.precision)) * Fraction(2) ** fmt.max_exponent
     if rounded > largest:
         return None
     return -rounded if value < 0 else rounded
@@ -178,7 +189,7 @@ _HEX_THRESHOLD = 100  # MLIR prints elements attributes of more elements as hex
 def _element(value: Any, dtype: np.dtype) -> str:
     if dtype == np.bool_:
         return "true" if value else "false"
-    if dtype.kind in "iu":
+    if dtypes.kind(dtype) in "iu":
         return str(int(value))
     if dtype.kind == "c":
         part = np.dtype(np.float32) if dtype == np.complex64 else np.dtype(np.float64)
@@ -447,7 +458,7 @@ class Namer:
         hint = _RESULT_NAMES.get(op.opcode)
         if op.opcode == "stablehlo.constant":
             dtype = op.results[0].type.dtype
-            hint = ("c",) if dtype.kind in "biu" else ("cst",)
+            hint = ("c",) if dtypes.kind(dtype) in "biu" else ("cst",)
         if hint is not None and len(hint) == len(op.results):
             for value, name in zip(op.results, hint, strict=True):
                 self.names[value] = "%" + self._unique(name, counters, scope)

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import source_info_util
+from justjax._src import source_info_util, tree_util
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray, mapped_aval, unmapped_aval
 from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
@@ -387,6 +387,36 @@ def batch_flat(fun: Callable[..., Sequence[Any]], axis_data: AxisData,
     finally:
         trace.invalidate()
     return results
+
+
+def vmap_positional(fun: Callable[..., Any], in_axes: Sequence[int | None]
+                    ) -> Callable[..., Any]:
+    """`vmap(fun, in_axes)` for layers below the api: positional array arguments mapped along
+    `in_axes` (ints or None), every output leaf (of any pytree) batched at axis 0.
+
+    Args:
+      fun: the function of one example.
+      in_axes: one entry per positional argument (at least one not None).
+
+    Returns:
+      The batched function.
+    """
+    def batched(*args: Any) -> Any:
+        size = next(core.get_aval(a).shape[ax]
+                    for a, ax in zip(args, in_axes, strict=True) if ax is not None)
+        axis_data = AxisData(no_axis_name, size)
+        out_tree: list[Any] = []
+
+        def flat_fun(*xs: Any) -> list[Any]:
+            leaves, tree = tree_util.tree_flatten(fun(*xs))
+            out_tree.append(tree)
+            return leaves
+
+        outs = batch_flat(flat_fun, axis_data, list(in_axes), lambda count: [0] * count,
+                          list(args))
+        return tree_util.tree_unflatten(out_tree[0], outs)
+
+    return batched
 
 
 def _run_subtrace(fun: Callable, tag: core.TraceTag, axis_data: AxisData,

@@ -34,7 +34,7 @@ __all__ = [
     "conj_p", "cos", "cos_p", "cosh", "cosh_p", "digamma", "digamma_p", "div", "div_p", "eq",
     "eq_p", "erf", "erf_inv", "erf_inv_p", "erf_p", "erfc", "erfc_p", "exp", "exp2", "exp2_p",
     "exp_p", "expm1", "expm1_p", "floor", "floor_p", "ge", "ge_p", "gt", "gt_p", "imag",
-    "imag_p", "integer_pow", "integer_pow_p", "is_finite", "is_finite_p", "le", "le_p",
+    "imag_p", "integer_pow", "integer_pow_p", "reciprocal", "is_finite", "is_finite_p", "le", "le_p",
     "lgamma", "lgamma_p", "log", "log1p", "log1p_p", "log_p", "logistic", "logistic_p", "lt",
     "lt_p", "max", "max_p", "min", "min_p", "mul", "mul_p", "ne", "ne_p", "neg", "neg_p",
     "nextafter", "nextafter_p", "not_p", "or_p",
@@ -348,6 +348,11 @@ def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> An
 def integer_pow(x: Any, y: int) -> Any:
     """`x ** y` for a static integer `y`, by repeated multiplication."""
     return integer_pow_p.bind(x, y=int(y))
+
+
+def reciprocal(x: Any) -> Any:
+    """`1 / x` elementwise, as JAX stages it: `integer_pow[y=-1]`."""
+    return integer_pow(x, -1)
 
 
 # -- lowering to StableHLO ---------------------------------------------------------------------

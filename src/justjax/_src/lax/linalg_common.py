@@ -148,24 +148,13 @@ def vmap_leading(fun: Callable[..., Any], num_dims: int, in_axes: Sequence[int |
 
     batched = single
     for _ in range(num_dims):
-        batched = _vmap_once(batched, in_axes)
+        batched = batching.vmap_positional(batched, in_axes)
 
     def call(*args: Any) -> Any:
         outs = batched(*args)
         return outs[0] if len(outs) == 1 else outs
 
     return call
-
-
-def _vmap_once(fun: Callable[..., list[Any]], in_axes: Sequence[int | None]
-               ) -> Callable[..., list[Any]]:
-    def batched(*args: Any) -> list[Any]:
-        size = next(core.get_aval(a).shape[0] for a, ax in zip(args, in_axes, strict=True)
-                    if ax is not None)
-        axis_data = batching.AxisData(batching.no_axis_name, size)
-        return batching.batch_flat(fun, axis_data, list(in_axes), lambda n: [0] * n, args)
-
-    return batched
 
 
 # ---------------------------------------------------------------------------------------------

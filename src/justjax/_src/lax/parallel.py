@@ -1,5 +1,6 @@
 """Collectives over named axes: `psum`, `pmean`, `pmax`, `pmin`, `all_gather`, `psum_scatter`,
-`axis_index` and `axis_size`, as JAX's `lax.parallel`.
+`ppermute`, `pshuffle`, `all_to_all`, `pswapaxes`, `axis_index` and `axis_size`, as JAX's
+`lax.parallel`.
 
 A named axis is bound by a mapping transform (`vmap(f, axis_name='i')`) for the extent of the
 mapped function (`core.extend_axis_env`). A collective names the axes it works across; integer
@@ -34,7 +35,7 @@ from justjax._src.runtime.array import Array, from_numpy, to_numpy
 __all__ = [
     "psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "axis_index", "axis_size",
     "ppermute", "pshuffle", "psum_p", "pmax_p", "pmin_p", "all_gather_p", "axis_index_p",
-    "ppermute_p", "all_to_all", "all_to_all_p",
+    "ppermute_p", "all_to_all", "all_to_all_p", "pswapaxes",
 ]
 
 
@@ -665,88 +666,132 @@ def all_to_all(x: Any, axis_name: Any, split_axis: int, concat_axis: int, *,
     """Each member cuts `x` in (axis size) pieces along `split_axis` and sends piece `k` to
     member `k`; the pieces received are concatenated along `concat_axis` in member order.
     Untiled, `x.shape[split_axis]` must be the axis size: that axis is removed and the
-    received pieces stack along a new axis at `concat_axis`.
+    received pieces stack along a new axis at `concat_axis`. A pytree is exchanged leaf by
+    leaf.
 
-    Lowers to StableHLO `all_to_all` (bound here in its tiled form, the untiled one being
-    reshapes around it).
+    Args:
+      x: array(s) mapped over `axis_name`.
+      axis_name: the name of a mapped axis (or a tuple of names).
+      split_axis, concat_axis: positional axes of `x`.
+      axis_index_groups: sub-groups of axis indices exchanging among themselves (pmap only).
+      tiled: keep the split axis (divided by the axis size) instead of removing it.
+
+    Returns:
+      Array(s): StableHLO `all_to_all`. Untiled, the primitive works on `x` with a size-1
+      axis inserted at `concat_axis` (a `broadcast_in_dim`), and that axis is squeezed from
+      the split position afterwards, as JAX stages it.
     """
-    names = _as_axes(axis_name)
     groups = _canonical_groups(axis_index_groups)
-    size = _axis_size(names, groups)
+    size = _axis_size(axis_name, groups)
+    return tree_util.tree_map(
+        lambda leaf: _all_to_all_leaf(leaf, axis_name, split_axis, concat_axis, groups, size,
+                                      tiled), x)
+
+
+def _all_to_all_leaf(x: Any, axis_name: Any, split_axis: int, concat_axis: int, groups: Any,
+                     size: int, tiled: bool) -> Any:
     ndim = np.ndim(x)
     split_axis = batching.canonicalize_axis(split_axis, ndim)
-    if tiled:
-        concat_axis = batching.canonicalize_axis(concat_axis, ndim)
-        if np.shape(x)[split_axis] % size:
-            raise ValueError(f"all_to_all requires x.shape[split_axis] ({np.shape(x)[split_axis]})"
-                             f" to be divisible by the size of the mapped axis ({size})")
-        return all_to_all_p.bind(x, split_axis=split_axis, concat_axis=concat_axis,
-                                 axis_name=names, axis_index_groups=groups, axis_size=size)
     concat_axis = batching.canonicalize_axis(concat_axis, ndim)
-    if np.shape(x)[split_axis] != size:
+    if tiled:
+        if np.shape(x)[split_axis] % size:
+            raise ValueError(f"The size of all_to_all split_axis ({np.shape(x)[split_axis]}) has "
+                             f"to be divisible by the size of the named axis {axis_name} "
+                             f"({size})")
+    elif np.shape(x)[split_axis] != size:
         raise ValueError("all_to_all requires the size of the mapped axis axis_name to equal "
                          f"x.shape[split_axis], but they are {size} and "
                          f"{np.shape(x)[split_axis]} respectively.")
-    # A size-1 axis that the received pieces fill, placed so that it ends at `concat_axis`
-    # once the (then size-1) split axis is dropped.
-    if concat_axis <= split_axis:
-        new_axis, split = concat_axis, split_axis + 1
-    else:
-        new_axis, split = concat_axis + 1, split_axis
-    shape = list(np.shape(x))
-    shape.insert(new_axis, 1)
-    y = all_to_all_p.bind(structural.reshape(x, shape), split_axis=split, concat_axis=new_axis,
-                          axis_name=names, axis_index_groups=groups, axis_size=size)
-    out_shape = list(np.shape(y))
-    del out_shape[split]
-    return structural.reshape(y, out_shape)
+    elif split_axis < concat_axis:
+        # `concat_axis` counts axes after the split axis is removed.
+        concat_axis += 1
+        x = structural.expand_dims(x, (concat_axis,))
+    elif split_axis > concat_axis:
+        x = structural.expand_dims(x, (concat_axis,))
+        split_axis += 1
+    out = all_to_all_p.bind(x, split_axis=split_axis, concat_axis=concat_axis,
+                            axis_name=axis_name, axis_index_groups=groups, tiled=tiled)
+    if not tiled and split_axis != concat_axis:
+        out = structural.squeeze(out, (split_axis,))
+    return out
+
+
+def pswapaxes(x: Any, axis_name: Any, axis: int, *, axis_index_groups: Any = None) -> Any:
+    """Swaps the mapped axis `axis_name` with the positional axis `axis` of `x`: member `k`
+    gets, at position `i` of `axis`, member `i`'s slice `k` of that axis. A pytree is swapped
+    leaf by leaf.
+
+    `x.shape[axis]` must equal the (group) size of the named axis. This is
+    `all_to_all(x, axis_name, axis, axis)`, as in JAX.
+
+    Args:
+      x: array(s) mapped over `axis_name`.
+      axis_name: the name of a mapped axis (vmap's or pmap's).
+      axis: the positional axis of `x` that becomes mapped.
+      axis_index_groups: sub-groups of axis indices that swap among themselves (pmap only).
+
+    Returns:
+      Array(s) of `x`'s shapes. Lowers to StableHLO `all_to_all`.
+    """
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+
+
+def _group_size(axis_name: Any, axis_index_groups: Any) -> int:
+    """The number of members exchanging: a group's size, or the named axes' sizes."""
+    if axis_index_groups is not None:
+        return len(axis_index_groups[0])
+    return math.prod(_bound_axis_size(name) for name in _as_axes(axis_name))
 
 
 def _all_to_all_abstract_eval(aval: ShapedArray, *, split_axis: int, concat_axis: int,
-                              axis_name: Any, axis_index_groups: Any, axis_size: int
+                              axis_name: Any, axis_index_groups: Any, tiled: bool
                               ) -> ShapedArray:
+    # `tiled` only tells how the operand was prepared: the exchange is the same.
     _check_axis_names(_as_axes(axis_name), "all_to_all")
+    size = _group_size(axis_name, axis_index_groups)
     shape = list(aval.shape)
-    shape[split_axis] //= axis_size
-    shape[concat_axis] *= axis_size
-    return aval.update(shape=tuple(shape))
+    shape[split_axis] //= size
+    shape[concat_axis] *= size
+    return aval.update(shape=tuple(shape), weak_type=False)
 
 
 def _all_to_all_transpose(ct: Any, x: Any, *, split_axis: int, concat_axis: int,
-                          axis_name: Any, axis_index_groups: Any, axis_size: int) -> list[Any]:
+                          axis_name: Any, axis_index_groups: Any, tiled: bool) -> list[Any]:
     return [all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis,
                               axis_name=axis_name, axis_index_groups=axis_index_groups,
-                              axis_size=axis_size)]
+                              tiled=True)]
 
 
 def _all_to_all_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
                         dims: Sequence[int | None], *, split_axis: int, concat_axis: int,
-                        axis_name: Any, axis_index_groups: Any, axis_size: int
+                        axis_name: Any, axis_index_groups: Any, tiled: bool
                         ) -> tuple[Any, int | None]:
     """Over this trace's axis, example i's result is piece i (along the split axis) of every
-    example j, concatenated along the concat axis in j's order: reshapes and transposes."""
+    example j, concatenated along the concat axis in j's order: a reshape and a transpose
+    between two reshapes (the sequence JAX stages)."""
     (x,), (d,) = vals, dims
     names = _as_axes(axis_name)
-    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups,
-                  axis_size=axis_size)
-    if d is None:
-        if axis_data.name not in names:
+    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups, tiled=tiled)
+    if axis_data.name not in names:
+        if d is None:
             return all_to_all_p.bind(x, split_axis=split_axis, concat_axis=concat_axis,
                                      **params), None
-        x, d = batching.broadcast(x, axis_data.size, 0), 0
-    x = batching.moveaxis(x, d, 0)
-    if axis_data.name not in names:
-        return all_to_all_p.bind(x, split_axis=split_axis + 1, concat_axis=concat_axis + 1,
-                                 **params), 0
-    _check_gather_over_this_axis(axis_data, names, axis_index_groups, axis_size)
+        return all_to_all_p.bind(x, split_axis=split_axis + (d <= split_axis),
+                                 concat_axis=concat_axis + (d <= concat_axis), **params), d
+    if axis_index_groups is not None or len(names) > 1:
+        raise NotImplementedError("Please open a feature request!")
     n = axis_data.size
-    shape = list(np.shape(x))  # (j, *S)
-    s = split_axis + 1
-    shape[s:s + 1] = [n, shape[s] // n]
-    y = structural.reshape(x, shape)            # (j, S[:s], i, piece, S[s+1:])
-    y = batching.moveaxis(y, s, 0)              # (i, j, rest...)
-    y = batching.moveaxis(y, 1, concat_axis + 1)  # (i, rest[:c], j, rest[c], ...)
-    return _fold_axis(y, concat_axis + 1), 0
+    if d is None:
+        x, d = batching.broadcast(x, n, 0), 0
+    if split_axis == concat_axis:
+        axis = split_axis + (d <= split_axis)
+        y = _split_axis(x, axis, n)
+        batch = d + (axis <= d)
+        perm = list(range(np.ndim(y)))
+        perm[axis], perm[batch] = batch, axis
+        return _fold_axis(structural.transpose(y, perm), axis), d
+    y = _fold_axis(batching.moveaxis(x, d, concat_axis), concat_axis)
+    return _split_axis(y, split_axis, n), split_axis
 
 
 all_to_all_p = Primitive("all_to_all")

@@ -119,13 +119,14 @@ def _ppermute(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axis_name: Any,
 
 
 def _all_to_all(ctx: lowering.LoweringRuleContext, x: ir.Value, *, split_axis: int,
-                concat_axis: int, axis_name: Any, axis_index_groups: Any, axis_size: int
+                concat_axis: int, axis_name: Any, axis_index_groups: Any, tiled: bool
                 ) -> ir.Value:
+    groups = _replica_groups(ctx, axis_index_groups)
     return ctx.builder.one("stablehlo.all_to_all", [x], lowering.aval_to_type(ctx.avals_out[0]),
                            split_dimension=ir.IntegerAttr(split_axis, "i64"),
                            concat_dimension=ir.IntegerAttr(concat_axis, "i64"),
-                           split_count=ir.IntegerAttr(axis_size, "i64"),
-                           replica_groups=_replica_groups(ctx, axis_index_groups))
+                           split_count=ir.IntegerAttr(groups.shape[1], "i64"),
+                           replica_groups=groups)
 
 
 def _axes(params: dict[str, Any]) -> tuple[Any, ...]:

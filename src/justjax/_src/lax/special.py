@@ -150,24 +150,13 @@ def bessel_i1e(x: Any) -> Any:
     return bessel_i1e_p.bind(x)
 
 
-def _broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
-    """NumPy broadcasting of shapes (`lax.broadcast_shapes`)."""
-    shapes = [tuple(s) for s in shapes]
-    rank = max((len(s) for s in shapes), default=0)
-    padded = [(1,) * (rank - len(s)) + s for s in shapes]
-    try:
-        return utils.broadcast_shapes_or_error("broadcast_shapes", *padded)
-    except TypeError:
-        raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}") from None
-
-
 def _up_and_broadcast(impl: Callable[..., Any]) -> Callable[..., Any]:
     """`impl(*args, dtype=...)` on operands broadcast to one shape (leading axes aligned, as
     JAX does it) and, for float16/bfloat16 operands (the first decides), computed in float32
     and rounded back once."""
     @functools.wraps(impl)
     def wrapped(*args: Any) -> Any:
-        shape = _broadcast_shapes(*(arg.shape for arg in args))
+        shape = utils.broadcast_shapes(*(arg.shape for arg in args))
         args = [broadcast_in_dim(arg, shape, list(range(np.ndim(arg)))) for arg in args]
         in_dtype = args[0].dtype
         upcast = in_dtype in (dtypes.float16, dtypes.bfloat16)

@@ -23,7 +23,7 @@ from justjax._src.runtime.array import Array, from_numpy, to_numpy
 
 __all__ = [
     "bitcast_convert_type", "bitcast_convert_type_p", "broadcast", "broadcast_in_dim",
-    "broadcast_in_dim_p", "broadcast_to_rank", "broadcasted_iota", "clamp", "clamp_p",
+    "broadcast_in_dim_p", "broadcast_to_rank", "broadcasted_iota", "clamp", "clamp_p", "collapse",
     "concatenate", "concatenate_p", "convert_element_type", "convert_element_type_p", "copy",
     "copy_p", "expand_dims", "iota", "iota_p", "reshape", "reshape_p", "select", "select_n",
     "select_n_p", "squeeze", "squeeze_p", "stop_gradient", "stop_gradient_p", "transpose",
@@ -444,6 +444,16 @@ def _reshape_lower(ctx: LoweringRuleContext, x: Value, *, new_sizes: tuple[int, 
 
 
 lowering.register_lowering(reshape_p, _reshape_lower)
+
+
+def collapse(x: Any, start_dimension: int, stop_dimension: int | None = None) -> Any:
+    """Merges dimensions `start_dimension:stop_dimension` (a Python slice of the shape) into
+    one, row-major (a `reshape`)."""
+    shape = core.get_aval(x).shape
+    merged = shape[start_dimension:stop_dimension]
+    stop = len(shape) if stop_dimension is None else stop_dimension
+    new_shape = shape[:start_dimension] + (math.prod(merged),) + shape[stop:]
+    return reshape(x, new_shape)
 
 
 def reshape(x: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:

@@ -10,6 +10,8 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 
+__all__ = ["broadcast_shapes"]
+
 
 def standard_primitive(name: str, shape_rule: Callable, dtype_rule: Callable,
                        weak_type_rule: Callable | None = None) -> Primitive:
@@ -59,6 +61,35 @@ def broadcast_shapes_or_error(name: str, *shapes: tuple[int, ...]) -> tuple[int,
             raise TypeError(f"{name} got incompatible shapes for broadcasting: "
                             f"{', '.join(str(tuple(s)) for s in shapes)}.")
     return tuple(result)
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """`lax.broadcast_shapes`: the shape NumPy broadcasting gives arrays of `shapes`.
+
+    Shorter shapes gain leading 1s; sizes must then be equal or 1.
+
+    Args:
+      *shapes: at least one shape (a sequence of non-negative ints).
+
+    Returns:
+      The broadcast shape as a tuple of ints.
+
+    Raises:
+      ValueError: "Incompatible shapes for broadcasting: shapes=[...]".
+      TypeError: a shape that is not a sequence of non-negative integers.
+    """
+    if not shapes:
+        raise TypeError("broadcast_shapes: At least one shape is required.")
+    for shape in shapes:
+        if any(d < 0 for d in core.canonicalize_shape(shape)):
+            raise TypeError("Only non-negative indices are allowed when broadcasting static "
+                            f"shapes, but got shape {shape!r}.")
+    rank = max(len(s) for s in shapes)
+    padded = [(1,) * (rank - len(s)) + tuple(int(d) for d in s) for s in shapes]
+    try:
+        return broadcast_shapes_or_error("broadcast_shapes", *padded)
+    except TypeError:
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
 
 
 def broadcasting_shape_rule(name: str, *avals: ShapedArray) -> tuple[int, ...]:

@@ -15,7 +15,11 @@ import numpy as np
 
 from justjax._src.core import core, dtypes
 from justjax._src.lax import elementwise as lax
-from justjax._src.lax import prng, structural
+from justjax._src.lax import structural
+from justjax._src.lax.creation import full as lax_full
+from justjax._src.lax.creation import full_like as lax_full_like
+from justjax._src.lax.creation import is_weakly_typed
+from justjax._src.lax.creation import value_dtype as _value_dtype
 from justjax._src.numpy import util
 from justjax._src.numpy.scalar_types import check_and_canonicalize_user_dtype, result_type
 from justjax._src.runtime.array import Array
@@ -33,21 +37,6 @@ _CONCAT_CHUNK = 16
 
 def _is_array(x: Any) -> bool:
     return isinstance(x, (Array, core.Tracer))
-
-
-def is_weakly_typed(x: Any) -> bool:
-    """Python int/float/complex values and weakly typed arrays (Python bools are strong)."""
-    if type(x) in _PYTHON_SCALARS:
-        return True
-    aval = getattr(x, "aval", None)
-    return bool(getattr(aval, "weak_type", False))
-
-
-def _value_dtype(x: Any) -> np.dtype:
-    """The canonical dtype `x` has as an array (`jax.dtypes.dtype` of a value)."""
-    if _is_array(x):
-        return x.dtype
-    return core.get_aval(x).dtype
 
 
 def stage(x: Any) -> Any:
@@ -196,41 +185,6 @@ def copy(a: Any, order: str | None = None) -> Any:
 
 # ---------------------------------------------------------------------------------------------
 # Filled arrays.
-
-def lax_full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
-    """`lax.full`: `shape` filled with the scalar `fill_value` (a `broadcast_in_dim`).
-
-    Without `dtype` the result has `fill_value`'s dtype and weak type.
-    """
-    shape = canonicalize_shape(shape)
-    if np.shape(fill_value):
-        raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
-                        f"{np.shape(fill_value)}.")
-    if dtype is None:
-        weak_type = is_weakly_typed(fill_value)
-        fill_dtype = _value_dtype(fill_value)
-    else:
-        weak_type = False
-        fill_dtype = check_and_canonicalize_user_dtype(dtype, "full")
-    if dtypes.is_extended(fill_dtype):
-        # Keys filled with the key whose every data word is `fill_value`.
-        base = lax_full((*shape, *fill_dtype.physical_shape), fill_value,
-                        fill_dtype.physical_dtype)
-        return prng.random_wrap(base, impl=fill_dtype._impl)
-    fill = structural.convert_element_type(fill_value, fill_dtype, weak_type)
-    return structural.broadcast(fill, shape)
-
-
-def lax_full_like(x: Any, fill_value: Any, dtype: Any = None,
-                  shape: Sequence[int] | None = None) -> Any:
-    """`lax.full_like`: an array like `x` (its shape, dtype and weak type) of `fill_value`."""
-    fill_shape = np.shape(x) if shape is None else canonicalize_shape(shape)
-    weak_type = dtype is None and is_weakly_typed(x)
-    dtype = _value_dtype(x) if dtype is None else dtypes.canonicalize_dtype(dtype)
-    if dtypes.is_extended(dtype):
-        return lax_full(fill_shape, fill_value, dtype)
-    return lax_full(fill_shape, structural.convert_element_type(fill_value, dtype, weak_type))
-
 
 def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
     """NumPy broadcasting of `x` to `shape` (a `broadcast_in_dim`; nothing when equal)."""

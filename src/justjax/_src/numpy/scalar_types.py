@@ -39,6 +39,9 @@ from justjax._src.core import core, dtypes
 __all__ = [
     "bool_", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "bfloat16", "float16", "float32", "float64", "complex64", "complex128",
+    "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3",
+    "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+    "float8_e8m0fnu", "int1", "int2", "int4", "uint1", "uint2", "uint4",
     "int_", "uint", "float_", "complex_", "single", "double", "csingle", "cdouble",
     "character", "complexfloating", "flexible", "floating", "generic", "inexact", "integer",
     "number", "object_", "signedinteger", "unsignedinteger",
@@ -110,6 +113,23 @@ uint16 = _make_scalar_type(np.uint16)
 uint32 = _make_scalar_type(np.uint32)
 uint64 = _make_scalar_type(np.uint64)
 bfloat16 = _make_scalar_type(ml_dtypes.bfloat16)
+float4_e2m1fn = _make_scalar_type(ml_dtypes.float4_e2m1fn)
+float6_e2m3fn = _make_scalar_type(ml_dtypes.float6_e2m3fn)
+float6_e3m2fn = _make_scalar_type(ml_dtypes.float6_e3m2fn)
+float8_e3m4 = _make_scalar_type(ml_dtypes.float8_e3m4)
+float8_e4m3 = _make_scalar_type(ml_dtypes.float8_e4m3)
+float8_e4m3b11fnuz = _make_scalar_type(ml_dtypes.float8_e4m3b11fnuz)
+float8_e4m3fn = _make_scalar_type(ml_dtypes.float8_e4m3fn)
+float8_e4m3fnuz = _make_scalar_type(ml_dtypes.float8_e4m3fnuz)
+float8_e5m2 = _make_scalar_type(ml_dtypes.float8_e5m2)
+float8_e5m2fnuz = _make_scalar_type(ml_dtypes.float8_e5m2fnuz)
+float8_e8m0fnu = _make_scalar_type(ml_dtypes.float8_e8m0fnu)
+int1 = _make_scalar_type(ml_dtypes.int1)
+int2 = _make_scalar_type(ml_dtypes.int2)
+int4 = _make_scalar_type(ml_dtypes.int4)
+uint1 = _make_scalar_type(ml_dtypes.uint1)
+uint2 = _make_scalar_type(ml_dtypes.uint2)
+uint4 = _make_scalar_type(ml_dtypes.uint4)
 float16 = _make_scalar_type(np.float16)
 float32 = single = _make_scalar_type(np.float32)
 float64 = double = _make_scalar_type(np.float64)
@@ -122,34 +142,6 @@ complex_ = complex128
 
 # A user's `dtype=` argument: checked and canonicalized in core (the lax layer needs it too).
 check_and_canonicalize_user_dtype = dtypes.check_user_dtype
-
-
-def canonical_dtype_of(x: Any) -> np.dtype:
-    """`jax.dtypes.dtype`: the canonical dtype of a value, Python type or dtype-like."""
-    if x is None:
-        raise ValueError(f"Invalid argument to dtype: {x}.")
-    default = dtypes.python_type_default(x)
-    if default is not None:
-        return default
-    if dtypes.is_python_scalar(x):
-        return dtypes.canonicalize_dtype(dtypes.PYTHON_SCALAR_DTYPES[type(x)])
-    if isinstance(x, core.Tracer) or hasattr(x, "aval"):
-        return x.dtype
-    if isinstance(x, (str, np.dtype)) or (isinstance(x, type) and hasattr(x, "dtype")) or \
-            (isinstance(x, type) and issubclass(x, np.generic)):
-        np_dtype = np.dtype(x)
-        _check_valid(x, np_dtype)
-        return dtypes.canonicalize_explicit_dtype(np_dtype, "dtype")
-    attr = getattr(x, "dtype", None)
-    np_dtype = attr if isinstance(attr, np.dtype) else np.result_type(x)
-    _check_valid(x, np_dtype)
-    return dtypes.canonicalize_dtype(np_dtype)
-
-
-def _check_valid(x: Any, np_dtype: np.dtype) -> None:
-    if np_dtype not in dtypes.ALL_TYPES and np_dtype != dtypes.float0:
-        raise TypeError(f"Value '{x}' with dtype {np_dtype} is not a valid JAX array type. "
-                        "Only arrays of numeric types are supported by JAX.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -199,15 +191,11 @@ def _canonical_promotion_arg(x: Any) -> Any:
         return x
     if isinstance(x, core.Tracer) or hasattr(x, "aval"):
         return x
-    return canonical_dtype_of(x)
+    return dtypes.dtype(x)
 
 
 # ---------------------------------------------------------------------------------------------
 # Predicates and type information.
-
-_CUSTOM_FLOAT_TYPES = (ml_dtypes.bfloat16,)
-_FLOAT_PARENTS = (np.floating, np.inexact, np.number, np.generic)
-
 
 def _scalar_type(x: Any) -> type:
     if isinstance(x, type) and issubclass(x, np.generic):
@@ -216,17 +204,14 @@ def _scalar_type(x: Any) -> type:
 
 
 def issubdtype(arg1: Any, arg2: Any) -> builtins.bool:
-    """`jnp.issubdtype`: like NumPy's, and bfloat16 counts as a floating type; extended
-    dtypes (PRNG keys) are subtypes of `jax.dtypes.extended` and `jax.dtypes.prng_key`."""
+    """`jnp.issubdtype`: like NumPy's, and ml_dtypes' types have their kinds (bfloat16 and
+    float8_* are floating, int4 a signed integer ...); extended dtypes (PRNG keys) are
+    subtypes of `jax.dtypes.extended` and `jax.dtypes.prng_key`."""
     if dtypes.is_extended(arg1) or dtypes.is_extended(arg2):
         return dtypes.issubdtype(arg1, arg2)
     if isinstance(arg2, type) and issubclass(arg2, dtypes.extended):
         return False
-    a = _scalar_type(arg1)
-    b = _scalar_type(arg2)
-    if a in _CUSTOM_FLOAT_TYPES:
-        return b is a or b in _FLOAT_PARENTS
-    return builtins.bool(np.issubdtype(a, b))
+    return dtypes.issubdtype(_scalar_type(arg1), _scalar_type(arg2))
 
 
 _DTYPE_KINDS: dict[str, set[np.dtype]] = {

@@ -11,7 +11,7 @@ from justjax._src.jit import jit
 from justjax._src.core import core, dtypes
 from justjax._src.lax import elementwise, structural
 from justjax._src.lax.prng import PRNGKeyArray
-from justjax._src.lax.utils import broadcast_shapes_or_error
+from justjax._src.lax.utils import broadcast_shapes as lax_broadcast_shapes
 from justjax._src.runtime.array import Array
 
 
@@ -118,17 +118,10 @@ def promote_dtypes_complex(*args: Any) -> list[Any]:
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
-    """NumPy broadcasting of shapes; a `ValueError` naming them when incompatible."""
-    shapes = [tuple(s) for s in shapes]
+    """NumPy broadcasting of shapes (`lax.broadcast_shapes`); `()` for no shapes."""
     if not shapes:
         return ()
-    rank = max(len(s) for s in shapes)
-    padded = [(1,) * (rank - len(s)) + s for s in shapes]
-    try:
-        return broadcast_shapes_or_error("broadcast_shapes", *padded)
-    except TypeError:
-        raise ValueError(f"Incompatible shapes for broadcasting: shapes="
-                         f"{[tuple(s) for s in shapes]}") from None
+    return lax_broadcast_shapes(*(tuple(s) for s in shapes))
 
 
 def promote_shapes(fun_name: str, *args: Any) -> list[Any]:

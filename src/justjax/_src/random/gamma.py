@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import math
 from operator import index
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -46,23 +46,6 @@ from justjax._src.random.samplers import (check_all_safe_to_cast, check_broadcas
 
 __all__ = ["ball", "beta", "chisquare", "dirichlet", "f", "gamma", "generalized_normal",
            "loggamma", "random_gamma_p", "t"]
-
-
-# ---------------------------------------------------------------------------------------------
-# The random_gamma primitive: one sampler per element, vmapped; its implicit derivative.
-
-def _vmap(fun: Callable[..., Any], in_axes: Sequence[int | None]) -> Callable[..., Any]:
-    """`vmap(fun, in_axes)` with outputs at axis 0 (the library layer drives
-    `batching.batch_flat` itself, as `lax.map` does)."""
-    def batched(*args: Any) -> Any:
-        size = next(core.get_aval(a).shape[ax]
-                    for a, ax in zip(args, in_axes, strict=True) if ax is not None)
-        axis_data = batching.AxisData(batching.no_axis_name, size)
-        outs = batching.batch_flat(lambda *xs: [fun(*xs)], axis_data, list(in_axes),
-                                   lambda count: [0] * count, list(args))
-        return outs[0]
-
-    return batched
 
 
 # ---------------------------------------------------------------------------------------------
@@ -129,11 +112,12 @@ def _gamma_impl(key: Any, a: Any, *, log_space: bool, use_vmap: bool = False) ->
     key_shape = core.get_aval(key).shape
     split_count = math.prod(a_shape[len(key_shape):])
     keys = structural.reshape(key, (math.prod(key_shape),))
-    keys = _vmap(lambda k: split_typed(k, split_count), (0,))(keys)
+    keys = batching.vmap_positional(lambda k: split_typed(k, split_count), (0,))(keys)
     keys = structural.reshape(keys, (math.prod(a_shape),))
     alphas = structural.reshape(a, (math.prod(a_shape),))
     if use_vmap and core.get_aval(key).dtype._impl is threefry_prng_impl:
-        samples = _vmap(functools.partial(_gamma_one, log_space=log_space), (0, 0))(keys, alphas)
+        samples = batching.vmap_positional(functools.partial(_gamma_one, log_space=log_space),
+                                           (0, 0))(keys, alphas)
     else:
         samples = lax_map(lambda args: _gamma_one(*args, log_space=log_space), (keys, alphas))
     return shape_ops.reshape(samples, a_shape)

@@ -24,7 +24,7 @@ __all__ = [
     "lgamma", "logistic", "make_complex", "maximum", "minimum", "nextafter", "polygamma",
     "population_count", "power", "reduce_precision", "remainder", "round_away_from_zero",
     "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "total_order_keys",
-    "widen_low_precision", "zeta",
+    "round_from_float32", "widen_low_precision", "zeta",
 ]
 
 
@@ -32,11 +32,21 @@ __all__ = [
 # NumPy functions with XLA's semantics (shared with the eager implementations in lax).
 
 def widen_low_precision(x: np.ndarray) -> np.ndarray:
-    """float16/bfloat16 values as float32 (XLA CPU computes their math in float32); other
-    arrays unchanged."""
+    """float16/bfloat16 and narrower float values as float32 (XLA CPU computes their math in
+    float32); other arrays unchanged."""
     x = np.asarray(x)
-    if x.dtype in (dtypes.float16, dtypes.bfloat16):
+    if x.dtype in dtypes.FLOATS_COMPUTED_IN_FLOAT32:
         return x.astype(np.float32)
+    return x
+
+
+def round_from_float32(x: Any, dtype: np.dtype) -> np.ndarray:
+    """A result computed in float32 as `dtype`, rounded as XLA CPU rounds it (narrow floats
+    through float16, `dtypes.rounding_path`)."""
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):
+        for step in dtypes.rounding_path(dtype):
+            x = x.astype(step, copy=False)
     return x
 
 
@@ -46,7 +56,7 @@ def int_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     safe_y = np.where(y == 0, 1, y)
     if dtypes.is_signed(x.dtype):
         # INT_MIN / -1 overflows; XLA gives INT_MIN.
-        overflow = (x == np.iinfo(x.dtype).min) & (y == -1)
+        overflow = (x == dtypes.iinfo(x.dtype).min) & (y == -1)
         safe_y = np.where(overflow, 1, safe_y)
         quotient = np.abs(x.astype(np.int64)) // np.abs(safe_y.astype(np.int64))
         quotient = np.where((x < 0) != (safe_y < 0), -quotient, quotient).astype(x.dtype)
@@ -326,17 +336,45 @@ def reduce_precision(x: np.ndarray, exponent_bits: int, mantissa_bits: int) -> n
     return result.astype(x.dtype)
 
 
+# Narrow floats whose NaN has no sign bit.
+_UNSIGNED_NAN_FLOATS = (dtypes.float8_e4m3fnuz, dtypes.float8_e5m2fnuz, dtypes.float8_e4m3b11fnuz,
+                        dtypes.float8_e8m0fnu)
+
+
+def _float8_with_nans(x: np.ndarray, nans: np.ndarray) -> np.ndarray:
+    """`x` with the NaN XLA gives converting between narrow floats where `nans`: positive,
+    every other bit set (0x7F), or the one NaN of the types that have one."""
+    if not nans.any():
+        return x
+    one_nan = {dtypes.float8_e8m0fnu: 0xFF}.get(
+        x.dtype, 0x80 if x.dtype in _UNSIGNED_NAN_FLOATS else 0x7F)
+    bits = np.where(nans, np.uint8(one_nan), np.ascontiguousarray(x).view(np.uint8))
+    return bits.astype(np.uint8).view(x.dtype)
+
+
 def convert_values(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
     """NumPy conversion with XLA's rules: complex -> real drops the imaginary part, float -> int
     truncates and saturates at the integer type's range with NaN -> 0, anything -> bool is
-    `x != 0`, integer -> narrower integer wraps."""
+    `x != 0`, integer -> narrower integer wraps. Narrow types (ml_dtypes') convert through
+    float32 or int32, which hold their values exactly; a narrow float's NaN becomes a positive
+    NaN in another narrow float, and the NaN of the types whose NaN has no sign (fnuz,
+    e8m0fnu) is positive everywhere."""
     new_dtype = np.dtype(new_dtype)
     if new_dtype == dtypes.bool_:
         return np.asarray(x != 0)
     if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
         x = np.real(x)
+    if x.dtype in dtypes.NARROW_FLOAT_TYPES and x.dtype != new_dtype:
+        wide = x.astype(np.float32)
+        if new_dtype in dtypes.FLOAT8_TYPES:
+            return _float8_with_nans(wide.astype(new_dtype), np.isnan(wide))
+        if x.dtype in _UNSIGNED_NAN_FLOATS:
+            wide = np.where(np.isnan(wide), np.float32(np.nan), wide)
+        x = wide
+    elif x.dtype in dtypes.INTN_TYPES and x.dtype != new_dtype:
+        x = x.astype(np.int32)
     if dtypes.is_inexact(x.dtype) and dtypes.is_int(new_dtype):
-        info = np.iinfo(new_dtype)
+        info = dtypes.iinfo(new_dtype)
         wide = x.astype(np.float64)
         wide = np.where(np.isnan(wide), 0, np.clip(np.trunc(wide), info.min, info.max))
         # float64 cannot hold int64's max exactly; clamp again in the integer domain.
@@ -353,15 +391,13 @@ def convert_values(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
 
 def _math(fn: Callable[..., Any], *, widen: bool = True) -> KernelBuilder:
     """The builder of a kernel computing `fn` on its operands, the result cast to the op's
-    result dtype; with `widen`, float16/bfloat16 operands are computed in float32 and the
-    result rounded once, as XLA CPU does."""
+    result dtype; with `widen`, float16/bfloat16 (and narrower float) operands are computed in
+    float32 and the result rounded back, as XLA CPU does."""
     def build(op: Op, compiler: Compiler) -> Kernel:
         dtype = op.result.type.dtype
-        low_precision = (dtypes.float16, dtypes.bfloat16)
-        if widen and any(t.dtype in low_precision for t in op.operand_types):
+        if widen and any(t.dtype in dtypes.FLOATS_COMPUTED_IN_FLOAT32 for t in op.operand_types):
             def kernel(*args: np.ndarray) -> np.ndarray:
-                return np.asarray(fn(*[widen_low_precision(a) for a in args])).astype(
-                    dtype, copy=False)
+                return round_from_float32(fn(*[widen_low_precision(a) for a in args]), dtype)
         else:
             def kernel(*args: np.ndarray) -> np.ndarray:
                 result = fn(*args)
@@ -518,6 +554,16 @@ _COMPARISONS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 def total_order_keys(x: np.ndarray) -> np.ndarray:
     """Signed integers ordered as StableHLO's TOTALORDER orders floats:
     -NaN < -inf < ... < -0.0 < +0.0 < ... < inf < +NaN."""
+    if x.dtype == dtypes.float8_e8m0fnu:
+        # No sign bit: the bits order the values (NaN, 0xFF, last).
+        return np.ascontiguousarray(x).view(np.uint8).astype(np.int16)
+    if x.dtype in _UNSIGNED_NAN_FLOATS:
+        # Their NaN is the bit pattern of -0.0, which XLA's total order puts first.
+        bits = np.ascontiguousarray(x).view(np.int8).astype(np.int16)
+        return np.where(bits == -128, -129, np.where(bits < 0, bits ^ 0x7F, bits))
+    if x.dtype in dtypes.FLOAT4_TYPES + dtypes.FLOAT6_TYPES:
+        # The sign is not the top bit of their byte: order the float32 values they hold.
+        x = x.astype(np.float32)
     signed = np.dtype(f"i{x.dtype.itemsize}")
     bits = np.ascontiguousarray(x).view(signed)
     # Negative floats order backwards by their bits: flip every bit but the sign.

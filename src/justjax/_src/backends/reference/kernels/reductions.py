@@ -33,17 +33,18 @@ __all__ = [
     "dilated_padded", "window_taps", "window_fold", "real_window_taps", "total_order_key", "top_k",
 ]
 
-_LOW_PRECISION = (np.dtype(dtypes.float16), np.dtype(dtypes.bfloat16))
 
 
 # ---------------------------------------------------------------------------------------------
 # Identities.
 
 def max_identity(dtype: Any) -> np.ndarray:
-    """The identity of max: -inf for inexact types, the minimum integer, False."""
+    """The identity of max: -inf for inexact types (their lowest value for the floats with no
+    infinities, as in JAX), the minimum integer, False."""
     dtype = np.dtype(dtype)
     if dtypes.is_inexact(dtype):
-        return np.array(-np.inf, dtype)
+        return np.array(-np.inf if dtypes.supports_inf(dtype) else dtypes.finfo(dtype).min,
+                        dtype)
     if dtypes.is_int(dtype):
         return np.array(dtypes.iinfo(dtype).min, dtype)
     if dtypes.is_bool(dtype):
@@ -52,10 +53,12 @@ def max_identity(dtype: Any) -> np.ndarray:
 
 
 def min_identity(dtype: Any) -> np.ndarray:
-    """The identity of min: inf for inexact types, the maximum integer, True."""
+    """The identity of min: inf for inexact types (their largest value for the floats with no
+    infinities, as in JAX), the maximum integer, True."""
     dtype = np.dtype(dtype)
     if dtypes.is_inexact(dtype):
-        return np.array(np.inf, dtype)
+        return np.array(np.inf if dtypes.supports_inf(dtype) else dtypes.finfo(dtype).max,
+                        dtype)
     if dtypes.is_int(dtype):
         return np.array(dtypes.iinfo(dtype).max, dtype)
     if dtypes.is_bool(dtype):
@@ -289,8 +292,8 @@ def _starts_from_identity(monoid: _Monoid | None, init: np.ndarray) -> bool:
 
 
 def _widened(x: np.ndarray) -> np.ndarray:
-    """float16/bfloat16 as float32, where XLA CPU accumulates them."""
-    return x.astype(np.float32) if x.dtype in _LOW_PRECISION else x
+    """float16/bfloat16 (and narrower floats) as float32, where XLA CPU accumulates them."""
+    return x.astype(np.float32) if x.dtype in dtypes.FLOATS_COMPUTED_IN_FLOAT32 else x
 
 
 # ---------------------------------------------------------------------------------------------
@@ -322,7 +325,8 @@ def _reduce(op: Op, compiler: Compiler) -> Kernel:
             # XLA turns a reduction over no dimensions into its operand.
             results = [np.array(x, copy=True) for x in operands]
         elif _starts_from_identity(monoid, inits[0]):
-            results = [monoid.reduce(_widened(operands[0]), dims)]
+            total = monoid.reduce(_widened(operands[0]), dims)
+            results = [elementwise_kernels.round_from_float32(total, out_types[0].dtype)]
         else:
             results = _reduce_general(body, operands, inits, dims)
         results = [np.asarray(r).astype(t.dtype, copy=False).reshape(t.shape)

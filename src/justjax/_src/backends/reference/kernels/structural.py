@@ -17,7 +17,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src.backends.reference import Compiler, Kernel, register
-from justjax._src.backends.reference.kernels.elementwise import convert_values
+from justjax._src.backends.reference.kernels.elementwise import (convert_values,
+                                                                 round_from_float32)
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Op
@@ -325,7 +326,8 @@ def _scatter(op: Op, compiler: Compiler) -> Kernel:
 # Contractions.
 
 def _work_float(dtype: np.dtype) -> np.dtype:
-    if dtype in (dtypes.float16, dtypes.bfloat16) or dtypes.is_int(dtype) or dtypes.is_bool(dtype):
+    if (dtype in dtypes.FLOATS_COMPUTED_IN_FLOAT32 or dtypes.is_int(dtype)
+            or dtypes.is_bool(dtype)):
         return np.dtype(np.float32)
     return np.dtype(dtype)
 
@@ -353,7 +355,7 @@ def finish_accumulation(result: np.ndarray, dtype: Any) -> np.ndarray:
         return result != 0
     if dtypes.is_int(dtype) and dtypes.is_inexact(result.dtype):
         return convert_values(result, dtype)
-    return result.astype(dtype)
+    return round_from_float32(result, dtype)
 
 
 def free_dims(ndim: int, *used: Sequence[int]) -> list[int]:

@@ -1,0 +1,69 @@
+"""jax.numpy names that are NumPy's own or thin wrappers of NumPy on the host.
+
+`save`, `savez`, `iterable`, `index_exp`, `s_`, `array_repr` and `array_str` are NumPy's
+functions and objects themselves (as in JAX: NumPy converts an Array through `__array__`);
+`load` gives back an Array (restoring bfloat16, which `.npy` files store as raw 2-byte
+voids); the print options are NumPy's, which Array printing uses.
+"""
+from __future__ import annotations
+
+import os
+from typing import IO, Any
+
+import numpy as np
+from numpy import (  # re-exported unchanged, as jax.numpy does
+    array_repr as array_repr,
+    array_str as array_str,
+    index_exp as index_exp,
+    iterable as iterable,
+    s_ as s_,
+    save as save,
+    savez as savez,
+)
+from numpy.exceptions import ComplexWarning as ComplexWarning
+
+from justjax._src.core import dtypes
+from justjax._src.numpy.array_creation import asarray
+
+__all__ = ["ComplexWarning", "array_repr", "array_str", "get_printoptions", "index_exp",
+           "iterable", "load", "printoptions", "s_", "save", "savez", "set_printoptions"]
+
+
+def load(file: IO[bytes] | str | os.PathLike[Any], *args: Any, **kwargs: Any) -> Any:
+    """`jnp.load`: `numpy.load`, with a `.npy` array returned as an Array.
+
+    Args:
+      file: a path or a binary file object.
+      *args, **kwargs: passed to `numpy.load`.
+
+    Returns:
+      An Array (canonical dtype; bfloat16 data saved by `jnp.save`/`np.save` comes back as
+      bfloat16). An `.npz` file gives NumPy's `NpzFile`; an array JAX cannot hold (strings,
+      other voids) stays a NumPy array.
+    """
+    out = np.load(file, *args, **kwargs)
+    if not isinstance(out, np.ndarray):
+        return out
+    if out.dtype == np.dtype("V2"):
+        # NumPy writes bfloat16 as a 2-byte void.
+        out = out.view(dtypes.bfloat16)
+    try:
+        return asarray(out)
+    except TypeError:
+        return out
+
+
+def get_printoptions() -> dict[str, Any]:
+    """`jnp.get_printoptions`: NumPy's print options (Arrays are printed by NumPy)."""
+    return np.get_printoptions()
+
+
+def printoptions(*args: Any, **kwargs: Any) -> Any:
+    """`jnp.printoptions`: NumPy's context manager for print options (Arrays are printed by
+    NumPy, so the options apply to them)."""
+    return np.printoptions(*args, **kwargs)
+
+
+def set_printoptions(*args: Any, **kwargs: Any) -> None:
+    """`jnp.set_printoptions`: sets NumPy's print options (which Array printing uses)."""
+    return np.set_printoptions(*args, **kwargs)
