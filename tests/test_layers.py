@@ -17,6 +17,7 @@ SRC = pathlib.Path(justjax.__file__).parent
 LAYER_OF_PREFIX = [
     ("justjax._src.core", 0), ("justjax._src.config", 0), ("justjax._src.errors", 0),
     ("justjax._src.tree_util", 0), ("justjax._src.treedef", 0), ("justjax._src.tree_errors", 0),
+    ("justjax._src.source_info_util", 0), ("justjax._src.monitoring", 0),
     ("justjax._src.runtime", 1),
     # The IR, its printers and verifier are data that backends read; the passes (which may
     # run the reference backend, e.g. to fold constants) sit above it. The native backend

@@ -2,9 +2,27 @@
 
 `import justjax as jax` and `import justjax.numpy as jnp` run programs written for JAX.
 """
-from justjax._src.config import config as config
-from justjax._src.config import disable_jit as disable_jit
-from justjax._src.config import enable_x64 as enable_x64
+from justjax._src.config import (
+    check_tracer_leaks as check_tracer_leaks,
+    checking_leaks as checking_leaks,
+    config as config,
+    debug_infs as debug_infs,
+    debug_key_reuse as debug_key_reuse,
+    debug_nans as debug_nans,
+    default_matmul_precision as default_matmul_precision,
+    default_prng_impl as default_prng_impl,
+    disable_jit as disable_jit,
+    enable_checks as enable_checks,
+    enable_x64 as enable_x64,
+    explain_cache_misses as explain_cache_misses,
+    legacy_prng_key as legacy_prng_key,
+    log_compiles as log_compiles,
+    no_execution as no_execution,
+    no_tracing as no_tracing,
+    numpy_dtype_promotion as numpy_dtype_promotion,
+    numpy_rank_promotion as numpy_rank_promotion,
+    threefry_partitionable as threefry_partitionable,
+)
 from justjax._src.core.core import Tracer as _Tracer
 from justjax._src.runtime.array import Array as Array
 from justjax._src.numpy import array_methods as _array_methods

@@ -13,7 +13,7 @@ import numpy as np
 import collections
 import inspect
 
-from justjax._src import tree_util
+from justjax._src import monitoring, tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr
@@ -65,7 +65,10 @@ def trace_flat(fun: Callable, in_tree: tree_util.PyTreeDef, in_avals: Sequence[S
         out_tree_box.append(out_tree)
         return out_flat
 
-    closed = staging.trace_to_jaxpr(flat_fun, in_avals, debug)
+    with monitoring.log_elapsed_time("Finished tracing {fun_name} for jit in "
+                                     "{elapsed_time:.9f} sec", staging.fun_name(fun),
+                                     monitoring.JAXPR_TRACE_EVENT):
+        closed = staging.trace_to_jaxpr(flat_fun, in_avals, debug)
     return closed, out_tree_box[0]
 
 

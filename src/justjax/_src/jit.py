@@ -13,12 +13,11 @@ import inspect
 import logging
 import os
 import sys
-import time
 import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from justjax._src import stages, tree_util
+from justjax._src import monitoring, stages, tree_util
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
@@ -28,7 +27,8 @@ from justjax._src.jit_primitive import jit_p
 from justjax._src.runtime.array import Array
 from justjax._src.tree_errors import keystr
 
-logger = logging.getLogger("justjax")
+# JAX's logger of cache-miss explanations (they come from its partial_eval module).
+logger = logging.getLogger("jax._src.interpreters.partial_eval")
 
 # Frames in this directory are justjax's own; cache-miss reports name the user's call site.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -285,10 +285,13 @@ class JitWrapped:
 
         names = staging.leaf_arg_names(fun, args, dyn_kwargs, frozenset(static_positions))
         debug = staging.debug_info("jit", fun, names)
-        start = time.perf_counter()
-        closed = staging.trace_to_jaxpr(flat_fun, list(avals), debug)
-        stages.log_event("Finished tracing %s for jit in %.9f sec", self._name,
-                         time.perf_counter() - start)
+        if config.read("jax_no_tracing"):
+            raise RuntimeError(f"re-tracing function {debug.func_src_info} for `jit`, but "
+                               "'no_tracing' is set")
+        with monitoring.log_elapsed_time("Finished tracing {fun_name} for jit in "
+                                         "{elapsed_time:.9f} sec", self._name,
+                                         monitoring.JAXPR_TRACE_EVENT):
+            closed = staging.trace_to_jaxpr(flat_fun, list(avals), debug)
         donated = self._donated_leaves(args, kwargs, dyn_args, dyn_kwargs, static_positions)
         signature = stages.Signature(
             name=self._name, in_tree=in_tree, out_tree=out_trees[0], in_avals=avals,

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import tree_util
-from justjax._src.core import core, dtypes
+from justjax._src import source_info_util, tree_util
+from justjax._src.config import config
+from justjax._src.core import core, dtypes, leaks
 from justjax._src.core.avals import ShapedArray
-from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, check_jaxpr
 from justjax._src.runtime.array import Array
 
 
@@ -108,6 +110,13 @@ const_fold_rules: dict[core.Primitive, Callable[[Sequence[Any], dict], Any]] = {
 forwarding_rules: dict[core.Primitive, Callable[[Sequence[Any], dict], Any]] = {}
 
 
+def _folding_eagerly(args: Sequence[Any]) -> bool:
+    """Whether an operation on `args` runs at once instead of being staged: inside
+    `jax.ensure_compile_time_eval()` (`eager_constant_folding`), when no argument is a tracer."""
+    return (config.read("eager_constant_folding")
+            and not any(isinstance(a, core.Tracer) for a in args))
+
+
 class DynamicJaxprTracer(core.Tracer):
     """A value being staged into a jaxpr; `jaxpr_var` is its variable there (not `var`, which
     is the array method `x.var()`)."""
@@ -172,6 +181,8 @@ class DynamicJaxprTrace(core.Trace):
         return self.new_const(x)
 
     def process_primitive(self, primitive: core.Primitive, args: Sequence[Any], params: dict) -> Any:
+        if _folding_eagerly(args):
+            return core.eval_trace.process_primitive(primitive, args, params)
         forward = forwarding_rules.get(primitive)
         if forward is not None:
             forwarded = forward(args, params)
@@ -188,7 +199,7 @@ class DynamicJaxprTrace(core.Trace):
             out_avals = [out_avals]
         outs = [DynamicJaxprTracer(self, aval, Var(aval)) for aval in out_avals]
         self.eqns.append(JaxprEqn([t.jaxpr_var for t in tracers], [t.jaxpr_var for t in outs], primitive,
-                                  dict(params)))
+                                  dict(params), source_info=source_info_util.current()))
         return outs if primitive.multiple_results else outs[0]
 
     def process_custom_jvp_call(self, primitive: core.Primitive, fun: Callable, jvp: Callable,
@@ -196,6 +207,9 @@ class DynamicJaxprTrace(core.Trace):
         """Stages one `custom_jvp_call` equation: `fun` traced to `call_jaxpr`, the values it
         closes over passed as the leading `num_consts` operands, and the rule kept as
         `jvp_jaxpr_fun` for when the jaxpr is differentiated later."""
+        if _folding_eagerly(args):
+            return core.eval_trace.process_custom_jvp_call(primitive, fun, jvp, args,
+                                                           symbolic_zeros=symbolic_zeros)
         closed = trace_to_jaxpr(fun, [core.get_aval(a) for a in args],
                                 getattr(fun, "debug_info", None))
         jaxpr = closed.jaxpr
@@ -211,6 +225,9 @@ class DynamicJaxprTrace(core.Trace):
                                 ) -> list[Any]:
         """Stages one `custom_vjp_call` equation, as `process_custom_jvp_call` does, keeping
         the rules as `fwd_jaxpr_thunk` and `bwd`."""
+        if _folding_eagerly(args):
+            return core.eval_trace.process_custom_vjp_call(primitive, fun, fwd, bwd, args,
+                                                           symbolic_zeros=symbolic_zeros)
         closed = trace_to_jaxpr(fun, [core.get_aval(a) for a in args],
                                 getattr(fun, "debug_info", None))
         jaxpr = closed.jaxpr
@@ -284,9 +301,26 @@ class DynamicJaxprTrace(core.Trace):
 
 def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray],
                    debug: DebugInfo | None = None) -> ClosedJaxpr:
-    """Traces `fun(*tracers) -> list of outputs` on arguments of the given avals."""
+    """Traces `fun(*tracers) -> list of outputs` on arguments of the given avals.
+
+    With `jax_check_tracer_leaks`, raises if a tracer of this trace outlives it; with
+    `jax_enable_checks`, type-checks the jaxpr.
+    """
     trace = DynamicJaxprTrace(debug)
+    closed = _trace_with(trace, fun, in_avals)
+    if config.read("jax_check_tracer_leaks"):
+        trace_ref = weakref.ref(trace)
+        del trace
+        leaks.check_no_leaks(trace_ref)
+    if config.read("jax_enable_checks"):
+        check_jaxpr(closed.jaxpr)
+    return closed
+
+
+def _trace_with(trace: DynamicJaxprTrace, fun: Callable[..., Sequence[Any]],
+                in_avals: Sequence[ShapedArray]) -> ClosedJaxpr:
     arg_tracers = [trace.new_arg(aval) for aval in in_avals]
-    with core.set_current_trace(trace):
+    # Name stacks are relative to the function traced, as JAX's.
+    with core.set_current_trace(trace), source_info_util.reset_name_stack():
         outputs = fun(*arg_tracers)
     return trace.to_closed_jaxpr(outputs)
