@@ -18,6 +18,7 @@ LAYER_OF_PREFIX = [
     ("justjax._src.core", 0), ("justjax._src.config", 0), ("justjax._src.errors", 0),
     ("justjax._src.tree_util", 0), ("justjax._src.treedef", 0), ("justjax._src.tree_errors", 0),
     ("justjax._src.source_info_util", 0), ("justjax._src.monitoring", 0),
+    ("justjax._src.caches", 0), ("justjax._src.traceback_util", 0), ("justjax._src.typing", 1),
     ("justjax._src.runtime", 1),
     # The IR, its printers and verifier are data that backends read; the passes (which may
     # run the reference backend, e.g. to fold constants) sit above it. The native backend
@@ -31,6 +32,7 @@ LAYER_OF_PREFIX = [
     ("justjax._src.lax", 5), ("justjax._src.custom_derivatives", 5),
     ("justjax._src.checkpoint", 5), ("justjax._src.jit_primitive", 5),
     ("justjax._src.jit", 5), ("justjax._src.stages", 5), ("justjax._src.debugging", 5),
+    ("justjax._src.debugger", 5),
     ("justjax._src.dispatch", 5),
     ("justjax._src.numpy", 6), ("justjax._src.nn", 6), ("justjax._src.random", 6),
     ("justjax._src.scipy", 6),

@@ -34,6 +34,9 @@ _array_methods.install_tracer_iteration(_Tracer)
 from justjax._src.api import (
     ShapeDtypeStruct as ShapeDtypeStruct,
     block_until_ready as block_until_ready,
+    clear_caches as clear_caches,
+    copy_to_host_async as copy_to_host_async,
+    effects_barrier as effects_barrier,
     default_backend as default_backend,
     device_count as device_count,
     device_get as device_get,
@@ -56,17 +59,24 @@ from justjax._src.checkpoint import checkpoint as checkpoint
 from justjax._src.checkpoint import checkpoint_policies as checkpoint_policies
 from justjax._src.checkpoint import remat as remat
 from justjax._src.autodiff import (
+    closure_convert as closure_convert,
     grad as grad,
     hessian as hessian,
     jacfwd as jacfwd,
     jacobian as jacobian,
     jacrev as jacrev,
     jvp as jvp,
+    linear_transpose as linear_transpose,
     linearize as linearize,
     value_and_grad as value_and_grad,
     vjp as vjp,
 )
 from justjax._src.debugging import pure_callback as pure_callback
+from justjax._src.core.core import ensure_compile_time_eval as ensure_compile_time_eval
+from justjax._src.core.core import typeof as typeof
+from justjax._src.core.dtypes import float0 as float0
+from justjax._src.source_info_util import named_call as named_call
+from justjax._src.source_info_util import named_scope as named_scope
 from justjax import debug as debug
 from justjax import errors as errors
 from justjax import experimental as experimental
@@ -80,6 +90,10 @@ from justjax import tree as tree
 from justjax import dtypes as dtypes
 from justjax import ad_checkpoint as ad_checkpoint
 from justjax import test_util as test_util
+from justjax import lib as lib
+from justjax import monitoring as monitoring
+from justjax import typing as typing
+from justjax import version as version
 from justjax._src.jax_alias import install_as_jax as install_as_jax
 
 __version__ = "0.1.0"

@@ -13,7 +13,7 @@ import numpy as np
 import collections
 import inspect
 
-from justjax._src import monitoring, tree_util
+from justjax._src import backends, caches, monitoring, tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr
@@ -122,7 +122,7 @@ def _put_leaf(x: Any, device: Device | None) -> Any:
     if dtypes.is_extended(getattr(x, "dtype", None)):
         # A key array moves with its base array.
         return type(x)(x._impl, _put_leaf(x._base_array, device))
-    if isinstance(x, Array):
+    if type(x) is Array:
         if device is None or x.device == device:
             return x if device is None else Array(x._value, x.weak_type, device, committed=True)
         return Array(x._value, x.weak_type, device, committed=True)
@@ -142,7 +142,7 @@ def device_put(x: Any, device: Device | None = None, *, donate: bool = False,
 
 def device_get(x: Any) -> Any:
     """Leaves of `x` as NumPy arrays (`jax.device_get`)."""
-    return tree_util.tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, Array) else leaf, x)
+    return tree_util.tree_map(lambda leaf: np.asarray(leaf) if type(leaf) is Array else leaf, x)
 
 
 def block_until_ready(x: Any) -> Any:
@@ -387,3 +387,30 @@ def vmap(fun: Callable, in_axes: int | None | Sequence[Any] = 0, out_axes: Any =
         return tree_util.tree_unflatten(out_tree_box[0], out_flat)
 
     return vmap_f
+
+
+# ---------------------------------------------------------------------------------------------
+# Caches and effects.
+
+def clear_caches() -> None:
+    """Empties every in-memory tracing and compilation cache (`jax.clear_caches`): the next
+    call of a jitted function (or an eager operation) traces and compiles again. The
+    persistent compilation cache on disk is kept; turn it off with
+    `jax_enable_compilation_cache=False`."""
+    caches.clear_all_caches()
+
+
+def effects_barrier() -> None:
+    """Waits until every computation started so far has finished, its side effects (host
+    callbacks, prints) included (`jax.effects_barrier`)."""
+    backends.effects_barrier()
+
+
+def copy_to_host_async(x: Any) -> Any:
+    """Starts copying every array in `x` to the host (`jax.copy_to_host_async`); returns `x`.
+    Arrays live in host memory here, so there is nothing to wait for."""
+    for leaf in tree_util.tree_leaves(x):
+        copy = getattr(leaf, "copy_to_host_async", None)
+        if copy is not None:
+            copy()
+    return x

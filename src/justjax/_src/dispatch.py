@@ -10,7 +10,7 @@ from __future__ import annotations
 import collections
 from typing import Any, Sequence
 
-from justjax._src import monitoring, stages
+from justjax._src import caches, monitoring, stages
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
@@ -18,6 +18,7 @@ from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 
 _CACHE_SIZE = 4096
 _cache: collections.OrderedDict[tuple, stages.CompiledCall] = collections.OrderedDict()
+caches.register_cache(_cache.clear)
 
 
 def _one_equation_jaxpr(primitive: core.Primitive, avals: Sequence[ShapedArray],

@@ -17,7 +17,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from justjax._src import monitoring, stages, tree_util
+from justjax._src import caches, monitoring, stages, tree_util
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
@@ -103,11 +103,24 @@ class _Cache:
     def __init__(self) -> None:
         self.traced: dict[tuple, _Entry] = {}
         self.fast: dict[tuple, Callable[[tuple], Any]] = {}
+        _all_caches.add(self)
+
+    def clear(self) -> None:
+        self.traced.clear()
+        self.fast.clear()
 
 
 # Caches are shared by every `jit` of the same function with the same options, as in JAX:
 # `jit(f)(x)` twice traces once.
 _shared_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# Every live cache, shared or not, for `jax.clear_caches`.
+_all_caches: weakref.WeakSet[_Cache] = weakref.WeakSet()
+
+
+@caches.register_cache
+def _clear_jit_caches() -> None:
+    for cache in list(_all_caches):
+        cache.clear()
 
 
 def _cache_for(fun: Callable, options: _Options) -> _Cache:
@@ -211,8 +224,7 @@ class JitWrapped:
         return self.trace(*args, **kwargs).out_info
 
     def clear_cache(self) -> None:
-        self._cache.traced.clear()
-        self._cache.fast.clear()
+        self._cache.clear()
 
     def _cache_size(self) -> int:
         return len(self._cache.traced)

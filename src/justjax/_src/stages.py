@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import monitoring, tree_util
+from justjax._src import caches, monitoring, tree_util
 from justjax._src.backends import get_backend
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
@@ -197,7 +197,7 @@ class CompiledCall:
                     array = getattr(result, "_base_array", result)
                     array._sharding, array._committed = sharding, True
         for i in self._donated:
-            if isinstance(args[i], Array):
+            if type(args[i]) is Array:
                 args[i].delete()
         if config.read("jax_debug_nans") or config.read("jax_debug_infs"):
             from justjax._src import debugging  # only when asked: it imports lax
@@ -239,7 +239,7 @@ def out_shardings(jaxpr: Jaxpr) -> list[Any]:
 
 def _commit(result: Any, device: Any) -> None:
     """Places `result` (an Array, or a key array over one) on `device`, committed."""
-    if isinstance(result, Array):
+    if type(result) is Array:
         result._device, result._committed = device, True
     elif hasattr(result, "_base_array"):
         _commit(result._base_array, device)
@@ -258,6 +258,7 @@ class _Program:
 # jaxprs) often lower to the same module: `grad` of two closures, a test's lambda per case.
 # An entry lives as long as some compiled call uses its program.
 _programs: weakref.WeakValueDictionary[tuple, _Program] = weakref.WeakValueDictionary()
+caches.register_cache(_programs.clear)
 
 
 def _compile_program(module: ir.Module, optimize_module: bool) -> _Program:

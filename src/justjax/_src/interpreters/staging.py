@@ -247,7 +247,7 @@ class DynamicJaxprTrace(core.Trace):
             if _is_literalable(value):
                 # A Python scalar keeps its Python value: `lax.add(x, 0.1)` prints `0.1:f32[]`.
                 # Arrays stay Arrays so evaluating the jaxpr keeps their weak type.
-                literal = value if dtypes.is_python_scalar(value) or isinstance(value, Array) \
+                literal = value if dtypes.is_python_scalar(value) or type(value) is Array \
                     else dtypes.coerce_to_array(value, var.aval.dtype)[()]
                 literals[var] = Literal(literal, var.aval)
 
