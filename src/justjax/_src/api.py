@@ -109,7 +109,8 @@ def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (), axis_env
 def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
     """The output shapes and dtypes of `fun(*args, **kwargs)`, computed without running it."""
     flat_args, in_tree = tree_util.tree_flatten((args, kwargs))
-    in_avals = [_abstractify(a) for a in flat_args]
+    in_avals = list(staging.abstractify_args(
+        fun, flat_args, lambda: staging.leaf_arg_names(fun, args, kwargs, frozenset())))
     debug = staging.debug_info("eval_shape", fun, staging.signature_arg_names(fun, args, kwargs))
     closed, out_tree = trace_flat(fun, in_tree, in_avals, debug)
     return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)

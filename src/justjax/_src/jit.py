@@ -249,16 +249,9 @@ class JitWrapped:
     def _entry_for(self, args: tuple, kwargs: dict) -> tuple[_Entry, list[Any]]:
         dyn_args, dyn_kwargs, static = self._split_static(args, kwargs)
         flat_args, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        try:
-            avals = tuple(_arg_aval(x) for x in flat_args)
-        except OverflowError:
-            position, value = next((i, x) for i, x in enumerate(flat_args)
-                                   if _overflows(x))
-            names = staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset())
-            name = names[position] if names is not None else "unknown"
-            raise OverflowError("An overflow was encountered while parsing an argument to a "
-                                f"jitted computation, whose argument path is {name}. Got "
-                                f"{type(value)} with value {value}") from None
+        avals = staging.abstractify_args(
+            self._fun, flat_args,
+            lambda: staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset()))
         key = (in_tree, avals, static, config.trace_context())
         entry = self._cache.traced.get(key)
         if entry is None:
@@ -324,30 +317,6 @@ class JitWrapped:
         for key, value in dyn_kwargs.items():
             flags.extend([key in options.donate_argnames] * len(tree_util.tree_leaves(value)))
         return tuple(flags)
-
-
-def _overflows(x: Any) -> bool:
-    try:
-        _arg_aval(x)
-    except OverflowError:
-        return True
-    return False
-
-
-def _arg_aval(x: Any) -> ShapedArray:
-    if type(x) is Array:
-        return x.aval
-    if isinstance(x, core.Tracer):
-        return x.aval
-    try:
-        return core.get_aval(x)
-    except TypeError:
-        raise TypeError(f"Error interpreting argument to jit as an abstract array. The "
-                        f"problematic value is of type {type(x)} and was passed to the "
-                        "function. This typically means that a jit-wrapped function was "
-                        "called with a non-array argument, and this argument was not marked "
-                        "as static using the static_argnums or static_argnames parameters "
-                        "of jax.jit.") from None
 
 
 def _user_call_site() -> str:

@@ -99,6 +99,40 @@ def leaf_arg_names(fun: Callable, args: Sequence[Any], kwargs: dict[str, Any],
     return names
 
 
+def abstractify_args(fun: Callable, flat_args: Sequence[Any],
+                     arg_names: Callable[[], Sequence[str] | None]) -> tuple[ShapedArray, ...]:
+    """The avals of the flat arguments of a call of `fun` to be traced (jit, eval_shape).
+
+    Raises:
+      OverflowError: a Python int too large for its dtype (JAX's message, naming it).
+      TypeError: an argument that is no JAX type (JAX's message, naming its path).
+    """
+    avals = []
+    for i, x in enumerate(flat_args):
+        try:
+            avals.append(x.aval if type(x) is Array or isinstance(x, core.Tracer)
+                         else core.get_aval(x))
+        except OverflowError:
+            raise OverflowError("An overflow was encountered while parsing an argument to a "
+                                f"jitted computation, whose argument path is "
+                                f"{_arg_name(arg_names, i)}. Got {type(x)} with value "
+                                f"{x}") from None
+        except TypeError:
+            raise TypeError(f"Error interpreting argument to {fun} as an abstract array. The "
+                            f"problematic value is of type {type(x)} and was passed to the "
+                            f"function at path {_arg_name(arg_names, i)}.\nThis typically "
+                            "means that a jit-wrapped function was called with a non-array "
+                            "argument, and this argument was not marked as static using the "
+                            "static_argnums or static_argnames parameters of jax.jit."
+                            ) from None
+    return tuple(avals)
+
+
+def _arg_name(arg_names: Callable[[], Sequence[str] | None], i: int) -> str:
+    names = arg_names()
+    return names[i] if names is not None and i < len(names) else "unknown"
+
+
 # primitive -> rule(args, params) giving concrete outputs instead of staging an equation, or
 # None to stage it. JAX folds conversions of scalar constants this way, which is why
 # `x_int8 + jnp.asarray(2)` shows the literal `2:i8[]`.
