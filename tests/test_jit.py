@@ -215,8 +215,17 @@ def test_unhashable_static_argument():
 
 
 def test_non_array_argument_error():
-    with pytest.raises(TypeError, match="Error interpreting argument to jit"):
-        jax.jit(lambda x: x)("text")
+    # JAX 0.10.2's message names the function and the argument's path.
+    def f(x, y):
+        return x
+
+    with pytest.raises(TypeError, match=(
+            r"^Error interpreting argument to <function .*f at 0x[0-9a-f]+> as an abstract "
+            r"array. The problematic value is of type <class 'str'> and was passed to the "
+            r"function at path y\['a'\].\nThis typically means that a jit-wrapped function "
+            r"was called with a non-array argument, and this argument was not marked as "
+            r"static using the static_argnums or static_argnames parameters of jax.jit.$")):
+        jax.jit(f)(1.0, {"a": "text"})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,6 +20,8 @@ LAYER_OF_PREFIX = [
     ("justjax._src.util", 0), ("justjax._src.traceback_util", 0), ("justjax._src.state", 0),
     ("justjax._src.layout", 1),
     ("justjax._src.tree_util", 0), ("justjax._src.treedef", 0), ("justjax._src.tree_errors", 0),
+    ("justjax._src.source_info_util", 0), ("justjax._src.monitoring", 0),
+    ("justjax._src.caches", 0), ("justjax._src.traceback_util", 0), ("justjax._src.typing", 1),
     ("justjax._src.runtime", 1),
     # The IR, its printers and verifier are data that backends read; the passes (which may
     # run the reference backend, e.g. to fold constants) sit above it. The native backend
@@ -34,6 +36,7 @@ LAYER_OF_PREFIX = [
     ("justjax._src.checkpoint", 5), ("justjax._src.jit_primitive", 5),
     ("justjax._src.jit", 5), ("justjax._src.stages", 5), ("justjax._src.compiler", 5),
     ("justjax._src.shard_map", 5), ("justjax._src.hijax", 5), ("justjax._src.debugging", 5),
+    ("justjax._src.debugger", 5),
     ("justjax._src.dispatch", 5),
     # checkify: a transformation over lax, its control flow and jit.
     ("justjax._src.checkify", 5),

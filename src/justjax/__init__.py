@@ -2,9 +2,27 @@
 
 `import justjax as jax` and `import justjax.numpy as jnp` run programs written for JAX.
 """
-from justjax._src.config import config as config
-from justjax._src.config import disable_jit as disable_jit
-from justjax._src.config import enable_x64 as enable_x64
+from justjax._src.config import (
+    check_tracer_leaks as check_tracer_leaks,
+    checking_leaks as checking_leaks,
+    config as config,
+    debug_infs as debug_infs,
+    debug_key_reuse as debug_key_reuse,
+    debug_nans as debug_nans,
+    default_matmul_precision as default_matmul_precision,
+    default_prng_impl as default_prng_impl,
+    disable_jit as disable_jit,
+    enable_checks as enable_checks,
+    enable_x64 as enable_x64,
+    explain_cache_misses as explain_cache_misses,
+    legacy_prng_key as legacy_prng_key,
+    log_compiles as log_compiles,
+    no_execution as no_execution,
+    no_tracing as no_tracing,
+    numpy_dtype_promotion as numpy_dtype_promotion,
+    numpy_rank_promotion as numpy_rank_promotion,
+    threefry_partitionable as threefry_partitionable,
+)
 from justjax._src.core.core import Tracer as _Tracer
 from justjax._src.runtime.array import Array as Array
 from justjax._src.numpy import array_methods as _array_methods
@@ -16,6 +34,9 @@ _array_methods.install_tracer_iteration(_Tracer)
 from justjax._src.api import (
     ShapeDtypeStruct as ShapeDtypeStruct,
     block_until_ready as block_until_ready,
+    clear_caches as clear_caches,
+    copy_to_host_async as copy_to_host_async,
+    effects_barrier as effects_barrier,
     default_backend as default_backend,
     device_count as device_count,
     device_get as device_get,
@@ -27,7 +48,6 @@ from justjax._src.api import (
     make_jaxpr as make_jaxpr,
     process_count as process_count,
     process_index as process_index,
-    typeof as typeof,
     vmap as vmap,
 )
 from justjax._src.runtime.devices import Device as Device
@@ -45,17 +65,24 @@ from justjax._src.checkpoint import checkpoint as checkpoint
 from justjax._src.checkpoint import checkpoint_policies as checkpoint_policies
 from justjax._src.checkpoint import remat as remat
 from justjax._src.autodiff import (
+    closure_convert as closure_convert,
     grad as grad,
     hessian as hessian,
     jacfwd as jacfwd,
     jacobian as jacobian,
     jacrev as jacrev,
     jvp as jvp,
+    linear_transpose as linear_transpose,
     linearize as linearize,
     value_and_grad as value_and_grad,
     vjp as vjp,
 )
 from justjax._src.debugging import pure_callback as pure_callback
+from justjax._src.core.core import ensure_compile_time_eval as ensure_compile_time_eval
+from justjax._src.core.core import typeof as typeof
+from justjax._src.core.dtypes import float0 as float0
+from justjax._src.source_info_util import named_call as named_call
+from justjax._src.source_info_util import named_scope as named_scope
 from justjax import debug as debug
 from justjax import errors as errors
 from justjax import experimental as experimental
@@ -75,6 +102,10 @@ from justjax import core as core
 from justjax import custom_derivatives as custom_derivatives
 from justjax import interpreters as interpreters
 from justjax import stages as stages
+from justjax import lib as lib
+from justjax import monitoring as monitoring
+from justjax import typing as typing
+from justjax import version as version
 from justjax._src.jax_alias import install_as_jax as install_as_jax
 
 __version__ = "0.1.0"

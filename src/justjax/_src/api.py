@@ -12,7 +12,7 @@ import numpy as np
 import collections
 import inspect
 
-from justjax._src import tree_util, util
+from justjax._src import backends, caches, monitoring, tree_util, util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr
@@ -67,7 +67,10 @@ def trace_flat(fun: Callable, in_tree: tree_util.PyTreeDef, in_avals: Sequence[S
         out_tree_box.append(out_tree)
         return out_flat
 
-    closed = staging.trace_to_jaxpr(flat_fun, in_avals, debug)
+    with monitoring.log_elapsed_time("Finished tracing {fun_name} for jit in "
+                                     "{elapsed_time:.9f} sec", staging.fun_name(fun),
+                                     monitoring.JAXPR_TRACE_EVENT):
+        closed = staging.trace_to_jaxpr(flat_fun, in_avals, debug)
     return closed, out_tree_box[0]
 
 
@@ -108,7 +111,8 @@ def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (), axis_env
 def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
     """The output shapes and dtypes of `fun(*args, **kwargs)`, computed without running it."""
     flat_args, in_tree = tree_util.tree_flatten((args, kwargs))
-    in_avals = [_abstractify(a) for a in flat_args]
+    in_avals = list(staging.abstractify_args(
+        fun, flat_args, lambda: staging.leaf_arg_names(fun, args, kwargs, frozenset())))
     debug = staging.debug_info("eval_shape", fun, staging.signature_arg_names(fun, args, kwargs))
     closed, out_tree = trace_flat(fun, in_tree, in_avals, debug)
     return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
@@ -173,24 +177,9 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = Fal
                                                                    strict=True)])
 
 
-def typeof(x: Any) -> ShapedArray:
-    """The abstract value (type) of `x` (`jax.typeof`): its shape, dtype and weak type;
-    its `sharding` has no mesh (shardings do not enter types here).
-
-    Raises:
-      TypeError: `x` is not an array or scalar.
-    """
-    try:
-        return core.get_aval(x)
-    except TypeError:
-        # JAX quotes the type for a list (its message comes from another check).
-        kind = f"'{type(x)}'" if isinstance(x, (list, tuple, dict)) else f"{type(x)}"
-        raise TypeError(f"Argument '{x}' of type {kind} is not a valid JAX type") from None
-
-
 def device_get(x: Any) -> Any:
     """Leaves of `x` as NumPy arrays (`jax.device_get`)."""
-    return tree_util.tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, Array) else leaf, x)
+    return tree_util.tree_map(lambda leaf: np.asarray(leaf) if type(leaf) is Array else leaf, x)
 
 
 def block_until_ready(x: Any) -> Any:
@@ -398,3 +387,30 @@ def vmap(fun: Callable, in_axes: int | None | Sequence[Any] = 0, out_axes: Any =
         return tree_util.tree_unflatten(out_tree_box[0], out_flat)
 
     return vmap_f
+
+
+# ---------------------------------------------------------------------------------------------
+# Caches and effects.
+
+def clear_caches() -> None:
+    """Empties every in-memory tracing and compilation cache (`jax.clear_caches`): the next
+    call of a jitted function (or an eager operation) traces and compiles again. The
+    persistent compilation cache on disk is kept; turn it off with
+    `jax_enable_compilation_cache=False`."""
+    caches.clear_all_caches()
+
+
+def effects_barrier() -> None:
+    """Waits until every computation started so far has finished, its side effects (host
+    callbacks, prints) included (`jax.effects_barrier`)."""
+    backends.effects_barrier()
+
+
+def copy_to_host_async(x: Any) -> Any:
+    """Starts copying every array in `x` to the host (`jax.copy_to_host_async`); returns `x`.
+    Arrays live in host memory here, so there is nothing to wait for."""
+    for leaf in tree_util.tree_leaves(x):
+        copy = getattr(leaf, "copy_to_host_async", None)
+        if copy is not None:
+            copy()
+    return x

@@ -13,10 +13,12 @@ import numpy as np
 
 from justjax._src import tree_util, util
 from justjax._src.api import check_callable
+from justjax._src.config import config
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
-from justjax._src.core.jaxpr import eval_jaxpr
-from justjax._src.interpreters import ad, batching
+from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from justjax._src.interpreters import ad, batching, staging
+from justjax._src.interpreters import partial_eval as pe
 from justjax._src.lax import elementwise, joining, structural
 from justjax._src.numpy import array_creation, scalar_types
 from justjax._src.runtime.array import from_numpy
@@ -599,3 +601,157 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
     """The Hessian of `fun`: `jacfwd(jacrev(fun))` (forward-over-reverse)."""
     return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
                   has_aux=has_aux, holomorphic=holomorphic)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transposition and closure conversion.
+
+def _trace_flat_jaxpr(fun: Callable, in_tree: tree_util.PyTreeDef,
+                      in_avals: Sequence[ShapedArray], traced_for: str
+                      ) -> tuple[ClosedJaxpr, tree_util.PyTreeDef]:
+    """`fun(*args)` (args of structure `in_tree`) traced on flat avals: its closed jaxpr
+    and output structure."""
+    store = _OutputStore()
+
+    def flat(*leaves: Any) -> list[Any]:
+        out_leaves, store.out_tree = tree_util.tree_flatten(fun(*tree_util.tree_unflatten(
+            in_tree, leaves)))
+        return out_leaves
+
+    names = [f"args{keystr(path)}" for path, _ in tree_util.tree_flatten_with_path(
+        tree_util.tree_unflatten(in_tree, [0] * in_tree.num_leaves))[0]]
+    closed = staging.trace_to_jaxpr(flat, list(in_avals),
+                                    staging.debug_info(traced_for, fun, names))
+    return closed, store.out_tree
+
+
+def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Sequence = ()) -> Callable:
+    """The transpose of the linear function `fun` (`jax.linear_transpose`).
+
+    Args:
+      fun: a function linear in its arguments.
+      *primals: example arguments (arrays, scalars or `ShapeDtypeStruct`s, in pytrees): only
+        their shapes and dtypes are read.
+      reduce_axes: deprecated; must be empty.
+    Returns:
+      A `tree_util.Partial` (a pytree, so it can be passed to jitted functions) mapping a
+      cotangent shaped like `fun(*primals)` to a tuple of cotangents shaped like `primals`.
+    Raises:
+      TypeError: inputs and outputs are not all inexact or all integer; later, a cotangent
+        whose structure or types differ from the output's.
+    """
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to transpose is deprecated")
+    primal_leaves, in_tree = tree_util.tree_flatten(primals)
+    in_avals = [core.get_aval(x) for x in primal_leaves]
+    closed, out_tree = _trace_flat_jaxpr(fun, in_tree, in_avals, "linear_transpose")
+    jaxpr, _ = pe.dce_jaxpr(closed.jaxpr, [True] * len(closed.out_avals), instantiate=True)
+    out_avals = tuple(closed.out_avals)
+    in_dtypes = [a.dtype for a in in_avals]
+    out_dtypes = [a.dtype for a in out_avals]
+    all_dtypes = in_dtypes + out_dtypes
+    if not (all(dtypes.issubdtype(d, np.inexact) for d in all_dtypes)
+            or all(dtypes.issubdtype(d, np.integer) for d in all_dtypes)):
+        raise TypeError("linear_transpose only supports [float or complex] -> [float or "
+                        "complex], and integer -> integer functions, but got "
+                        f"{in_dtypes} -> {out_dtypes}.")
+
+    def transposed_fun(consts: list[Any], out_cotangent: Any) -> Any:
+        out_cts, ct_tree = tree_util.tree_flatten(out_cotangent)
+        if ct_tree != out_tree:
+            raise TypeError("cotangent tree does not match function output, expected "
+                            f"{out_tree} but got {ct_tree}")
+        if not all(_same_type(aval, ct) for aval, ct in zip(out_avals, out_cts, strict=True)):
+            raise TypeError("cotangent type does not match function output, expected "
+                            f"{out_avals} but got {out_cts}")
+        undefined = [ad.UndefinedPrimal(ad.tangent_aval(a)) for a in in_avals]
+        in_cts = ad.backward_pass(jaxpr, consts, undefined, out_cts)
+        return tree_util.tree_unflatten(in_tree, [ad.instantiate_zeros(ct) for ct in in_cts])
+
+    return tree_util.Partial(transposed_fun, list(closed.consts))
+
+
+def _same_type(aval: ShapedArray, x: Any) -> bool:
+    """Whether `x` has `aval`'s shape and dtype (weak types aside), as JAX's typecheck."""
+    try:
+        got = core.get_aval(x)
+    except TypeError:
+        return False
+    return got.shape == aval.shape and got.dtype == aval.dtype
+
+
+def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list[Any]]:
+    """`fun` with the values it closes over that may carry derivatives (tracers of a
+    differentiation, or of a jit trace whose values could be differentiated later) hoisted
+    out as explicit trailing arguments (`jax.closure_convert`), for custom derivative rules
+    that must see every differentiable input.
+
+    Args:
+      fun: a pure function, specialized to the types of `example_args`.
+      *example_args: example arguments (pytrees of arrays or scalars).
+    Returns:
+      `(converted_fun, hoisted)`: `converted_fun(*args, *hoisted)` computes `fun(*args)`.
+    Raises:
+      TypeError: (from `converted_fun`) arguments whose structure differs from
+        `example_args`'.
+    """
+    flat_args, in_tree = tree_util.tree_flatten(example_args)
+    in_avals = tuple(core.typeof(x) for x in flat_args)
+    if config.read("jax_check_tracer_leaks"):
+        converted, hoisted, _ = _closure_convert_for_avals(fun, in_tree, in_avals)
+    else:
+        converted, hoisted, _ = _closure_convert_cached(fun, in_tree, in_avals)
+    return converted, hoisted
+
+
+def _closure_convert_for_avals(fun: Callable, in_tree: tree_util.PyTreeDef,
+                               in_avals: tuple[ShapedArray, ...]
+                               ) -> tuple[Callable, list[Any], list[Any]]:
+    """(converted function, hoisted consts, kept consts): the kept ones are returned too so
+    that the cache sees any tracer among them and does not keep the result."""
+    closed, out_tree = _trace_flat_jaxpr(fun, in_tree, in_avals, "closure_convert")
+    hoisted_flags = [_maybe_perturbed(c) for c in closed.consts]
+    kept = [c for c, h in zip(closed.consts, hoisted_flags, strict=True) if not h]
+    hoisted = [c for c, h in zip(closed.consts, hoisted_flags, strict=True) if h]
+    jaxpr = closed.jaxpr
+
+    def converted_fun(*args_and_hoisted: Any) -> Any:
+        num_args = len(args_and_hoisted) - len(hoisted)
+        args, hoisted_args = args_and_hoisted[:num_args], args_and_hoisted[num_args:]
+        kept_iter, hoisted_iter = iter(kept), iter(hoisted_args)
+        consts = [next(hoisted_iter) if h else next(kept_iter) for h in hoisted_flags]
+        flat, args_tree = tree_util.tree_flatten(tuple(args))
+        if args_tree != in_tree:
+            raise TypeError("The inputs to the closure produced by closure_convert must have "
+                            "the same Pytree structure as the example arguments passed when "
+                            f"closure_convert was called. Expected {in_tree}, but got "
+                            f"{args_tree}")
+        return tree_util.tree_unflatten(out_tree, eval_jaxpr(jaxpr, consts, *flat))
+
+    return converted_fun, hoisted, kept
+
+
+# Calling closure_convert again on the same function and types gives the same converted
+# function (so a jit keyed on it does not retrace); never when a tracer is involved.
+_closure_convert_cached = pe.transform_cache(_closure_convert_for_avals)
+
+
+def _maybe_perturbed(x: Any) -> bool:
+    """Whether `x` may carry a nonzero tangent: a tracer of a differentiation (unless its
+    tangent is a symbolic zero), or of a jit trace with a differentiable type; for other
+    tracers, whether what they hold may."""
+    if not isinstance(x, core.Tracer):
+        return False
+    if isinstance(x, ad.JVPTracer):
+        if type(x.tangent) is ad.Zero:
+            return _maybe_perturbed(x.primal)
+        return True
+    if isinstance(x, staging.DynamicJaxprTracer):
+        return ad.tangent_aval(x.aval).dtype != dtypes.float0
+    return any(_maybe_perturbed(value) for value in _tracer_contents(x))
+
+
+def _tracer_contents(x: core.Tracer) -> list[Any]:
+    """The values a tracer holds (its slots, its trace aside)."""
+    names = {name for cls in type(x).__mro__ for name in getattr(cls, "__slots__", ())}
+    return [getattr(x, name, None) for name in names - {"_trace"}]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import collections
 from typing import Any, Sequence
 
-from justjax._src import stages
+from justjax._src import caches, monitoring, stages
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
@@ -18,6 +18,7 @@ from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 
 _CACHE_SIZE = 4096
 _cache: collections.OrderedDict[tuple, stages.CompiledCall] = collections.OrderedDict()
+caches.register_cache(_cache.clear)
 
 
 def _one_equation_jaxpr(primitive: core.Primitive, avals: Sequence[ShapedArray],
@@ -36,7 +37,10 @@ def _one_equation_jaxpr(primitive: core.Primitive, avals: Sequence[ShapedArray],
 def compile_primitive(primitive: core.Primitive, avals: Sequence[ShapedArray],
                       params: dict[str, Any]) -> stages.CompiledCall:
     """The executable running `primitive` once on arguments of `avals`."""
-    closed = _one_equation_jaxpr(primitive, avals, params)
+    with monitoring.log_elapsed_time("Finished tracing {fun_name} for jit in "
+                                     "{elapsed_time:.9f} sec", primitive.name,
+                                     monitoring.JAXPR_TRACE_EVENT):
+        closed = _one_equation_jaxpr(primitive, avals, params)
     return stages.compile_jaxpr(closed, primitive.name, (False,) * len(avals), True, False)
 
 
@@ -49,6 +53,9 @@ def apply_primitive(primitive: core.Primitive, *args: Any, **params: Any) -> Any
     except TypeError:  # an unhashable param: compile without caching
         key, call = None, None
     if call is None:
+        if config.read("jax_no_tracing"):
+            raise RuntimeError(f"re-tracing function {primitive.name} for `jit`, but "
+                               "'no_tracing' is set")
         call = compile_primitive(primitive, avals, params)
         if key is not None:
             _cache[key] = call

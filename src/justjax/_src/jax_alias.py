@@ -21,9 +21,14 @@ import sys
 import types
 from typing import Any, Sequence
 
-# The JAX release whose names, defaults and behaviour justjax reproduces.
+# The JAX release whose names, defaults and behaviour justjax reproduces (`jax.__version__`,
+# `jax.version`), the jaxlib release it comes with (`jax.lib.__version__`) and the oldest
+# jaxlib that JAX release accepts (`jax.version._minimum_jaxlib_version`).
 JAX_VERSION = "0.10.2"
 JAX_VERSION_INFO = (0, 10, 2)
+JAXLIB_VERSION = "0.10.2"
+MINIMUM_JAXLIB_VERSION = "0.10.1"
+MINIMUM_JAXLIB_VERSION_INFO = (0, 10, 1)
 
 # Private JAX modules that a client imports and cannot run without, and the justjax
 # module serving each (the client: what it reads there).

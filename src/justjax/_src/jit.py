@@ -16,7 +16,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from justjax._src import source_info_util, stages, tree_util
+from justjax._src import caches, monitoring, source_info_util, stages, tree_util
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
@@ -26,7 +26,8 @@ from justjax._src.jit_primitive import jit_p
 from justjax._src.runtime.array import Array
 from justjax._src.tree_errors import keystr
 
-logger = logging.getLogger("justjax")
+# JAX's logger of cache-miss explanations (they come from its partial_eval module).
+logger = logging.getLogger("jax._src.interpreters.partial_eval")
 
 # Frames in this directory are justjax's own; cache-miss reports name the user's call site.
 
@@ -100,11 +101,24 @@ class _Cache:
     def __init__(self) -> None:
         self.traced: dict[tuple, _Entry] = {}
         self.fast: dict[tuple, Callable[[tuple], Any]] = {}
+        _all_caches.add(self)
+
+    def clear(self) -> None:
+        self.traced.clear()
+        self.fast.clear()
 
 
 # Caches are shared by every `jit` of the same function with the same options, as in JAX:
 # `jit(f)(x)` twice traces once.
 _shared_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# Every live cache, shared or not, for `jax.clear_caches`.
+_all_caches: weakref.WeakSet[_Cache] = weakref.WeakSet()
+
+
+@caches.register_cache
+def _clear_jit_caches() -> None:
+    for cache in list(_all_caches):
+        cache.clear()
 
 
 def _cache_for(fun: Callable, options: _Options) -> _Cache:
@@ -208,8 +222,7 @@ class JitWrapped:
         return self.trace(*args, **kwargs).out_info
 
     def clear_cache(self) -> None:
-        self._cache.traced.clear()
-        self._cache.fast.clear()
+        self._cache.clear()
 
     def _cache_size(self) -> int:
         return len(self._cache.traced)
@@ -234,16 +247,9 @@ class JitWrapped:
     def _entry_for(self, args: tuple, kwargs: dict) -> tuple[_Entry, list[Any]]:
         dyn_args, dyn_kwargs, static = self._split_static(args, kwargs)
         flat_args, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
-        try:
-            avals = tuple(_arg_aval(x) for x in flat_args)
-        except OverflowError:
-            position, value = next((i, x) for i, x in enumerate(flat_args)
-                                   if _overflows(x))
-            names = staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset())
-            name = names[position] if names is not None else "unknown"
-            raise OverflowError("An overflow was encountered while parsing an argument to a "
-                                f"jitted computation, whose argument path is {name}. Got "
-                                f"{type(value)} with value {value}") from None
+        avals = staging.abstractify_args(
+            self._fun, flat_args,
+            lambda: staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset()))
         key = (in_tree, avals, static, config.trace_context())
         entry = self._cache.traced.get(key)
         if entry is None:
@@ -282,10 +288,13 @@ class JitWrapped:
 
         names = staging.leaf_arg_names(fun, args, dyn_kwargs, frozenset(static_positions))
         debug = staging.debug_info("jit", fun, names)
-        start = time.perf_counter()
-        closed = staging.trace_to_jaxpr(flat_fun, list(avals), debug)
-        stages.log_event("Finished tracing %s for jit in %.9f sec", self._name,
-                         time.perf_counter() - start)
+        if config.read("jax_no_tracing"):
+            raise RuntimeError(f"re-tracing function {debug.func_src_info} for `jit`, but "
+                               "'no_tracing' is set")
+        with monitoring.log_elapsed_time("Finished tracing {fun_name} for jit in "
+                                         "{elapsed_time:.9f} sec", self._name,
+                                         monitoring.JAXPR_TRACE_EVENT):
+            closed = staging.trace_to_jaxpr(flat_fun, list(avals), debug)
         donated = self._donated_leaves(args, kwargs, dyn_args, dyn_kwargs, static_positions)
         signature = stages.Signature(
             name=self._name, in_tree=in_tree, out_tree=out_trees[0], in_avals=avals,
@@ -306,30 +315,6 @@ class JitWrapped:
         for key, value in dyn_kwargs.items():
             flags.extend([key in options.donate_argnames] * len(tree_util.tree_leaves(value)))
         return tuple(flags)
-
-
-def _overflows(x: Any) -> bool:
-    try:
-        _arg_aval(x)
-    except OverflowError:
-        return True
-    return False
-
-
-def _arg_aval(x: Any) -> ShapedArray:
-    if type(x) is Array:
-        return x.aval
-    if isinstance(x, core.Tracer):
-        return x.aval
-    try:
-        return core.get_aval(x)
-    except TypeError:
-        raise TypeError(f"Error interpreting argument to jit as an abstract array. The "
-                        f"problematic value is of type {type(x)} and was passed to the "
-                        "function. This typically means that a jit-wrapped function was "
-                        "called with a non-array argument, and this argument was not marked "
-                        "as static using the static_argnums or static_argnames parameters "
-                        "of jax.jit.") from None
 
 
 def _user_call_site() -> str:

@@ -113,7 +113,7 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
                                          mapped.out_specs, operands,
                                          getattr(fun, "__name__", "fun"))
             for x, is_donated in zip(operands, donated, strict=True):
-                if is_donated and isinstance(x, Array):
+                if is_donated and type(x) is Array:
                     x.delete()
         return tree_util.tree_unflatten(mapped.out_tree, outs)
 

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import compiler, errors, tree_util
+from justjax._src import caches, compiler, errors, monitoring, tree_util
 from justjax._src.backends import get_backend
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
@@ -32,7 +32,9 @@ from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import replicas
 from justjax._src.runtime.array import Array, from_numpy, set_sharding, to_numpy
 
-logger = logging.getLogger("justjax")
+# JAX's loggers of these messages: handlers on `jax` (optax's tests) see them.
+_dispatch_logger = logging.getLogger("jax._src.dispatch")
+_pxla_logger = logging.getLogger("jax._src.interpreters.pxla")
 
 
 class ShapeDtypeStruct:
@@ -178,6 +180,9 @@ class CompiledCall:
     def call_flat(self, args: Sequence[Any]) -> list[Array]:
         """Runs on concrete flat arguments (Arrays, NumPy values, scalars). Results live on
         the device of the committed arguments, committed to it (JAX's rule)."""
+        if config.read("jax_no_execution"):
+            raise RuntimeError(f"JAX tried to execute function jit({self.name}), but the "
+                               "no_execution config option is set")
         debug = self.closed.jaxpr.debug_info
         device = devices_lib.committed_device(
             args, debug.arg_names if debug is not None else None, self.name)
@@ -199,7 +204,7 @@ class CompiledCall:
                 if sharding is not None:
                     set_sharding(getattr(result, "_base_array", result), sharding)
         for i in self._donated:
-            if isinstance(args[i], Array):
+            if type(args[i]) is Array:
                 args[i].delete()
         if config.read("jax_debug_nans") or config.read("jax_debug_infs"):
             from justjax._src import debugging  # only when asked: it imports lax
@@ -242,7 +247,7 @@ def out_shardings(jaxpr: Jaxpr) -> list[Any]:
 
 def _commit(result: Any, device: Any) -> None:
     """Places `result` (an Array, or a key array over one) on `device`, committed."""
-    if isinstance(result, Array):
+    if type(result) is Array:
         result._device, result._committed = device, True
     elif hasattr(result, "_base_array"):
         _commit(result._base_array, device)
@@ -261,6 +266,7 @@ class _Program:
 # jaxprs) often lower to the same module: `grad` of two closures, a test's lambda per case.
 # An entry lives as long as some compiled call uses its program.
 _programs: weakref.WeakValueDictionary[tuple, _Program] = weakref.WeakValueDictionary()
+caches.register_cache(_programs.clear)
 
 
 def _compile_program(module: ir.Module, optimize_module: bool) -> _Program:
@@ -336,26 +342,30 @@ def _wrap_result(out: np.ndarray, aval: ShapedArray, inputs: Sequence[np.ndarray
 
 
 def log_event(message: str, *args: Any) -> None:
-    """Logs a tracing or compilation event: a warning under `jax_log_compiles`, else debug."""
-    level = logging.WARNING if config.read("jax_log_compiles") else logging.DEBUG
-    if logger.isEnabledFor(level):
-        logger.log(level, message, *args)
+    """Logs a tracing or compilation event (JAX's `jax._src.dispatch` logger): a warning
+    under `jax_log_compiles`, else debug."""
+    monitoring.log_compile_event(_dispatch_logger, message, *args)
 
 
 @pe.transform_cache
 def compile_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: tuple[bool, ...],
                   keep_unused: bool, optimize_module: bool = True) -> CompiledCall:
     """The executable of a jit call of `closed` (cached per jaxpr and options), compiled
-    from its module after the optimizing pipeline (unless `optimize_module` is False)."""
-    log_event("Compiling jit(%s) with global shapes and types %r. Argument mapping: %s.",
-              name, tuple(closed.in_avals), "(" + "UnspecifiedValue," * len(closed.in_avals)
-              + ")")
-    start = time.perf_counter()
-    info = lower_jaxpr(closed, name, donated_invars, keep_unused)
-    log_event("Finished jaxpr to MLIR module conversion jit(%s) in %.9f sec", name,
-              time.perf_counter() - start)
-    call = CompiledCall(info, name, closed, optimize_module)
-    log_event("Finished XLA compilation of jit(%s) in %.9f sec", name, call.compile_seconds)
+    from its module after the optimizing pipeline (unless `optimize_module` is False).
+    Lowering and compiling are logged and recorded as JAX's monitoring events."""
+    monitoring.log_compile_event(
+        _pxla_logger, "Compiling jit(%s) with global shapes and types %r. Argument mapping: "
+        "%s.", name, tuple(closed.in_avals), "(" + "UnspecifiedValue," * len(closed.in_avals)
+        + ")")
+    fun_name = f"jit({name})"
+    with monitoring.log_elapsed_time("Finished jaxpr to MLIR module conversion {fun_name} in "
+                                     "{elapsed_time:.9f} sec", fun_name,
+                                     monitoring.JAXPR_TO_MLIR_MODULE_EVENT):
+        info = lower_jaxpr(closed, name, donated_invars, keep_unused)
+    with monitoring.log_elapsed_time("Finished XLA compilation of {fun_name} in "
+                                     "{elapsed_time:.9f} sec", fun_name,
+                                     monitoring.BACKEND_COMPILE_EVENT):
+        call = CompiledCall(info, name, closed, optimize_module)
     return call
 
 

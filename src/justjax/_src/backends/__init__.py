@@ -21,11 +21,19 @@ class Executable(Protocol):
 
 
 class Backend(Protocol):
+    """A backend. Optional hooks: `prepare_replica_thread()` (readies a device thread for
+    one replica of an SPMD program) and `effects_barrier()` (waits for every program it
+    started asynchronously)."""
+
     name: str
     platform: str  # the devices' platform its programs run on, as JAX names it ("cpu")
 
     def compile(self, module: ir.Module) -> Executable:
         """Compiles `module` (whose entry point is `main`)."""
+
+
+# The backends handed out so far, by name.
+_used: dict[str, Backend] = {}
 
 
 def get_backend(name: str | None = None) -> Backend:
@@ -34,10 +42,25 @@ def get_backend(name: str | None = None) -> Backend:
     (`JAX_PLATFORMS=reference` selects the reference backend)."""
     if name is None:
         name = check_platforms()
+    backend = _used.get(name)
+    if backend is not None:
+        return backend
     if name == "reference":
         from justjax._src.backends import reference
-        return reference.BACKEND
-    if name in ("llvm", "cpu"):
+        backend = reference.BACKEND
+    elif name in ("llvm", "cpu"):
         from justjax._src.backends import llvm
-        return llvm.BACKEND
-    raise RuntimeError(f"Unknown backend {name!r}")
+        backend = llvm.BACKEND
+    else:
+        raise RuntimeError(f"Unknown backend {name!r}")
+    _used[name] = backend
+    return backend
+
+
+def effects_barrier() -> None:
+    """Waits until every program started so far, on every backend used, has finished, so
+    its effects (and results) are complete."""
+    for backend in list(_used.values()):
+        wait = getattr(backend, "effects_barrier", None)
+        if wait is not None:
+            wait()

@@ -73,7 +73,9 @@ class ShapedArray(AbstractValue):
         return f"{name}[{','.join(str(d) for d in self.shape)}]"
 
     def __str__(self) -> str:
-        return self.str_short(short_dtypes=False)
+        # JAX marks a weak type with `~`: `~float32[]` for the aval of a Python float.
+        weak = "~" if self.weak_type else ""
+        return weak + self.str_short(short_dtypes=False)
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from justjax._src import errors
-from justjax._src.config import config
+from justjax._src.config import config, eager_constant_folding
 from justjax._src.core import dtypes
 from justjax._src.core.avals import ShapedArray
 
@@ -643,3 +643,27 @@ def primal_dtype_to_tangent_dtype(dtype: Any) -> Any:
 class InconclusiveDimensionOperation(Exception):
     """A comparison of symbolic dimensions that cannot be decided (JAX's shape
     polymorphism; justjax's dimensions are always concrete, so it is never raised here)."""
+def typeof(x: Any) -> ShapedArray:
+    """The abstract value (JAX type) of `x`, a tracer or a concrete value (`jax.typeof`):
+    `typeof(jnp.ones(3))` is `ShapedArray(float32[3])`, `typeof(1.0)` a weak float32 scalar.
+
+    Raises:
+      TypeError: `x` is not a valid JAX type (JAX's message).
+    """
+    try:
+        return get_aval(x)
+    except TypeError:
+        if isinstance(x, Tracer) or any(cls in pytype_aval_mappings for cls in type(x).__mro__):
+            raise  # a known type with an invalid value (an object array): its own message
+        kind = type(x) if isinstance(x, str) else f"'{type(x)}'"
+        raise TypeError(f"Argument '{x}' of type {kind} is not a valid JAX type") from None
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval() -> Iterator[None]:
+    """Evaluates operations on concrete values at once in the body, even while tracing for
+    `jit` (`jax.ensure_compile_time_eval`): `jnp.sin(3.0)` inside a jitted function gives an
+    Array (usable in Python control flow) instead of a tracer. Operations on tracers are
+    staged as usual. The setting holds in the current thread."""
+    with eager_constant_folding(True):
+        yield

@@ -366,35 +366,58 @@ _LATTICE_EDGES: dict[Any, list[Any]] = {
     **{t: [] for t in INTN_TYPES + NARROW_FLOAT_TYPES},
 }
 
+# `jax_numpy_dtype_promotion='strict'`: only weak types (Python scalars) promote implicitly,
+# to any type of their kind or above (an int scalar to any integer or float type); two
+# different strong types never do.
+_STRICT_LATTICE_EDGES: dict[Any, list[Any]] = {
+    _WEAK_INT: [_WEAK_FLOAT, *INT_TYPES],
+    _WEAK_FLOAT: [_WEAK_COMPLEX, *FLOAT_TYPES],
+    _WEAK_COMPLEX: [*COMPLEX_TYPES],
+    **{t: [] for t in ALL_TYPES},
+}
 
-def _upper_bounds() -> dict[Any, frozenset]:
+
+def _upper_bounds(edges: dict[Any, list[Any]]) -> dict[Any, frozenset]:
     """For each node, the set of nodes reachable from it (itself included)."""
     bounds: dict[Any, frozenset] = {}
 
     def visit(node: Any) -> frozenset:
         if node not in bounds:
             reach = {node}
-            for succ in _LATTICE_EDGES[node]:
+            for succ in edges[node]:
                 reach |= visit(succ)
             bounds[node] = frozenset(reach)
         return bounds[node]
 
-    for node in _LATTICE_EDGES:
+    for node in edges:
         visit(node)
     return bounds
 
 
-_UPPER_BOUNDS = _upper_bounds()
+# The upper bounds of each node, per `jax_numpy_dtype_promotion` mode.
+_UPPER_BOUNDS = {"standard": _upper_bounds(_LATTICE_EDGES),
+                 "strict": _upper_bounds(_STRICT_LATTICE_EDGES)}
+
+
+def _promotion_mode() -> str:
+    return config.read("jax_numpy_dtype_promotion")
 
 
 @functools.lru_cache(maxsize=4096)
-def _least_upper_bound(*nodes: Any) -> Any:
-    common = functools.reduce(frozenset.intersection, (_UPPER_BOUNDS[n] for n in nodes))
+def _least_upper_bound(mode: str, *nodes: Any) -> Any:
+    """The least upper bound of `nodes` in the lattice of `mode`.
+
+    Raises:
+      TypePromotionError: the nodes have no common upper bound (strict mode), with JAX's
+        message.
+    """
+    bounds = _UPPER_BOUNDS[mode]
+    common = functools.reduce(frozenset.intersection, (bounds[n] for n in nodes))
     # The least upper bound is the common bound that every other common bound is above.
     for candidate in common:
-        if common <= _UPPER_BOUNDS[candidate]:
+        if common <= bounds[candidate]:
             return candidate
-    raise TypePromotionError(_no_promotion_message(nodes))
+    raise TypePromotionError(_no_promotion_message(mode, nodes))
 
 
 # Why a narrow type has no promotion path, and the type to cast to instead (JAX's texts).
@@ -406,8 +429,12 @@ _NO_PROMOTION_REASONS = (
 )
 
 
-def _no_promotion_message(nodes: tuple[Any, ...]) -> str:
+def _no_promotion_message(mode: str, nodes: tuple[Any, ...]) -> str:
     names = tuple(str(n) for n in nodes)
+    if mode == "strict":
+        return (f"Input dtypes {names} have no available implicit dtype promotion path when "
+                "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired "
+                "output type, or set jax_numpy_dtype_promotion=standard.")
     message = f"Input dtypes {names} have no available implicit dtype promotion path."
     for types, what, cast_to in _NO_PROMOTION_REASONS:
         if any(n in types for n in nodes if not _is_weak_node(n)):
@@ -421,10 +448,13 @@ def promote_types(a: Any, b: Any) -> np.dtype:
     """`jnp.promote_types`: the least upper bound of two dtypes in JAX's lattice.
 
     Python scalar types stand for weak types here, as in JAX.
+
+    Raises:
+      TypePromotionError: no implicit promotion between `a` and `b` (strict mode).
     """
     a_node = a if _is_weak_node(a) else np.dtype(a)
     b_node = b if _is_weak_node(b) else np.dtype(b)
-    result = _least_upper_bound(a_node, b_node)
+    result = _least_upper_bound(_promotion_mode(), a_node, b_node)
     if _is_weak_node(result):
         return PYTHON_SCALAR_DTYPES[result]
     return np.dtype(result)
@@ -464,11 +494,18 @@ def result_type_and_weak(*args: Any) -> tuple[np.dtype, bool]:
 
     Weak inputs take part as their weak kind, so `f16_array + 1.0` stays float16; a result
     that is itself weak has its kind's default (canonical) width.
+
+    Raises:
+      TypePromotionError: no implicit promotion path (`jax_numpy_dtype_promotion='strict'`
+        and two different strong types, or a weak type of a higher kind).
     """
     if not args:
         raise ValueError("at least one array or dtype is required")
+    mode = _promotion_mode()
     pairs = [dtype_and_weak_type(a) for a in args]
-    dtypes = [d for d, _ in pairs]
+    # Canonical first, as JAX's `dtype(x)`: without x64 a NumPy float64 array meets a
+    # float32 one as float32 (which matters under strict promotion).
+    dtypes = [canonicalize_dtype(d) for d, _ in pairs]
     weaks = [w for _, w in pairs]
     if any(isinstance(d, ExtendedDType) for d in dtypes):
         if len(set(dtypes)) == 1:
@@ -480,10 +517,13 @@ def result_type_and_weak(*args: Any) -> tuple[np.dtype, bool]:
         out, weak = dtypes[0], weaks[0]
     elif len(set(dtypes)) == 1 and not all(weaks):
         out, weak = dtypes[0], False
-    elif all(weaks):
-        out, weak = _least_upper_bound(*set(dtypes)), True
+    elif all(weaks) and mode == "standard":
+        # The bound of the strong counterparts, made weak: weak int16 never arises.
+        out, weak = _least_upper_bound(mode, *set(dtypes)), True
     else:
-        out = _least_upper_bound(*{_lattice_node(d, w) for d, w in zip(dtypes, weaks, strict=True)})
+        # In argument order, without repeats (error messages list them so).
+        nodes = dict.fromkeys(_lattice_node(d, w) for d, w in zip(dtypes, weaks, strict=True))
+        out = _least_upper_bound(mode, *nodes)
         weak = _is_weak_node(out)
         if weak:
             out = PYTHON_SCALAR_DTYPES[out]

@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from justjax._src import caches
 from justjax._src.config import config
 from justjax._src.core import pretty as pp
 from justjax._src.core.avals import ShapedArray
@@ -194,6 +195,7 @@ def tracing_cache(fun: Callable[..., Any], maxsize: int = 512) -> Callable[..., 
     config that changes tracing and whether it runs in an equation context. Calls with
     unhashable arguments are traced afresh."""
     cached = functools.lru_cache(maxsize)(lambda _context, *args: fun(*args))
+    caches.register_cache(cached.cache_clear)
 
     @functools.wraps(fun)
     def wrapper(*args: Any) -> Any:

@@ -15,12 +15,14 @@ batch axis around.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from justjax._src import source_info_util, tree_util
-from justjax._src.core import core
+from justjax._src.config import config
+from justjax._src.core import core, leaks
 from justjax._src.core.avals import ShapedArray, mapped_aval, unmapped_aval
 from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from justjax._src.interpreters import ad, staging
@@ -369,23 +371,35 @@ def batch_flat(fun: Callable[..., Sequence[Any]], axis_data: AxisData,
     parent = core.current_trace()
     trace = BatchTrace(parent, core.TraceTag(), axis_data)
     source = _user_frame()
-    in_tracers = [a if d is None else BatchTracer(trace, a, d, source)
-                  for a, d in zip(args, in_dims, strict=True)]
     try:
-        with core.set_current_trace(trace), core.extend_axis_env(axis_data.name, axis_data.size):
-            outs = list(fun(*in_tracers))
-            if callable(out_dims):
-                out_dims = out_dims(len(outs))
-            results = []
-            for index, (out, dst) in enumerate(zip(outs, out_dims, strict=True)):
-                val, src = trace.to_batch_info(out)
-                with core.set_current_trace(parent):
-                    try:
-                        results.append(matchaxis(axis_data, src, dst, val))
-                    except SpecMatchError:
-                        raise SpecMatchError(index, src, dst) from None
+        results = _run_batched(trace, parent, fun, axis_data, in_dims, out_dims, args, source)
     finally:
         trace.invalidate()
+    if config.read("jax_check_tracer_leaks"):
+        trace_ref = weakref.ref(trace)
+        del trace
+        leaks.check_no_leaks(trace_ref)
+    return results
+
+
+def _run_batched(trace: BatchTrace, parent: core.Trace, fun: Callable[..., Sequence[Any]],
+                 axis_data: AxisData, in_dims: Sequence[int | None],
+                 out_dims: Sequence[Any] | Callable[[int], Any], args: Sequence[Any],
+                 source: Any) -> list[Any]:
+    in_tracers = [a if d is None else BatchTracer(trace, a, d, source)
+                  for a, d in zip(args, in_dims, strict=True)]
+    with core.set_current_trace(trace), core.extend_axis_env(axis_data.name, axis_data.size):
+        outs = list(fun(*in_tracers))
+        if callable(out_dims):
+            out_dims = out_dims(len(outs))
+        results = []
+        for index, (out, dst) in enumerate(zip(outs, out_dims, strict=True)):
+            val, src = trace.to_batch_info(out)
+            with core.set_current_trace(parent):
+                try:
+                    results.append(matchaxis(axis_data, src, dst, val))
+                except SpecMatchError:
+                    raise SpecMatchError(index, src, dst) from None
     return results
 
 

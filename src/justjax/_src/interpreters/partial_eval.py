@@ -22,6 +22,7 @@ import collections
 import functools
 from typing import Any, Callable, Sequence
 
+from justjax._src import caches
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
@@ -51,6 +52,7 @@ def transform_cache(fun: Callable[..., Any], maxsize: int = 1024) -> Callable[..
     changes tracing. Calls with unhashable arguments and results holding tracers (which
     belong to one trace) are not cached."""
     table: collections.OrderedDict[Any, Any] = collections.OrderedDict()
+    caches.register_cache(table.clear)
 
     @functools.wraps(fun)
     def cached(*args: Any) -> Any:

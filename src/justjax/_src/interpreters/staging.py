@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import tree_util
-from justjax._src.core import core, dtypes
+from justjax._src import source_info_util, tree_util
+from justjax._src.config import config
+from justjax._src.core import core, dtypes, leaks
 from justjax._src.core.avals import ShapedArray
-from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, check_jaxpr
 from justjax._src.runtime.array import Array
 
 
@@ -97,6 +99,40 @@ def leaf_arg_names(fun: Callable, args: Sequence[Any], kwargs: dict[str, Any],
     return names
 
 
+def abstractify_args(fun: Callable, flat_args: Sequence[Any],
+                     arg_names: Callable[[], Sequence[str] | None]) -> tuple[ShapedArray, ...]:
+    """The avals of the flat arguments of a call of `fun` to be traced (jit, eval_shape).
+
+    Raises:
+      OverflowError: a Python int too large for its dtype (JAX's message, naming it).
+      TypeError: an argument that is no JAX type (JAX's message, naming its path).
+    """
+    avals = []
+    for i, x in enumerate(flat_args):
+        try:
+            avals.append(x.aval if type(x) is Array or isinstance(x, core.Tracer)
+                         else core.get_aval(x))
+        except OverflowError:
+            raise OverflowError("An overflow was encountered while parsing an argument to a "
+                                f"jitted computation, whose argument path is "
+                                f"{_arg_name(arg_names, i)}. Got {type(x)} with value "
+                                f"{x}") from None
+        except TypeError:
+            raise TypeError(f"Error interpreting argument to {fun} as an abstract array. The "
+                            f"problematic value is of type {type(x)} and was passed to the "
+                            f"function at path {_arg_name(arg_names, i)}.\nThis typically "
+                            "means that a jit-wrapped function was called with a non-array "
+                            "argument, and this argument was not marked as static using the "
+                            "static_argnums or static_argnames parameters of jax.jit."
+                            ) from None
+    return tuple(avals)
+
+
+def _arg_name(arg_names: Callable[[], Sequence[str] | None], i: int) -> str:
+    names = arg_names()
+    return names[i] if names is not None and i < len(names) else "unknown"
+
+
 # primitive -> rule(args, params) giving concrete outputs instead of staging an equation, or
 # None to stage it. JAX folds conversions of scalar constants this way, which is why
 # `x_int8 + jnp.asarray(2)` shows the literal `2:i8[]`.
@@ -106,6 +142,13 @@ const_fold_rules: dict[core.Primitive, Callable[[Sequence[Any], dict], Any]] = {
 # equation would be the identity (a broadcast to the same shape, a conversion to the same
 # type), or None. As in JAX, no equation is staged then.
 forwarding_rules: dict[core.Primitive, Callable[[Sequence[Any], dict], Any]] = {}
+
+
+def _folding_eagerly(args: Sequence[Any]) -> bool:
+    """Whether an operation on `args` runs at once instead of being staged: inside
+    `jax.ensure_compile_time_eval()` (`eager_constant_folding`), when no argument is a tracer."""
+    return (config.read("eager_constant_folding")
+            and not any(isinstance(a, core.Tracer) for a in args))
 
 
 class DynamicJaxprTracer(core.Tracer):
@@ -172,6 +215,8 @@ class DynamicJaxprTrace(core.Trace):
         return self.new_const(x)
 
     def process_primitive(self, primitive: core.Primitive, args: Sequence[Any], params: dict) -> Any:
+        if _folding_eagerly(args):
+            return core.eval_trace.process_primitive(primitive, args, params)
         forward = forwarding_rules.get(primitive)
         if forward is not None:
             forwarded = forward(args, params)
@@ -191,7 +236,7 @@ class DynamicJaxprTrace(core.Trace):
         if primitive in core.effectful_abstract_eval_rules:
             effects = primitive.effects(*[t.aval for t in tracers], **params)
         self.eqns.append(JaxprEqn([t.jaxpr_var for t in tracers], [t.jaxpr_var for t in outs], primitive,
-                                  dict(params), effects))
+                                  dict(params), effects, source_info_util.current()))
         return outs if primitive.multiple_results else outs[0]
 
     def process_custom_jvp_call(self, primitive: core.Primitive, fun: Callable, jvp: Callable,
@@ -199,6 +244,9 @@ class DynamicJaxprTrace(core.Trace):
         """Stages one `custom_jvp_call` equation: `fun` traced to `call_jaxpr`, the values it
         closes over passed as the leading `num_consts` operands, and the rule kept as
         `jvp_jaxpr_fun` for when the jaxpr is differentiated later."""
+        if _folding_eagerly(args):
+            return core.eval_trace.process_custom_jvp_call(primitive, fun, jvp, args,
+                                                           symbolic_zeros=symbolic_zeros)
         closed = trace_to_jaxpr(fun, [core.get_aval(a) for a in args],
                                 getattr(fun, "debug_info", None))
         jaxpr = closed.jaxpr
@@ -214,6 +262,9 @@ class DynamicJaxprTrace(core.Trace):
                                 ) -> list[Any]:
         """Stages one `custom_vjp_call` equation, as `process_custom_jvp_call` does, keeping
         the rules as `fwd_jaxpr_thunk` and `bwd`."""
+        if _folding_eagerly(args):
+            return core.eval_trace.process_custom_vjp_call(primitive, fun, fwd, bwd, args,
+                                                           symbolic_zeros=symbolic_zeros)
         closed = trace_to_jaxpr(fun, [core.get_aval(a) for a in args],
                                 getattr(fun, "debug_info", None))
         jaxpr = closed.jaxpr
@@ -233,7 +284,7 @@ class DynamicJaxprTrace(core.Trace):
             if _is_literalable(value):
                 # A Python scalar keeps its Python value: `lax.add(x, 0.1)` prints `0.1:f32[]`.
                 # Arrays stay Arrays so evaluating the jaxpr keeps their weak type.
-                literal = value if dtypes.is_python_scalar(value) or isinstance(value, Array) \
+                literal = value if dtypes.is_python_scalar(value) or type(value) is Array \
                     else dtypes.coerce_to_array(value, var.aval.dtype)[()]
                 literals[var] = Literal(literal, var.aval)
 
@@ -287,9 +338,26 @@ class DynamicJaxprTrace(core.Trace):
 
 def trace_to_jaxpr(fun: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray],
                    debug: DebugInfo | None = None) -> ClosedJaxpr:
-    """Traces `fun(*tracers) -> list of outputs` on arguments of the given avals."""
+    """Traces `fun(*tracers) -> list of outputs` on arguments of the given avals.
+
+    With `jax_check_tracer_leaks`, raises if a tracer of this trace outlives it; with
+    `jax_enable_checks`, type-checks the jaxpr.
+    """
     trace = DynamicJaxprTrace(debug)
+    closed = _trace_with(trace, fun, in_avals)
+    if config.read("jax_check_tracer_leaks"):
+        trace_ref = weakref.ref(trace)
+        del trace
+        leaks.check_no_leaks(trace_ref)
+    if config.read("jax_enable_checks"):
+        check_jaxpr(closed.jaxpr)
+    return closed
+
+
+def _trace_with(trace: DynamicJaxprTrace, fun: Callable[..., Sequence[Any]],
+                in_avals: Sequence[ShapedArray]) -> ClosedJaxpr:
     arg_tracers = [trace.new_arg(aval) for aval in in_avals]
-    with core.set_current_trace(trace):
+    # Name stacks are relative to the function traced, as JAX's.
+    with core.set_current_trace(trace), source_info_util.reset_name_stack():
         outputs = fun(*arg_tracers)
     return trace.to_closed_jaxpr(outputs)

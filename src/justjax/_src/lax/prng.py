@@ -395,6 +395,8 @@ class PRNGKeyArray:
 
 
 core.pytype_aval_mappings[PRNGKeyArray] = lambda x: x.aval
+# Key arrays are `jax.Array`s, as in JAX.
+Array.register(PRNGKeyArray)
 
 
 def _physical_value(x: PRNGKeyArray) -> Array:

@@ -169,7 +169,7 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
         raise TypeError(f"convert_element_type does not convert between "
                         f"{dtypes.dtype_name(aval.dtype)} and {dtypes.dtype_name(new_dtype)}: "
                         "use jax.random.key_data and jax.random.wrap_key_data for key arrays.")
-    if not isinstance(x, core.Tracer) and not isinstance(x, Array):
+    if not isinstance(x, (core.Tracer, Array)):
         # Constants are converted on the host, never staged (as JAX does for literals).
         value = dtypes.coerce_to_array(x, aval.dtype) if dtypes.is_python_scalar(x) else np.asarray(x)
         return from_numpy(convert_values(value, new_dtype),

@@ -58,7 +58,9 @@ def _is_integer_index(idx: Any) -> bool:
 
 
 def _is_scalar(x: Any) -> bool:
-    return np.isscalar(x) or (isinstance(x, (np.ndarray, Array)) and np.ndim(x) == 0)
+    """A concrete scalar (tracers are Arrays too, but not concrete)."""
+    return np.isscalar(x) or ((isinstance(x, np.ndarray) or type(x) is Array)
+                              and np.ndim(x) == 0)
 
 
 def _is_boolean_index(idx: Any) -> bool:

@@ -124,6 +124,22 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     return lax_broadcast_shapes(*(tuple(s) for s in shapes))
 
 
+_RANK_PROMOTION_DOC = ("see https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+
+
+def _rank_promotion_error(mode: str, fun_name: str, shapes: Sequence[tuple[int, ...]]) -> None:
+    """JAX's ValueError (mode 'raise') or UserWarning (mode 'warn') for rank promotion."""
+    listed = " ".join(str(tuple(s)) for s in shapes)
+    if mode == "raise":
+        raise ValueError(f"Operands could not be broadcast together for {fun_name} on shapes "
+                         f"{listed} and with the config option jax_numpy_rank_promotion="
+                         f"'raise'. For more information, {_RANK_PROMOTION_DOC}")
+    import warnings
+    warnings.warn(f"Following NumPy automatic rank promotion for {fun_name} on shapes {listed}. "
+                  "Set the jax_numpy_rank_promotion config option to 'allow' to disable this "
+                  f"warning; for more information, {_RANK_PROMOTION_DOC}", stacklevel=4)
+
+
 def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
     """NumPy rank promotion: prepends size-1 axes so all non-scalar operands share a rank.
 
@@ -138,13 +154,7 @@ def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
         return list(args)
     mode = config.read("jax_numpy_rank_promotion")
     if mode != "allow":
-        message = (f"Operands could not be broadcast together for {fun_name} on shapes "
-                   f"{' '.join(str(s) for s in shapes)} and with the config option "
-                   "jax_numpy_rank_promotion='raise'.")
-        if mode == "raise":
-            raise ValueError(message)
-        import warnings
-        warnings.warn(message, stacklevel=3)
+        _rank_promotion_error(mode, fun_name, shapes)
     result_rank = len(broadcast_shapes(*shapes))
     return [structural.broadcast_to_rank(a, result_rank) if s else a
             for a, s in zip(args, shapes, strict=True)]

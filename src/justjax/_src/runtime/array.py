@@ -5,6 +5,7 @@ tracers are installed by the numpy layer (`_src/numpy/array_methods.py`).
 """
 from __future__ import annotations
 
+import abc
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -15,8 +16,13 @@ from justjax._src.runtime.devices import Device, default_device
 from justjax._src.runtime.sharding import Sharding, SingleDeviceSharding
 
 
-class Array:
-    """A concrete array: `Array([1., 2.], dtype=float32)`."""
+class Array(metaclass=abc.ABCMeta):
+    """A concrete array: `Array([1., 2.], dtype=float32)`.
+
+    As `jax.Array`, it is also the type of every array-like JAX value: tracers and key
+    arrays are registered as virtual subclasses, so `isinstance(tracer, jax.Array)` holds,
+    as in JAX. Code that needs a concrete array checks `type(x) is Array`.
+    """
 
     # `_ready`: None, or the future of the program still computing the buffer (async
     # dispatch: the buffer exists, its contents are being written).
@@ -316,7 +322,7 @@ def place(x: Array, sharding: Sharding) -> Array:
 
 def to_array(x: Any) -> Array:
     """`x` (an Array, a NumPy value or a Python scalar) as an Array on the default device."""
-    if isinstance(x, Array):
+    if type(x) is Array:
         return x
     aval = core.get_aval(x)
     return from_numpy(np.array(dtypes.coerce_to_array(x, aval.dtype), copy=True), aval)
@@ -327,6 +333,8 @@ def _array_aval(x: Array) -> ShapedArray:
 
 
 core.pytype_aval_mappings[Array] = _array_aval
+# Values being traced are arrays to users too (`isinstance(tracer, jax.Array)`).
+Array.register(core.Tracer)
 
 
 def to_numpy(x: Any, dtype: np.dtype | None = None) -> np.ndarray:

@@ -51,9 +51,9 @@ def device_count() -> int:
     """The number of virtual CPU devices: config `jax_num_cpu_devices` when set, else
     `--xla_force_host_platform_device_count=N` in the environment's `XLA_FLAGS` (as JAX
     reads it), else 1."""
-    count = int(config.read("jax_num_cpu_devices"))
-    if count >= 1:
-        return count
+    count = config.read("jax_num_cpu_devices")
+    if count is not None and count >= 1:
+        return int(count)
     flags = _FORCE_COUNT.findall(os.environ.get("XLA_FLAGS", ""))
     return int(flags[-1]) if flags else 1
 

@@ -15,6 +15,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 
+from justjax._src.config import config
+
 __all__ = ["Rendezvous", "ReplicaContext", "context", "run_replicas"]
 
 
@@ -87,8 +89,15 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any]],
     count = len(per_replica_args)
     ids = list(device_ids) if device_ids is not None else list(range(count))
     rendezvous = Rendezvous(count)
+    # The caller's context managers (`with jax.enable_x64():` ...) hold in the replicas too
+    # (their host callbacks read the configuration).
+    overrides = config.local_overrides()
 
     def run(replica: int) -> list[Any]:
+        with config.in_overrides(overrides):
+            return run_replica(replica)
+
+    def run_replica(replica: int) -> list[Any]:
         _local.context = ReplicaContext(replica, rendezvous)
         try:
             if thread_setup is not None:

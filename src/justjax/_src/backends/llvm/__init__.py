@@ -21,6 +21,11 @@ class LLVMBackend:
         from justjax._src.backends.llvm import runtime
         return runtime.compile_module(module)
 
+    def effects_barrier(self) -> None:
+        """Waits for the programs queued on the device's executor thread."""
+        from justjax._src.backends.llvm import runtime
+        runtime.wait_for_device()
+
     def prepare_replica_thread(self) -> None:
         """Readies a device thread to run one replica of an SPMD program (`pmap`): its BLAS
         calls use one thread, the replicas sharing the cores between them."""

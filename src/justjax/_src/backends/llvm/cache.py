@@ -39,6 +39,7 @@ from pathlib import Path
 import llvmlite
 import llvmlite.binding as llvm
 
+from justjax._src import monitoring
 from justjax._src.backends.llvm import jit
 from justjax._src.config import config
 
@@ -205,11 +206,17 @@ def compile(llvm_ir: str, opt_level: int, name: str = "program") -> CompiledObje
     directory = cache_dir()
     if directory is None:
         return _compile_shared(llvm_ir, opt_level)
+    monitoring.record_event("/jax/compilation_cache/compile_requests_use_cache")
     key = cache_key(llvm_ir, opt_level)
     path = directory / (_PREFIX + key)
+    start = time.perf_counter()
     entry, rejected = _read_entry(path, key, name)
     if entry is not None:
-        return _load(entry, opt_level, name, key)
+        compiled = _load(entry, opt_level, name, key)
+        monitoring.record_event("/jax/compilation_cache/cache_hits")
+        monitoring.record_event_duration_secs("/jax/compilation_cache/cache_retrieval_time_sec",
+                                              time.perf_counter() - start)
+        return compiled
     stats.misses += 1
     miss_level = logging.WARNING if config.read("jax_explain_cache_misses") else logging.DEBUG
     logger.log(miss_level, "PERSISTENT COMPILATION CACHE MISS for '%s' with key %r", name, key)
@@ -385,6 +392,7 @@ def _maybe_write(path: Path, key: str, name: str, obj: bytes,
         return False
     stats.writes += 1
     logger.debug("Writing %s to persistent compilation cache with key %r", name, key)
+    monitoring.record_event("/jax/compilation_cache/cache_misses")
     return True
 
 

@@ -112,6 +112,15 @@ def device_executor() -> ThreadPoolExecutor:
         return _device_executor
 
 
+def wait_for_device() -> None:
+    """Returns once every program dispatched to the device's executor thread has run: the
+    thread runs them in order, so a no-op queued now runs after them."""
+    with _executor_lock:
+        executor = _device_executor
+    if executor is not None:
+        executor.submit(lambda: None).result()
+
+
 def native_text(optimized_ir: str, opt_level: int, dialect: str) -> str:
     """The LLVM IR (`"llvm"`) or host assembly (`"asm"`) of compiled code."""
     if dialect == "llvm":

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import dispatch, tree_util
+from justjax._src import caches, dispatch, tree_util
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
@@ -433,6 +433,7 @@ def _emit(ctx: lowering.LoweringRuleContext, fun: Callable[..., Sequence[Any]],
     return lowering.lower_closed_jaxpr_inline(ctx, closed, args)
 
 
+@caches.cached_function
 @functools.lru_cache(maxsize=256)
 def _index_jaxpr(x_aval: ShapedArray) -> ClosedJaxpr:
     index_aval = ShapedArray((), np.dtype(np.int32))
@@ -442,6 +443,7 @@ def _index_jaxpr(x_aval: ShapedArray) -> ClosedJaxpr:
         [x_aval, index_aval])
 
 
+@caches.cached_function
 @functools.lru_cache(maxsize=256)
 def _update_jaxpr(ys_aval: ShapedArray, y_aval: ShapedArray) -> ClosedJaxpr:
     index_aval = ShapedArray((), np.dtype(np.int32))
