@@ -118,6 +118,13 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "while": "tests/test_control_flow.py, tests/test_while_loop.py",
     "scan": "tests/test_control_flow.py, tests/test_scan.py, tests/test_scan_ad.py",
     "empty2": "tests/test_cond.py (the residuals of grad of cond)",
+    # checkify's check holds an error message and raises: tests/test_checkify.py runs it
+    # eagerly, under jit, vmap, jvp/grad and control flow.
+    "check": "tests/test_checkify.py",
+    # Identities carrying a sharding: tests/test_sharding.py checks their values, jaxprs,
+    # gradients and batching.
+    "sharding_constraint": "tests/test_sharding.py",
+    "reshard": "tests/test_sharding.py",
     # Key arrays have no NumPy counterpart: keys, bits and the hash are checked against
     # the values JAX gives.
     **{name: "tests/test_random_keys.py" for name in (
