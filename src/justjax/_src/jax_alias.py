@@ -35,6 +35,8 @@ MINIMUM_JAXLIB_VERSION_INFO = (0, 10, 1)
 PRIVATE_MODULES = {
     # equinox, flax: register_exclusion, api_boundary, include_frame
     "jax._src.traceback_util": "justjax._src.traceback_util",
+    # equinox's tests: TypePromotionError (strict dtype promotion)
+    "jax._src.dtypes": "justjax._src.core.dtypes",
 }
 
 
