@@ -15,6 +15,7 @@ import pprint
 import sys
 import threading
 import traceback
+import warnings
 from typing import IO, Any, Protocol
 
 from justjax._src import tree_util
@@ -159,10 +160,15 @@ def breakpoint(*, backend: str | None = None, filter_frames: bool = True,
     del frame_infos
     if num_frames is not None:
         frames = frames[:num_frames]
-    flat_args, frames_tree = tree_util.tree_flatten(frames)
+    with warnings.catch_warnings():
+        # Locals that are iterables (generators) are shown as they are: no warning.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        flat_args, frames_tree = tree_util.tree_flatten(frames)
 
     def _breakpoint_callback(*flat: Any) -> None:
-        shown = tree_util.tree_unflatten(frames_tree, list(flat))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            shown = tree_util.tree_unflatten(frames_tree, list(flat))
         thread_id = None
         if threading.current_thread() is not threading.main_thread():
             thread_id = threading.get_ident()

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from justjax._src import caches
 from justjax._src.backends.llvm import cache, codegen, emitter, parallel
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op, Value
@@ -29,6 +30,7 @@ __all__ = ["ElementwiseExecutable", "signature"]
 _EXTENT = 1 << 40
 _kernels: dict[tuple, Any] = {}
 _lock = threading.Lock()
+caches.register_cache(_kernels.clear)
 
 
 def _attribute_key(value: Any) -> Any:

@@ -76,10 +76,11 @@ def call_host(callback: Callable[..., Sequence[Any]], args: Sequence[np.ndarray]
               result_types: Sequence[ir.TensorType]) -> list[np.ndarray]:
     """Runs `callback(*args)` and checks its results. Any exception becomes JAX's
     `JaxRuntimeError("INTERNAL: CpuCallback error calling callback: <traceback>")`, which is
-    what XLA's CPU runtime reports when a host callback fails."""
+    what XLA's CPU runtime reports when a host callback fails. As there, that includes
+    `SystemExit` (`q` in `jax.debug.breakpoint`'s debugger)."""
     try:
         return check_results(list(callback(*args)), result_types)
-    except Exception as e:
+    except BaseException as e:
         raise errors.JaxRuntimeError(
             "INTERNAL: CpuCallback error calling callback: "
             + "".join(traceback.format_exception(e)).rstrip("\n")) from e
