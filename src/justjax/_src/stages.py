@@ -96,7 +96,7 @@ def _result_infos(out_paths: Sequence[str] | None, num_outs: int) -> list[str]:
     return ["result"] if num_outs == 1 else [f"result[{i}]" for i in range(num_outs)]
 
 
-def _aliasing(kept_avals: Sequence[ShapedArray], donated: Sequence[bool],
+def donation_aliases(kept_avals: Sequence[ShapedArray], donated: Sequence[bool],
               out_avals: Sequence[ShapedArray]) -> list[dict[str, Any]] | None:
     """`tf.aliasing_output` attributes pairing each donated input with an output of its type,
     as JAX marks them (each output taken once)."""
@@ -137,7 +137,7 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: Sequence[bool],
     donated = [donated_invars[i] for i in kept]
     module = lowering.lower_jaxpr_to_module(
         pruned, name, _result_infos(out_paths, len(closed.out_avals)),
-        arg_attrs=_aliasing(kept_avals, donated, closed.out_avals))
+        arg_attrs=donation_aliases(kept_avals, donated, closed.out_avals))
     return ModuleInfo(module, kept, tuple(closed.in_avals), tuple(closed.out_avals),
                       tuple(donated_invars))
 
@@ -231,7 +231,7 @@ class CompiledCall:
         donated Array's buffer that belongs to it alone (`donatable_buffer`). NumPy values
         and buffers shared with anything else are copied by the executable instead. Raises
         JAX's error when a donated Array is also another argument of the call."""
-        arrays = [_device_array(args[i]) for i in self._kept]
+        arrays = [device_array(args[i]) for i in self._kept]
         _check_donated_once(arrays, self._aliased)
         if self._replica_devices is not None:
             return frozenset()  # every replica writes its own copy
@@ -241,7 +241,7 @@ class CompiledCall:
     def _delete_donated(self, args: Sequence[Any], params: frozenset[int]) -> None:
         """Deletes the Arrays (and key arrays) passed for the parameters `params`."""
         for k in params:
-            array = _device_array(args[self._kept[k]])
+            array = device_array(args[self._kept[k]])
             if array is not None:
                 array.delete()
 
@@ -255,7 +255,7 @@ class CompiledCall:
                                      self._replica_devices, setup)[0]
 
 
-def _device_array(arg: Any) -> Array | None:
+def device_array(arg: Any) -> Array | None:
     """The Array holding the buffer of argument `arg` (a key array's base array), or None
     for a NumPy value or a scalar."""
     if isinstance(arg, Array):

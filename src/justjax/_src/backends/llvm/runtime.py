@@ -180,10 +180,10 @@ def _view(address: int | None, type_: hlo.Type) -> np.ndarray:
 
 
 def writable_in_place(buffer: Any, type_: hlo.Type) -> bool:
-    """Whether a program can compute a result of `type_` in `buffer`, a donated buffer:
-    a C-contiguous NumPy array of exactly that type owning its memory."""
+    """Whether a program can compute a result of `type_` in `buffer`, a buffer given up
+    by the caller: a C-contiguous NumPy array of exactly that type."""
     return (type(buffer) is np.ndarray and buffer.flags.c_contiguous
-            and buffer.flags.owndata and isinstance(type_, hlo.TensorType)
+            and isinstance(type_, hlo.TensorType)
             and buffer.dtype == type_.dtype and buffer.shape == tuple(type_.shape))
 
 

@@ -17,6 +17,7 @@ list of arrays.
 """
 from __future__ import annotations
 
+import ctypes
 import threading
 from typing import Any, Callable, Collection, Sequence
 
@@ -184,10 +185,20 @@ class ReferenceExecutable:
 
 
 def _owns_exactly(buffer: Any, result: np.ndarray) -> bool:
-    """Whether `buffer` can hold `result` as it is: a C-contiguous NumPy array owning its
-    memory, of the result's dtype and shape."""
-    return (type(buffer) is np.ndarray and buffer.flags.c_contiguous and buffer.flags.owndata
+    """Whether `buffer` can hold `result` as it is: a C-contiguous NumPy array of the
+    result's dtype and shape."""
+    return (type(buffer) is np.ndarray and buffer.flags.c_contiguous
             and buffer.dtype == result.dtype and buffer.shape == result.shape)
+
+
+def _writable(buffer: np.ndarray) -> np.ndarray:
+    """A writable array over the memory of `buffer` (read-only as an Array's buffer is),
+    which the caller gave up: the reference backend writes it as a native program does,
+    through its address."""
+    if buffer.nbytes == 0:
+        return np.empty(buffer.shape, buffer.dtype)
+    raw = (ctypes.c_char * buffer.nbytes).from_address(buffer.ctypes.data)
+    return np.frombuffer(raw, buffer.dtype).reshape(buffer.shape)
 
 
 def _write_back(results: list[np.ndarray], targets: list[np.ndarray],
@@ -199,9 +210,7 @@ def _write_back(results: list[np.ndarray], targets: list[np.ndarray],
         if any(np.may_share_memory(result, t) for t in targets):
             results[k] = np.array(result, copy=True)
     for target, j in zip(targets, outputs, strict=True):
-        target.setflags(write=True)
-        np.copyto(target, results[j], casting="no")
-        target.setflags(write=False)
+        np.copyto(_writable(target), results[j], casting="no")
         results[j] = target
 
 
