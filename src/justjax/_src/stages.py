@@ -97,7 +97,7 @@ def _result_infos(out_paths: Sequence[str] | None, num_outs: int) -> list[str]:
 
 
 def donation_aliases(kept_avals: Sequence[ShapedArray], donated: Sequence[bool],
-              out_avals: Sequence[ShapedArray]) -> list[dict[str, Any]] | None:
+                     out_avals: Sequence[ShapedArray]) -> list[dict[str, Any]] | None:
     """`tf.aliasing_output` attributes pairing each donated input with an output of its type,
     as JAX marks them (each output taken once)."""
     if not any(donated):

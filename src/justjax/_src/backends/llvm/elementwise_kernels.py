@@ -7,9 +7,10 @@ kernel `void kernel(ptr operands..., ptr result, i64 begin, i64 end)` compiled o
 op, its attributes and its dtypes (a fusion over a 1-D shape, emitted with
 `emitter.emit_fusion(ranged=True)`), and called with the element count. A test suite, or a
 program calling `jnp.sin` on arrays of many shapes, then compiles a few hundred kernels
-instead of one program per shape. A jitted op whose donated operand is handed over writes its
-result over that operand, through a twin kernel whose pointers may alias. Kernels are compiled without LLVM's optimizer until a
-call with at least `runtime.FAST_COMPILE_ELEMENTS` elements compiles an optimized twin.
+instead of one program per shape. Kernels are compiled without LLVM's optimizer until a
+call with at least `runtime.FAST_COMPILE_ELEMENTS` elements compiles an optimized twin. A
+jitted op whose donated operand is given up writes its result over that operand, through a
+twin kernel whose pointers may alias.
 """
 from __future__ import annotations
 
