@@ -185,7 +185,7 @@ class CompiledCall:
         debug = self.closed.jaxpr.debug_info
         device = devices_lib.committed_device(
             args, debug.arg_names if debug is not None else None, self.name)
-        given = self._given_buffers(args) if self._aliased else frozenset()
+        given = self._given_buffers(args) if self._aliased else _NOTHING
         buffers = self.input_buffers(args)
         try:
             outs, ready = self._run(buffers, given)
@@ -195,7 +195,7 @@ class CompiledCall:
             raise
         # An output in a buffer given up is adopted as it is (the same memory, as in JAX);
         # one that is another input is copied.
-        inputs = [b for k, b in enumerate(buffers) if k not in given]
+        inputs = [b for k, b in enumerate(buffers) if k not in given] if given else buffers
         results = [_wrap_result(out, aval, inputs, ready)
                    for out, aval in zip(outs, self._out_avals, strict=True)]
         if device is not None:
@@ -253,6 +253,9 @@ class CompiledCall:
         setup = getattr(get_backend(), "prepare_replica_thread", None)
         return replicas.run_replicas(self.executable, [buffers] * count,
                                      self._replica_devices, setup)[0]
+
+
+_NOTHING: frozenset[int] = frozenset()
 
 
 def device_array(arg: Any) -> Array | None:

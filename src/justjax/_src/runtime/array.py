@@ -201,7 +201,6 @@ class Array:
         """Frees the buffer; any later use raises RuntimeError (what donation does)."""
         self._buffer = None
 
-
     def tolist(self) -> Any:
         return self._value.tolist()
 

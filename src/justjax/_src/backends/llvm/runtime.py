@@ -3,9 +3,9 @@
 One call of an executable is one foreign call of `entry(table, run)`: the table holds one
 pointer per allocation (parameters as given, outputs freshly allocated, constants kept by the
 executable, the temp arena allocated per call, 64-byte aligned). A donated parameter holds its
-output: the program writes the buffer the caller hands over (`donated`), else a copy of it. Ops the program runs through
-the reference backend call back into `_fallback` with their buffers; an exception raised there
-stops the program and is raised again by `execute`.
+output: the program writes the buffer the caller gives up (`donated`), else a copy of it. Ops
+the program runs through the reference backend call back into `_fallback` with their buffers;
+an exception raised there stops the program and is raised again by `execute`.
 
 Large programs (`ASYNC_ELEMENTS`) are dispatched asynchronously (`execute_async`): the call
 returns the output buffers and a future at once, and the program runs on the device's
