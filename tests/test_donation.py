@@ -15,6 +15,7 @@ import pytest
 
 import justjax as jax
 import justjax.numpy as jnp
+from justjax._src import backends
 from justjax._src.backends.llvm import runtime
 from justjax._src.runtime.array import Array
 from justjax.experimental.compilation_cache import compilation_cache
@@ -280,3 +281,22 @@ def test_pmap_reuses_the_shards_of_a_donated_pmap_result(platform):
         z = jnp.ones((4, 3))
         jax.pmap(lambda x: x + 1, donate_argnums=0)(z)
         assert not z.is_deleted()
+
+
+# ---------------------------------------------------------------------------------------------
+# The executables' contract: only a buffer given up is written.
+
+@pytest.mark.parametrize("name", ["llvm", "reference"])
+@pytest.mark.parametrize("fun", [lambda x, y: x * y, lambda x, y: (x * y)[::-1]],
+                         ids=["elementwise", "program"])
+def test_executable_writes_only_the_buffers_given_up(name, fun):
+    module = jax.jit(fun, donate_argnums=0).lower(jnp.ones(8), jnp.ones(8)).compiler_ir()
+    executable = backends.get_backend(name).compile(module)
+    x, y = np.arange(8, dtype=np.float32), np.full(8, 2.0, np.float32)
+    want = np.asarray(fun(x, y))
+    out, = executable.execute([x, y])
+    np.testing.assert_array_equal(out, want)
+    assert x.tolist() == list(range(8)) and out is not x
+    out, = executable.execute([x, y], donated={0})
+    np.testing.assert_array_equal(out, want)
+    assert out is x and y.tolist() == [2.0] * 8
