@@ -455,6 +455,39 @@ def test_donated_parameter_holds_its_output():
     assert assignment.aliases == [(1, 0)] and assignment.copies == []
 
 
+def _donated(module: ir.Module, *outputs: int | None) -> None:
+    """Marks parameter i of `main` donated to output `outputs[i]` (None: not donated)."""
+    module.main.arg_attrs = [{} if j is None else {"tf.aliasing_output": ir.IntegerAttr(j, "i32")}
+                             for j in outputs]
+
+
+def test_swapped_donated_parameters_stage_one_copy():
+    # `(a, b) -> (b, a)`, both donated: each output is copied into the other parameter's
+    # allocation, a cycle: one source is copied aside first.
+    module = hand_built_module([t(3), t(3)], lambda b, x, y: [y, x])
+    _donated(module, 0, 1)
+    assignment = buffers.assign_buffers(module)
+    assert assignment.aliases == [(0, 0), (1, 1)]
+    assert sorted(assignment.copies) == [0, 1] and len(assignment.staged) == 1
+    # No copy reads an allocation an earlier copy wrote, except from its staged value.
+    written = set()
+    for j in assignment.copies:
+        source = assignment.allocation_of(module.main.body.terminator.operands[j])
+        assert j in assignment.staged or id(source) not in written
+        written.add(id(next(a for a in assignment.allocations if j in a.outputs)))
+
+
+def test_copy_reading_a_donated_parameter_runs_before_the_copy_writing_it():
+    # `a -> (reverse(a), a)`, a donated to output 0: a is copied to output 1 before the
+    # reversed value is copied over it.
+    def build(b, x):
+        return [b.one("stablehlo.reverse", [x], t(8), dimensions=(0,)), x]
+    module = hand_built_module([t(8)], build)
+    _donated(module, 0)
+    assignment = buffers.assign_buffers(module)
+    assert assignment.copies == [1, 0] and assignment.staged == []
+
+
 def _update(b: ir.Builder, operand: ir.Value) -> ir.Value:
     update = b.constant([2.0], F32)
     index = b.constant(1, I32)

@@ -29,9 +29,9 @@ def spmd_runs(monkeypatch):
     runs: list[tuple[int, ...]] = []
     run_replicas = replicas.run_replicas
 
-    def spy(executable, per_replica_args, device_ids=None, thread_setup=None):
+    def spy(executable, per_replica_args, device_ids=None, thread_setup=None, donated=()):
         runs.append(tuple(device_ids))
-        return run_replicas(executable, per_replica_args, device_ids, thread_setup)
+        return run_replicas(executable, per_replica_args, device_ids, thread_setup, donated)
 
     monkeypatch.setattr(replicas, "run_replicas", spy)
     return runs
@@ -218,12 +218,21 @@ def test_nested_pmap_maps_the_inner_function_with_vmap():
 
 
 def test_donated_arguments_are_deleted():
-    donated, kept = jnp.ones((4, 3)), jnp.ones((4, 3))
+    # A pmap result is laid out as the pmap cuts it: donating it deletes it.
+    donated, kept = jax.pmap(lambda x: x)(jnp.ones((4, 3))), jnp.ones((4, 3))
     out = jax.pmap(lambda a, b: a + b, donate_argnums=0)(donated, kept)
     np.testing.assert_allclose(np.asarray(out), 2.0)
     assert donated.is_deleted() and not kept.is_deleted()
     with pytest.raises(RuntimeError, match="deleted"):
         np.asarray(donated)
+
+
+def test_donated_array_on_one_device_is_copied_to_the_devices_and_kept():
+    # As real JAX 0.10.2 on 4 devices: the pmap donates the copies it makes on the devices.
+    donated = jnp.ones((4, 3))
+    out = jax.pmap(lambda a: a + 1, donate_argnums=0)(donated)
+    np.testing.assert_allclose(np.asarray(out), 2.0)
+    assert not donated.is_deleted()
 
 
 def test_key_arrays_through_grad_of_pmap():

@@ -307,13 +307,18 @@ class JitWrapped:
         options = self._options
         nargs = len(args)
         donate_positions = {i % nargs for i in options.donate_argnums if -nargs <= i < nargs}
+        # As JAX: under `jax_debug_nans` nothing is donated, so that the de-optimized rerun
+        # after a NaN still has the arguments.
+        donate_names = options.donate_argnames
+        if config.read("jax_debug_nans"):
+            donate_positions, donate_names = set(), ()
         flags: list[bool] = []
         for i, arg in enumerate(args):
             if i in static_positions:
                 continue
             flags.extend([i in donate_positions] * len(tree_util.tree_leaves(arg)))
         for key, value in dyn_kwargs.items():
-            flags.extend([key in options.donate_argnames] * len(tree_util.tree_leaves(value)))
+            flags.extend([key in donate_names] * len(tree_util.tree_leaves(value)))
         return tuple(flags)
 
 

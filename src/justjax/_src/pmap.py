@@ -28,7 +28,6 @@ from justjax._src.interpreters import staging
 from justjax._src.jit_primitive import jit_p
 from justjax._src.lax import structural
 from justjax._src.runtime import devices as devices_lib
-from justjax._src.runtime.array import Array
 
 __all__ = ["pmap"]
 
@@ -48,8 +47,10 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
       static_broadcasted_argnums: positional arguments passed to every device as they are
         (hashable; a new value traces again).
       devices: the devices to run on (default the first `axis size` of `jax.devices()`).
-      donate_argnums: positional arguments whose Arrays the call deletes (their buffers are
-        the program's to reuse), as JAX does.
+      donate_argnums: positional arguments the call may reuse the buffers of, as JAX
+        does: a donated Array already laid out as the pmap cuts it (a pmap result on the
+        same devices, or any array when there is one device) is deleted and its memory
+        holds a result of its type.
       backend, axis_size, global_arg_shapes: accepted as JAX does.
     Returns:
       The mapped function; its outputs gain the mapped axis at `out_axes`.
@@ -109,12 +110,11 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
                               donated_invars=tuple(donated), keep_unused=False,
                               inline=False)
         else:
+            # Donated arrays laid out as the pmap cuts them are deleted, their buffers
+            # reused (`run_sharded`); others are left as they are, as in JAX.
             outs = shard_map.run_sharded(mapped.body, mesh, mapped.in_specs,
                                          mapped.out_specs, operands,
-                                         getattr(fun, "__name__", "fun"))
-            for x, is_donated in zip(operands, donated, strict=True):
-                if is_donated and type(x) is Array:
-                    x.delete()
+                                         getattr(fun, "__name__", "fun"), donated)
         return tree_util.tree_unflatten(mapped.out_tree, outs)
 
     return pmapped

@@ -32,7 +32,7 @@ import numpy as np
 
 from justjax._src import stages
 from justjax._src.backends import get_backend
-from justjax._src.core import core
+from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
 from justjax._src.interpreters import ad, batching, lowering, staging
@@ -42,7 +42,7 @@ from justjax._src.lax import parallel_spmd  # noqa: F401 (registers the SPMD low
 from justjax._src.hlo import ir
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import replicas
-from justjax._src.runtime.array import set_sharding
+from justjax._src.runtime.array import donatable_buffer, set_sharding
 from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.runtime.sharding import NamedSharding
@@ -166,59 +166,128 @@ core.impl_rules[shard_map_p] = _impl
 # Running on concrete arrays: one replica program, blocks cut and joined on the host.
 
 class _ReplicaProgram:
-    """The per-device jaxpr lowered as one replica's program and compiled."""
+    """The per-device jaxpr lowered as one replica's program and compiled; each donated
+    block is aliased to an output block of its type (`tf.aliasing_output`)."""
 
-    def __init__(self, jaxpr: ClosedJaxpr, mesh: Mesh, name: str) -> None:
+    def __init__(self, jaxpr: ClosedJaxpr, mesh: Mesh, name: str,
+                 donated: tuple[bool, ...]) -> None:
         count = len(jaxpr.out_avals)
         infos = ["result"] if count == 1 else [f"result[{i}]" for i in range(count)]
+        avals = tuple(jaxpr.in_avals)
+        aliases = stages.donation_aliases(avals, donated, jaxpr.out_avals)
         module = lowering.lower_jaxpr_to_module(jaxpr, name, infos,
                                                 replica_axes={mesh_axis(mesh): mesh.size},
-                                                prefix="pmap")
-        avals = tuple(jaxpr.in_avals)
+                                                prefix="pmap", arg_attrs=aliases)
         info = stages.ModuleInfo(module, tuple(range(len(avals))), avals,
-                                 tuple(jaxpr.out_avals), (False,) * len(avals))
+                                 tuple(jaxpr.out_avals), donated)
         self.call = stages.CompiledCall(info, name, jaxpr)
         self.thread_setup = getattr(get_backend(), "prepare_replica_thread", None)
+        # Argument -> the output its blocks are donated to.
+        self.aliased = module.function("main").aliased_outputs
 
 
 @pe.transform_cache
-def _replica_program(jaxpr: ClosedJaxpr, mesh: Mesh, name: str) -> _ReplicaProgram:
-    return _ReplicaProgram(jaxpr, mesh, name)
+def _replica_program(jaxpr: ClosedJaxpr, mesh: Mesh, name: str,
+                     donated: tuple[bool, ...]) -> _ReplicaProgram:
+    return _ReplicaProgram(jaxpr, mesh, name, donated)
 
 
 def run_sharded(jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: Sequence[PartitionSpec],
-                out_specs: Sequence[PartitionSpec], args: Sequence[Any], name: str
-                ) -> list[Any]:
+                out_specs: Sequence[PartitionSpec], args: Sequence[Any], name: str,
+                donated: Sequence[bool] | None = None) -> list[Any]:
     """Runs the per-device `jaxpr` on every device of `mesh` at once, each on its blocks of
-    the concrete `args`; the results are the blocks joined, sharded over the devices."""
-    program = _replica_program(jaxpr, mesh, name)
-    in_avals = jaxpr.in_avals
-    per_replica = [[_block(x, split_dim(spec, mesh_axis(mesh)), i, aval)
-                    for x, spec, aval in zip(args, in_specs, in_avals, strict=True)]
+    the concrete `args`; the results are the blocks joined, sharded over the devices.
+
+    `donated`: per argument, whether the caller donates it (pmap's `donate_argnums`). As in
+    JAX, a donated Array already laid out on the mesh's devices as its spec cuts it (a pmap
+    result, or any array on a one-device mesh) is deleted, when an output can use it; if its
+    buffer belongs to it alone, the replicas write that output over their blocks of it and
+    the result is that memory. Other donated arguments are left as they are.
+    """
+    axis = mesh_axis(mesh)
+    program = _replica_program(jaxpr, mesh, name, tuple(donated or (False,) * len(args)))
+    taken = [k for k in program.aliased if _placed_as(args[k], in_specs[k], mesh)]
+    given = {k: buffer for k in taken
+             if (buffer := _given_buffer(args, k, split_dim(in_specs[k], axis),
+                                         jaxpr.in_avals[k], mesh)) is not None}
+    per_replica = [[_block(x, split_dim(spec, axis), i, aval, given.get(k))
+                    for k, (x, spec, aval) in enumerate(zip(args, in_specs, jaxpr.in_avals,
+                                                            strict=True))]
                    for i in range(mesh.size)]
-    outs = replicas.run_replicas(program.call.executable, per_replica, device_ids(mesh),
-                                 program.thread_setup)
-    return [_join([outs[i][k] for i in range(mesh.size)], split_dim(spec, mesh_axis(mesh)),
-                  aval, mesh)
-            for k, (spec, aval) in enumerate(zip(out_specs, jaxpr.out_avals, strict=True))]
+    try:
+        outs = replicas.run_replicas(program.call.executable, per_replica, device_ids(mesh),
+                                     program.thread_setup, frozenset(given))
+    except BaseException:
+        for k in given:  # the replicas may have written the buffers before they failed
+            stages.device_array(args[k]).delete()
+        raise
+    donor_of = {j: k for k, j in program.aliased.items() if k in given}
+    results = []
+    for j, (spec, aval) in enumerate(zip(out_specs, jaxpr.out_avals, strict=True)):
+        blocks = [outs[i][j] for i in range(mesh.size)]
+        k = donor_of.get(j)
+        # The replicas wrote this output over their blocks of a donated buffer laid out as
+        # the output is: the buffer is the result.
+        reused = (given[k] if k is not None and in_specs[k] == spec
+                  and all(b is per_replica[i][k] for i, b in enumerate(blocks)) else None)
+        results.append(_join(blocks, split_dim(spec, axis), aval, mesh, reused))
+    for k in taken:
+        stages.device_array(args[k]).delete()
+    return results
 
 
-def _block(x: Any, dim: int | None, index: int, aval: ShapedArray) -> np.ndarray:
+def _placed_as(x: Any, spec: PartitionSpec, mesh: Mesh) -> bool:
+    """Whether `x` is an Array (or key array) laid out on `mesh` as `spec` cuts it."""
+    array = stages.device_array(x)
+    return array is not None and not array.is_deleted() and array.sharding.is_equivalent_to(
+        NamedSharding(mesh, spec), array.ndim)
+
+
+def _given_buffer(args: Sequence[Any], k: int, dim: int | None, aval: ShapedArray,
+                  mesh: Mesh) -> np.ndarray | None:
+    """The buffer of donated argument `k` if the replicas may write their outputs over
+    their blocks of it: it belongs to the Array alone (`donatable_buffer`), the Array is no
+    other argument, and each replica's block is a contiguous piece (the blocks of a split
+    along the leading dimensions; a replicated value only on one device)."""
+    array = stages.device_array(args[k])
+    if any(stages.device_array(x) is array for i, x in enumerate(args) if i != k):
+        return None
+    buffer = donatable_buffer(array)
+    physical = aval.dtype.physical_dtype if dtypes.is_extended(aval.dtype) else aval.dtype
+    if buffer is None or buffer.dtype != physical:
+        return None
+    if dim is None:
+        return buffer if mesh.size == 1 else None
+    return buffer if _cut(buffer, dim, 0, aval.shape[dim]).flags.c_contiguous else None
+
+
+def _cut(value: np.ndarray, dim: int, index: int, size: int) -> np.ndarray:
+    """Block `index` (of `size` along `dim`) of `value`, a view."""
+    return value[(slice(None),) * dim + (slice(index * size, (index + 1) * size),)]
+
+
+def _block(x: Any, dim: int | None, index: int, aval: ShapedArray,
+           given: np.ndarray | None = None) -> np.ndarray:
     """Replica `index`'s block of `x` (a key array's base array keeps its key dimensions
-    last, so its blocks are cut the same way)."""
+    last, so its blocks are cut the same way); of `given`, the buffer of `x` given up to
+    the replicas, a view."""
+    if given is not None:
+        return given if dim is None else _cut(given, dim, index, aval.shape[dim])
     value = stages.host_buffer(x, aval.dtype)
     if dim is None:
         return value
-    size = aval.shape[dim]
-    return np.ascontiguousarray(
-        value[(slice(None),) * dim + (slice(index * size, (index + 1) * size),)])
+    return np.ascontiguousarray(_cut(value, dim, index, aval.shape[dim]))
 
 
 def _join(blocks: Sequence[np.ndarray], dim: int | None, aval: ShapedArray,
-          mesh: Mesh) -> Any:
+          mesh: Mesh, reused: np.ndarray | None = None) -> Any:
     """Every replica's block of one result as one Array whose blocks along `dim` live on the
-    mesh's devices (its `sharding`, `devices()` and `addressable_shards` say so)."""
-    if dim is None:
+    mesh's devices (its `sharding`, `devices()` and `addressable_shards` say so); `reused`:
+    the donated buffer the blocks were written over, which the Array then holds."""
+    if reused is not None:
+        out = stages.result_array(reused, _global_aval(aval, spec_for(dim, mesh_axis(mesh)),
+                                                       mesh))
+    elif dim is None:
         # A replicated result is the same on every device (JAX returns device 0's).
         out = stages.result_array(np.array(blocks[0], copy=True), aval)
     else:

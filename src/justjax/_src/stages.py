@@ -30,7 +30,8 @@ from justjax._src.interpreters import lowering
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import replicas
-from justjax._src.runtime.array import Array, from_numpy, set_sharding, to_numpy
+from justjax._src.runtime.array import (Array, donatable_buffer, from_numpy,
+                                        set_sharding, to_numpy)
 
 # JAX's loggers of these messages: handlers on `jax` (optax's tests) see them.
 _dispatch_logger = logging.getLogger("jax._src.dispatch")
@@ -97,8 +98,8 @@ def _result_infos(out_paths: Sequence[str] | None, num_outs: int) -> list[str]:
     return ["result"] if num_outs == 1 else [f"result[{i}]" for i in range(num_outs)]
 
 
-def _aliasing(kept_avals: Sequence[ShapedArray], donated: Sequence[bool],
-              out_avals: Sequence[ShapedArray]) -> list[dict[str, Any]] | None:
+def donation_aliases(kept_avals: Sequence[ShapedArray], donated: Sequence[bool],
+                     out_avals: Sequence[ShapedArray]) -> list[dict[str, Any]] | None:
     """`tf.aliasing_output` attributes pairing each donated input with an output of its type,
     as JAX marks them (each output taken once)."""
     if not any(donated):
@@ -138,7 +139,7 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: Sequence[bool],
     donated = [donated_invars[i] for i in kept]
     module = lowering.lower_jaxpr_to_module(
         pruned, name, _result_infos(out_paths, len(closed.out_avals)),
-        arg_attrs=_aliasing(kept_avals, donated, closed.out_avals))
+        arg_attrs=donation_aliases(kept_avals, donated, closed.out_avals))
     return ModuleInfo(module, kept, tuple(closed.in_avals), tuple(closed.out_avals),
                       tuple(donated_invars))
 
@@ -170,7 +171,10 @@ class CompiledCall:
         self._kept = info.kept_inputs
         self._in_dtypes = [info.in_avals[i].dtype for i in self._kept]
         self._out_avals = info.out_avals
-        self._donated = [i for i, d in enumerate(info.donated_invars) if d]
+        # The parameters (positions among the kept inputs) donated to an output: their
+        # Arrays are deleted by the call, and their buffers may hold the outputs. A donated
+        # input no output can use, or that the program does not read, stays (as in JAX).
+        self._aliased = frozenset(info.module.function("main").aliased_outputs)
         # A program holding a pmap runs replicated on the pmap's devices (`shard_map.py`).
         self._replica_devices = info.module.device_assignment
         # Results the program lays out over devices (a pmap's, a sharding constraint's).
@@ -186,15 +190,18 @@ class CompiledCall:
         debug = self.closed.jaxpr.debug_info
         device = devices_lib.committed_device(
             args, debug.arg_names if debug is not None else None, self.name)
+        given = self._given_buffers(args) if self._aliased else _NOTHING
         buffers = self.input_buffers(args)
-        execute_async = getattr(self.executable, "execute_async", None)
-        if self._replica_devices is not None:
-            outs, ready = self._run_replicated(buffers), None
-        elif execute_async is not None:
-            outs, ready = execute_async(buffers)
-        else:
-            outs, ready = self.executable.execute(buffers), None
-        results = [_wrap_result(out, aval, buffers, ready)
+        try:
+            outs, ready = self._run(buffers, given)
+        except BaseException:
+            # The program may have written the buffers it was given before it failed.
+            self._delete_donated(args, given)
+            raise
+        # An output in a buffer given up is adopted as it is (the same memory, as in JAX);
+        # one that is another input is copied.
+        inputs = [b for k, b in enumerate(buffers) if k not in given] if given else buffers
+        results = [_wrap_result(out, aval, inputs, ready)
                    for out, aval in zip(outs, self._out_avals, strict=True)]
         if device is not None:
             for result in results:
@@ -203,9 +210,7 @@ class CompiledCall:
             for result, sharding in zip(results, self._out_shardings, strict=True):
                 if sharding is not None:
                     set_sharding(getattr(result, "_base_array", result), sharding)
-        for i in self._donated:
-            if type(args[i]) is Array:
-                args[i].delete()
+        self._delete_donated(args, self._aliased)
         if config.read("jax_debug_nans") or config.read("jax_debug_infs"):
             from justjax._src import debugging  # only when asked: it imports lax
             debugging.check_nans(self.name, self.closed, args, results)
@@ -216,16 +221,80 @@ class CompiledCall:
         return [host_buffer(args[i], dtype)
                 for i, dtype in zip(self._kept, self._in_dtypes, strict=True)]
 
+    def _run(self, buffers: list[np.ndarray], given: frozenset[int]) -> tuple[list[Any], Any]:
+        """Runs the executable on `buffers` (`given`: the parameters whose buffers it may
+        write); returns the outputs and the future of a run still going on (or None)."""
+        if self._replica_devices is not None:
+            return self._run_replicated(buffers), None
+        execute_async = getattr(self.executable, "execute_async", None)
+        if execute_async is not None:
+            return execute_async(buffers, given)
+        return self.executable.execute(buffers, given), None
+
+    def _given_buffers(self, args: Sequence[Any]) -> frozenset[int]:
+        """The donated parameters whose buffers the program may write its outputs into: a
+        donated Array's buffer that belongs to it alone (`donatable_buffer`). NumPy values
+        and buffers shared with anything else are copied by the executable instead. Raises
+        JAX's error when a donated Array is also another argument of the call."""
+        arrays = [device_array(args[i]) for i in self._kept]
+        _check_donated_once(arrays, self._aliased)
+        if self._replica_devices is not None:
+            return frozenset()  # every replica writes its own copy
+        return frozenset(k for k in self._aliased
+                         if arrays[k] is not None and donatable_buffer(arrays[k]) is not None)
+
+    def _delete_donated(self, args: Sequence[Any], params: frozenset[int]) -> None:
+        """Deletes the Arrays (and key arrays) passed for the parameters `params`."""
+        for k in params:
+            array = device_array(args[self._kept[k]])
+            if array is not None:
+                array.delete()
+
     def _run_replicated(self, buffers: list[np.ndarray]) -> list[Any]:
         """Runs the program on every device of its assignment at once; the replicas compute
-        the same results (the first replica's are returned)."""
+        the same results (the first replica's are returned). No replica writes `buffers`:
+        each works on its own copies of the donated ones."""
         count = len(self._replica_devices)
-        # Replicas may write donated buffers in place: each then gets its own copies.
-        per_replica = [buffers if i == 0 or not self._donated else
-                       [np.array(b, copy=True) for b in buffers] for i in range(count)]
         setup = getattr(get_backend(), "prepare_replica_thread", None)
-        return replicas.run_replicas(self.executable, per_replica, self._replica_devices,
-                                     setup)[0]
+        return replicas.run_replicas(self.executable, [buffers] * count,
+                                     self._replica_devices, setup)[0]
+
+
+_NOTHING: frozenset[int] = frozenset()
+
+
+def device_array(arg: Any) -> Array | None:
+    """The Array holding the buffer of argument `arg` (a key array's base array), or None
+    for a NumPy value or a scalar."""
+    # `type(...) is Array`: key arrays and tracers are Arrays to isinstance (jax.Array).
+    if type(arg) is Array:
+        return arg
+    base = getattr(arg, "_base_array", None)
+    return base if type(base) is Array else None
+
+
+def _check_donated_once(arrays: Sequence[Array | None], donated: frozenset[int]) -> None:
+    """Raises JAX's INVALID_ARGUMENT error when an Array donated to the call is passed for
+    another parameter too (donated twice, or donated and read)."""
+    first: dict[int, tuple[int, bool]] = {}
+    for k, array in enumerate(arrays):
+        if array is None:
+            continue
+        seen = first.setdefault(id(array), (k, k in donated))
+        if seen[0] == k or not (seen[1] or k in donated):
+            continue
+        if seen[1] and k in donated:
+            what, toy = "donate the same buffer twice in", "f(donate(a), donate(a))"
+        elif k in donated:
+            what, toy = "donate a buffer which is also used by the same call to", \
+                "f(a, donate(a))"
+        else:
+            what, toy = "use a buffer that was previously donated in the same call to", \
+                "f(donate(a), a)"
+        raise errors.JaxRuntimeError(
+            f"INVALID_ARGUMENT: Attempt to {what} Execute() (flattened argument {k}, "
+            f"replica 0, partition 0, first use: {seen[0]}). Toy example for this bug: "
+            f"`{toy}`.")
 
 
 # Primitives whose results are laid out over devices (`shard_map`, `sharding_constraint`,
@@ -331,8 +400,9 @@ def _wrap_result(out: np.ndarray, aval: ShapedArray, inputs: Sequence[np.ndarray
         return core.logical_value_handlers[type(aval.dtype)](aval, base)
     if aval.dtype == dtypes.float0:
         return Array(np.zeros(aval.shape, dtypes.float0), aval.weak_type)
-    # A fresh buffer is adopted as it is; an input passed through, a view or a constant is
-    # copied by `from_numpy`, so no Array shares memory anyone can write.
+    # A fresh buffer (or a donated one given up, not among `inputs`) is adopted as it is;
+    # an input passed through, a view or a constant is copied by `from_numpy`, so no Array
+    # shares memory anyone can write.
     if (type(out) is np.ndarray and out.base is None and out.flags.c_contiguous
             and out.dtype == aval.dtype and not any(out is x for x in inputs)):
         return Array.adopt(out, aval, ready)

@@ -7,7 +7,7 @@ default.
 """
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from typing import Collection, Protocol, Sequence
 
 import numpy as np
 
@@ -16,8 +16,12 @@ from justjax._src.hlo import ir
 
 
 class Executable(Protocol):
-    def execute(self, args: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Runs the module's `main` on `args` (one buffer per argument)."""
+    def execute(self, args: Sequence[np.ndarray],
+                donated: Collection[int] = ()) -> list[np.ndarray]:
+        """Runs the module's `main` on `args` (one buffer per argument). `donated`: the
+        arguments whose buffers the caller gives up; a donated argument among them
+        (`tf.aliasing_output`) returns its output in that buffer, written in place. No
+        other argument's buffer is ever written."""
 
 
 class Backend(Protocol):

@@ -302,6 +302,16 @@ class Function:
     def arg_types(self) -> list[Type]:
         return [v.type for v in self.body.args]
 
+    @property
+    def aliased_outputs(self) -> dict[int, int]:
+        """Argument index -> the output index it is donated to (`tf.aliasing_output`)."""
+        found: dict[int, int] = {}
+        for i, attrs in enumerate(self.arg_attrs or []):
+            alias = attrs.get("tf.aliasing_output")
+            if alias is not None:
+                found[i] = int(getattr(alias, "value", alias))
+        return found
+
 
 @dataclass(eq=False)
 class Module:

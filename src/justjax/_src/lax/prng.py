@@ -366,6 +366,10 @@ class PRNGKeyArray:
     def delete(self) -> None:
         self._base_array.delete()
 
+    def unsafe_buffer_pointer(self) -> int:
+        """The address of the buffer holding the key data (its base array's)."""
+        return self._base_array.unsafe_buffer_pointer()
+
     def copy(self) -> PRNGKeyArray:
         return self
 

@@ -6,6 +6,7 @@ tracers are installed by the numpy layer (`_src/numpy/array_methods.py`).
 from __future__ import annotations
 
 import abc
+import sys
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -29,7 +30,11 @@ class Array(metaclass=abc.ABCMeta):
     # `_sharding`: None for an array on one device (`_device`, in device memory); else how
     # it is laid out (a pmap result's `NamedSharding`, an array `device_put` with a
     # sharding). The buffer always holds the whole value; each device's shard is its block.
-    __slots__ = ("_buffer", "aval", "_device", "_committed", "_ready", "_sharding")
+    # `_owner`: the buffer was allocated by justjax (a program's fresh result or a private
+    # copy), never a caller's NumPy array adopted as it is, so donating the Array may give
+    # its memory to a program's result once nothing else references it
+    # (`donatable_buffer`).
+    __slots__ = ("_buffer", "aval", "_device", "_committed", "_ready", "_sharding", "_owner")
     __array_priority__ = 100
 
     def __init__(self, value: np.ndarray, weak_type: bool = False, device: Device | None = None,
@@ -38,11 +43,13 @@ class Array(metaclass=abc.ABCMeta):
             # Nobody else can write this buffer (a fresh result, or already read-only).
             buffer = value
             buffer.setflags(write=False)
+            self._owner = owned and buffer.flags.owndata
         else:
             # A private C-ordered copy that nobody can write (np.ascontiguousarray would turn
             # 0-d values into 1-d ones).
             buffer = np.array(value, order="C", copy=True)
             buffer.setflags(write=False)
+            self._owner = True
         self._buffer: np.ndarray | None = buffer
         self._ready: Any = None
         self.aval = ShapedArray(buffer.shape, buffer.dtype, weak_type)
@@ -64,6 +71,7 @@ class Array(metaclass=abc.ABCMeta):
         array._device = None
         array._committed = False
         array._sharding = None
+        array._owner = True
         return array
 
     @property
@@ -274,6 +282,33 @@ class Array(metaclass=abc.ABCMeta):
         return f"{prefix}{body},{separator}{dtype_str})"
 
 
+def donatable_buffer(array: Array) -> np.ndarray | None:
+    """The buffer of `array`, if a program it is donated to may write its result there:
+    justjax allocated it (`_owner`: never a caller's NumPy array) and nothing but `array`
+    references it now (no NumPy view `np.asarray` handed out, no other Array over it, no
+    program still reading it). Else None: the program then works on a copy. Waits for the
+    program computing `array`, if it still runs."""
+    if array._buffer is None or not array._owner:
+        return None
+    array._value  # a program still writing the buffer holds it until it is done
+    if _references(array) != _SOLE_REFERENCES or not array._buffer.flags.owndata:
+        return None
+    return array._buffer
+
+
+def _references(array: Array) -> int:
+    """How many references the buffer of `array` has, counted from here."""
+    buffer = array._buffer
+    return sys.getrefcount(buffer) if hasattr(sys, "getrefcount") else -1
+
+
+# `_references` of an Array that alone holds its buffer (measured, not assumed: how a call
+# counts its own references depends on the interpreter). An interpreter without reference
+# counts gets -2: no buffer is then ever taken over, programs work on copies.
+_SOLE_REFERENCES = (_references(Array(np.zeros(1), owned=True))
+                    if hasattr(sys, "getrefcount") else -2)
+
+
 def _rebuild(value: np.ndarray, weak_type: bool) -> Array:
     return Array(value, weak_type)
 
@@ -316,6 +351,7 @@ def place(x: Array, sharding: Sharding) -> Array:
     """A new Array of `x`'s value laid out as `sharding` says (the buffer is shared: both
     are read-only)."""
     out = Array(x._value, x.weak_type)
+    out._owner = x._owner  # the same memory: a donation takes it once `x` lets go of it
     set_sharding(out, sharding)
     return out
 

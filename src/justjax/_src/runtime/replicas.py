@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 from justjax._src.config import config
 
@@ -82,10 +82,13 @@ def device_thread(device_id: int) -> ThreadPoolExecutor:
 
 def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any]],
                  device_ids: Sequence[int] | None = None,
-                 thread_setup: Callable[[], None] | None = None) -> list[list[Any]]:
+                 thread_setup: Callable[[], None] | None = None,
+                 donated: Collection[int] = ()) -> list[list[Any]]:
     """Runs `executable.execute(args)` once per entry of `per_replica_args`, all at once,
     replica i on device `device_ids[i]` (default i); returns each replica's results.
-    `thread_setup` runs first on each device thread (the backend's per-thread settings)."""
+    `thread_setup` runs first on each device thread (the backend's per-thread settings).
+    `donated`: the parameters whose buffers every replica may write (each replica's own,
+    given up by the caller: `Executable.execute`)."""
     count = len(per_replica_args)
     ids = list(device_ids) if device_ids is not None else list(range(count))
     rendezvous = Rendezvous(count)
@@ -102,7 +105,8 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any]],
         try:
             if thread_setup is not None:
                 thread_setup()
-            return executable.execute(list(per_replica_args[replica]))
+            args = list(per_replica_args[replica])
+            return executable.execute(args, donated) if donated else executable.execute(args)
         except BaseException:
             rendezvous.abort()
             raise

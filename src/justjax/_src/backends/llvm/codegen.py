@@ -237,19 +237,35 @@ class ProgramBuilder:
 
     def copy_outputs(self, main: hlo.Function) -> None:
         """Copies each output not computed in its own allocation into it (a returned
-        parameter or constant, a value returned twice)."""
+        parameter or constant, a value returned twice, a donated parameter's output computed
+        elsewhere), in the assignment's order; staged sources are copied aside first."""
         outputs = main.body.terminator.operands
         allocs = {j: a for a in self.assignment.allocations for j in a.outputs}
-        for j, value in enumerate(outputs):
-            alloc = allocs.get(j)
-            if alloc is None or not isinstance(value.type, hlo.TensorType):
+        staged = {}
+        for j in self.assignment.staged:
+            nbytes = outputs[j].type.nbytes
+            staged[j] = self.malloc(nbytes)
+            self.memmove(staged[j], self.pointer(outputs[j]), nbytes)
+        for j in self.assignment.copies:
+            value = outputs[j]
+            if not isinstance(value.type, hlo.TensorType):
                 continue
-            src_alloc, offset = self.assignment.slices[value]
-            if src_alloc is alloc and offset == 0:
-                continue
+            alloc = allocs[j]
             slot = self.b.gep(self.table, [ir.Constant(_I64, alloc.index * 8)], inbounds=True)
             dst = self.b.load(self.b.bitcast(slot, _PTR.as_pointer()))
-            self.memmove(dst, self.pointer(value), value.type.nbytes)
+            src = staged[j] if j in staged else self.pointer(value)
+            self.memmove(dst, src, value.type.nbytes)
+        for ptr in staged.values():
+            self.free(ptr)
+
+    def malloc(self, nbytes: int) -> ir.Value:
+        """An `i8*` to `nbytes` of fresh memory (`free` it before the program returns)."""
+        fn = self.external("malloc", ir.FunctionType(_PTR, [_I64]))
+        return self.b.call(fn, [ir.Constant(_I64, max(nbytes, 1))])
+
+    def free(self, ptr: ir.Value) -> None:
+        fn = self.external("free", ir.FunctionType(ir.VoidType(), [_PTR]))
+        self.b.call(fn, [ptr])
 
     def emit_block(self, ops: Sequence[Op]) -> None:
         for op in ops:

@@ -57,7 +57,7 @@ def _write_back(pb, body: hlo.Block, state: list[ir.Value]) -> None:
     for i, v in enumerate(results):
         j = position.get(v)
         if j is not None and j != i and _nbytes(v):
-            scratch = _malloc(pb, _nbytes(v))
+            scratch = pb.malloc(_nbytes(v))
             pb.memmove(scratch, state[j], _nbytes(v))
             staged.append((i, scratch, _nbytes(v)))
     for i, v in enumerate(results):
@@ -65,7 +65,7 @@ def _write_back(pb, body: hlo.Block, state: list[ir.Value]) -> None:
             pb.memmove(state[i], pb.pointer(v), _nbytes(v))
     for i, scratch, nbytes in staged:
         pb.memmove(state[i], scratch, nbytes)
-        _free(pb, scratch)
+        pb.free(scratch)
 
 
 _UPDATES = frozenset({"stablehlo.dynamic_update_slice", "stablehlo.scatter"})
@@ -95,16 +95,6 @@ def _updated_in_place(body: hlo.Block) -> list[tuple[int, Value]]:
         if root_op is not None and root_op.opcode in _UPDATES and root_op.operands[0] is param:
             found.append((i, value))
     return found
-
-
-def _malloc(pb, nbytes: int) -> ir.Value:
-    fn = pb.external("malloc", ir.FunctionType(_PTR, [_I64]))
-    return pb.b.call(fn, [ir.Constant(_I64, nbytes)])
-
-
-def _free(pb, ptr: ir.Value) -> None:
-    fn = pb.external("free", ir.FunctionType(ir.VoidType(), [_PTR]))
-    pb.b.call(fn, [ptr])
 
 
 def emit_case(pb, op: Op) -> None:

@@ -8,13 +8,15 @@ op, its attributes and its dtypes (a fusion over a 1-D shape, emitted with
 `emitter.emit_fusion(ranged=True)`), and called with the element count. A test suite, or a
 program calling `jnp.sin` on arrays of many shapes, then compiles a few hundred kernels
 instead of one program per shape. Kernels are compiled without LLVM's optimizer until a
-call with at least `runtime.FAST_COMPILE_ELEMENTS` elements compiles an optimized twin.
+call with at least `runtime.FAST_COMPILE_ELEMENTS` elements compiles an optimized twin. A
+jitted op whose donated operand is given up writes its result over that operand, through a
+twin kernel whose pointers may alias.
 """
 from __future__ import annotations
 
 import ctypes
 import threading
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 import numpy as np
 
@@ -107,14 +109,15 @@ def _flat_fusion(fused: Op) -> Op:
 
 
 class _Kernel:
-    """One compiled elementwise kernel."""
+    """One compiled elementwise kernel; `shared`: the pointers (operands, then the result)
+    that may point to the same memory (the result written over an operand)."""
 
-    def __init__(self, fused: Op, optimized: bool) -> None:
+    def __init__(self, fused: Op, optimized: bool, shared: frozenset[int]) -> None:
         flat = _flat_fusion(fused)
         module = emitter.new_module("elementwise")
         from justjax._src.backends.llvm import mathlink
         setattr(module, mathlink.LINK_ATTRIBUTE, not optimized)
-        fn = emitter.emit_fusion(module, flat, "entry", ranged=True)
+        fn = emitter.emit_fusion(module, flat, "entry", shared, ranged=True)
         self.llvm_ir = str(module)
         self.opt_level = 3 if optimized else 0
         compiled = cache.compile(self.llvm_ir, self.opt_level, "elementwise")
@@ -126,14 +129,15 @@ class _Kernel:
         self.call = proto(compiled.engine.get_function_address(compiled.entry))
 
 
-def _kernel(key: tuple, fused: Op, optimized: bool) -> _Kernel:
-    full_key = (key, optimized)
+def _kernel(key: tuple, fused: Op, optimized: bool,
+            shared: frozenset[int] = frozenset()) -> _Kernel:
+    full_key = (key, optimized, shared)
     kernel = _kernels.get(full_key)
     if kernel is None:
         with _lock:
             kernel = _kernels.get(full_key)
             if kernel is None:
-                kernel = _kernels[full_key] = _Kernel(fused, optimized)
+                kernel = _kernels[full_key] = _Kernel(fused, optimized, shared)
     return kernel
 
 
@@ -153,8 +157,14 @@ class ElementwiseExecutable:
         fused = main.body.ops[0]
         self._params = [main.args.index(v) for v in fused.operands]
         result = fused.result.type
+        self._result_type = result
         self._shape, self._dtype, self._size = result.shape, result.dtype, result.size
         self._kernel = _kernel(key, fused, large)
+        # The parameter donated to the result, if any, and the kernel writing over it (its
+        # operand pointers and the result's may alias), compiled when first needed.
+        self._donor = next(iter(main.aliased_outputs), None)
+        self._compile_args = (key, fused, large)
+        self._in_place_kernel: _Kernel | None = None
         self.opt_level = self._kernel.opt_level
         self.program = codegen.Program(None, None, {}, [], {fusion.FUSION: 1})
         self._work = result.size * (len(fused.operands) + 1)
@@ -172,34 +182,58 @@ class ElementwiseExecutable:
         from justjax._src.backends.llvm import runtime
         return runtime.native_text(self._kernel.optimized_ir, self.opt_level, dialect)
 
-    def execute(self, args: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Runs the op on `args`; returns its result."""
-        out = np.empty(self._shape, self._dtype)
+    def execute(self, args: Sequence[np.ndarray],
+                donated: Collection[int] = ()) -> list[np.ndarray]:
+        """Runs the op on `args`; returns its result (written over the donated parameter's
+        buffer when the caller gives it up in `donated`, as `LLVMExecutable.execute`)."""
+        out, kernel = self._output(args, donated)
         if self._size:
             # The arrays stay referenced until the call returns (a copy made here would be
             # freed as soon as its address was taken).
             arrays = [_contiguous(args[p]) for p in self._params]
-            self._run([a.ctypes.data for a in arrays], out.ctypes.data)
+            self._run(kernel, [a.ctypes.data for a in arrays], out.ctypes.data)
         return [out]
 
-    def _run(self, pointers: list[int], out: int) -> None:
+    def _output(self, args: Sequence[np.ndarray],
+                donated: Collection[int]) -> tuple[np.ndarray, _Kernel]:
+        """The result's buffer (a fresh one, or the donated operand given up) and the kernel
+        writing it."""
+        from justjax._src.backends.llvm import runtime
+        p = self._donor
+        if p is None or p not in donated or not runtime.writable_in_place(args[p],
+                                                                          self._result_type):
+            return np.empty(self._shape, self._dtype), self._kernel
+        if self._in_place_kernel is None:
+            n = len(self._params)
+            shared = frozenset([i for i, q in enumerate(self._params) if q == p] + [n])
+            self._in_place_kernel = _kernel(*self._compile_args, shared)
+        return args[p], self._in_place_kernel
+
+    def _run(self, kernel: _Kernel, pointers: list[int], out: int) -> None:
         if self._tasks == 1:
-            self._kernel.call(*pointers, out, 0, self._size)
+            kernel.call(*pointers, out, 0, self._size)
             return
-        parallel.run_split(lambda begin, end: self._kernel.call(*pointers, out, begin, end),
+        parallel.run_split(lambda begin, end: kernel.call(*pointers, out, begin, end),
                            self._size, self._tasks)
 
-    def execute_async(self, args: Sequence[np.ndarray]) -> tuple[list[np.ndarray], Any]:
+    def execute_async(self, args: Sequence[np.ndarray], donated: Collection[int] = ()
+                      ) -> tuple[list[np.ndarray], Any]:
         """As `execute`, on the device's executor thread when the op is large."""
         if not self._async:
-            return self.execute(args), None
+            return self.execute(args, donated), None
         from justjax._src.backends.llvm import runtime
         private = [np.array(a, order="C", copy=True) if a.flags.writeable else _contiguous(a)
                    for a in args]
-        out = np.empty(self._shape, self._dtype)
+        out, kernel = self._output(private, donated)
         pointers = [private[p].ctypes.data for p in self._params]
+        # The buffers stay referenced until the run is done, and no longer (see
+        # `LLVMExecutable._run_async`).
+        keep, address = [private, out], out.ctypes.data
 
-        def run(keep: Any = private) -> None:
-            self._run(pointers, out.ctypes.data)
+        def run() -> None:
+            try:
+                self._run(kernel, pointers, address)
+            finally:
+                keep.clear()
 
         return [out], runtime.device_executor().submit(run)

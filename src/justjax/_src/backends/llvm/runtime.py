@@ -2,9 +2,10 @@
 
 One call of an executable is one foreign call of `entry(table, run)`: the table holds one
 pointer per allocation (parameters as given, outputs freshly allocated, constants kept by the
-executable, the temp arena allocated per call, 64-byte aligned). Ops the program runs through
-the reference backend call back into `_fallback` with their buffers; an exception raised there
-stops the program and is raised again by `execute`.
+executable, the temp arena allocated per call, 64-byte aligned). A donated parameter holds its
+output: the program writes the buffer the caller gives up (`donated`), else a copy of it. Ops
+the program runs through the reference backend call back into `_fallback` with their buffers;
+an exception raised there stops the program and is raised again by `execute`.
 
 Large programs (`ASYNC_ELEMENTS`) are dispatched asynchronously (`execute_async`): the call
 returns the output buffers and a future at once, and the program runs on the device's
@@ -23,7 +24,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -187,6 +188,14 @@ def _view(address: int | None, type_: hlo.Type) -> np.ndarray:
     return np.frombuffer(raw, type_.dtype).reshape(type_.shape)
 
 
+def writable_in_place(buffer: Any, type_: hlo.Type) -> bool:
+    """Whether a program can compute a result of `type_` in `buffer`, a buffer given up
+    by the caller: a C-contiguous NumPy array of exactly that type."""
+    return (type(buffer) is np.ndarray and buffer.flags.c_contiguous
+            and isinstance(type_, hlo.TensorType)
+            and buffer.dtype == type_.dtype and buffer.shape == tuple(type_.shape))
+
+
 def _aligned_bytes(nbytes: int) -> np.ndarray:
     raw = np.empty(nbytes + _ALIGN, np.uint8)
     start = -raw.ctypes.data % _ALIGN
@@ -256,31 +265,46 @@ class LLVMExecutable:
                 self._fresh.append((alloc.index, type_.shape, type_.dtype))
         for j, value in enumerate(outputs):
             self._outputs.append((slot_of_output.get(j, -1), value.type))
+        self._param_types = main.arg_types
         self._table_type = ctypes.c_void_p * max(self._n, 1)
         template = [None] * max(self._n, 1)
         for slot, const in self.program.constants.items():
             template[slot] = const.ctypes.data
         self._template = template
 
-    def execute(self, args: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Runs the program on `args` (one buffer per parameter)."""
-        table, arrays = self._buffers(args)
+    def execute(self, args: Sequence[np.ndarray],
+                donated: Collection[int] = ()) -> list[np.ndarray]:
+        """Runs the program on `args` (one buffer per parameter).
+
+        Args:
+          args: one buffer per parameter.
+          donated: the parameters whose buffers the caller gives up: a donated parameter
+            among them holds its output in that very buffer (written in place); the
+            buffers of all other parameters are never written.
+        Returns:
+          One buffer per output.
+        """
+        table, arrays = self._buffers(args, donated)
         if not self.program.fallbacks:
             self._entry(table, 0)
         else:
             self._run_with_fallbacks(table)
         return [self._result(arrays, slot, type_) for slot, type_ in self._outputs]
 
-    def _buffers(self, args: Sequence[np.ndarray]) -> tuple[Any, list[Any]]:
+    def _buffers(self, args: Sequence[np.ndarray],
+                 donated: Collection[int]) -> tuple[Any, list[Any]]:
         """The call's table of allocation addresses, and the arrays behind them (kept alive
         by the caller until the program is done)."""
         # The table starts as a copy of the template (constants' addresses filled in).
         table = self._table_type(*self._template)
         arrays: list[Any] = [None] * self._n
-        for slot, p, donated in self._params:
+        for slot, p, written in self._params:
             a = args[p]
-            if donated or type(a) is not np.ndarray or not a.flags.c_contiguous:
-                # The program writes a donated buffer: never the caller's own memory.
+            if written and p in donated and writable_in_place(a, self._param_types[p]):
+                pass  # the caller gave this buffer up: the output is computed in it
+            elif written or type(a) is not np.ndarray or not a.flags.c_contiguous:
+                # The program writes a donated parameter's allocation: never memory the
+                # caller did not give up.
                 a = np.array(a, order="C", copy=True)
             arrays[slot] = a
             table[slot] = a.ctypes.data
@@ -292,8 +316,10 @@ class LLVMExecutable:
             table[slot] = arena.ctypes.data
         return table, arrays
 
-    def execute_async(self, args: Sequence[np.ndarray]) -> tuple[list[np.ndarray], Any]:
-        """Starts the program on the device's executor thread and returns at once.
+    def execute_async(self, args: Sequence[np.ndarray], donated: Collection[int] = ()
+                      ) -> tuple[list[np.ndarray], Any]:
+        """Starts the program on the device's executor thread and returns at once (`args`
+        and `donated` as for `execute`).
 
         Returns:
           The output buffers (being written) and the future of the run (None when the
@@ -301,17 +327,22 @@ class LLVMExecutable:
           callbacks must run in order with the caller's code).
         """
         if self._work < ASYNC_ELEMENTS or self.program.fallbacks:
-            return self.execute(args), None
+            return self.execute(args, donated), None
         # The caller may write its NumPy arguments as soon as the call returns: the program
         # reads copies of them (an Array's buffer is read-only and stays as it is).
         private = [np.array(a, copy=True) if a.flags.writeable else a for a in args]
-        table, arrays = self._buffers(private)
+        table, arrays = self._buffers(private, donated)
+        outs = [self._result(arrays, slot, type_) for slot, type_ in self._outputs]
         # `arrays` travels with the call: the buffers live until the program is done.
-        future = device_executor().submit(self._run_async, table, arrays)
-        return [self._result(arrays, slot, type_) for slot, type_ in self._outputs], future
+        return outs, device_executor().submit(self._run_async, table, arrays)
 
     def _run_async(self, table: Any, arrays: list[Any]) -> None:
-        self._entry(table, 0)
+        try:
+            self._entry(table, 0)
+        finally:
+            # Let go of the buffers before the run counts as done: a buffer a later call
+            # wants to take over (donation) is then referenced by its Array alone.
+            arrays.clear()
 
     def _run_with_fallbacks(self, table: Any) -> None:
         run_id = next(_run_ids)

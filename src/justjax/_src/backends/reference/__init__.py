@@ -17,8 +17,9 @@ list of arrays.
 """
 from __future__ import annotations
 
+import ctypes
 import threading
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 import numpy as np
 
@@ -166,10 +167,51 @@ class ReferenceExecutable:
     def __init__(self, module: ir.Module) -> None:
         self.module = module
         self._main = Compiler(module).function("main")
+        self._aliases = sorted(module.function("main").aliased_outputs.items())
 
-    def execute(self, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+    def execute(self, args: Sequence[np.ndarray],
+                donated: Collection[int] = ()) -> list[np.ndarray]:
+        """Runs `main` on `args` (one buffer per argument). A donated parameter in
+        `donated` (a buffer the caller gives up) receives its output, which is returned in
+        that buffer, as the native backend computes it in place; no other argument's buffer
+        is written."""
         with np.errstate(all="ignore"):
-            return [np.asarray(r) for r in self._main(args)]
+            results = [np.asarray(r) for r in self._main(args)]
+        given = [(p, j) for p, j in self._aliases
+                 if p in donated and _owns_exactly(args[p], results[j])]
+        if given:
+            _write_back(results, [args[p] for p, _ in given], [j for _, j in given])
+        return results
+
+
+def _owns_exactly(buffer: Any, result: np.ndarray) -> bool:
+    """Whether `buffer` can hold `result` as it is: a C-contiguous NumPy array of the
+    result's dtype and shape."""
+    return (type(buffer) is np.ndarray and buffer.flags.c_contiguous
+            and buffer.dtype == result.dtype and buffer.shape == result.shape)
+
+
+def _writable(buffer: np.ndarray) -> np.ndarray:
+    """A writable array over the memory of `buffer` (read-only as an Array's buffer is),
+    which the caller gave up: the reference backend writes it as a native program does,
+    through its address."""
+    if buffer.nbytes == 0:
+        return np.empty(buffer.shape, buffer.dtype)
+    raw = (ctypes.c_char * buffer.nbytes).from_address(buffer.ctypes.data)
+    return np.frombuffer(raw, buffer.dtype).reshape(buffer.shape)
+
+
+def _write_back(results: list[np.ndarray], targets: list[np.ndarray],
+                outputs: list[int]) -> None:
+    """Writes result `outputs[i]` into `targets[i]` and returns it there. A result that may
+    read a target's memory (an argument returned as it is, a view of one) is copied first,
+    so no write clobbers what another result still holds."""
+    for k, result in enumerate(results):
+        if any(np.may_share_memory(result, t) for t in targets):
+            results[k] = np.array(result, copy=True)
+    for target, j in zip(targets, outputs, strict=True):
+        np.copyto(_writable(target), results[j], casting="no")
+        results[j] = target
 
 
 class ReferenceBackend:

@@ -85,7 +85,12 @@ class BufferAssignment:
       slices: value -> (allocation, offset in bytes).
       in_place: (op, operand, result) triples where the result overwrites the operand.
       aliases: (parameter index, output index) pairs sharing an allocation (donation).
-      copies: output indices whose value must be copied into the output allocation.
+      copies: output indices whose value must be copied into the output allocation, in the
+        order the copies must run: a copy reading a donated parameter's allocation runs
+        before the copy writing it.
+      staged: the outputs among `copies` whose value is first copied aside, before any
+        copy runs (the copies into donated parameters form a cycle: `(b, a)` returned
+        for donated `(a, b)`).
       argument_sizes, output_sizes: the bytes of each parameter and each output.
     """
 
@@ -96,6 +101,7 @@ class BufferAssignment:
     copies: list[int]
     argument_sizes: list[int]
     output_sizes: list[int]
+    staged: list[int] = field(default_factory=list)
 
     def allocation_of(self, value: Value) -> Allocation:
         """The allocation holding `value`."""
@@ -235,16 +241,6 @@ def _in_place_candidates(op: Op) -> list[tuple[int, int]]:
     return []
 
 
-def _donations(fn: ir.Function) -> dict[int, int]:
-    """Parameter index -> output index, from `tf.aliasing_output` argument attributes."""
-    found: dict[int, int] = {}
-    for i, attrs in enumerate(fn.arg_attrs or []):
-        alias = attrs.get("tf.aliasing_output")
-        if alias is not None:
-            found[i] = int(getattr(alias, "value", alias))
-    return found
-
-
 @dataclass
 class _OutputSlot:
     """An output allocation seen as room for temporaries: free until `needed` (the first
@@ -263,7 +259,7 @@ class _Assigner:
         self.live = _liveness(fn, module)
         self.groups = _Groups()
         self.outputs = list(fn.body.terminator.operands)
-        self.donated = _donations(fn)
+        self.donated = fn.aliased_outputs
         # Output value -> the donated parameter whose allocation it may take.
         self.donor_of: dict[Value, Value] = {}
         for p, j in self.donated.items():
@@ -350,9 +346,34 @@ class _Assigner:
         temps = [(root, members) for root, members in self._members.items()
                  if root not in kinds]
         self._pack_temps(temps, new, slices, self.output_slots)
+        copies, staged = self._order_copies(copies, allocations, slices)
         return BufferAssignment(allocations, slices, self.in_place, aliases, copies,
                                 [_nbytes(v) for v in self.fn.args],
-                                [_nbytes(v) for v in self.outputs])
+                                [_nbytes(v) for v in self.outputs], staged)
+
+    def _order_copies(self, copies: list[int], allocations: list[Allocation],
+                      slices: dict[Value, tuple[Allocation, int]]
+                      ) -> tuple[list[int], list[int]]:
+        """Orders the output copies so that none overwrites a donated parameter's
+        allocation that a later copy reads; a cycle of such copies has one source staged
+        (copied aside first). Only a parameter's allocation is both written by a copy and
+        read by another: temporaries, constants and outputs are never copy destinations."""
+        destination = {j: a for a in allocations for j in a.outputs}
+        source = {j: slices.get(self.outputs[j], (None,))[0] for j in copies}
+        pending, order, staged = list(copies), [], []
+        while pending:
+            free = next((j for j in pending if not any(
+                source.get(k) is destination[j] for k in pending if k != j)), None)
+            if free is not None:
+                order.append(free)
+                pending.remove(free)
+                continue
+            # Every pending copy writes what another reads: copy one source aside.
+            blocked = next(j for j in pending if any(source[j] is destination[k]
+                                                     for k in pending if k != j))
+            staged.append(blocked)
+            source[blocked] = None
+        return order, staged
 
     def _assign_outputs(self, kinds: dict[Value, Allocation],
                         aliases: list[tuple[int, int]], new) -> list[int]:
