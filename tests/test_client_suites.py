@@ -59,7 +59,8 @@ def _justjax_events() -> list[dict]:
                 cause="AttributeError: module 'jax' has no attribute 'Device' (justjax does "
                       "not provide jax.Device)"),
         _report("a_test.py::T::test_3", "failed",
-                cause="AttributeError: module 'jax' has no attribute 'Device'"),
+                cause="AttributeError: module 'jax' has no attribute 'Device'",
+                where="/src/justjax/x.py:3"),
         _report("a_test.py::T::test_4", "skipped", cause="Skipped: no GPU"),
         _report("a_test.py::T::test_5", "passed"),
         _report("a_test.py::T::test_6", "passed", xfail="flaky"),
@@ -198,6 +199,9 @@ def test_report_and_summary(tmp_path):
     assert numbers["passing_on_jax"] == 7 and numbers["passing_on_both"] == 1
     assert numbers["causes"]["Skipped: no GPU"] == 1
     json.dumps(numbers)  # it is written as JSON
+    table = cs.failures(justjax, comparison)
+    assert table["AttributeError: module 'jax' has no attribute 'Device'"]["where"] == "/src/justjax/x.py:3"
+    assert table["Skipped: no GPU"] == {"count": 1, "where": "", "ids": ["a_test.py::T::test_4"]}
 
 
 def test_needs_restart_records_the_crashed_test_and_excludes_the_done_ones(tmp_path):

@@ -22,7 +22,7 @@ Usage:
 equinox's tests need `beartype` installed in both interpreters (its pytest configuration
 type-checks equinox with jaxtyping + beartype); `pip install beartype` there.
 Output goes to `--out/<client>/`: `jax.jsonl`, `justjax.jsonl` (the records), pytest's logs,
-`report.md` and `summary.json`.
+`report.md`, `summary.json` (the numbers) and `failures.json` (per cause, the tests).
 """
 from __future__ import annotations
 
@@ -367,6 +367,17 @@ def summary(client: str, jax: SideResult, justjax: SideResult,
     }
 
 
+def failures(justjax: SideResult, comparison: Comparison) -> dict[str, Any]:
+    """Per cause, the tests (passing on real JAX) it fails on justjax, and where one of them
+    raised, for `failures.json`: what to rerun when working on a cause."""
+    table = {}
+    for key, ids in comparison.causes.items():
+        wheres = (justjax.outcomes[i].where for i in ids if i in justjax.outcomes)
+        table[key] = {"count": len(ids), "where": next((w for w in wheres if w), ""),
+                      "ids": ids}
+    return table
+
+
 def render_report(client: str, jax: SideResult, justjax: SideResult, comparison: Comparison,
                   header: list[str], top: int = 60) -> str:
     """The markdown report.
@@ -638,6 +649,8 @@ def main(argv: list[str] | None = None) -> int:
     (out / "report.md").write_text(report)
     (out / "summary.json").write_text(json.dumps(
         summary(args.client, jax, justjax, comparison), indent=1) + "\n")
+    (out / "failures.json").write_text(json.dumps(
+        failures(justjax, comparison), indent=1) + "\n")
     print(report.split("## Passing on justjax")[0])
     print(f"report: {out / 'report.md'}")
     return 0
