@@ -101,6 +101,15 @@ def test_cause_key_normalizes_the_varying_parts(text, key):
     assert cs.cause_key(text) == key
 
 
+def test_cause_key_names_the_cascade_of_a_failed_package_import():
+    text = ("<frozen importlib._bootstrap_external>:1295: in _get_parent_path\n    ???\n"
+            "E   KeyError: 'optax'")
+    assert cs.cause_key(text) == (
+        "(import of optax failed earlier in the process, leaving its submodules without it: "
+        "KeyError in importlib)")
+    assert cs.cause_key("KeyError: 'optax'") == "KeyError: 'optax'"
+
+
 def test_cause_key_is_bounded():
     assert len(cs.cause_key("ValueError: " + "x" * 1000)) == cs._KEY_LIMIT + 1
 

@@ -192,6 +192,8 @@ _JUSTJAX_NOTE = re.compile(r"\s*\((?:justjax does not provide|a private JAX modu
                            r"does not provide)[^)]*\)")
 _PATH_IN_PARENS = re.compile(r"\s*\((?:/|[A-Za-z]:\\)[^)]*\)")
 _PATH = re.compile(r"(?:/[\w.+@-]+)+/([\w.+-]+\.py)")
+# importlib's KeyError for a submodule whose package failed to import earlier in the process.
+_PARTLY_IMPORTED = re.compile(r"^KeyError: '([\w.]+)'$")
 _XDIST_CRASH = re.compile(r"^worker '\w+' crashed while running .*")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\w)")
@@ -229,9 +231,14 @@ def cause_key(text: str) -> str:
 
     Numbers become `N`, addresses `0x…`, file paths their file name; justjax's notes
     ("(justjax does not provide jax.X)") are dropped, so `module 'jax' has no attribute 'X'`
-    groups by X alone.
+    groups by X alone. importlib's KeyError after a package failed to import (its
+    submodules stay in `sys.modules`) is named as that cascade.
     """
     line = exception_line(text)
+    cascade = _PARTLY_IMPORTED.match(line)
+    if cascade and "_get_parent_path" in text:
+        return (f"(import of {cascade.group(1)} failed earlier in the process, leaving its "
+                "submodules without it: KeyError in importlib)")
     line = _XDIST_CRASH.sub("Crash: the xdist worker running the test died", line)
     line = _JUSTJAX_NOTE.sub("", line)
     line = _PATH_IN_PARENS.sub("", line)
