@@ -110,6 +110,13 @@ def test_cause_key_names_the_cascade_of_a_failed_package_import():
     assert cs.cause_key("KeyError: 'optax'") == "KeyError: 'optax'"
 
 
+def test_exception_type():
+    assert cs.exception_type("ValueError: x: y") == "ValueError"
+    assert cs.exception_type("equinox.TreePathError: x") == "equinox.TreePathError"
+    assert cs.exception_type("assert N < N") == "AssertionError"
+    assert cs.exception_type("(not collected on justjax)") == "(other)"
+
+
 def test_cause_key_is_bounded():
     assert len(cs.cause_key("ValueError: " + "x" * 1000)) == cs._KEY_LIMIT + 1
 

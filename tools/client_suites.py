@@ -19,8 +19,10 @@ Usage:
   ... --jax-results /work/suites-results/optax/jax.jsonl   (reuse a real-JAX record)
   ... --sides jax   (run one side only)      ... -k adam --only _src/alias_test.py
 
-equinox's tests need `beartype` installed in both interpreters (its pytest configuration
-type-checks equinox with jaxtyping + beartype); `pip install beartype` there.
+Test-only dependencies, to install in both interpreters for the sides to compare alike:
+equinox's tests need `beartype` (its pytest configuration type-checks equinox with jaxtyping
+and beartype), chex's need `dm-tree` (without it its dataclass tests skip), optax's
+`scikit-learn`.
 Output goes to `--out/<client>/`: `jax.jsonl`, `justjax.jsonl` (the records), pytest's logs,
 `report.md`, `summary.json` (the numbers) and `failures.json` (per cause, the tests).
 """
@@ -250,7 +252,10 @@ def cause_key(text: str) -> str:
 
 
 def exception_type(key: str) -> str:
-    """The exception type of a cause key (its text before the first colon)."""
+    """The exception type of a cause key (its text before the first colon; pytest's
+    rewritten `assert` statements show no type)."""
+    if key.startswith("assert "):
+        return "AssertionError"
     head = key.split(":", 1)[0]
     return head if re.fullmatch(r"[A-Za-z_][\w.]*", head) else "(other)"
 
