@@ -59,7 +59,8 @@ def _justjax_events() -> list[dict]:
                 cause="AttributeError: module 'jax' has no attribute 'Device' (justjax does "
                       "not provide jax.Device)"),
         _report("a_test.py::T::test_3", "failed",
-                cause="AttributeError: module 'jax' has no attribute 'Device'"),
+                cause="AttributeError: module 'jax' has no attribute 'Device'",
+                where="/src/justjax/x.py:3"),
         _report("a_test.py::T::test_4", "skipped", cause="Skipped: no GPU"),
         _report("a_test.py::T::test_5", "passed"),
         _report("a_test.py::T::test_6", "passed", xfail="flaky"),
@@ -98,6 +99,22 @@ def test_exception_line_joins_a_type_alone_with_the_message():
 ])
 def test_cause_key_normalizes_the_varying_parts(text, key):
     assert cs.cause_key(text) == key
+
+
+def test_cause_key_names_the_cascade_of_a_failed_package_import():
+    text = ("<frozen importlib._bootstrap_external>:1295: in _get_parent_path\n    ???\n"
+            "E   KeyError: 'optax'")
+    assert cs.cause_key(text) == (
+        "(import of optax failed earlier in the process, leaving its submodules without it: "
+        "KeyError in importlib)")
+    assert cs.cause_key("KeyError: 'optax'") == "KeyError: 'optax'"
+
+
+def test_exception_type():
+    assert cs.exception_type("ValueError: x: y") == "ValueError"
+    assert cs.exception_type("equinox.TreePathError: x") == "equinox.TreePathError"
+    assert cs.exception_type("assert N < N") == "AssertionError"
+    assert cs.exception_type("(not collected on justjax)") == "(other)"
 
 
 def test_cause_key_is_bounded():
@@ -198,6 +215,9 @@ def test_report_and_summary(tmp_path):
     assert numbers["passing_on_jax"] == 7 and numbers["passing_on_both"] == 1
     assert numbers["causes"]["Skipped: no GPU"] == 1
     json.dumps(numbers)  # it is written as JSON
+    table = cs.failures(justjax, comparison)
+    assert table["AttributeError: module 'jax' has no attribute 'Device'"]["where"] == "/src/justjax/x.py:3"
+    assert table["Skipped: no GPU"] == {"count": 1, "where": "", "ids": ["a_test.py::T::test_4"]}
 
 
 def test_needs_restart_records_the_crashed_test_and_excludes_the_done_ones(tmp_path):

@@ -19,10 +19,12 @@ Usage:
   ... --jax-results /work/suites-results/optax/jax.jsonl   (reuse a real-JAX record)
   ... --sides jax   (run one side only)      ... -k adam --only _src/alias_test.py
 
-equinox's tests need `beartype` installed in both interpreters (its pytest configuration
-type-checks equinox with jaxtyping + beartype); `pip install beartype` there.
+Test-only dependencies, to install in both interpreters for the sides to compare alike:
+equinox's tests need `beartype` (its pytest configuration type-checks equinox with jaxtyping
+and beartype), chex's need `dm-tree` (without it its dataclass tests skip), optax's
+`scikit-learn`.
 Output goes to `--out/<client>/`: `jax.jsonl`, `justjax.jsonl` (the records), pytest's logs,
-`report.md` and `summary.json`.
+`report.md`, `summary.json` (the numbers) and `failures.json` (per cause, the tests).
 """
 from __future__ import annotations
 
@@ -192,6 +194,8 @@ _JUSTJAX_NOTE = re.compile(r"\s*\((?:justjax does not provide|a private JAX modu
                            r"does not provide)[^)]*\)")
 _PATH_IN_PARENS = re.compile(r"\s*\((?:/|[A-Za-z]:\\)[^)]*\)")
 _PATH = re.compile(r"(?:/[\w.+@-]+)+/([\w.+-]+\.py)")
+# importlib's KeyError for a submodule whose package failed to import earlier in the process.
+_PARTLY_IMPORTED = re.compile(r"^KeyError: '([\w.]+)'$")
 _XDIST_CRASH = re.compile(r"^worker '\w+' crashed while running .*")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\w)")
@@ -229,9 +233,14 @@ def cause_key(text: str) -> str:
 
     Numbers become `N`, addresses `0x…`, file paths their file name; justjax's notes
     ("(justjax does not provide jax.X)") are dropped, so `module 'jax' has no attribute 'X'`
-    groups by X alone.
+    groups by X alone. importlib's KeyError after a package failed to import (its
+    submodules stay in `sys.modules`) is named as that cascade.
     """
     line = exception_line(text)
+    cascade = _PARTLY_IMPORTED.match(line)
+    if cascade and "_get_parent_path" in text:
+        return (f"(import of {cascade.group(1)} failed earlier in the process, leaving its "
+                "submodules without it: KeyError in importlib)")
     line = _XDIST_CRASH.sub("Crash: the xdist worker running the test died", line)
     line = _JUSTJAX_NOTE.sub("", line)
     line = _PATH_IN_PARENS.sub("", line)
@@ -243,7 +252,10 @@ def cause_key(text: str) -> str:
 
 
 def exception_type(key: str) -> str:
-    """The exception type of a cause key (its text before the first colon)."""
+    """The exception type of a cause key (its text before the first colon; pytest's
+    rewritten `assert` statements show no type)."""
+    if key.startswith("assert "):
+        return "AssertionError"
     head = key.split(":", 1)[0]
     return head if re.fullmatch(r"[A-Za-z_][\w.]*", head) else "(other)"
 
@@ -365,6 +377,17 @@ def summary(client: str, jax: SideResult, justjax: SideResult,
         "causes": {key: len(ids) for key, ids in comparison.causes.items()},
         "justjax_only": sorted(comparison.justjax_only),
     }
+
+
+def failures(justjax: SideResult, comparison: Comparison) -> dict[str, Any]:
+    """Per cause, the tests (passing on real JAX) it fails on justjax, and where one of them
+    raised, for `failures.json`: what to rerun when working on a cause."""
+    table = {}
+    for key, ids in comparison.causes.items():
+        wheres = (justjax.outcomes[i].where for i in ids if i in justjax.outcomes)
+        table[key] = {"count": len(ids), "where": next((w for w in wheres if w), ""),
+                      "ids": ids}
+    return table
 
 
 def render_report(client: str, jax: SideResult, justjax: SideResult, comparison: Comparison,
@@ -638,6 +661,8 @@ def main(argv: list[str] | None = None) -> int:
     (out / "report.md").write_text(report)
     (out / "summary.json").write_text(json.dumps(
         summary(args.client, jax, justjax, comparison), indent=1) + "\n")
+    (out / "failures.json").write_text(json.dumps(
+        failures(justjax, comparison), indent=1) + "\n")
     print(report.split("## Passing on justjax")[0])
     print(f"report: {out / 'report.md'}")
     return 0
