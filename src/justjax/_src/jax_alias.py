@@ -49,6 +49,8 @@ PRIVATE_MODULES = {
     "jax._src.state.types": "justjax._src.state",
     # flax: checkify (Out, JaxException, user_checks, checkify, Error)
     "jax._src.checkify": "justjax._src.checkify",
+    # chex: _backends (set_n_cpu_devices asks whether the CPU backend is up)
+    "jax._src.xla_bridge": "justjax._src.xla_bridge",
 }
 
 
@@ -56,6 +58,8 @@ class _JaxModule(types.ModuleType):
     """The top-level `jax`: justjax's namespace, with JAX's version numbers."""
 
     def __getattr__(self, name: str) -> Any:
+        if name == "_src":  # JAX's private modules, not justjax's: see PRIVATE_MODULES
+            return importlib.import_module("jax._src")
         import justjax
         try:
             return getattr(justjax, name)
@@ -80,6 +84,16 @@ def _target(fullname: str) -> str | None:
     return "justjax" + fullname[len("jax"):]
 
 
+def _private_attribute(package: str) -> Any:
+    def getattr_(attribute: str) -> Any:
+        fullname = f"{package}.{attribute}"
+        if _target(fullname) is None:
+            raise AttributeError(f"module '{package}' has no attribute '{attribute}' "
+                                 "(a private JAX module justjax does not provide)")
+        return importlib.import_module(fullname)
+    return getattr_
+
+
 class _AliasLoader(importlib.abc.Loader):
     """Loads `jax.X` by putting the module `justjax.X` in its place in `sys.modules`."""
 
@@ -100,8 +114,10 @@ class _AliasLoader(importlib.abc.Loader):
                                    __file__=justjax.__file__)
             return
         if not self.target:
-            # `jax._src` itself: a namespace holding only the private modules served.
+            # `jax._src` (or `jax._src.state`): a namespace holding only the private modules
+            # served, imported when first read as attributes (JAX imports them with `jax`).
             module.__path__ = []
+            module.__getattr__ = _private_attribute(name)
             return
         try:
             served = importlib.import_module(self.target)

@@ -66,6 +66,12 @@ def devices(backend: str | None = None) -> list[Device]:
     return list(_devices(device_count()))
 
 
+def initialized() -> bool:
+    """Whether any device has been made yet (JAX's "backends initialized": libraries such as
+    chex refuse to change the device count after that)."""
+    return _devices.cache_info().currsize > 0
+
+
 def default_device() -> Device:
     return devices()[0]
 
