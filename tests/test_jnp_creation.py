@@ -19,7 +19,7 @@ import pytest
 import justjax
 import justjax.numpy as jnp
 from justjax import errors
-from justjax._src.jit import JitWrapped
+from justjax._src.jit import PjitFunction
 from justjax._src.numpy import ufuncs, util
 from tests.harness import x64_mode
 
@@ -962,6 +962,6 @@ def test_jitted_in_jax_registry() -> None:
                 "iscomplex", "isreal", "gcd", "lcm", "fmax", "fmin", "_where"}
     assert expected <= set(util.JAX_JITTED)
     for name in expected:
-        assert isinstance(util.JAX_JITTED[name], JitWrapped), name
+        assert isinstance(util.JAX_JITTED[name], PjitFunction), name
         assert util.JAX_JITTED[name].__name__ == name
     assert getattr(ufuncs, "floor_divide") is util.JAX_JITTED["floor_divide"]

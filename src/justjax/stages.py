@@ -1,5 +1,5 @@
 """`jax.stages`: the ahead-of-time stages of a jitted function (re-exports only)."""
-from justjax._src.jit import JitWrapped as Wrapped
+from justjax._src.jit import PjitFunction as Wrapped
 from justjax._src.stages import Compiled as Compiled
 from justjax._src.stages import Lowered as Lowered
 from justjax._src.stages import Traced as Traced

@@ -16,7 +16,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from justjax._src import caches, monitoring, source_info_util, stages, tree_util
+from justjax._src import caches, monitoring, source_info_util, stages, tree_util, util
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
@@ -151,13 +151,14 @@ def _fast_call(entry: _Entry) -> Callable[[tuple], Any]:
     return lambda args: tree_util.tree_unflatten(out_tree, call_flat(args))
 
 
-class JitWrapped:
-    """A jitted function (`jax.jit(f)`): callable, with `trace`, `lower`, `eval_shape`."""
+class PjitFunction:
+    """A jitted function (`jax.jit(f)`): callable, with `trace`, `lower`, `eval_shape`.
+    The class has the name of JAX's, which libraries look for (chex's `is_traceable`)."""
 
     def __init__(self, fun: Callable, options: _Options) -> None:
         # First: update_wrapper copies `fun.__dict__`, which for a jitted `fun` holds its own
         # `_fun`, `_cache`, ... that must not replace ours.
-        functools.update_wrapper(self, fun)
+        util.wraps(fun)(self)
         self._fun = fun
         self._options = options
         self._name = staging.fun_name(fun)
@@ -173,6 +174,12 @@ class JitWrapped:
 
     def __repr__(self) -> str:
         return f"<PjitFunction of {self._fun!r}>"
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        """The wrapped function's signature (what `inspect.signature` reports, as for JAX's
+        jitted functions, even with `follow_wrapped=False`)."""
+        return inspect.signature(self._fun)
 
     # -- calls -----------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -412,4 +419,4 @@ def jit(fun: Callable | None = None, /, *, in_shardings: Any = None, out_shardin
         fun, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
     options = _Options(static_nums, static_names, donate_nums, donate_names,
                        bool(keep_unused), bool(inline))
-    return JitWrapped(fun, options)
+    return PjitFunction(fun, options)

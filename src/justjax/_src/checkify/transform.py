@@ -209,19 +209,22 @@ def trace_checked(fun: Callable[..., Sequence[Any]], enabled_errors: frozenset,
     leaves are inserted among the inputs at `err_index`."""
     err_avals = effect_avals(effects)
     n = len(err_avals)
-    found: list[Error] = []
+    # What the traced error says besides its values (its values are tracers of the trace
+    # being made: keeping them would leak them past it).
+    found: list[tuple[Any, Metadata]] = []
 
     def checked(*xs: Any) -> list[Any]:
         error = error_from_leaves(effects, xs[err_index:err_index + n], {})
         args = [*xs[:err_index], *xs[err_index + n:]]
         error, outs = checkify_fun(fun, enabled_errors, error, args)
-        found.append(error)
+        found.append((sorted_effects(error), Metadata(error._metadata)))
         return [*error_leaves(error, sorted_effects(error)), *outs]
 
     avals = [*in_avals[:err_index], *err_avals, *in_avals[err_index:]]
     closed = staging.trace_to_jaxpr(checked, avals, debug)
     closed = ClosedJaxpr(pe.name_unused_outputs(closed.jaxpr), closed.consts)
-    return CheckedJaxpr(closed, sorted_effects(found[0]), Metadata(found[0]._metadata))
+    out_effects, metadata = found[0]
+    return CheckedJaxpr(closed, out_effects, metadata)
 
 
 @pe.transform_cache
