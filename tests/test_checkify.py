@@ -635,3 +635,26 @@ def test_differentiable_payload_through_custom_vjp() -> None:
     xs = jnp.array([1.0, -1.0, 2.0])
     g = jax.vmap(jax.grad(lambda x: checkify.checkify(cv)(x, 2.0)[1]))(xs)
     np.testing.assert_allclose(np.asarray(g), 2.0 * np.cos(np.asarray(xs)), rtol=1e-5)
+
+
+def test_checkify_of_pmap_reports_each_device():
+    # Recorded from JAX 0.10.2 (4 CPU devices): the error is one per device (mapped index).
+    def f(x):
+        checkify.check(jnp.all(x > 0), "x must be positive, got {x}", x=x)
+        return jnp.log(x)
+
+    x = jnp.array([[1.0], [2.0], [-3.0], [4.0]])
+    with jax.config.override("jax_num_cpu_devices", 4):
+        err, out = checkify.checkify(jax.pmap(f))(x)
+        assert err.get() == "at mapped index 2: x must be positive, got [-3.] (`check` failed)"
+        np.testing.assert_allclose(out[:2].ravel(), np.log([1.0, 2.0]))
+        assert checkify.checkify(jax.pmap(f))(jnp.abs(x))[0].get() is None
+        err, _ = jax.jit(checkify.checkify(jax.pmap(f)))(x)
+        assert err.get() == "at mapped index 2: x must be positive, got [-3.] (`check` failed)"
+
+        def with_collective(x):
+            checkify.check(jnp.all(x > 0), "negative")
+            return jax.lax.pmean(x, "i")
+
+        err, _ = checkify.checkify(jax.pmap(with_collective, axis_name="i"))(x)
+        assert err.get() == "at mapped index 2: negative (`check` failed)"

@@ -1,4 +1,5 @@
-"""Checkify rules of the primitives holding jaxprs: `jit`, `cond`, `scan`, `while`, `remat2`.
+"""Checkify rules of the primitives holding jaxprs: `jit`, `cond`, `scan`, `while`, `remat2`,
+`shard_map`.
 
 Each checkifies its jaxprs (`transform.checkify_closed_jaxpr`) and binds the primitive again
 with the error's leaves as extra operands and results. Branches and loop bodies must take and
@@ -11,12 +12,15 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from justjax._src import shard_map
 from justjax._src.checkpoint import remat_p
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var, eval_jaxpr
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.interpreters import staging
 from justjax._src.jit_primitive import jit_p
+from justjax._src.lax import structural
 from justjax._src.lax.control_flow import cond_p, scan_p, while_p
+from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.checkify.error import Error, error_from_leaves, error_leaves, sorted_effects
 from justjax._src.checkify.transform import (checkify_closed_jaxpr, checkify_jaxpr, error_checks,
                                              merged_error, without_consts)
@@ -175,3 +179,42 @@ def _remat_error_check(error: Error, enabled_errors: frozenset, *args: Any, jaxp
 
 
 error_checks[remat_p] = _remat_error_check
+
+
+# shard_map (what pmap is built on): each device checks its own block. The body takes the
+# error replicated and returns its own error with a leading axis of one, which the mapping
+# stacks over the devices: the result is a batched error, one per device, as JAX gives it
+# ("at mapped index 2: ...").
+
+@pe.transform_cache
+def _stacked_error_body(checked: ClosedJaxpr, num_leaves: int) -> ClosedJaxpr:
+    """`checked` returning its error leaves with a leading axis of length one."""
+    def body(*xs: Any) -> list[Any]:
+        outs = eval_jaxpr(checked.jaxpr, checked.consts, *xs)
+        leaves = [structural.expand_dims(leaf, (0,)) for leaf in outs[:num_leaves]]
+        return [*leaves, *outs[num_leaves:]]
+
+    return staging.trace_to_jaxpr(body, checked.in_avals, checked.jaxpr.debug_info)
+
+
+def _shard_map_error_check(error: Error, enabled_errors: frozenset, *args: Any,
+                           jaxpr: ClosedJaxpr, mesh: Any, in_specs: tuple, out_specs: tuple,
+                           **params: Any) -> tuple[Error, list]:
+    body, consts = without_consts(jaxpr)
+    with shard_map.body_axis(mesh):  # the body's collectives see the mesh axis
+        error = merged_error(error, enabled_errors, [body], len(consts))
+        effects = sorted_effects(error)
+        checked = checkify_closed_jaxpr(body, enabled_errors, effects, len(consts))
+        n = checked.num_out_leaves
+        stacked_body = _stacked_error_body(checked.jaxpr, n)
+    leaves = error_leaves(error, effects)
+    per_device = PartitionSpec(shard_map.mesh_axis(mesh))
+    outs = shard_map.shard_map_p.bind(
+        *consts, *leaves, *args, jaxpr=stacked_body, mesh=mesh,
+        in_specs=(PartitionSpec(),) * (len(consts) + len(leaves)) + tuple(in_specs),
+        out_specs=(per_device,) * n + tuple(out_specs), **params)
+    metadata = {**error._metadata, **checked.metadata}
+    return error_from_leaves(checked.out_effects, outs[:n], metadata), outs[n:]
+
+
+error_checks[shard_map.shard_map_p] = _shard_map_error_check
