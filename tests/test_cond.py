@@ -216,3 +216,12 @@ def test_lowering_is_one_case_with_a_region_per_branch() -> None:
     for i, branch in enumerate(branches + [branches[-1]]):
         (out,) = run_reference(module, np.int32(i), x, y)
         assert_close(out, branch(x, y), 0)
+
+
+def test_operand_keyword():
+    # JAX 0.10.2 still takes the single operand by keyword, and refuses it with positional
+    # operands (its message).
+    assert float(lax.cond(True, lambda x: x + 1, lambda x: x - 1, operand=1.0)) == 2.0
+    with pytest.raises(TypeError, match="if 'operand' keyword is passed then no positional "
+                                        "operands can be passed"):
+        lax.cond(True, lambda x: x + 1, lambda x: x - 1, 1.0, operand=1.0)

@@ -409,3 +409,17 @@ def test_eval_shape():
 
 def test_stages_module_exports():
     assert isinstance(jax.jit(lambda x: x).lower(1.0), stages.Lowered)
+
+
+def test_compiler_ir_in_hlo_has_as_hlo_text():
+    computation = jax.jit(lambda x: x * 2).lower(1.0).compiler_ir(dialect="hlo")
+    text = computation.as_hlo_text()
+    assert text.startswith("HloModule jit__lambda") and "multiply" in text
+    assert computation.name() == "jit__lambda"
+
+
+def test_array_copy_method():
+    x = jnp.arange(3.0)
+    y = x.copy()
+    assert y is not x and y.tolist() == [0.0, 1.0, 2.0]
+    assert "copy" in str(jax.make_jaxpr(lambda v: v.copy())(x))

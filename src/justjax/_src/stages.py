@@ -606,6 +606,23 @@ class Compiled(_Stage):
         return CompiledMemoryStats(**optimize.analyze(self._call.optimized).memory)
 
 
+class HloComputation:
+    """A lowered module in XLA's HLO form (`Lowered.compiler_ir(dialect="hlo")`)."""
+
+    def __init__(self, module: ir.Module) -> None:
+        self._module = module
+
+    def name(self) -> str:
+        return self._module.name
+
+    def as_hlo_text(self) -> str:
+        """The module as XLA HLO text (before optimization)."""
+        return hlo_printer.print_module(self._module)
+
+    def __repr__(self) -> str:
+        return f"<HloComputation {self._module.name}>"
+
+
 class Lowered(_Stage):
     """A jitted function lowered to StableHLO for one input signature."""
 
@@ -625,10 +642,13 @@ class Lowered(_Stage):
         raise ValueError(f"Unknown dialect {dialect!r}; expected 'stablehlo' or 'hlo'")
 
     def compiler_ir(self, dialect: str | None = None) -> Any:
-        """The module itself (`ir.Module`, printing as StableHLO) or its HLO text."""
+        """The module itself (`ir.Module`, printing as StableHLO), or with `dialect="hlo"` an
+        `HloComputation` (`as_hlo_text()`, as JAX's XlaComputation)."""
         if dialect in (None, "stablehlo", "mhlo"):
             return self._info.module
-        return self.as_text(dialect)
+        if dialect == "hlo":
+            return HloComputation(self._info.module)
+        raise ValueError(f"Unknown dialect {dialect!r}; expected 'stablehlo' or 'hlo'")
 
     def cost_analysis(self) -> dict[str, float]:
         return cost_analysis(self._info.module)

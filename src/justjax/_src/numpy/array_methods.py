@@ -49,6 +49,7 @@ _METHODS: dict[str, tuple[str, str]] = {
     "astype": ("dtype_ops", "astype"),
     "choose": ("selection", "choose"),
     "conj": ("ufuncs", "conjugate"), "conjugate": ("ufuncs", "conjugate"),
+    "copy": ("array_creation", "copy"),
     "cumprod": ("reductions", "cumprod"), "cumsum": ("reductions", "cumsum"),
     "diagonal": ("diagonals", "diagonal"), "dot": ("tensor", "dot"),
     "flatten": ("shape_ops", "ravel"), "ravel": ("shape_ops", "ravel"),

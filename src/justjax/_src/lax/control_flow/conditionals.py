@@ -74,7 +74,11 @@ def empty_like(aval: ShapedArray) -> Any:
 # ---------------------------------------------------------------------------------------------
 # The API.
 
-def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
+_NO_OPERAND = object()
+
+
+def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any,
+         operand: Any = _NO_OPERAND) -> Any:
     """Applies `true_fun(*operands)` if `pred` else `false_fun(*operands)` (`lax.cond`).
 
     Both branches are traced; only the chosen one runs. Under `vmap` with a batched
@@ -85,9 +89,15 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
       true_fun, false_fun: functions of the operands returning pytrees of the same
         structure, shapes and dtypes.
       operands: the branches' arguments, any pytrees.
+      operand: the older form: a single argument given by keyword.
     Returns:
       The chosen branch's result. Lowers to `stablehlo.case`.
     """
+    if operand is not _NO_OPERAND:
+        if operands:
+            raise TypeError("if 'operand' keyword is passed then no positional operands can be "
+                            f"passed, got operand={operand} and positional operands {operands}")
+        operands = (operand,)
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     if pred is None:
@@ -120,9 +130,15 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
       branches: functions of the operands returning pytrees of the same structure, shapes
         and dtypes.
       operands: the branches' arguments, any pytrees.
+      operand: the older form: a single argument given by keyword.
     Returns:
       The chosen branch's result. Lowers to `stablehlo.case`.
     """
+    if operand is not _NO_OPERAND:
+        if operands:
+            raise TypeError("if 'operand' keyword is passed then no positional operands can be "
+                            f"passed, got operand={operand} and positional operands {operands}")
+        operands = (operand,)
     if not all(callable(branch) for branch in branches):
         raise TypeError("lax.switch: branches argument should be a sequence of callables.")
     if np.ndim(index) != 0:
