@@ -423,3 +423,12 @@ def test_array_copy_method():
     y = x.copy()
     assert y is not x and y.tolist() == [0.0, 1.0, 2.0]
     assert "copy" in str(jax.make_jaxpr(lambda v: v.copy())(x))
+
+
+def test_float0_results_are_numpy_arrays():
+    # JAX 0.10.2 gives a float0 result of a jitted function as a NumPy array (its
+    # TypedNdArray): it holds no data, and compares as NumPy's (equinox's tree_equal does).
+    f = jax.jit(lambda x, y: jax.vjp(lambda i, a: a * 2.0, x, y)[1](1.0))
+    ct_int, ct_float = f(1, 2.0)
+    assert isinstance(ct_int, np.ndarray) and ct_int.dtype == jax.dtypes.float0
+    assert bool(np.all(ct_int == f(1, 2.0)[0])) and float(ct_float) == 2.0

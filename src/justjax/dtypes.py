@@ -1,7 +1,7 @@
 """`jax.dtypes`: the dtype helpers."""
 from justjax._src.core.dtypes import (
     TypePromotionError as TypePromotionError,
-    bfloat16 as bfloat16,
+    bfloat16_scalar_type as bfloat16,
     extended as extended,
     prng_key as prng_key,
     canonicalize_dtype as canonicalize_dtype,

@@ -152,7 +152,10 @@ def safe_map(f: Callable, *args: Sequence[Any]) -> list[Any]:
 
 
 def shaped_abstractify(x: Any) -> ShapedArray:
-    """The abstract value of `x` (an array, a scalar, a tracer, a ShapeDtypeStruct)."""
+    """The abstract value of `x` (an array, a scalar, a tracer, a ShapeDtypeStruct, or an
+    abstract value itself)."""
+    if isinstance(x, ShapedArray):
+        return x
     if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, core.Tracer) \
             and not core.valid_jaxtype(x):
         return ShapedArray(x.shape, x.dtype, getattr(x, "weak_type", False))

@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import tree_util, util
+from justjax._src import api_util, tree_util, util
 from justjax._src.api import check_callable
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
@@ -643,7 +643,7 @@ def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Sequence = ()) -
     if reduce_axes:
         raise NotImplementedError("reduce_axes argument to transpose is deprecated")
     primal_leaves, in_tree = tree_util.tree_flatten(primals)
-    in_avals = [core.get_aval(x) for x in primal_leaves]
+    in_avals = [api_util.shaped_abstractify(x) for x in primal_leaves]
     closed, out_tree = _trace_flat_jaxpr(fun, in_tree, in_avals, "linear_transpose")
     jaxpr, _ = pe.dce_jaxpr(closed.jaxpr, [True] * len(closed.out_avals), instantiate=True)
     out_avals = tuple(closed.out_avals)

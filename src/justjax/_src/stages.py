@@ -399,7 +399,9 @@ def _wrap_result(out: np.ndarray, aval: ShapedArray, inputs: Sequence[np.ndarray
         base = _wrap_result(out, physical, inputs, ready)
         return core.logical_value_handlers[type(aval.dtype)](aval, base)
     if aval.dtype == dtypes.float0:
-        return Array(np.zeros(aval.shape, dtypes.float0), aval.weak_type)
+        # A float0 result holds no data: JAX hands it back as a NumPy array (its
+        # TypedNdArray), which compares and prints as NumPy's.
+        return np.zeros(aval.shape, dtypes.float0)
     # A fresh buffer (or a donated one given up, not among `inputs`) is adopted as it is;
     # an input passed through, a view or a constant is copied by `from_numpy`, so no Array
     # shares memory anyone can write.

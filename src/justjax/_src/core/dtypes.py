@@ -25,6 +25,8 @@ uint16 = np.dtype(np.uint16)
 uint32 = np.dtype(np.uint32)
 uint64 = np.dtype(np.uint64)
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
+# `jax.dtypes.bfloat16` is the scalar type itself (callable, usable with isinstance).
+bfloat16_scalar_type = ml_dtypes.bfloat16
 # The narrow floats of ml_dtypes (JAX's names, in JAX's order).
 float4_e2m1fn = np.dtype(ml_dtypes.float4_e2m1fn)
 float6_e2m3fn = np.dtype(ml_dtypes.float6_e2m3fn)

@@ -122,7 +122,8 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any,
                       "cond", reverse=True)
 
 
-def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
+def switch(index: Any, branches: Sequence[Callable], *operands: Any,
+           operand: Any = _NO_OPERAND) -> Any:
     """Applies `branches[clamp(0, index, len(branches) - 1)](*operands)` (`lax.switch`).
 
     Args:
