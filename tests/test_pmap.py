@@ -300,3 +300,10 @@ def test_scipy_openblas_sets_threads_per_thread():
     previous = function(1)  # returns the calling thread's previous count
     function(previous)
     assert previous >= 0
+
+
+def test_lower_ahead_of_time():
+    f = jax.pmap(lambda x, y: 2 * x + y)
+    lowered = f.lower(jnp.array([3]), jnp.array([4]))
+    assert "stablehlo" in lowered.as_text()
+    np.testing.assert_array_equal(lowered.compile()(jnp.array([3]), jnp.array([4])), [10])

@@ -159,6 +159,10 @@ class PjitFunction:
         # First: update_wrapper copies `fun.__dict__`, which for a jitted `fun` holds its own
         # `_fun`, `_cache`, ... that must not replace ours.
         util.wraps(fun)(self)
+        # What was copied from `fun.__dict__` must not shadow this class's own methods (a
+        # pmapped function carries its own `lower`).
+        for name in [n for n in vars(self) if hasattr(type(self), n) and not n.startswith("__")]:
+            del self.__dict__[name]
         self._fun = fun
         self._options = options
         self._name = staging.fun_name(fun)

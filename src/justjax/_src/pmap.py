@@ -117,6 +117,13 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
                                          getattr(fun, "__name__", "fun"), donated)
         return tree_util.tree_unflatten(mapped.out_tree, outs)
 
+    def lower(*args: Any, **kwargs: Any) -> Any:
+        """Ahead-of-time lowering, as `jax.pmap(f).lower(*args)`: the pmap is a jit of a
+        shard_map, so this is the jit's `Lowered` (`as_text()`, `compile()`)."""
+        from justjax._src.jit import jit
+        return jit(pmapped, static_argnums=static).lower(*args, **kwargs)
+
+    pmapped.lower = lower  # type: ignore[attr-defined]
     return pmapped
 
 
