@@ -336,8 +336,9 @@ class JVPTrace(core.Trace):
         if rule is None:
             raise NotImplementedError(
                 f"Differentiation rule for '{primitive.name}' not implemented")
+        # The rule gets tuples, as JAX passes them (libraries' rules build in_axes from them).
         with core.set_current_trace(self.parent_trace):
-            primal_out, tangent_out = rule(list(primals), list(tangents), **params)
+            primal_out, tangent_out = rule(primals, tangents, **params)
         if primitive.multiple_results:
             return [self.new_tracer(p, t) for p, t in zip(primal_out, tangent_out, strict=True)]
         return self.new_tracer(primal_out, tangent_out)

@@ -65,7 +65,7 @@ class _ShortRuleTable:
     def __setitem__(self, primitive: core.Primitive, rule: Callable) -> None:
         def full(axis_data: AxisData, vals: Sequence[Any], dims: Sequence[int | None],
                  **params: Any) -> Any:
-            return rule(vals, dims, **params)
+            return rule(tuple(vals), tuple(dims), **params)  # JAX passes tuples
         primitive_batchers[primitive] = full
 
     def __delitem__(self, primitive: core.Primitive) -> None:
@@ -79,7 +79,8 @@ class _AxisRuleTable:
     def __setitem__(self, primitive: core.Primitive, rule: Callable) -> None:
         def full(axis_data: AxisData, vals: Sequence[Any], dims: Sequence[int | None],
                  **params: Any) -> Any:
-            return rule(axis_data.size, axis_data.name, None, vals, dims, **params)
+            return rule(axis_data.size, axis_data.name, None, tuple(vals), tuple(dims),
+                        **params)
         primitive_batchers[primitive] = full
 
 
