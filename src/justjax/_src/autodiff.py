@@ -128,24 +128,10 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any,
     flat = _flat_fun(fun, in_tree, store, has_aux)
     out_primals, linear, *aux = ad.linearize_flat(flat, primal_leaves, has_aux=has_aux)
     out_tree = store.out_tree
-    in_avals = [core.get_aval(p) for p in primal_leaves]
-
-    def f_jvp(*tangents: Any) -> Any:
-        tangent_leaves, tangent_tree = tree_util.tree_flatten(tangents)
-        if tangent_tree != in_tree:
-            raise TypeError(f"expected {in_tree}, got {tangent_tree}")
-        for primal_aval, tangent in zip(in_avals, tangent_leaves, strict=True):
-            expected = ad.tangent_aval(primal_aval)
-            got = core.get_aval(tangent)
-            if got.shape != expected.shape or got.dtype != expected.dtype:
-                raise ValueError(
-                    "linearized function called on tangent values inconsistent with the "
-                    f"original primal values:\nGot tangent aval {got} for primal aval "
-                    f"{primal_aval} but expected {expected}.")
-        outs = linear_jaxpr_fun(*tangent_leaves)
-        return tree_util.tree_unflatten(out_tree, outs)
-
-    linear_jaxpr_fun = _closed_jaxpr_fun(linear)
+    in_avals = tuple(core.get_aval(p) for p in primal_leaves)
+    # A pytree whose leaves are the residuals, as JAX's: it passes through jit and vmap.
+    f_jvp = tree_util.Partial(_Linearized(linear.jaxpr, in_tree, out_tree, in_avals),
+                              list(linear.consts))
     f_jvp.linear_jaxpr = linear  # what the linearization is, for inspection
     result = (tree_util.tree_unflatten(out_tree, out_primals), f_jvp)
     if has_aux:
@@ -153,23 +139,54 @@ def linearize(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any,
     return result
 
 
-def _closed_jaxpr_fun(closed: Any) -> Callable[..., list[Any]]:
-    return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
+class _Linearized:
+    """The function `linearize` returns, applied to its residuals first (held by the
+    `Partial` wrapping it) and then to tangents like the primals."""
+
+    def __init__(self, jaxpr: Any, in_tree: tree_util.PyTreeDef, out_tree: tree_util.PyTreeDef,
+                 in_avals: tuple[ShapedArray, ...]) -> None:
+        self.jaxpr, self.in_tree, self.out_tree, self.in_avals = jaxpr, in_tree, out_tree, in_avals
+
+    def __call__(self, residuals: list[Any], *tangents: Any) -> Any:
+        tangent_leaves, tangent_tree = tree_util.tree_flatten(tangents)
+        if tangent_tree != self.in_tree:
+            raise TypeError(f"expected {self.in_tree}, got {tangent_tree}")
+        for primal_aval, tangent in zip(self.in_avals, tangent_leaves, strict=True):
+            expected = ad.tangent_aval(primal_aval)
+            got = core.get_aval(tangent)
+            if got.shape != expected.shape or got.dtype != expected.dtype:
+                raise ValueError(
+                    "linearized function called on tangent values inconsistent with the "
+                    f"original primal values:\nGot tangent aval {got} for primal aval "
+                    f"{primal_aval} but expected {expected}.")
+        outs = eval_jaxpr(self.jaxpr, residuals, *tangent_leaves)
+        return tree_util.tree_unflatten(self.out_tree, outs)
 
 
 # ---------------------------------------------------------------------------------------------
 # Reverse mode.
 
 class VJPFunction:
-    """The pullback `jax.vjp` returns: maps an output cotangent to a tuple of input ones."""
+    """The pullback `jax.vjp` returns: maps an output cotangent to a tuple of input ones.
+    It is a pytree whose leaves are the residuals, as JAX's: it passes through jit and vmap."""
 
-    def __init__(self, fun_name: str, flat_vjp: Callable, in_tree: tree_util.PyTreeDef,
-                 out_tree: tree_util.PyTreeDef, out_avals: list[ShapedArray]) -> None:
+    def __init__(self, fun_name: str, linear: ClosedJaxpr, in_tree: tree_util.PyTreeDef,
+                 out_tree: tree_util.PyTreeDef, out_avals: tuple[ShapedArray, ...]) -> None:
         self._fun_name = fun_name
-        self._flat_vjp = flat_vjp
+        self._linear = linear
         self._in_tree = in_tree
         self._out_tree = out_tree
         self._out_avals = out_avals
+
+    def _flatten(self) -> tuple[list[Any], tuple]:
+        static = (self._fun_name, self._linear.jaxpr, self._in_tree, self._out_tree,
+                  self._out_avals)
+        return list(self._linear.consts), static
+
+    @classmethod
+    def _unflatten(cls, static: tuple, residuals: list[Any]) -> VJPFunction:
+        fun_name, jaxpr, in_tree, out_tree, out_avals = static
+        return cls(fun_name, ClosedJaxpr(jaxpr, list(residuals)), in_tree, out_tree, out_avals)
 
     def __call__(self, *args: Any) -> Any:
         if len(args) != 1:
@@ -194,7 +211,7 @@ class VJPFunction:
                     f"{aval.str_short(short_dtypes=False)}")
         ct_leaves = [ad.Zero(ad.tangent_aval(aval)) if ad.is_float0(leaf) else leaf
                      for leaf, aval in zip(ct_leaves, self._out_avals, strict=True)]
-        cts = self._flat_vjp(ct_leaves)
+        cts = ad.pull_back(self._linear, ct_leaves)
         return tree_util.tree_unflatten(self._in_tree, cts)
 
     def _tree_error(self, ct: Any) -> None:
@@ -206,6 +223,9 @@ class VJPFunction:
                          "returned by `jax.vjp` must match the pytree\nstructure of the "
                          f"differentiated function {self._fun_name}.\n\nBut the tree "
                          "structures differ:\n" + "\n".join(lines))
+
+
+tree_util.register_pytree_node(VJPFunction, VJPFunction._flatten, VJPFunction._unflatten)
 
 
 _VJP_TOO_MANY_ARGS = """
@@ -250,9 +270,9 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False, reduce_axes: Sequen
         _check_arg(leaf)
     store = _OutputStore()
     flat = _flat_fun(fun, in_tree, store, has_aux)
-    out_primals, flat_vjp, *aux = ad.vjp_flat(flat, primal_leaves, has_aux=has_aux)
-    pullback = VJPFunction(_fun_name(fun), flat_vjp, in_tree, store.out_tree,
-                           [core.get_aval(o) for o in out_primals])
+    out_primals, linear, *aux = ad.linearize_flat(flat, primal_leaves, has_aux=has_aux)
+    pullback = VJPFunction(_fun_name(fun), linear, in_tree, store.out_tree,
+                           tuple(core.get_aval(o) for o in out_primals))
     result = (tree_util.tree_unflatten(store.out_tree, out_primals), pullback)
     if has_aux:
         return result + (store.aux(aux[0]),)

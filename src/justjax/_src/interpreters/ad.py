@@ -14,6 +14,7 @@ the common cases to one line.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -720,9 +721,10 @@ def vjp_flat(fun: Callable[..., Any], primals: Sequence[Any], *, has_aux: bool =
     `Zero`s) to input cotangents (arrays; float0 zeros for integer inputs). With `has_aux`,
     as `linearize_flat`."""
     primal_outs, linear, *aux = linearize_flat(fun, primals, has_aux=has_aux)
+    return (primal_outs, functools.partial(pull_back, linear), *aux)
 
-    def vjp_fun(cotangents: Sequence[Any]) -> list[Any]:
-        cts = transpose_closed_jaxpr(linear, cotangents)
-        return [instantiate_zeros(ct) for ct in cts]
 
-    return (primal_outs, vjp_fun, *aux)
+def pull_back(linear: ClosedJaxpr, cotangents: Sequence[Any]) -> list[Any]:
+    """The input cotangents (arrays; float0 zeros for integer inputs) of a linearization
+    for output cotangents (arrays or `Zero`s)."""
+    return [instantiate_zeros(ct) for ct in transpose_closed_jaxpr(linear, cotangents)]
