@@ -118,3 +118,12 @@ def test_structure_matches_xla() -> None:
         ours = print_module(xla_check.to_ir(text))
         assert _structure(ours) == _structure(xla_check.hlo_text(text))
         hlo_lib.hlo_module_from_text(ours)  # XLA's HLO parser accepts it
+
+
+def test_square_prints_as_xla_legalizes_it():
+    # HLO has no square opcode: XLA turns CHLO's square of a real value into a multiply
+    # named `square` (recorded from JAX 0.10.2's compiler_ir(dialect="hlo")).
+    import justjax as jax
+    import justjax.numpy as jnp
+    text = jax.jit(jnp.square).lower(3.0).as_text(dialect="hlo")
+    assert "ROOT square.1 = f32[] multiply(Arg_0.1, Arg_0.1)" in text

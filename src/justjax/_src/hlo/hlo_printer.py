@@ -519,6 +519,12 @@ class _ModulePrinter:
             return
         shape = (shape_text(op.result.type) if len(op.results) == 1
                  else tuple_shape(op.result_types))
+        if op.opcode == "chlo.square" and op.result.type.dtype.kind != "c":
+            # HLO has no square: XLA legalizes CHLO's into a multiply (named `square`).
+            env[op.result] = add("square", shape,
+                                 self._call_text("multiply", operands * 2, attributes),
+                                 operands * 2)
+            return
         inst = add(opcode, shape, self._call_text(opcode, operands, attributes), operands)
         if len(op.results) == 1:
             env[op.result] = inst
