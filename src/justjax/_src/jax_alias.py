@@ -62,10 +62,14 @@ class _JaxModule(types.ModuleType):
             return importlib.import_module("jax._src")
         import justjax
         try:
-            return getattr(justjax, name)
+            value = getattr(justjax, name)
         except AttributeError:
             raise AttributeError(f"module 'jax' has no attribute '{name}' "
                                  "(justjax does not provide jax." f"{name})") from None
+        # Kept here so that the next `jax.<name>` is a plain attribute read: libraries read
+        # `jax.Array`, `jax.tree` ... on every call.
+        setattr(self, name, value)
+        return value
 
     def __dir__(self) -> list[str]:
         import justjax

@@ -14,7 +14,7 @@ import time
 import warnings
 import weakref
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 import numpy as np
 
@@ -200,8 +200,8 @@ class CompiledCall:
             raise
         # An output in a buffer given up is adopted as it is (the same memory, as in JAX);
         # one that is another input is copied.
-        inputs = [b for k, b in enumerate(buffers) if k not in given] if given else buffers
-        results = [_wrap_result(out, aval, inputs, ready)
+        input_ids = {id(b) for k, b in enumerate(buffers) if k not in given}
+        results = [_wrap_result(out, aval, input_ids, ready)
                    for out, aval in zip(outs, self._out_avals, strict=True)]
         if device is not None:
             for result in results:
@@ -391,12 +391,13 @@ def host_buffer(arg: Any, dtype: np.dtype) -> np.ndarray:
     return to_numpy(arg, dtype)
 
 
-def _wrap_result(out: np.ndarray, aval: ShapedArray, inputs: Sequence[np.ndarray],
+def _wrap_result(out: np.ndarray, aval: ShapedArray, input_ids: Collection[int],
                  ready: Any = None) -> Any:
-    """The Array of result `out` (`ready`: the future of the program still writing it)."""
+    """The Array of result `out` (`ready`: the future of the program still writing it;
+    `input_ids`: the ids of the program's input buffers not given up)."""
     if dtypes.is_extended(aval.dtype):
         physical = ShapedArray(np.shape(out), aval.dtype.physical_dtype)
-        base = _wrap_result(out, physical, inputs, ready)
+        base = _wrap_result(out, physical, input_ids, ready)
         return core.logical_value_handlers[type(aval.dtype)](aval, base)
     if aval.dtype == dtypes.float0:
         # A float0 result holds no data: JAX hands it back as a NumPy array (its
@@ -406,11 +407,11 @@ def _wrap_result(out: np.ndarray, aval: ShapedArray, inputs: Sequence[np.ndarray
     # an input passed through, a view or a constant is copied by `from_numpy`, so no Array
     # shares memory anyone can write.
     if (type(out) is np.ndarray and out.base is None and out.flags.c_contiguous
-            and out.dtype == aval.dtype and not any(out is x for x in inputs)):
+            and out.dtype == aval.dtype and id(out) not in input_ids):
         return Array.adopt(out, aval, ready)
     if ready is not None:
         ready.result()  # a result that is copied must be complete first
-    return from_numpy(out, aval, inputs)
+    return from_numpy(out, aval, input_ids)
 
 
 def log_event(message: str, *args: Any) -> None:

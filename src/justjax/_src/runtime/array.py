@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import abc
 import sys
-from typing import Any, Iterator, Sequence
+from typing import Any, Collection, Iterator, Sequence
 
 import numpy as np
 
@@ -381,16 +381,17 @@ def to_numpy(x: Any, dtype: np.dtype | None = None) -> np.ndarray:
     return dtypes.coerce_to_array(x, dtype)
 
 
-def from_numpy(value: Any, aval: ShapedArray, inputs: Sequence[np.ndarray] = ()) -> Array:
+def from_numpy(value: Any, aval: ShapedArray, input_ids: Collection[int] = ()) -> Array:
     """Wraps a NumPy result as an Array of exactly `aval`'s dtype and shape.
 
-    A result that owns its memory and is none of `inputs` is adopted without a copy; anything
-    else (a view, an input passed through) is copied, so no caller can mutate the Array.
+    A result that owns its memory and is none of the program's inputs (`input_ids`: the ids
+    of their buffers) is adopted without a copy; anything else (a view, an input passed
+    through) is copied, so no caller can mutate the Array.
     """
     value = np.asarray(value)
     if value.dtype != aval.dtype:
         value = value.astype(aval.dtype)
     if value.shape != aval.shape:
         value = np.broadcast_to(value, aval.shape)
-    owned = value.base is None and not any(value is x for x in inputs)
+    owned = value.base is None and id(value) not in input_ids
     return Array(value, aval.weak_type, owned=owned)
