@@ -88,13 +88,15 @@ def report(times: dict[str, dict[str, list[float]]]) -> str:
         lines.append(f"| {workload} | {_fmt(ours)} ({_band(sides['justjax'])}) | {_fmt(theirs)} "
                      f"({_band(sides['jax'])}) | {ours / theirs:.2f} "
                      f"({min(ratios):.2f}–{max(ratios):.2f}) |")
-    lines += ["", "| wrapper | its per-call work on justjax | on JAX | justjax / JAX |",
+    lines += ["", "| wrapper | its per-call work on justjax | on JAX | justjax / JAX (band) |",
               "| --- | --- | --- | --- |"]
     for wrapped, plain, name in OVERHEADS:
         per_round = {side: [w - p for w, p in zip(times[wrapped][side], times[plain][side],
                                                   strict=True)] for side in ("justjax", "jax")}
         ours, theirs = (statistics.median(per_round[s]) for s in ("justjax", "jax"))
-        lines.append(f"| {name} | {_fmt(ours)} | {_fmt(theirs)} | {ours / theirs:.2f} |")
+        ratios = [a / b for a, b in zip(per_round["justjax"], per_round["jax"], strict=True)]
+        lines.append(f"| {name} | {_fmt(ours)} | {_fmt(theirs)} | {ours / theirs:.2f} "
+                     f"({min(ratios):.2f}–{max(ratios):.2f}) |")
     return "\n".join(lines)
 
 
