@@ -1,6 +1,7 @@
 """`jax.core`: abstract values, traces and tracers, and jaxpr evaluation (re-exports only;
 the names JAX deprecated warn, the ones it removed raise its AttributeError)."""
 from justjax._src.core import core as _core
+from justjax._src.core import dtypes as _dtypes
 from justjax._src.core import jaxpr as _jaxpr
 from justjax._src.interpreters import staging as _staging
 from justjax._src.core.avals import AbstractValue as AbstractValue
@@ -45,7 +46,7 @@ __getattr__ = _deprecation_getattr("jax.core", {
     "new_jaxpr_eqn": (_MOVED.format("new_jaxpr_eqn"), _jaxpr.new_jaxpr_eqn),
     "no_effects": (_MOVED.format("no_effects"), _core.no_effects),
     "primal_dtype_to_tangent_dtype": (_MOVED.format("primal_dtype_to_tangent_dtype"),
-                                      _core.primal_dtype_to_tangent_dtype),
+                                      _dtypes.primal_dtype_to_tangent_dtype),
     "valid_jaxtype": (_MOVED.format("valid_jaxtype"), _core.valid_jaxtype),
     "is_concrete": ("jax.core.is_concrete is deprecated.", _core.is_concrete),
     "pytype_aval_mappings": ("jax.core.pytype_aval_mappings is deprecated.",

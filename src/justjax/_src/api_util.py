@@ -47,13 +47,13 @@ def debug_info(traced_for: str, fun: Callable, args: Sequence[Any], kwargs: dict
     """What error messages say about `fun` traced for `traced_for` on example `args` and
     `kwargs`: its name and source location, and the names of its non-static argument
     leaves."""
-    info = staging.debug_info(traced_for, fun)
-    if sourceinfo is not None:
-        info = staging.DebugInfo(traced_for, sourceinfo, ())
+    if sourceinfo is None:
+        sourceinfo = staging.debug_info(traced_for, fun).func_src_info
     static = frozenset(i % len(args) if args else i for i in static_argnums)
-    dynamic_kwargs = {k: v for k, v in kwargs.items() if k not in set(static_argnames)}
+    static_names = set(static_argnames)
+    dynamic_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
     names = staging.leaf_arg_names(fun, tuple(args), dynamic_kwargs, static)
-    return staging.DebugInfo(info.traced_for, info.func_src_info, tuple(names))
+    return staging.DebugInfo(traced_for, sourceinfo, tuple(names))
 
 
 class _HashableByTypeAndValue:

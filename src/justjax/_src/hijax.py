@@ -16,7 +16,6 @@ from typing import Any, Iterable
 
 from justjax._src.core import core
 from justjax._src.core.avals import AbstractValue
-from justjax._src.interpreters import ad
 
 # A property and a method an aval type offers to the tracers of that type.
 aval_property = namedtuple("aval_property", ["fget"])
@@ -120,8 +119,3 @@ def register_hitype(value_type: type, typeof_fn: Any) -> None:
     """Registers `typeof_fn(value) -> HiType` as the type of `value_type`'s instances.
     justjax records it (so `jax.typeof` answers), but cannot trace such values."""
     core.pytype_aval_mappings[value_type] = typeof_fn
-
-
-Zero = ad.Zero
-instantiate_zeros = ad.instantiate_zeros
-is_undefined_primal = ad.is_undefined_primal

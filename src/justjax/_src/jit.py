@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-import time
 import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
@@ -28,8 +27,6 @@ from justjax._src.tree_errors import keystr
 
 # JAX's logger of cache-miss explanations (they come from its partial_eval module).
 logger = logging.getLogger("jax._src.interpreters.partial_eval")
-
-# Frames in this directory are justjax's own; cache-miss reports name the user's call site.
 
 
 def _as_tuple(value: Any) -> tuple:
@@ -156,7 +153,7 @@ class PjitFunction:
     The class has the name of JAX's, which libraries look for (chex's `is_traceable`)."""
 
     def __init__(self, fun: Callable, options: _Options) -> None:
-        # First: update_wrapper copies `fun.__dict__`, which for a jitted `fun` holds its own
+        # First: `wraps` copies `fun.__dict__`, which for a jitted `fun` holds its own
         # `_fun`, `_cache`, ... that must not replace ours.
         util.wraps(fun)(self)
         # What was copied from `fun.__dict__` must not shadow this class's own methods (a

@@ -294,8 +294,10 @@ def _join(blocks: Sequence[np.ndarray], dim: int | None, aval: ShapedArray,
         joined = np.concatenate([np.asarray(b) for b in blocks], axis=dim)
         out = stages.result_array(joined,
                                   _global_aval(aval, spec_for(dim, mesh_axis(mesh)), mesh))
-    array = getattr(out, "_base_array", out)  # a key array's sharding is its base array's
-    set_sharding(array, NamedSharding(mesh, spec_for(dim, mesh_axis(mesh))))
+    # A key array's sharding is its base array's; a float0 result (NumPy) has none.
+    array = stages.device_array(out)
+    if array is not None:
+        set_sharding(array, NamedSharding(mesh, spec_for(dim, mesh_axis(mesh))))
     return out
 
 

@@ -208,8 +208,9 @@ class CompiledCall:
                 _commit(result, device)
         if self._out_shardings is not None:
             for result, sharding in zip(results, self._out_shardings, strict=True):
-                if sharding is not None:
-                    set_sharding(getattr(result, "_base_array", result), sharding)
+                array = device_array(result)  # None for a float0 result (NumPy)
+                if sharding is not None and array is not None:
+                    set_sharding(array, sharding)
         self._delete_donated(args, self._aliased)
         if config.read("jax_debug_nans") or config.read("jax_debug_infs"):
             from justjax._src import debugging  # only when asked: it imports lax
@@ -316,10 +317,9 @@ def out_shardings(jaxpr: Jaxpr) -> list[Any]:
 
 def _commit(result: Any, device: Any) -> None:
     """Places `result` (an Array, or a key array over one) on `device`, committed."""
-    if type(result) is Array:
-        result._device, result._committed = device, True
-    elif hasattr(result, "_base_array"):
-        _commit(result._base_array, device)
+    array = device_array(result)
+    if array is not None:
+        array._device, array._committed = device, True
 
 
 class _Program:
@@ -403,7 +403,7 @@ def _wrap_result(out: np.ndarray, aval: ShapedArray, input_ids: Collection[int],
         # A float0 result holds no data: JAX hands it back as a NumPy array (its
         # TypedNdArray), which compares and prints as NumPy's.
         return np.zeros(aval.shape, dtypes.float0)
-    # A fresh buffer (or a donated one given up, not among `inputs`) is adopted as it is;
+    # A fresh buffer (or a donated one given up, not in `input_ids`) is adopted as it is;
     # an input passed through, a view or a constant is copied by `from_numpy`, so no Array
     # shares memory anyone can write.
     if (type(out) is np.ndarray and out.base is None and out.flags.c_contiguous

@@ -9,12 +9,12 @@ from justjax._src.hijax import HiPspec as HiPspec
 from justjax._src.hijax import HiType as HiType
 from justjax._src.hijax import MutableHiType as MutableHiType
 from justjax._src.hijax import VJPHiPrimitive as VJPHiPrimitive
-from justjax._src.hijax import Zero as Zero
 from justjax._src.hijax import aval_method as aval_method
 from justjax._src.hijax import aval_property as aval_property
 from justjax._src.hijax import control_flow_allowed_effects as control_flow_allowed_effects
-from justjax._src.hijax import instantiate_zeros as instantiate_zeros
-from justjax._src.hijax import is_undefined_primal as is_undefined_primal
 from justjax._src.hijax import register_hitype as register_hitype
+from justjax._src.interpreters.ad import Zero as Zero
+from justjax._src.interpreters.ad import instantiate_zeros as instantiate_zeros
+from justjax._src.interpreters.ad import is_undefined_primal as is_undefined_primal
 from justjax._src.state import AbstractRef as AbstractRef
 from justjax._src.state import TransformedRef as TransformedRef

@@ -201,9 +201,8 @@ def _shard_map_error_check(error: Error, enabled_errors: frozenset, *args: Any,
                            jaxpr: ClosedJaxpr, mesh: Any, in_specs: tuple, out_specs: tuple,
                            **params: Any) -> tuple[Error, list]:
     body, consts = without_consts(jaxpr)
+    effects = sorted_effects(error)
     with shard_map.body_axis(mesh):  # the body's collectives see the mesh axis
-        error = merged_error(error, enabled_errors, [body], len(consts))
-        effects = sorted_effects(error)
         checked = checkify_closed_jaxpr(body, enabled_errors, effects, len(consts))
         n = checked.num_out_leaves
         stacked_body = _stacked_error_body(checked.jaxpr, n)
@@ -213,8 +212,7 @@ def _shard_map_error_check(error: Error, enabled_errors: frozenset, *args: Any,
         *consts, *leaves, *args, jaxpr=stacked_body, mesh=mesh,
         in_specs=(PartitionSpec(),) * (len(consts) + len(leaves)) + tuple(in_specs),
         out_specs=(per_device,) * n + tuple(out_specs), **params)
-    metadata = {**error._metadata, **checked.metadata}
-    return error_from_leaves(checked.out_effects, outs[:n], metadata), outs[n:]
+    return checked.error(outs, error._metadata), outs[n:]
 
 
 error_checks[shard_map.shard_map_p] = _shard_map_error_check

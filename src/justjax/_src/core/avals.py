@@ -19,13 +19,13 @@ class ShapedArray(AbstractValue):
     """The abstract value of an array: `ShapedArray((2, 3), float32, weak_type=False)`.
 
     `sharding` and `vma` are accepted as JAX's keyword arguments; justjax's avals carry no
-    sharding (programs are not partitioned by type), so `sharding` is None and `vma` (the
-    mesh axes a value varies over inside shard_map) is empty.
+    sharding of their own (programs are not partitioned by type): `aval.sharding` is the
+    unsplit sharding `runtime/sharding.py` installs, and `vma` (the mesh axes a value varies
+    over inside shard_map) is empty.
     """
 
     __slots__ = ("shape", "dtype", "weak_type")
     array_abstraction_level = 1
-    sharding = None
     vma: frozenset = frozenset()
 
     def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False, *,
@@ -36,9 +36,10 @@ class ShapedArray(AbstractValue):
 
     def to_tangent_aval(self) -> ShapedArray:
         """The type of this value's tangents: float0 for integers and booleans."""
-        if dtypes.is_inexact(self.dtype):
+        tangent_dtype = dtypes.primal_dtype_to_tangent_dtype(self.dtype)
+        if tangent_dtype == self.dtype:
             return self
-        return ShapedArray(self.shape, dtypes.float0, weak_type=False)
+        return ShapedArray(self.shape, tangent_dtype, weak_type=False)
 
     def to_cotangent_aval(self) -> ShapedArray:
         return self.to_tangent_aval()

@@ -635,14 +635,11 @@ def min_dim(d1: int, d2: int) -> int:
     return min(operator.index(d1), operator.index(d2))
 
 
-def primal_dtype_to_tangent_dtype(dtype: Any) -> Any:
-    """The dtype of tangents of values of `dtype`: float0 for integers and booleans."""
-    return dtype if dtypes.is_inexact(dtype) else dtypes.float0
-
-
 class InconclusiveDimensionOperation(Exception):
     """A comparison of symbolic dimensions that cannot be decided (JAX's shape
     polymorphism; justjax's dimensions are always concrete, so it is never raised here)."""
+
+
 def typeof(x: Any) -> ShapedArray:
     """The abstract value (JAX type) of `x`, a tracer or a concrete value (`jax.typeof`):
     `typeof(jnp.ones(3))` is `ShapedArray(float32[3])`, `typeof(1.0)` a weak float32 scalar.

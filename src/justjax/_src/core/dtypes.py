@@ -92,13 +92,9 @@ class ExtendedDType:
 DType = np.dtype
 
 
-def supports_inf(dtype: Any) -> bool:
-    """Whether values of `dtype` can be infinite (not integers, nor float8 types without
-    infinities such as float8_e4m3fn)."""
-    if is_extended(dtype) or not np.issubdtype(np.dtype(dtype), np.inexact):
-        return False
-    with np.errstate(invalid="ignore", over="ignore"):
-        return bool(np.isinf(np.array(np.inf).astype(np.dtype(dtype))))
+def primal_dtype_to_tangent_dtype(dtype: Any) -> Any:
+    """The dtype of tangents of values of `dtype`: float0 for integers, booleans and keys."""
+    return dtype if is_inexact(dtype) else float0
 
 
 def is_extended(dtype: Any) -> bool:

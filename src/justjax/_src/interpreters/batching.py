@@ -263,7 +263,6 @@ def _describe_frame(code: Any, lasti: int, line: int) -> str:
     return f"{code.co_filename}:{line}:{column} ({code.co_name})"
 
 
-
 class BatchTracer(core.Tracer):
     """A batch of values: `val` with the batch along `batch_dim`."""
 
@@ -449,7 +448,7 @@ def _run_subtrace(fun: Callable, tag: core.TraceTag, axis_data: AxisData,
 
 
 def _batched_zero(zero: ad.Zero, dim: int | None, size: int) -> ad.Zero:
-    return zero if dim is None else ad.Zero(_insert_axis(zero.aval, dim, size))
+    return zero if dim is None else ad.Zero(unmapped_aval(size, dim, zero.aval))
 
 
 def _unbatched_zero(zero: ad.Zero, dim: int | None) -> ad.Zero:
@@ -574,10 +573,6 @@ class _BatchedBwd(_BatchedFun):
         return results
 
 
-def _insert_axis(aval: ShapedArray, axis: int, size: int) -> ShapedArray:
-    return unmapped_aval(size, axis, aval)
-
-
 def remove_axis(aval: ShapedArray, axis: int) -> ShapedArray:
     """`aval` without its axis `axis` (one example of a batch along it)."""
     return mapped_aval(aval.shape[axis], axis, aval)
@@ -598,7 +593,7 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims: Sequence[int 
     """The jaxpr computing `closed` on inputs batched along `in_dims`, and its outputs' batch
     dims. `out_dims` forces them: an int moves or broadcasts an output there, None requires
     it unmapped, `zero_if_mapped` moves a mapped output to axis 0."""
-    in_avals = [aval if d is None else _insert_axis(aval, d, axis_data.size)
+    in_avals = [aval if d is None else unmapped_aval(axis_data.size, d, aval)
                 for aval, d in zip(closed.in_avals, in_dims, strict=True)]
     found: list[list[int | None]] = []
     tag = core.TraceTag()

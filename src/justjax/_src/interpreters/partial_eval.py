@@ -668,12 +668,9 @@ def trace_to_jaxpr_dynamic(fun: Any, in_avals: Sequence[ShapedArray], *,
                            ) -> tuple[Jaxpr, list[ShapedArray], list[Any]]:
     """Traces the `WrappedFun` `fun` on arguments of `in_avals` to a jaxpr whose constvars
     are the values it closes over: (jaxpr, out_avals, consts)."""
-    keep = [True] * len(in_avals) if keep_inputs is None else list(keep_inputs)
-    trace = staging.DynamicJaxprTrace(fun.debug_info)
-    tracers = [trace.new_arg(aval) for aval in in_avals]
-    with core.set_current_trace(trace):
-        outs = list(fun.call_wrapped(*[t for t, k in zip(tracers, keep, strict=True) if k]))
-    closed = trace.to_closed_jaxpr(outs)
-    jaxpr = closed.jaxpr.replace(
-        invars=[v for v, k in zip(closed.jaxpr.invars, keep, strict=True) if k])
-    return jaxpr, jaxpr.out_avals, list(closed.consts)
+    # An input not kept is never passed to `fun`: the jaxpr is traced on the kept ones.
+    kept = in_avals if keep_inputs is None else [
+        aval for aval, k in zip(in_avals, keep_inputs, strict=True) if k]
+    closed = staging.trace_to_jaxpr(lambda *xs: list(fun.call_wrapped(*xs)), kept,
+                                    fun.debug_info)
+    return closed.jaxpr, closed.jaxpr.out_avals, list(closed.consts)

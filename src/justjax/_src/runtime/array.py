@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import abc
 import sys
-from typing import Any, Collection, Iterator, Sequence
+from typing import Any, Collection, Iterator
 
 import numpy as np
 

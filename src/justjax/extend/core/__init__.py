@@ -13,7 +13,7 @@ from justjax._src.core.core import find_top_trace as find_top_trace
 from justjax._src.core.core import get_opaque_trace_state as get_opaque_trace_state
 from justjax._src.core.core import no_effects as no_effects
 from justjax._src.core.core import nonempty_axis_env as nonempty_axis_env_DO_NOT_USE
-from justjax._src.core.core import primal_dtype_to_tangent_dtype as primal_dtype_to_tangent_dtype
+from justjax._src.core.dtypes import primal_dtype_to_tangent_dtype as primal_dtype_to_tangent_dtype
 from justjax._src.core.core import set_current_trace as set_current_trace
 from justjax._src.core.core import take_current_trace as take_current_trace
 from justjax._src.core.core import unsafe_am_i_under_a_jit as unsafe_am_i_under_a_jit_DO_NOT_USE
