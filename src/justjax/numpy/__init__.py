@@ -354,6 +354,7 @@ from justjax._src.numpy.index_arithmetic import (
     unravel_index as unravel_index,
 )
 from justjax._src.numpy.numeric import (
+    unwrap as unwrap,
     diff as diff,
     ediff1d as ediff1d,
     gradient as gradient,
@@ -389,6 +390,10 @@ from justjax._src.numpy.numpy_interop import (
     ComplexWarning as ComplexWarning,
     array_repr as array_repr,
     array_str as array_str,
+    frombuffer as frombuffer,
+    fromfile as fromfile,
+    fromiter as fromiter,
+    fromstring as fromstring,
     get_printoptions as get_printoptions,
     index_exp as index_exp,
     iterable as iterable,
@@ -403,3 +408,62 @@ from justjax._src.numpy.vectorize import (
     vectorize as vectorize,
 )
 from justjax.numpy import linalg as linalg  # noqa: E402 -- the submodule, after the names
+from justjax._src.numpy.index_tricks import (
+    apply_along_axis as apply_along_axis,
+    apply_over_axes as apply_over_axes,
+    block as block,
+    c_ as c_,
+    fromfunction as fromfunction,
+    mask_indices as mask_indices,
+    mgrid as mgrid,
+    ogrid as ogrid,
+    r_ as r_,
+    tril_indices as tril_indices,
+    tril_indices_from as tril_indices_from,
+    triu_indices as triu_indices,
+    triu_indices_from as triu_indices_from,
+)
+from justjax._src.numpy.setops import (
+    intersect1d as intersect1d,
+    isin as isin,
+    setdiff1d as setdiff1d,
+    setxor1d as setxor1d,
+    union1d as union1d,
+)
+from justjax._src.numpy.histograms import (
+    bincount as bincount,
+    corrcoef as corrcoef,
+    cov as cov,
+    histogram as histogram,
+    histogram2d as histogram2d,
+    histogram_bin_edges as histogram_bin_edges,
+    histogramdd as histogramdd,
+)
+from justjax._src.numpy.windows import (
+    bartlett as bartlett,
+    blackman as blackman,
+    hamming as hamming,
+    hanning as hanning,
+    i0 as i0,
+    kaiser as kaiser,
+)
+from justjax._src.numpy.polynomial import (
+    poly as poly,
+    polyadd as polyadd,
+    polyder as polyder,
+    polydiv as polydiv,
+    polyfit as polyfit,
+    polyint as polyint,
+    polymul as polymul,
+    polysub as polysub,
+    roots as roots,
+    trim_zeros as trim_zeros,
+)
+from justjax._src.numpy.bits import (
+    packbits as packbits,
+    unpackbits as unpackbits,
+)
+from justjax._src.numpy.updates import (
+    place as place,
+    put as put,
+)

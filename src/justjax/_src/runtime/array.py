@@ -246,7 +246,8 @@ class Array(metaclass=abc.ABCMeta):
     def __iter__(self) -> Iterator[Array]:
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
-        return (Array(row, device=self._device) for row in self._value)
+        # Each row its own buffer (a NumPy scalar row becomes a 0-d array), as JAX's slices.
+        return (Array(np.array(row), device=self._device) for row in self._value)
 
     def __hash__(self) -> int:
         raise TypeError("unhashable type: 'Array'")
