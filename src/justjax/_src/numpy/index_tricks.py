@@ -3,12 +3,14 @@
 `apply_along_axis`, `apply_over_axes` and `block`, as `jax.numpy` has them."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from justjax._src.config import numpy_dtype_promotion
 from justjax._src.core import core
+from justjax._src.interpreters import batching
 from justjax._src.numpy import array_creation, joining, shape_ops, util
 
 __all__ = ["apply_along_axis", "apply_over_axes", "block", "c_", "fromfunction", "mask_indices",
@@ -206,13 +208,13 @@ def fromfunction(function: Callable[..., Any], shape: Any, *, dtype: Any = float
     Returns:
       The array of results.
     """
-    from justjax._src.api import vmap
     shape = core.canonicalize_shape(shape)
+    mapped = functools.partial(function, **kwargs)
     for axis in reversed(range(len(shape))):
         in_axes = [0 if a == axis else None for a in range(len(shape))]
-        function = vmap(function, in_axes=tuple(in_axes))
+        mapped = batching.vmap_positional(mapped, in_axes)
     ranges = [array_creation.arange(s, dtype=dtype) for s in shape]
-    return function(*ranges, **kwargs)
+    return mapped(*ranges)
 
 
 def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: Any, *args: Any,
@@ -226,18 +228,24 @@ def apply_along_axis(func1d: Callable[..., Any], axis: int, arr: Any, *args: Any
     Returns:
       The results, with the axis replaced by the result's axes.
     """
-    from justjax._src.api import vmap
     arr = util.ensure_arraylike("apply_along_axis", arr)
     num_dims = arr.ndim
     axis = util.canonicalize_axis(axis, num_dims)
 
     def fn(x: Any) -> Any:
         return func1d(x, *args, **kwargs)
+    # The axes after `axis` are mapped innermost with their results put last, those before
+    # it outermost, so the result's axes replace `axis` in place.
     for i in range(1, num_dims - axis):
-        fn = vmap(fn, in_axes=i, out_axes=-1)
+        fn = _mapped_to_last(fn, i)
     for _ in range(axis):
-        fn = vmap(fn, in_axes=0, out_axes=0)
+        fn = batching.vmap_positional(fn, [0])
     return fn(arr)
+
+
+def _mapped_to_last(fn: Callable[..., Any], in_axis: int) -> Callable[..., Any]:
+    batched = batching.vmap_positional(fn, [in_axis])
+    return lambda x: shape_ops.moveaxis(batched(x), 0, -1)
 
 
 def apply_over_axes(func: Callable[[Any, int], Any], a: Any, axes: Sequence[int]) -> Any:

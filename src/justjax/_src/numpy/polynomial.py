@@ -161,9 +161,11 @@ def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
     powers = np.arange(p.shape[0] - 1, -1, -1)
     divisors = np.prod([powers + i for i in range(1, m + 1)], axis=0)
     integrated = p / array_creation.asarray(divisors, dtype=p.dtype)
-    constants = k / array_creation.asarray([float(np.prod(np.arange(1, i + 1)))
-                                            for i in range(m)], dtype=p.dtype)
-    return joining.concatenate([integrated, constants[::-1] if m > 1 else constants])
+    # k[i] is the constant of the i-th integration: it ends as the coefficient of
+    # x^(m-1-i), divided by (m-1-i)!.
+    factorials = [float(np.prod(np.arange(1, m - i))) for i in range(m)]
+    constants = k / array_creation.asarray(factorials, dtype=p.dtype)
+    return joining.concatenate([integrated, constants])
 
 
 def polyfit(x: Any, y: Any, deg: int, rcond: float | None = None, full: bool = False,
