@@ -231,3 +231,53 @@ def test_buffer_constructors():
         jnp.fromfile("x")
     with pytest.raises(NotImplementedError, match="may be non-pure"):
         jnp.fromiter(iter([1]), float)
+
+
+M = np.arange(1, 13).reshape(3, 4)
+F = np.linspace(-1, 2, 12).reshape(3, 4).astype(np.float32)
+
+
+@pytest.mark.parametrize("expr", [
+    "{ns}.add.reduce(M)", "{ns}.add.reduce(M, axis=1, keepdims=True)", "{ns}.add.reduce(M, axis=None)",
+    "{ns}.multiply.accumulate(M, axis=1)", "{ns}.subtract.reduce(M, axis=1)",
+    "{ns}.subtract.accumulate(M)", "{ns}.maximum.reduce(F, axis=0)",
+    "{ns}.maximum.accumulate(F, axis=1)", "{ns}.bitwise_and.reduce(M, axis=1)",
+    "{ns}.bitwise_xor.reduce(M, axis=None)", "{ns}.logical_xor.reduce(M % 3 == 0, axis=1)",
+    "{ns}.logaddexp.reduce(F, axis=1)", "{ns}.logaddexp2.reduce(F)",
+    "{ns}.multiply.outer(np.arange(3), np.arange(4))", "{ns}.add.reduceat(np.arange(8), np.array([0, 4, 1, 5]))",
+    "{ns}.multiply.reduceat(M, np.array([0, 2]), axis=1)",
+    "{ns}.minimum.reduce(F, axis=1, where=F > 0, initial=5.)",
+])
+def test_ufunc_methods_match_numpy(expr):
+    got = eval(expr.format(ns="jnp"), {"jnp": jnp, "np": np, "M": M, "F": F})
+    want = eval(expr.format(ns="np"), {"np": np, "M": M, "F": F})
+    _same(got, want, rtol=1e-5)
+
+
+def test_ufunc_objects_and_frompyfunc():
+    assert repr(jnp.add) == "<jnp.ufunc 'add'>"
+    assert isinstance(jnp.add, jnp.ufunc) and not isinstance(jnp.sin, jnp.ufunc)
+    assert (jnp.add.nin, jnp.add.nout, jnp.add.identity, jnp.maximum.identity) == (2, 1, 0, None)
+    want = np.arange(1, 13).reshape(3, 4)
+    np.add.at(want, (0, [1, 1, 2]), 10)
+    _same(jnp.add.at(M, (0, np.array([1, 1, 2])), 10, inplace=False), want)
+    hypot = jnp.frompyfunc(lambda x, y: jnp.sqrt(x * x + y * y), 2, 1)
+    _same(hypot(F, 2.), np.hypot(F, 2.), rtol=1e-6)
+    _same(hypot.reduce(F, axis=1), np.hypot.reduce(F, axis=1), rtol=1e-5)
+    _same(hypot.accumulate(F, axis=0), np.hypot.accumulate(F, axis=0), rtol=1e-5)
+    _same(hypot.outer(np.arange(2.), np.arange(3.)), np.hypot.outer(np.arange(2.), np.arange(3.)))
+    _same(hypot.reduceat(np.arange(8.), np.array([0, 3, 6])),
+          np.hypot.reduceat(np.arange(8.), [0, 3, 6]), rtol=1e-6)
+    want = F.copy()
+    np.hypot.at(want, ([0, 0, 2], 1), 3.)
+    _same(hypot.at(F, (np.array([0, 0, 2]), 1), 3., inplace=False), want, rtol=1e-6)
+    _same(jax.jit(lambda x: hypot.reduce(x, axis=0))(F), np.hypot.reduce(F, axis=0), rtol=1e-5)
+    assert jax.grad(lambda x: hypot.reduce(x, axis=None))(F).shape == F.shape
+    with pytest.raises(NotImplementedError, match="cannot operate inplace"):
+        jnp.add.at(M, 0, 1)
+    with pytest.raises(ValueError, match="reduce only supported for binary ufuncs"):
+        jnp.negative.reduce(M)
+    with pytest.raises(ValueError, match="does not have an identity"):
+        jnp.subtract.reduce(M, where=M > 1)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation"):
+        hypot.reduce(np.zeros((0, 3)))
