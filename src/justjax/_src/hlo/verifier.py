@@ -396,7 +396,8 @@ def fft_result_type(operand: TensorType, fft_type: str, fft_length: Sequence[int
         raise ValueError(f"operand rank must not be less than fft rank of {rank} for operand "
                          f"of type {operand}")
     batch, minor = operand.shape[:operand.rank - rank], operand.shape[operand.rank - rank:]
-    half = 0 if lengths[-1] == 0 else lengths[-1] // 2 + 1
+    # XLA's RFFT of length 0 gives no bins; its IRFFT of length 0 still reads one.
+    half = lengths[-1] // 2 + 1
     lengths_text = ", ".join(map(str, lengths))
     if fft_type == "RFFT":
         if operand.dtype.kind != "f":
@@ -404,7 +405,7 @@ def fft_result_type(operand: TensorType, fft_type: str, fft_length: Sequence[int
         if minor != lengths:
             raise ValueError(f"RFFT requires innermost dimensions match fft_length. Got: "
                              f"{', '.join(map(str, minor))} but wanted {lengths_text}.")
-        return TensorType(batch + lengths[:-1] + (half,),
+        return TensorType(batch + lengths[:-1] + (half if lengths[-1] else 0,),
                           np.result_type(operand.dtype, np.complex64))
     if operand.dtype.kind != "c":
         raise ValueError(f"{fft_type} takes a complex tensor as input, but is given "
@@ -413,7 +414,7 @@ def fft_result_type(operand: TensorType, fft_type: str, fft_length: Sequence[int
         if minor[:-1] != lengths[:-1]:
             raise ValueError(f"IRFFT requires non-final dimensions to match fft_length. Got: "
                              f"{', '.join(map(str, minor))} but wanted {lengths_text}.")
-        if minor[-1] != half:
+        if minor[-1] != half and not (lengths[-1] == 0 and minor[-1] == 0):
             raise ValueError(f"IRFFT requires innermost dimension to be compatible with "
                              f"fft_length[-1]/2+1. Got: {minor[-1]} but fft_length is "
                              f"{lengths_text}.")

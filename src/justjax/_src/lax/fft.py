@@ -113,10 +113,11 @@ def _half_spectrum_weights(like: Any, length: int, size: int, dtype: Any) -> Any
     broadcast along the last axis of a rank-`ndim(like)` array: how often each bin of a
     half spectrum stands for a bin of the full one."""
     weights = creation.full_like(like, 2.0, shape=(size,), dtype=dtype)
-    one = creation.full_like(like, 1.0, shape=(1,), dtype=dtype)
-    weights = slicing.dynamic_update_slice(weights, one, (0,))
+    weights = slicing.dynamic_update_slice(
+        weights, creation.full_like(like, 1.0, shape=(1,), dtype=dtype), (0,))
     if length % 2 == 0:
-        weights = slicing.dynamic_update_slice(weights, one, (size - 1,))
+        weights = slicing.dynamic_update_slice(
+            weights, creation.full_like(like, 1.0, shape=(1,), dtype=dtype), (size - 1,))
     return structural.expand_dims(weights, tuple(range(np.ndim(like) - 1)))
 
 
@@ -126,18 +127,15 @@ def _rfft_transpose(t: Any, fft_lengths: tuple[int, ...]) -> Any:
     scaled back by the transform's size (IRFFT divides by it)."""
     weights = _half_spectrum_weights(t, fft_lengths[-1], np.shape(t)[-1], None)
     scaled = elementwise.div(elementwise.conj(t), weights)
-    return elementwise.mul(fft(scaled, FftType.IRFFT, fft_lengths),
-                           _scalar_like(math.prod(fft_lengths), _real_dtype(_dtype(t))))
+    return math.prod(fft_lengths) * fft(scaled, FftType.IRFFT, fft_lengths)
 
 
 def _irfft_transpose(t: Any, fft_lengths: tuple[int, ...]) -> Any:
     """IRFFT's transpose: the RFFT of the cotangent with the duplicated bins doubled, divided
     by the transform's size, conjugated (JAX's convention for complex cotangents)."""
     x = fft(t, FftType.RFFT, fft_lengths)
-    complex_dtype = _dtype(x)
-    weights = _half_spectrum_weights(t, fft_lengths[-1], np.shape(x)[-1], complex_dtype)
-    scale = _scalar_like(1 / math.prod(fft_lengths), complex_dtype)
-    return elementwise.conj(elementwise.mul(elementwise.mul(scale, weights), x))
+    weights = _half_spectrum_weights(t, fft_lengths[-1], np.shape(x)[-1], _dtype(x))
+    return elementwise.conj(1 / math.prod(fft_lengths) * weights * x)
 
 
 def _fft_transpose(t: Any, operand: Any, *, fft_type: FftType, fft_lengths: tuple[int, ...]
@@ -186,10 +184,6 @@ lowering.register_lowering(fft_p, _fft_lowering)
 
 def _dtype(x: Any) -> np.dtype:
     return core.get_aval(x).dtype
-
-
-def _scalar_like(value: float, dtype: np.dtype) -> Any:
-    return structural.convert_element_type(np.asarray(value, dtype), dtype)
 
 
 @jit(static_argnums=(1, 2))
