@@ -492,3 +492,14 @@ def test_native_backend_runs_fft_through_its_fallback() -> None:
     optimize(module)
     executable = runtime.compile_module(module)
     assert [f.op.opcode for f in executable.program.fallbacks] == ["stablehlo.fft"]
+
+
+def test_generic_form_of_the_fft_op() -> None:
+    """MLIR's generic form, as real jaxlib prints it (`print_generic_op_form=True`)."""
+    from justjax._src.hlo import stablehlo_printer
+    module = lower_to_module(jnp.fft.rfft, np.ones(8, np.float32))
+    function = next(f for f in module.functions if f.name == "fft")
+    printer = stablehlo_printer._FunctionPrinter(function)
+    assert printer.generic(function.body.ops[0], "") == (
+        '"stablehlo.fft"(%arg0) <{fft_length = array<i64: 8>, fft_type = '
+        '#stablehlo<fft_type RFFT>}> : (tensor<8xf32>) -> tensor<5xcomplex<f32>>')
