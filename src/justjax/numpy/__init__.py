@@ -471,3 +471,4 @@ from justjax._src.numpy.ufunc_objects import (
     subtract as subtract,
     ufunc as ufunc,
 )
+from justjax.numpy import fft as fft  # noqa: E402 -- the submodule, after the names
