@@ -279,7 +279,9 @@ class PjitFunction:
         avals = staging.abstractify_args(
             self._fun, flat_args,
             lambda: staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset()))
-        key = (in_tree, avals, static, config.trace_context())
+        # Static values that compare equal but differ in type (1, 1.0, True) trace apart.
+        static_key = (static, tuple(type(v) for _, v in static))
+        key = (in_tree, avals, static_key, config.trace_context())
         entry = self._cache.traced.get(key)
         if entry is None:
             if config.read("jax_explain_cache_misses"):
@@ -385,7 +387,7 @@ def _explain_miss(name: str, fun: Callable, cache: dict, key: tuple,
             lines += ["  different config affecting tracing (e.g. jax_enable_x64)"]
         elif all(k[2] != static for k in seen):
             lines += ["  different static arguments:",
-                      f"  * now {static!r} and before {seen[-1][2]!r}"]
+                      f"  * now {static[0]!r} and before {seen[-1][2][0]!r}"]
         else:
             same_tree = [k for k in seen if k[0] == in_tree and k[2] == static]
             closest = min(same_tree, key=lambda k: sum(
