@@ -112,6 +112,8 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "custom_lin": "tests/test_custom_derivatives.py",
     "custom_vjp_call": "tests/test_custom_derivatives.py",
     "remat2": "tests/test_checkpoint.py",
+    # No batching rule, as in JAX, so no record (every record is vmapped).
+    "cholesky_update": "tests/test_linalg_general.py",
     "name": "tests/test_checkpoint.py (checkpoint_name)",
     # Control flow holds jaxprs: its table of records is tests/test_control_flow.py.
     "cond": "tests/test_control_flow.py, tests/test_cond.py",
