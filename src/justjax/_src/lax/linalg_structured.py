@@ -303,15 +303,14 @@ def symmetric_product(a_matrix: Any, c_matrix: Any, *, alpha: float = 1.,
       c_matrix: `[..., n, n]` symmetric matrices.
       alpha: the product's scale.
       beta: `C`'s scale.
-      symmetrize_output: whether to make the result exactly symmetric (from its lower
-        triangle).
+      symmetrize_output: whether to fill the upper triangle with the transpose of the
+        lower one (only the lower triangle is guaranteed otherwise).
     Returns:
       `[..., n, n]` matrices.
     """
     result = symmetric_product_p.bind(a_matrix, c_matrix, alpha=alpha, beta=beta)
     if symmetrize_output:
-        upper = lc.triu(result, k=1)
-        result = lc.tril(result) + lc.H(upper)
+        result = lc.tril(result) + lc.T(lc.tril(result, -1))
     return result
 
 
