@@ -140,7 +140,7 @@ LINEAR_PRIMITIVES = {
     "split", "squeeze", "stack", "sub",
     "tile",
     "transpose", "unstack", "while",
-    "tridiagonal_solve",
+    "tridiagonal_solve", "custom_linear_solve",
 }
 
 

@@ -119,6 +119,7 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "cond": "tests/test_control_flow.py, tests/test_cond.py",
     "while": "tests/test_control_flow.py, tests/test_while_loop.py",
     "scan": "tests/test_control_flow.py, tests/test_scan.py, tests/test_scan_ad.py",
+    "custom_linear_solve": "tests/test_custom_linear_solve.py",
     "empty2": "tests/test_cond.py (the residuals of grad of cond)",
     # checkify's check holds an error message and raises: tests/test_checkify.py runs it
     # eagerly, under jit, vmap, jvp/grad and control flow.

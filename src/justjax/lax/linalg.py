@@ -9,6 +9,7 @@ from justjax._src.lax.linalg import (
     hessenberg_p as hessenberg_p,
     ormqr as ormqr,
     ormqr_p as ormqr_p,
+    qdwh as qdwh,
     schur as schur,
     schur_p as schur_p,
     symmetric_product as symmetric_product,
