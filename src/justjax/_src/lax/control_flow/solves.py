@@ -279,50 +279,50 @@ def custom_root(f: Callable, initial_guess: Any, solve: Callable[[Callable, Any]
       The root (and aux with `has_aux`); derivatives flow through what `f` closes over.
     """
     from justjax._src.custom_derivatives import custom_jvp
-    from justjax._src.interpreters.ad import jvp_flat
 
     guess_flat, in_tree = tree_util.tree_flatten((initial_guess,))
     guess_avals = [core.get_aval(x) for x in guess_flat]
-    f_traced = common.trace_fun(f, in_tree, guess_avals, "custom_root")
     out_tree = tree_util.tree_structure(initial_guess)
+    f_traced = common.trace_fun(f, in_tree, guess_avals, "custom_root")
     if f_traced.out_tree != out_tree:
         raise TypeError(f"f() output pytree structure must match initial_guess, got "
                         f"{f_traced.out_tree} and {out_tree}.")
-    f_jaxpr, f_consts = f_traced.jaxpr, f_traced.consts
-
-    def f_of(consts: Sequence[Any]) -> Callable:
-        def apply(x: Any) -> Any:
-            outs = jaxpr_as_fun(f_jaxpr)(*consts, *tree_util.tree_leaves(x))
-            return tree_util.tree_unflatten(out_tree, outs)
-        return apply
+    # solve is traced with f's constants as its own, so that no value of an enclosing
+    # transformation is closed over by the custom_jvp function below.
+    solve_traced = common.trace_fun(lambda x: solve(f, x), in_tree, guess_avals,
+                                    "custom_root solve")
+    _check_tree("solve", solve_traced.out_tree, out_tree, has_aux)
+    f_jaxpr, solve_jaxpr = f_traced.jaxpr, solve_traced.jaxpr
+    num_f = len(f_traced.consts)
 
     @custom_jvp
-    def root(*consts: Any) -> Any:
-        return solve(f_of(consts), initial_guess)
+    def root(*args: Any) -> Any:
+        solve_consts, guess = args[num_f:-len(guess_flat) or None], args[-len(guess_flat):]
+        outs = jaxpr_as_fun(solve_jaxpr)(*solve_consts, *guess)
+        return tree_util.tree_unflatten(solve_traced.out_tree, outs)
 
     @root.defjvp
     def root_jvp(primals: tuple, tangents: tuple) -> tuple[Any, Any]:
-        consts = list(primals)
-        out = root(*consts)
+        f_consts = list(primals[:num_f])
+        out = root(*primals)
         solution = out[0] if has_aux else out
         sol_flat = tree_util.tree_leaves(solution)
-        # rhs = d_consts f(consts, x*) [consts']
         fun = jaxpr_as_fun(f_jaxpr)
         zeros = [ad.Zero(core.get_aval(x).to_tangent_aval()) for x in sol_flat]
-        _, rhs = jvp_flat(fun, [*consts, *sol_flat], [*tangents, *zeros])
-        rhs = [ad.instantiate_zeros(r) for r in rhs]
+        # rhs = (d f / d consts) consts' at the root.
+        _, rhs = ad.jvp_flat(fun, [*f_consts, *sol_flat], [*tangents[:num_f], *zeros])
 
-        def linear_f(x: Any) -> Any:
-            _, lin = jvp_flat(fun, [*consts, *sol_flat],
-                              [*[ad.Zero(core.get_aval(c).to_tangent_aval()) for c in consts],
-                               *tree_util.tree_leaves(x)])
-            return tree_util.tree_unflatten(out_tree, [ad.instantiate_zeros(t) for t in lin])
+        def linearized(x: Any) -> Any:
+            consts_zeros = [ad.Zero(core.get_aval(c).to_tangent_aval()) for c in f_consts]
+            _, lin = ad.jvp_flat(fun, [*f_consts, *sol_flat],
+                                 [*consts_zeros, *tree_util.tree_leaves(x)])
+            return tree_util.tree_unflatten(out_tree, lin)
 
-        delta = tangent_solve(linear_f, tree_util.tree_unflatten(out_tree, rhs))
-        delta = tree_util.tree_map(lambda d: -d, delta)
+        delta = tangent_solve(linearized, tree_util.tree_unflatten(out_tree, rhs))
+        solution_dot = tree_util.tree_map(lambda d: -d, delta)
         if has_aux:
-            aux_zeros = tree_util.tree_map(lambda a: a * 0, out[1])
-            return out, (delta, aux_zeros)
-        return out, delta
+            aux_dot = tree_util.tree_map(lambda a: a * 0, out[1])
+            return out, (solution_dot, aux_dot)
+        return out, solution_dot
 
-    return root(*f_consts)
+    return root(*f_traced.consts, *solve_traced.consts, *guess_flat)
