@@ -263,8 +263,9 @@ def _lu(a: Any, permute_l: bool) -> Any:
     lu_, _, permutation = lax_linalg.lu(a)
     dtype = a.dtype
     m, n = np.shape(a)
-    rows = array_creation.arange(m, dtype=permutation.dtype)
-    p = ufuncs.real(array_creation.array(permutation[None, :] == rows[:, None], dtype=dtype))
+    p = ufuncs.real(array_creation.array(
+        permutation[None, :] == array_creation.arange(m, dtype=permutation.dtype)[:, None],
+        dtype=dtype))
     k = min(m, n)
     lower = diagonals.tril(lu_, -1)[:, :k] + array_creation.eye(m, k, dtype=dtype)
     upper = diagonals.triu(lu_)[:k, :]
