@@ -281,3 +281,17 @@ def test_ufunc_objects_and_frompyfunc():
         jnp.subtract.reduce(M, where=M > 1)
     with pytest.raises(ValueError, match="zero-size array to reduction operation"):
         hypot.reduce(np.zeros((0, 3)))
+
+
+def test_roots_and_poly_of_matrices():
+    _same(np.sort_complex(np.asarray(jnp.roots(np.array([1., -3, 2])))), [1, 2], atol=1e-5)
+    _same(np.sort_complex(np.asarray(jnp.roots(np.array([1., 0, 1])))), [-1j, 1j], atol=1e-6)
+    # Values recorded from JAX 0.10.2: only leading zeros are stripped; without stripping
+    # each leading zero gives a NaN root, last.
+    got = jnp.roots(np.array([0., 0, 1., -1, 0]))
+    _same(np.sort_complex(np.asarray(got)), [0, 1], atol=1e-6)
+    no_strip = np.asarray(jax.jit(lambda p: jnp.roots(p, strip_zeros=False))(np.array([0., 1., -1])))
+    np.testing.assert_allclose(no_strip[0], 1.0, rtol=1e-6)
+    assert np.isnan(no_strip[1])
+    assert jnp.roots(np.array([2.])).shape == (0,)
+    _same(jnp.poly(np.array([[1., 2], [0, 3]])), np.poly(np.array([[1., 2], [0, 3]])), atol=1e-5)

@@ -11,8 +11,8 @@ import numpy as np
 
 from justjax._src.core import core, dtypes
 from justjax._src.numpy import (array_creation, joining, linalg, linalg_extra, numeric,
-                                padding, reductions, scalar_types, shape_ops, tensor, ufuncs,
-                                util)
+                                padding, rearranging, reductions, scalar_types, selection,
+                                shape_ops, sorting, tensor, ufuncs, util)
 
 __all__ = ["poly", "polyadd", "polyder", "polydiv", "polyfit", "polyint", "polymul", "polysub",
            "roots", "trim_zeros"]
@@ -240,35 +240,41 @@ def roots(p: Any, *, strip_zeros: bool = True) -> Any:
 
     Args:
       p: the coefficients (1-D).
-      strip_zeros: drop leading and trailing zero coefficients first (needs concrete input;
-        trailing zeros give roots at 0). Otherwise leading zeros give NaN roots.
+      strip_zeros: drop leading zero coefficients first (needs concrete input). Otherwise
+        each leading zero gives a NaN root, placed last (the shape stays static).
     Returns:
       The roots (complex).
     """
     p = util.ensure_arraylike("roots", p)
+    [p] = util.promote_dtypes_inexact(p)
+    p = shape_ops.atleast_1d(p)
     if p.ndim != 1:
         raise ValueError("Input must be a rank-1 array.")
     if p.size < 2:
         return array_creation.array([], dtype=dtypes.to_complex_dtype(p.dtype))
-    num_zero_roots = 0
+    is_zero = p == 0
+    leading = selection.where(reductions.all(is_zero), p.size, reductions.argmin(is_zero))
     if strip_zeros:
-        concrete = core.concrete_or_error(np.asarray, p, "Error occurred in argument 'p' of "
-                                          "jnp.roots. Set strip_zeros=False to avoid this.")
-        nonzero = np.flatnonzero(concrete)
-        if nonzero.size == 0:
-            return array_creation.array([], dtype=dtypes.to_complex_dtype(p.dtype))
-        num_zero_roots = p.shape[0] - int(nonzero[-1]) - 1
-        p = p[int(nonzero[0]):int(nonzero[-1]) + 1]
-    found = _companion_roots(p)
-    if num_zero_roots:
-        found = joining.concatenate([found, array_creation.zeros(num_zero_roots, found.dtype)])
-    return found
+        leading = core.concrete_or_error(
+            int, leading, "The error occurred in the jnp.roots() function. To use this within "
+            "a JIT-compiled context, pass strip_zeros=False, but be aware that leading zeros "
+            "will result in some returned roots being set to NaN.")
+        return _companion_roots(p[leading:])
+    # Leading zeros rolled to the end become zero roots; those are then sorted last and
+    # replaced by NaN, one per leading zero.
+    safe = selection.where(leading == p.size, 1.0, p)
+    found = _companion_roots(rearranging.roll(safe, -leading))
+    order = sorting.argsort(found == 0, stable=True)
+    found = found[order]
+    nan = array_creation.asarray(complex(np.nan, np.nan), dtype=found.dtype)
+    return selection.where(array_creation.arange(found.size) < found.size - leading, found, nan)
 
 
 def _companion_roots(p: Any) -> Any:
     """The eigenvalues of the companion matrix: first row `-p[1:] / p[0]`, ones below the
     diagonal."""
-    [p] = util.promote_dtypes_inexact(p)
+    if p.size < 2:
+        return array_creation.array([], dtype=dtypes.to_complex_dtype(p.dtype))
     n = p.shape[0] - 1
     companion = array_creation.eye(n, k=-1, dtype=p.dtype).at[0].set(-p[1:] / p[0])
     return linalg.eigvals(companion)
