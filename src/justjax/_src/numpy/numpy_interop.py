@@ -24,8 +24,10 @@ from numpy.exceptions import ComplexWarning as ComplexWarning
 
 from justjax._src.core import dtypes
 from justjax._src.numpy.array_creation import asarray
+from justjax._src.runtime import dlpack
 
-__all__ = ["ComplexWarning", "array_repr", "array_str", "get_printoptions", "index_exp",
+__all__ = ["ComplexWarning", "array_repr", "array_str", "from_dlpack", "get_printoptions",
+           "index_exp",
            "iterable", "load", "printoptions", "s_", "save", "savez", "set_printoptions"]
 
 
@@ -67,3 +69,17 @@ def printoptions(*args: Any, **kwargs: Any) -> Any:
 def set_printoptions(*args: Any, **kwargs: Any) -> None:
     """`jnp.set_printoptions`: sets NumPy's print options (which Array printing uses)."""
     return np.set_printoptions(*args, **kwargs)
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
+    """`jnp.from_dlpack`: an Array of a DLPack producer's tensor (a NumPy array, a torch
+    tensor, another Array ...), sharing its memory unless a copy is asked for or needed.
+
+    Args:
+      x: an object with `__dlpack__` and `__dlpack_device__`, on the CPU.
+      device: the device (or single-device sharding) to commit the result to.
+      copy: True: always copy; False: never (ValueError when needed); None: when needed.
+    Returns:
+      An Array.
+    """
+    return dlpack.from_dlpack(x, device=device, copy=copy)

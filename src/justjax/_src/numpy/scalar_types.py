@@ -214,7 +214,7 @@ def issubdtype(arg1: Any, arg2: Any) -> builtins.bool:
     return dtypes.issubdtype(_scalar_type(arg1), _scalar_type(arg2))
 
 
-_DTYPE_KINDS: dict[str, set[np.dtype]] = {
+DTYPE_KINDS: dict[str, set[np.dtype]] = {
     "bool": {dtypes.bool_},
     "signed integer": set(dtypes.SIGNED_TYPES),
     "unsigned integer": set(dtypes.UNSIGNED_TYPES),
@@ -225,21 +225,28 @@ _DTYPE_KINDS: dict[str, set[np.dtype]] = {
 }
 
 
-def isdtype(dtype_like: Any, kind: Any) -> builtins.bool:
+def isdtype(dtype: Any, kind: Any) -> builtins.bool:
     """`jnp.isdtype`: whether a dtype is of a kind ('bool', 'integral', 'real floating', ...),
-    equal to a given dtype, or either for a tuple of kinds."""
-    the_dtype = np.dtype(dtype_like)
+    equal to a given dtype, or either for a tuple of kinds.
+
+    Args:
+      dtype: the dtype-like to classify.
+      kind: a kind name, a dtype-like, or a tuple of them.
+    Returns:
+      Whether `dtype` is of (any of) `kind`.
+    """
+    the_dtype = np.dtype(dtype)
     options: set[np.dtype] = set()
     for entry in kind if isinstance(kind, tuple) else (kind,):
-        if isinstance(entry, str) and entry in _DTYPE_KINDS:
-            options |= _DTYPE_KINDS[entry]
+        if isinstance(entry, str) and entry in DTYPE_KINDS:
+            options |= DTYPE_KINDS[entry]
             continue
         try:
             options.add(np.dtype(entry))
         except TypeError as err:
             if isinstance(entry, str):
                 raise ValueError(f"Unrecognized kind={entry!r} expected one of "
-                                 f"{list(_DTYPE_KINDS)}, or a compatible input for "
+                                 f"{list(DTYPE_KINDS)}, or a compatible input for "
                                  "jnp.dtype()") from None
             raise TypeError("Expected kind to be a dtype, string, or tuple; got "
                             f"kind={entry!r}") from err
