@@ -408,3 +408,4 @@ from justjax._src.numpy.array_api_metadata import (
     __array_namespace_info__ as __array_namespace_info__,
 )
 from justjax.numpy import linalg as linalg  # noqa: E402 -- the submodule, after the names
+from justjax.numpy import fft as fft  # noqa: E402 -- the submodule, after the names

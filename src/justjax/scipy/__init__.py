@@ -1,3 +1,5 @@
 """`justjax.scipy`."""
 from justjax.scipy import special as special
 from justjax.scipy import stats as stats
+from justjax.scipy import fft as fft
+from justjax.scipy import signal as signal
