@@ -249,6 +249,10 @@ JAX_SIGNATURES = {
     "Array.to_device": "(self, device, *, stream=None)",
     "Array.__dlpack__": "(self, *, stream=None, max_version=None, dl_device=None, copy=None)",
     "Array.__dlpack_device__": "(self)",
+    "result_type": "(*args)",
+    "linalg.tensordot": "(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None, "
+                        "out_sharding=None)",
+    "dtypes.result_type": "(*args, return_weak_type_flag=False)",
     "dlpack.from_dlpack": "(external_array, device=None, copy=None)",
     "dlpack.is_supported_dtype": "(dtype)",
 }
@@ -265,6 +269,10 @@ def _lookup(name: str) -> object:
         return getattr(justjax.Array, name.split(".", 1)[1])
     if name.startswith("dlpack."):
         return getattr(justjax.dlpack, name.split(".", 1)[1])
+    if name.startswith("dtypes."):
+        return getattr(justjax.dtypes, name.split(".", 1)[1])
+    if name.startswith("linalg."):
+        return getattr(jnp.linalg, name.split(".", 1)[1])
     return getattr(jnp, name)
 
 
@@ -275,6 +283,8 @@ def test_signature_is_jaxs(name: str) -> None:
 
 def test_isdtype_takes_dtype_by_keyword() -> None:
     assert jnp.isdtype(dtype=jnp.int32, kind="integral")
+    assert justjax.dtypes.result_type(1.0, jnp.int32, return_weak_type_flag=True) == (
+        np.dtype("float32"), True)
     assert jnp.atan2(jnp.float32(1), jnp.float32(1)) == pytest.approx(math.pi / 4)
 
 

@@ -170,12 +170,17 @@ def promote_types(a: Any, b: Any) -> np.dtype:
     return result
 
 
-def result_type(*args: Any, return_weak_type_flag: builtins.bool = False) -> Any:
+def result_type(*args: Any) -> Any:
     """`jnp.result_type`: the canonical dtype that combining `args` gives.
 
     Python scalars and Python scalar types are weak; `None` stands for the default float type.
-    With `return_weak_type_flag=True`, returns `(dtype, weak_type)`.
     """
+    return dtypes_result_type(*args)
+
+
+def dtypes_result_type(*args: Any, return_weak_type_flag: builtins.bool = False) -> Any:
+    """`jax.dtypes.result_type`: `jnp.result_type`, and with `return_weak_type_flag=True`
+    `(dtype, weak_type)`."""
     if not args:
         raise ValueError("at least one array or dtype is required")
     canonical = [_canonical_promotion_arg(a) for a in args]
