@@ -187,6 +187,23 @@ def test_dunder_dlpack_options() -> None:
     x.__dlpack__(dl_device=(1, 0), copy=False)  # the array's own device: no copy needed
 
 
+@pytest.mark.parametrize("dtype,code", [("bfloat16", 4), ("float8_e4m3fn", 10),
+                                        ("float8_e5m2", 12), ("float32", 2), ("uint8", 1)])
+def test_dlpack_narrow_floats_carry_dlpacks_type_codes(dtype: str, code: int) -> None:
+    """bfloat16 and float8 arrays cross with DLPack's type codes for them (dlpack.h's
+    kDLBfloat = 4, kDLFloat8_e4m3fn = 10, kDLFloat8_e5m2 = 12; kDLFloat = 2 and kDLUInt = 1
+    as NumPy writes them, which checks where the code is read)."""
+    from justjax._src.runtime.dlpack import _type_code
+    x = jnp.arange(4, dtype=getattr(jnp, dtype))
+    for max_version in (None, (1, 0)):
+        assert _type_code(x.__dlpack__(max_version=max_version)).value == code
+    back = jnp.from_dlpack(x)
+    assert back.dtype == x.dtype and _pointer(back) == _pointer(x)
+    np.testing.assert_array_equal(np.asarray(back, np.float32), [0, 1, 2, 3])
+    copied = jnp.from_dlpack(x, copy=True)
+    assert copied.dtype == x.dtype and _pointer(copied) != _pointer(x)
+
+
 def test_jax_dlpack_module() -> None:
     assert justjax.dlpack.is_supported_dtype(jnp.bfloat16)
     assert not justjax.dlpack.is_supported_dtype(jnp.float8_e4m3fn)

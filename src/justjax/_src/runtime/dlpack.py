@@ -10,9 +10,14 @@ Capsules follow what the consumer asks for: a consumer announcing DLPack >= 1.0
 (`max_version=(1, 0)`, as NumPy does) gets a versioned capsule flagged read-only; an older
 consumer gets an unversioned one (DLPack before 1.0 cannot say "read-only"; JAX hands out
 its buffers writable the same way).
+
+NumPy's DLPack knows no bfloat16 or float8 types: those cross as unsigned integers of their
+width, with the type code in the capsule's DLTensor set to (or read from) DLPack's own code
+for them (kDLBfloat, kDLFloat8_*), as JAX exchanges them.
 """
 from __future__ import annotations
 
+import ctypes
 import enum
 from typing import Any
 
@@ -51,6 +56,47 @@ SUPPORTED_DTYPES: frozenset[Any] = frozenset({
     dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64,
     dtypes.complex64, dtypes.complex128, dtypes.bool_})
 _SUPPORTED_DTYPES_SET = frozenset(np.dtype(d) for d in SUPPORTED_DTYPES)
+
+
+# ml_dtypes types by their DLPack type code (dlpack.h's DLDataTypeCode).
+_EXTENSION_CODES = {
+    dtypes.bfloat16: 4, dtypes.float8_e3m4: 7, dtypes.float8_e4m3: 8,
+    dtypes.float8_e4m3b11fnuz: 9, dtypes.float8_e4m3fn: 10, dtypes.float8_e4m3fnuz: 11,
+    dtypes.float8_e5m2: 12, dtypes.float8_e5m2fnuz: 13, dtypes.float8_e8m0fnu: 14,
+}
+_CODE_TO_EXTENSION = {code: np.dtype(dt) for dt, code in _EXTENSION_CODES.items()}
+_KDL_UINT = 1
+# Where DLDataType.code sits: after DLTensor's data pointer, DLDevice and ndim (20 bytes);
+# a versioned capsule's DLTensor follows the version, manager context, deleter and flags.
+_CODE_OFFSET = {b"dltensor": 20, b"dltensor_versioned": 32 + 20}
+
+_capsule_name = ctypes.pythonapi.PyCapsule_GetName
+_capsule_name.restype = ctypes.c_char_p
+_capsule_name.argtypes = [ctypes.py_object]
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def _type_code(capsule: Any) -> ctypes.c_uint8:
+    """The (writable) DLDataType.code of an unconsumed DLPack capsule."""
+    name = _capsule_name(capsule)
+    if name not in _CODE_OFFSET:
+        raise BufferError(f"Expected a DLPack capsule, got a capsule named {name!r}")
+    return ctypes.c_uint8.from_address(_capsule_pointer(capsule, name) + _CODE_OFFSET[name])
+
+
+class _Capsule:
+    """A capsule already taken from its producer, handed to NumPy's consumer."""
+
+    def __init__(self, capsule: Any) -> None:
+        self._capsule = capsule
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self._capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return int(DLDeviceType.kDLCPU), 0
 
 
 def is_supported_dtype(dtype: Any) -> bool:
@@ -135,9 +181,16 @@ def to_dlpack(x: Any, stream: Any = None, src_device: Device | None = None,
     if copy:
         buffer = buffer.copy()
         buffer.setflags(write=False)
+    code = _EXTENSION_CODES.get(buffer.dtype)
+    if code is not None:
+        buffer = buffer.view(f"u{buffer.dtype.itemsize}")
     if max_version is not None and tuple(max_version) >= _VERSIONED:
-        return buffer.__dlpack__(max_version=_VERSIONED)
-    return np.asarray(_WritableAlias(buffer)).__dlpack__()
+        capsule = buffer.__dlpack__(max_version=_VERSIONED)
+    else:
+        capsule = np.asarray(_WritableAlias(buffer)).__dlpack__()
+    if code is not None:
+        _type_code(capsule).value = code
+    return capsule
 
 
 def dlpack_device(x: Any) -> tuple[DLDeviceType, int]:
@@ -166,13 +219,25 @@ def _single_device(device: Device | Sharding | None) -> Device | None:
 
 def _host_view(external_array: Any, copy: bool | None) -> np.ndarray:
     """The producer's tensor as a NumPy array (its memory when `copy` is not True)."""
-    try:
-        return np.from_dlpack(external_array, copy=copy)
-    except TypeError:
-        # A producer whose `__dlpack__` takes no keywords (TensorFlow, older libraries).
-        if copy:
-            return np.from_dlpack(external_array).copy()
-        return np.from_dlpack(external_array)
+    copied = False
+    if _is_tensorflow_tensor(external_array):
+        capsule = external_array.__dlpack__()  # TensorFlow takes no stream
+    else:
+        try:
+            capsule = external_array.__dlpack__(stream=None, max_version=_VERSIONED,
+                                                copy=copy)
+            copied = bool(copy)
+        except TypeError:
+            # A producer from before DLPack 1.0 (no max_version or copy keywords).
+            capsule = external_array.__dlpack__(stream=None)
+    code = _type_code(capsule)
+    extension = _CODE_TO_EXTENSION.get(code.value)
+    if extension is not None:
+        code.value = _KDL_UINT  # NumPy reads the bits as unsigned integers of their width
+    value = np.from_dlpack(_Capsule(capsule))
+    if extension is not None:
+        value = value.view(extension)
+    return value.copy() if copy and not copied else value
 
 
 def from_dlpack(external_array: Any, device: Device | Sharding | None = None,
@@ -208,10 +273,7 @@ def from_dlpack(external_array: Any, device: Device | Sharding | None = None,
         raise ValueError(f"Specified device={device!r} which requires a copy since the source "
                          f"device is {dlpack_device!r}, however copy=False. Set copy=True or "
                          "copy=None to perform the requested operation.")
-    if _is_tensorflow_tensor(external_array):
-        value = np.from_dlpack(external_array)
-    else:
-        value = _host_view(external_array, copy)
+    value = _host_view(external_array, copy)
     canonical = dtypes.canonicalize_dtype(value.dtype)
     if copy is False and (not value.flags.c_contiguous or canonical != value.dtype):
         raise ValueError("Specified input which requires a copy since the source data buffer "
