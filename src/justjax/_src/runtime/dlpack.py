@@ -173,7 +173,7 @@ def to_dlpack(x: Any, stream: Any = None, src_device: Device | None = None,
                               "implemented for GPU.")
     if target is not None and target != src_device:
         if copy is not None and not copy:
-            raise ValueError(f"Specified device={target} which requires a copy since the "
+            raise ValueError(f"Specified device={target!r} which requires a copy since the "
                              f"source device is {src_device!r}, however copy=False. Set "
                              "copy=True or copy=None to perform the requested operation.")
         x = put(x, target)
