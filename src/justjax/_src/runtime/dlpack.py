@@ -112,16 +112,14 @@ def is_supported_dtype(dtype: Any) -> bool:
     return np.dtype(dtype) in _SUPPORTED_DTYPES_SET
 
 
-def _device_for(dl_device_type: Any, device_id: int, error: type[Exception]) -> Device:
-    """The device a DLPack device `(type, id)` names; `error` for a type JAX cannot map."""
+def _device_for(dl_device_type: Any, device_id: int) -> Device:
+    """The device a DLPack device `(type, id)` names (JAX's errors for other types)."""
     try:
         platform = _DL_DEVICE_TO_PLATFORM[DLDeviceType(int(dl_device_type))]
-    except (KeyError, ValueError):
-        if error is BufferError:
-            raise BufferError("The device specification passed to to_dlpack contains an"
-                              f" unsupported device type (DLDeviceType: {dl_device_type})"
-                              ) from None
-        raise
+    except ValueError:
+        raise BufferError("The device specification passed to to_dlpack contains an"
+                          f" unsupported device type (DLDeviceType: {dl_device_type})"
+                          ) from None
     if platform != "cpu":
         raise RuntimeError(f"Unknown backend {platform}. Available backends are ['cpu']")
     for device in devices_lib.devices():
@@ -164,7 +162,7 @@ def to_dlpack(x: Any, stream: Any = None, src_device: Device | None = None,
         raise TypeError(f"Argument to to_dlpack must be a jax.Array, got {type(x)}")
     if src_device is None:
         src_device, = x.devices()
-    target = _device_for(*dl_device, BufferError) if dl_device else None
+    target = _device_for(*dl_device) if dl_device else None
     if max_version is not None and tuple(max_version) < MIN_DLPACK_VERSION:
         raise BufferError(f"JAX does not support any version below {MIN_DLPACK_VERSION} but "
                           f"version ({max_version}) was requested.")
@@ -267,7 +265,7 @@ def from_dlpack(external_array: Any, device: Device | Sharding | None = None,
     except ValueError:
         raise TypeError("Array passed to from_dlpack is on unsupported device type "
                         f"(DLDeviceType: {dl_device_type}, array: {external_array}") from None
-    dlpack_device = _device_for(dl_device_type, device_id, TypeError)
+    dlpack_device = _device_for(dl_device_type, device_id)
     moves = device is not None and device != dlpack_device
     if moves and copy is not None and not copy:
         raise ValueError(f"Specified device={device!r} which requires a copy since the source "
