@@ -337,6 +337,7 @@ SPECIAL_VALUES = [
     ("expm1", (INF, 0.0), (INF, 0.0)),
     ("expm1", (NAN, 0.0), (NAN, 0.0)),
     ("expm1", (0.0, 0.0), (0.0, 0.0)),
+    ("expm1", (-0.0, 0.0), (0.0, 0.0)),
     ("expm1", (-INF, 2.0), (-1.0, 0.0)),
     ("expm1", (INF, INF), (None, NAN)),
     ("expm1", (1.0, INF), (NAN, NAN)),

@@ -476,7 +476,8 @@ def _expm1(z: _Z) -> _Z:
     ctx = z[0].ctx
     x, y = z
     a = ctx.math("sin", y * 0.5)
-    re = ctx.math("expm1", x) * ctx.math("cos", y) - a * a * 2.0
+    # + 0.0: expm1(-0 + 0j) is +0 + 0j (e^z - 1 = 1 - 1), where the formula gives -0.
+    re = ctx.math("expm1", x) * ctx.math("cos", y) - a * a * 2.0 + 0.0
     im = ctx.math("exp", x) * ctx.math("sin", y)
     im = ctx.select(ctx.cmp("==", y, 0.0), y, im)
     bad_y = ctx.b.not_(ctx.cmp("<", ctx.fabs(y), math.inf))

@@ -193,13 +193,15 @@ def power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def expm1(x: np.ndarray) -> np.ndarray:
     """`stablehlo.exponential_minus_one`: NumPy's expm1, with C99's special values for
-    complex operands where NumPy's formula makes nans: a zero imaginary part stays
+    complex operands where NumPy's formula makes nans or -0: a zero imaginary part stays
     (expm1(inf + 0j) = inf + 0j), -1 at -inf (-1 + 0j with an infinite or nan imaginary
     part), inf + nan j at +inf with one."""
     out = np.expm1(x)
     if not dtypes.is_complex(np.asarray(x).dtype):
         return out
+    # + 0.0: expm1(-0 + 0j) is +0 + 0j (e^z - 1 = 1 - 1), where NumPy's formula gives -0.
     out = np.array(out, copy=True)
+    out.real = out.real + 0.0
     re, im = np.real(x), np.imag(x)
     zero_im = im == 0
     out.imag = np.where(zero_im, im, out.imag)
