@@ -393,6 +393,11 @@ from justjax._src.numpy.numpy_interop import (
 from justjax._src.numpy.vectorize import (
     vectorize as vectorize,
 )
+from justjax._src.numpy.numpy_interop import from_dlpack as from_dlpack
+from justjax._src.numpy.array_api_metadata import (
+    __array_api_version__ as __array_api_version__,
+    __array_namespace_info__ as __array_namespace_info__,
+)
 from justjax.numpy import linalg as linalg  # noqa: E402 -- the submodule, after the names
 from justjax._src.numpy.index_tricks import (
     apply_along_axis as apply_along_axis,

@@ -24,10 +24,11 @@ from numpy.exceptions import ComplexWarning as ComplexWarning
 
 from justjax._src.core import dtypes
 from justjax._src.numpy.array_creation import asarray
+from justjax._src.runtime import dlpack
 
-__all__ = ["ComplexWarning", "array_repr", "array_str", "frombuffer", "fromfile", "fromiter",
-           "fromstring", "get_printoptions", "index_exp", "iterable", "load", "printoptions",
-           "s_", "save", "savez", "set_printoptions"]
+__all__ = ["ComplexWarning", "array_repr", "array_str", "from_dlpack", "frombuffer",
+           "fromfile", "fromiter", "fromstring", "get_printoptions", "index_exp", "iterable",
+           "load", "printoptions", "s_", "save", "savez", "set_printoptions"]
 
 
 def load(file: IO[bytes] | str | os.PathLike[Any], *args: Any, **kwargs: Any) -> Any:
@@ -116,3 +117,16 @@ def fromiter(*args: Any, **kwargs: Any) -> Any:
     """Not available, as in JAX: consuming an iterator is a side effect (`NotImplementedError`
     with JAX's message pointing at `jnp.asarray(np.fromiter(...))`)."""
     raise NotImplementedError(_IMPURE.format("fromiter", "iterable"))
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
+    """`jnp.from_dlpack`: an Array of a DLPack producer's tensor (a NumPy array, a torch
+    tensor, another Array ...), sharing its memory unless a copy is asked for or needed.
+
+    Args:
+      x: an object with `__dlpack__` and `__dlpack_device__`, on the CPU.
+      device: the device (or single-device sharding) to commit the result to.
+      copy: True: always copy; False: never (ValueError when needed); None: when needed.
+    Returns:
+      An Array.
+    """
+    return dlpack.from_dlpack(x, device=device, copy=copy)
