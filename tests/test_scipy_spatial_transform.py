@@ -142,6 +142,9 @@ def test_pytrees_jit_vmap_grad() -> None:
     got = jax.vmap(lambda q: Rotation.from_quat(q).as_euler("xyz"))(jnp.array(QUATS[:3]))
     np.testing.assert_allclose(got, SciPyRotation.from_quat(QUATS[:3]).as_euler("xyz"),
                                atol=2e-5)
+    got = jax.vmap(lambda r, v: r.apply(v), in_axes=(Rotation(0), None))(r, jnp.ones(3))
+    np.testing.assert_allclose(got, SciPyRotation.from_quat(QUATS).apply(np.ones(3)),
+                               atol=1e-5)
     keys = Rotation.from_euler("zxy", jnp.array([[90., 0, 0], [0, 45, 0], [0, 0, -30]]),
                                degrees=True)
     slerp = Slerp.init(jnp.array([0., 1., 2.]), keys)
