@@ -284,3 +284,36 @@ def test_errors_are_jax(call, error: type, message: str) -> None:
     with pytest.raises(error) as info:
         call()
     assert message in str(info.value)
+
+
+# Recorded from JAX 0.10.2 (x64): jit(vmap) over the objective's argument b, (x, nit, nfev);
+# and the forward-mode derivative of x in b[0] along ones.
+BS = [[1., -2., 0.5, 3.], [0., 1., 2., -1.], [5., 5., 5., 5.]]
+JAX_BATCHED_ARGS_X64 = {
+    "BFGS": ([[0.4620622441943821, -0.8482490301904476, 0.16536968083993894, 2.96692600042879],
+              [-0.04182878077730205, 0.1673148561939412, 1.0797659358187106, -1.2159531940365766],
+              [0.9897859316483476, 1.0408564514808734, 1.775291661891966, 4.644941834179168]],
+             [8, 6, 9], [11, 9, 10],
+             [0.19795713909457227, 0.2081711289633297, 0.35505855799495634, 0.9289878023785477]),
+    LBFGS: ([[0.46206223799689616, -0.8482489366238695, 0.16536949248183166, 2.9669264355272578],
+             [-0.04182891684557985, 0.1673150416498543, 1.0797666546397355, -1.2159535588255008],
+             [0.9897859878596751, 1.0408560328266714, 1.775291836277776, 4.644941629193006]],
+            [9, 8, 8], [10, 10, 10],
+            [0.19794721277270438, 0.20817881618994444, 0.3550522495169039, 0.9290212055962351]),
+}
+
+
+@pytest.mark.parametrize("method", ["BFGS", LBFGS])
+def test_batched_args_and_forward_mode(method: str) -> None:
+    x, nit, nfev, tangent = JAX_BATCHED_ARGS_X64[method]
+    with x64_mode(True):
+        a = jnp.array(A)
+
+        def solve(b):
+            return minimize(quad, jnp.zeros(4), args=(a, b), method=method)
+
+        batched = jax.jit(jax.vmap(solve))(jnp.array(BS))
+        _, dx = jax.jvp(lambda b: solve(b).x, (jnp.array(BS[0]),), (jnp.ones(4),))
+    np.testing.assert_allclose(batched.x, x, rtol=1e-9, atol=1e-12)
+    assert batched.nit.tolist() == nit and batched.nfev.tolist() == nfev
+    np.testing.assert_allclose(dx, tangent, rtol=1e-9)
