@@ -275,3 +275,30 @@ def test_edge_values_match_real_jax(name: str) -> None:
     real_fun = type(fun)(fun.__code__, {**fun.__globals__, **namespace})
     np.testing.assert_allclose(np.asarray(fun()), np.asarray(real_fun()),
                                rtol=EDGE_RTOL.get(name, 2e-6), atol=1e-6)
+
+
+# -- deprecated and removed names ---------------------------------------------------------------
+
+def test_lpmn_is_deprecated_and_matches_jax() -> None:
+    z = jnp.array([-0.9, 0.0, 0.4, 0.99], jnp.float32)
+    with pytest.warns(DeprecationWarning, match="lpmn is deprecated"):
+        lpmn = special.lpmn
+    p, dp = lpmn(2, 2, z)
+    assert p.shape == dp.shape == (3, 3, 4)
+    # Recorded from JAX 0.10.2: P_2^0, P_2^1, P_2^2 and their derivatives in z.
+    np.testing.assert_allclose(p[:, 2], [[0.715, -0.5, -0.26, 0.97015],
+                                         [1.1769, -0.0, -1.09982, -0.41897],
+                                         [0.57, 3.0, 2.52, 0.0597]], rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(dp[:, 2], [[-2.7, 0.0, 1.2, 2.97],
+                                          [4.2671, -3.0, -2.2258, 20.42],
+                                          [5.4, 0.0, -2.4, -5.94]], rtol=1e-4, atol=1e-5)
+    with pytest.warns(DeprecationWarning, match="lpmn_values is deprecated"):
+        values = special.lpmn_values(2, 2, z, True)
+    np.testing.assert_allclose(values[1, 1], [-0.1506, -0.34549, -0.31665, -0.04874], rtol=1e-4)
+    with pytest.raises(NotImplementedError, match="m!=n"):
+        lpmn(1, 2, z)
+
+
+def test_sph_harm_is_removed() -> None:
+    with pytest.raises(AttributeError, match="removed in v0.10.0. Use jax.scipy.special"):
+        special.sph_harm  # noqa: B018
