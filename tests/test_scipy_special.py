@@ -302,3 +302,12 @@ def test_lpmn_is_deprecated_and_matches_jax() -> None:
 def test_sph_harm_is_removed() -> None:
     with pytest.raises(AttributeError, match="removed in v0.10.0. Use jax.scipy.special"):
         special.sph_harm  # noqa: B018
+
+
+def test_polygamma_is_xlas_decomposition() -> None:
+    """lax.polygamma is (-1)^(n+1) exp(lgamma(n + 1)) zeta(n + 1, x) with XLA's zeta: off
+    SciPy for negative x (its zeta there) and -inf, not NaN, where zeta overflows near 0."""
+    out = special.polygamma(np.array([2, 4, 2, 3, 2]), np.float32([-2.5, -2.5, 1e-30, 1e-30, 0.0]))
+    # Recorded from JAX 0.10.2 (SciPy: -0.10820405, -0.067996, -inf, inf, nan).
+    np.testing.assert_allclose(out, [-0.10820418, -0.068030305, -np.inf, np.inf, np.nan],
+                               rtol=3e-6)
