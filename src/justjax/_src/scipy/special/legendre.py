@@ -29,7 +29,7 @@ def _recurrence_coefficients(l_max: int, normalized: bool) -> tuple[np.ndarray, 
 
 
 @util.jitted_as_in_jax(static_argnums=(0, 2))
-def _associated_legendre(l_max: int, x: Any, normalized: bool) -> Any:
+def _gen_associated_legendre(l_max: int, x: Any, normalized: bool) -> Any:
     """P_l^m(x) for 0 <= m, l <= l_max (zero where m > l), shape (l_max + 1, l_max + 1,
     len(x)) indexed [m, l, i]. Normalized: times sqrt((2l + 1) (l - m)! / (4 pi (l + m)!)),
     the spherical harmonics' normalization. The diagonal P_m^m by products of sqrt(1 - x^2),
@@ -71,7 +71,7 @@ def _associated_legendre(l_max: int, x: Any, normalized: bool) -> Any:
 
 @util.jitted_as_in_jax(static_argnums=(4,))
 def _sph_harm(n: Any, m: Any, theta: Any, phi: Any, n_max: int) -> Any:
-    legendre = _associated_legendre(n_max, ufuncs.cos(theta), True)
+    legendre = _gen_associated_legendre(n_max, ufuncs.cos(theta), True)
     abs_m = ufuncs.absolute(m)
     values = legendre.at[abs_m, n, array_creation.arange(shape_ops.shape(n)[0])].get(mode="clip")
     angle = abs_m * phi
@@ -139,7 +139,7 @@ def _shift(p: Any, axis: int, by: int) -> Any:
 
 
 @util.jitted_as_in_jax(static_argnums=(2,))
-def _legendre_derivatives(p: Any, x: Any, normalized: bool) -> Any:
+def _gen_derivatives(p: Any, x: Any, normalized: bool) -> Any:
     """dP_l^m/dx of the unnormalized functions, from P_l^{m-1} and P_l^{m+1} (each by a
     recurrence in P_{l-1}), the negative orders P_n^-1, P_n^-2 from P_n^1, P_n^2; the row
     m = 1 from P_l^0 and P_l^2 over sqrt(1 - x^2), as JAX's lpmn."""
@@ -200,8 +200,8 @@ def lpmn(m: int, n: int, z: Any) -> tuple[Any, Any]:
       `(p, dp)`, each of shape (m + 1, n + 1, len(z)), indexed [order, degree, point].
     """
     _, n = _check_lpmn_arguments(m, n, z)
-    values = _associated_legendre(n, z, False)
-    return values, _legendre_derivatives(values, z, False)
+    values = _gen_associated_legendre(n, z, False)
+    return values, _gen_derivatives(values, z, False)
 
 
 def lpmn_values(m: int, n: int, z: Any, is_normalized: bool) -> Any:
@@ -217,4 +217,4 @@ def lpmn_values(m: int, n: int, z: Any, is_normalized: bool) -> Any:
       An array of shape (m + 1, n + 1, len(z)), indexed [order, degree, point].
     """
     _, n = _check_lpmn_arguments(m, n, z)
-    return _associated_legendre(n, z, is_normalized)
+    return _gen_associated_legendre(n, z, is_normalized)
