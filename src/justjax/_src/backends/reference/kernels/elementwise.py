@@ -231,15 +231,17 @@ def digamma(x: np.ndarray) -> np.ndarray:
 
 
 def polygamma(m: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """The m-th derivative of digamma, as XLA computes it: NaN unless `m` is a non-negative
-    integer; `digamma` for m = 0; for m >= 1 (a signed Hurwitz zeta) NaN at x = +inf and
-    where the exact value is -inf (the poles for even m)."""
+    """The m-th derivative of digamma as XLA decomposes `chlo.polygamma`, in the operands'
+    dtype: digamma for m = 0, else (-1)^(m+1) exp(lgamma(m + 1)) zeta(m + 1, x) with XLA's
+    zeta (so -inf or inf where zeta overflows near a pole, NaN at the poles of odd order
+    and at x = +inf); NaN unless `m` is a non-negative integer."""
     m, x = np.broadcast_arrays(m, x)
+    one = x.dtype.type(1)
     valid = (m >= 0) & (m == np.floor(m))
     with np.errstate(all="ignore"):
-        result = scipy.special.polygamma(np.where(valid, m, 0), x)
+        sign = np.where(np.fmod(m, 2) == 0, -one, one)
+        result = (sign * np.exp(lgamma(m + one))) * zeta(m + one, x)
     result = np.where(m == 0, digamma(x), result)
-    result = np.where((m >= 1) & ((x == np.inf) | (result == -np.inf)), np.nan, result)
     return np.where(valid, result, np.nan).astype(x.dtype)
 
 
