@@ -44,6 +44,7 @@ LAYER_OF_PREFIX = [
     ("justjax._src.scipy", 6), ("justjax._src.flatten_util", 6),
     ("justjax._src.api", 7), ("justjax._src.autodiff", 7), ("justjax._src.api_util", 7),
     ("justjax._src.pmap", 7), ("justjax._src.jax_alias", 8),
+    ("justjax._src.export", 7),
     ("justjax._src.test_util", 7),
     ("justjax", 8),
 ]
@@ -92,7 +93,8 @@ def test_imports_point_down(path: pathlib.Path) -> None:
 # Modules outside the primitive packages that define primitives of their own.
 PRIMITIVE_MODULES = ("justjax._src.interpreters.ad", "justjax._src.custom_derivatives",
                      "justjax._src.checkpoint", "justjax._src.jit_primitive",
-                     "justjax._src.shard_map", "justjax._src.checkify.check")
+                     "justjax._src.shard_map", "justjax._src.checkify.check",
+                     "justjax._src.export._export")
 
 
 def _all_primitives() -> list[core.Primitive]:
@@ -122,7 +124,9 @@ NO_JVP_RULE = {"nextafter", "custom_jvp_call", "custom_vjp_call", "custom_lin",
                # carries a custom_jvp of its own).
                "igamma_grad_a", "zeta",
                # Nor for LAPACK's compact QR pieces: `qr` itself is differentiated instead.
-               "geqrf", "geqp3", "householder_product"}
+               "geqrf", "geqp3", "householder_product",
+               # Nor for an exported call: `Exported.call` is a custom_vjp over it.
+               "call_exported"}
 
 # The primitives that can appear applied to a tangent in a linear jaxpr, so reverse mode
 # needs their transpose: JAX's transpose table restricted to justjax's primitives.

@@ -17,6 +17,7 @@ PUBLIC_TO_PRIVATE = {
     "justjax.scipy.stats.norm": "justjax._src.scipy.stats",
     "justjax.nn.initializers": "justjax._src.nn",
     "justjax.random": "justjax._src.random",
+    "justjax.export": "justjax._src.export",
 }
 
 

@@ -86,6 +86,7 @@ from justjax._src.source_info_util import named_scope as named_scope
 from justjax import debug as debug
 from justjax import errors as errors
 from justjax import experimental as experimental
+from justjax import export as export
 from justjax import lax as lax
 from justjax import nn as nn
 from justjax import numpy as numpy
