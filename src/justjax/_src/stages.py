@@ -23,6 +23,7 @@ from justjax._src.backends import get_backend
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
+from justjax._src.core.shape_poly import canonicalize_shape
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from justjax._src.hlo.passes import optimize
 from justjax._src.hlo import hlo_printer, ir, stablehlo_printer
@@ -45,7 +46,7 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape: Sequence[int], dtype: Any, sharding: Any = None,
                  weak_type: bool = False) -> None:
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = canonicalize_shape(shape)
         self.dtype = dtype if dtypes.is_extended(dtype) else np.dtype(dtype)
         self.sharding = sharding
         self.weak_type = bool(weak_type)

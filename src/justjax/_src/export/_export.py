@@ -25,7 +25,9 @@ from justjax._src import stages, tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.custom_derivatives import custom_vjp
+from justjax._src.export import export_poly, shape_poly
 from justjax._src.hlo import ir, stablehlo_parser, stablehlo_printer
+from justjax._src.hlo.passes import refine_shapes
 from justjax._src.interpreters import batching, lowering
 from justjax._src.jit import PjitFunction
 from justjax._src.tree_errors import equality_errors
@@ -299,10 +301,17 @@ def _export_traced(traced: stages.Traced, platforms: tuple[str, ...],
                    disabled_checks: tuple[DisabledSafetyCheck, ...]) -> Exported:
     sig = traced._signature
     closed = traced.jaxpr
+    symbolic = bool(shape_poly.all_dim_vars(a.shape for a in closed.in_avals))
+    if symbolic:
+        _check_one_scope(closed.in_avals, sig.in_tree, sig.name)
+        # Every input is kept: the dimension values are read off their shapes.
+        steps, _ = shape_poly.solve_plan(closed.in_avals, sig.in_tree)
     info = stages.lower_jaxpr(closed, sig.name, (False,) * len(closed.in_avals),
-                              sig.keep_unused, sig.out_paths)
+                              sig.keep_unused or symbolic, sig.out_paths)
     module = info.module
-    module.attributes["jax.uses_shape_polymorphism"] = False
+    if symbolic:
+        export_poly.wrap_main(module, closed.in_avals, sig.in_tree, steps)
+    module.attributes["jax.uses_shape_polymorphism"] = symbolic
     _check_custom_calls(module, disabled_checks)
     nr_in, nr_out = len(closed.in_avals), len(closed.out_avals)
 
@@ -318,8 +327,27 @@ def _export_traced(traced: stages.Traced, platforms: tuple[str, ...],
         ordered_effects=(), unordered_effects=(), disabled_safety_checks=disabled_checks,
         mlir_module_serialized=stablehlo_printer.print_module(module).encode("utf-8"),
         calling_convention_version=maximum_supported_calling_convention_version,
-        module_kept_var_idx=tuple(info.kept_inputs), uses_global_constants=False,
+        module_kept_var_idx=tuple(info.kept_inputs), uses_global_constants=symbolic,
         _get_vjp=get_vjp)
+
+
+def _check_one_scope(avals: Sequence[ShapedArray], in_tree: Any, fun_name: str) -> None:
+    """JAX's error when the symbolic dimensions of the arguments come from several scopes."""
+    first = None
+    for i, aval in enumerate(avals):
+        for d in aval.shape:
+            if not shape_poly.is_symbolic_dim(d):
+                continue
+            if first is None:
+                first = (d.scope, i)
+            elif d.scope is not first[0]:
+                raise ValueError(
+                    f"Invalid mixing of symbolic scopes when exporting {fun_name}.\n"
+                    f"Expected current (from {shape_poly.dim_descriptor(in_tree, first[1])}) "
+                    f"scope {first[0]}\nand found for '{d}' "
+                    f"({shape_poly.dim_descriptor(in_tree, i)}) scope {d.scope}\n"
+                    "See https://docs.jax.dev/en/latest/export/shape_poly.html"
+                    "#user-specified-symbolic-constraints.")
 
 
 def _check_custom_calls(module: ir.Module, disabled: Sequence[DisabledSafetyCheck]) -> None:
@@ -439,11 +467,21 @@ def _call_exported_abstract_eval(*in_avals: ShapedArray, exported: Exported
             raise ValueError(f"Dtype mismatch for {where()}: expected {want.dtype} and called "
                              f"with {got.dtype}")
         for dim_idx, d in enumerate(want.shape):
-            if d != got.shape[dim_idx]:
+            if not shape_poly.is_symbolic_dim(d) and d != got.shape[dim_idx]:
                 raise ValueError(
                     f"Shape mismatch for {where(dim_idx)} (expected same constant): expected "
-                    f"{want.shape} and called with {got.shape}")
-    return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in exported.out_avals]
+                    f"{_shape_str(want.shape)} and called with {_shape_str(got.shape)}")
+    if not exported.uses_global_constants:
+        return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in exported.out_avals]
+    env = shape_poly.solve_dim_values(exported.in_avals, exported.in_tree,
+                                      [a.shape for a in in_avals])
+    return [ShapedArray(tuple(d.evaluate(env) if shape_poly.is_symbolic_dim(d) else d
+                              for d in a.shape), a.dtype, a.weak_type)
+            for a in exported.out_avals]
+
+
+def _shape_str(shape: Sequence[Any]) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 call_exported_p.def_abstract_eval(_call_exported_abstract_eval)
@@ -485,9 +523,17 @@ def _call_exported_lowering(ctx: lowering.LoweringRuleContext, *args: ir.Value,
     module_ctx = ctx.module_context
     key = ("call_exported", id(exported))
     name = module_ctx.function_names.get(key)
+    in_types = [lowering.aval_to_type(ctx.avals_in[i]) for i in exported.module_kept_var_idx]
+    static = all(t.is_static for t in in_types)
+    if static:
+        key += tuple(str(t) for t in in_types)
+        name = module_ctx.function_names.get(key)
     if name is None:
-        name = _merge_module(module_ctx, exported.mlir_module(serialized=False),
-                             f"call_exported_{exported.fun_name}")
+        sub = exported.mlir_module(serialized=False)
+        if static and exported.uses_global_constants:
+            # Known shapes: the module is refined to them now (JAX refines before compiling).
+            sub = refine_shapes.refine_shapes(sub, in_types)
+        name = _merge_module(module_ctx, sub, f"call_exported_{exported.fun_name}")
         module_ctx.function_names[key] = name
         module_ctx.keepalives.append(exported)
     callee = module_ctx.module.function(name)

@@ -31,6 +31,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from justjax._src.core import dtypes
+from justjax._src.core.shape_poly import DimExpr
 
 
 # ---------------------------------------------------------------------------------------------
@@ -83,13 +84,15 @@ class TensorType:
     dtype: np.dtype
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "shape",
-                           tuple(None if d is None else int(d) for d in self.shape))
+        object.__setattr__(self, "shape", tuple(
+            d if d is None or isinstance(d, DimExpr) else int(d) for d in self.shape))
         object.__setattr__(self, "dtype", np.dtype(self.dtype))
 
     @property
     def is_static(self) -> bool:
-        return None not in self.shape
+        """Whether every dimension is a known integer (a lowered shape-polymorphic program
+        has symbolic ones, `DimExpr`s; a parsed one has None for them)."""
+        return all(type(d) is int for d in self.shape)
 
     @property
     def rank(self) -> int:
@@ -104,7 +107,7 @@ class TensorType:
         return self.size * self.dtype.itemsize
 
     def __str__(self) -> str:
-        dims = "".join("?x" if d is None else f"{d}x" for d in self.shape)
+        dims = "".join(f"{d}x" if type(d) is int else "?x" for d in self.shape)
         return f"tensor<{dims}{element_type_name(self.dtype)}>"
 
 

@@ -508,6 +508,7 @@ def _element(text: Any, dtype: np.dtype) -> Any:
 # keyword -> (attribute name, kind of value).
 _KEYWORD_FORMS: dict[str, dict[str, tuple[str, str]]] = {
     "stablehlo.broadcast_in_dim": {"dims": ("broadcast_dimensions", "dims")},
+    "stablehlo.dynamic_broadcast_in_dim": {"dims": ("broadcast_dimensions", "dims")},
     "stablehlo.transpose": {"dims": ("permutation", "dims")},
     "stablehlo.reverse": {"dims": ("dimensions", "dims")},
     "stablehlo.concatenate": {"dim": ("dimension", "int")},
@@ -525,7 +526,7 @@ _KEYWORD_FORMS: dict[str, dict[str, tuple[str, str]]] = {
 }
 
 _PLAIN_FUNCTIONAL = frozenset(("stablehlo.reshape", "stablehlo.bitcast_convert",
-                               "stablehlo.dynamic_update_slice"))
+                               "stablehlo.dynamic_update_slice", "stablehlo.dynamic_reshape"))
 _NULLARY = frozenset(("stablehlo.replica_id", "stablehlo.partition_id"))
 
 

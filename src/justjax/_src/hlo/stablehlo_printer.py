@@ -750,6 +750,8 @@ def _bool(value: Any) -> str:
 
 _register("stablehlo.broadcast_in_dim")(
     _keyword_form([("dims", "broadcast_dimensions", _dims)]))
+_register("stablehlo.dynamic_broadcast_in_dim")(
+    _keyword_form([("dims", "broadcast_dimensions", _dims)]))
 _register("stablehlo.transpose")(_keyword_form([("dims", "permutation", _dims)]))
 _register("stablehlo.reverse")(_keyword_form([("dims", "dimensions", _dims)], same_type=True))
 _register("stablehlo.concatenate")(_keyword_form([("dim", "dimension", _int)]))
@@ -788,7 +790,8 @@ def _iota(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
             f"{p.extra(op, ('iota_dimension',))} : {op.result.type}")
 
 
-@_register("stablehlo.reshape", "stablehlo.bitcast_convert", "stablehlo.dynamic_update_slice")
+@_register("stablehlo.reshape", "stablehlo.bitcast_convert", "stablehlo.dynamic_update_slice",
+           "stablehlo.dynamic_reshape")
 def _functional(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
     return f"{op.opcode} {p.operands(op.operands)}{p.extra(op, ())} : {functional_type(op)}"
 

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from justjax._src.core import core
+from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.core.avals import ShapedArray
 from justjax._src.lax import structural as lax_struct
 from justjax._src.numpy import scalar_types, util
@@ -58,6 +59,8 @@ def _index_tuple(x: Any) -> tuple[int, ...]:
 def _canonical_dim(d: Any) -> int:
     if isinstance(d, core.Tracer):
         raise TypeError("traced dimension")
+    if is_symbolic_dim(d):
+        return d
     return operator.index(d)
 
 
