@@ -292,3 +292,186 @@ def test_control_flow_round_trips() -> None:
 
     exp = export.deserialize(export.export(jax.jit(loop))(np.ones(2, F32)).serialize())
     np.testing.assert_allclose(exp.call(np.ones(2, F32)), loop(np.ones(2, F32)))
+
+
+# -- shape polymorphism ------------------------------------------------------------------------
+
+def _sym(spec: str, *dims: int, constraints: tuple[str, ...] = ()) -> jax.ShapeDtypeStruct:
+    return jax.ShapeDtypeStruct(export.symbolic_shape(spec, constraints=constraints), F32)
+
+
+# Real JAX 0.10.2's module of `x * 2` exported for f32[b, 4] (locations dropped).
+JAX_POLY_MODULE = """\
+module @jit__lambda attributes {jax.uses_shape_polymorphism = true, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<?x4xf32>) -> (tensor<?x4xf32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<1> : tensor<i32>
+    %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x4xf32>) -> tensor<i32>
+    %1 = stablehlo.compare GE, %0, %c, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.custom_call @shape_assertion(%1, %0) {api_version = 2 : i32, error_message = "Input shapes do not match the polymorphic shapes specification. Expected value >= 1 for dimension variable 'b'. Using the following polymorphic shapes specifications: args[0].shape = (b, 4). Obtained dimension variables: 'b' = {0} from specification 'b' for dimension args[0].shape[0] (= {0}), . Please see https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors for more details.", has_side_effect = true} : (tensor<i1>, tensor<i32>) -> ()
+    %2 = call @_wrapped_jax_export_main(%0, %arg0) : (tensor<i32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+    return %2 : tensor<?x4xf32>
+  }
+  func.func private @_wrapped_jax_export_main(%arg0: tensor<i32> {jax.global_constant = "b"}, %arg1: tensor<?x4xf32>) -> (tensor<?x4xf32> {jax.result_info = "result"}) {
+    %c = stablehlo.constant dense<4> : tensor<1xi32>
+    %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+    %0 = stablehlo.reshape %arg0 : (tensor<i32>) -> tensor<1xi32>
+    %1 = stablehlo.concatenate %0, %c, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+    %2 = stablehlo.dynamic_broadcast_in_dim %cst, %1, dims = [] : (tensor<f32>, tensor<2xi32>) -> tensor<?x4xf32>
+    %3 = stablehlo.multiply %arg1, %2 : tensor<?x4xf32>
+    return %3 : tensor<?x4xf32>
+  }
+}
+"""
+
+
+def test_polymorphic_module_is_jaxs_text() -> None:
+    exp = export.export(jax.jit(lambda x: x * 2))(_sym("b, 4"))
+    assert exp.uses_global_constants
+    assert [repr(a) for a in exp.in_avals] == ["ShapedArray(float32[b,4])"]
+    assert _ops(exp.mlir_module()) == _ops(JAX_POLY_MODULE)
+
+
+POLY_PROGRAMS = {
+    "elementwise": lambda x: jnp.sin(x) * 2 + x,
+    "mean": lambda x: jnp.mean(x, axis=0) + jnp.arange(x.shape[1]),
+    "concat_reshape": lambda x: jnp.concatenate([x, x]).reshape((2 * x.shape[0] * 4,)),
+    "matmul": lambda x: x @ jnp.ones((4, 3)) + 1.0,
+    "arange_gather": lambda x: jnp.arange(x.shape[0]) + x[:, 0],
+    "static_slice": lambda x: x[1:3],
+    "last_row": lambda x: x[-1],
+    "mean_all": lambda x: jnp.mean(x),
+    "broadcast": lambda x: jnp.broadcast_to(x[:, None, :], (x.shape[0], 2, 4)),
+    "nested_jit": lambda x: jax.jit(lambda y: y * 2)(x) + 1,
+    "softmax": lambda x: jax.nn.softmax(x, axis=0),
+    "argmax": lambda x: jnp.argmax(x, axis=0),
+    "where": lambda x: jnp.where(x > 1, x, 0.0),
+    "sort": lambda x: jnp.sort(x, axis=0),
+    "fori_symbolic_trip_count": lambda x: lax.fori_loop(
+        0, x.shape[0], lambda i, c: c + x[i], jnp.zeros(4)),
+    "scan_over_b": lambda x: lax.scan(lambda c, r: (c + r, c * r), jnp.zeros(4), x)[1],
+    "var": lambda x: jnp.var(x, axis=0),
+    "pad": lambda x: jnp.pad(x, ((1, 2), (0, 0))),
+    "gram": lambda x: x.T @ x,
+    "outer": lambda x: x[:, :1] * x[:, 1:2].T,
+    "grad_inside": lambda x: jax.grad(lambda y: jnp.sum(jnp.sin(y) ** 2))(x),
+    "vmap_inside": lambda x: jax.vmap(lambda r: r @ jnp.ones(4))(x),
+    "one_hot": lambda x: jax.nn.one_hot(jnp.argmax(x, axis=1), 4),
+}
+
+
+@pytest.mark.parametrize("name", list(POLY_PROGRAMS))
+def test_one_export_runs_for_every_batch_size(name: str) -> None:
+    f = POLY_PROGRAMS[name]
+    exp = export.export(jax.jit(f))(_sym("b, 4"))
+    back = export.deserialize(exp.serialize())
+    for n in (1, 3, 6):
+        x = jnp.asarray((np.arange(n * 4, dtype=F32).reshape(n, 4) % 5) / 3)
+        want = f(x)
+        for e in (exp, back):
+            got = e.call(x)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)
+
+
+def test_polymorphic_out_avals() -> None:
+    exp = export.export(jax.jit(lambda x: jnp.concatenate([x, x]).reshape(-1)))(_sym("b, 4"))
+    assert repr(exp.out_avals) == "(ShapedArray(float32[8*b]),)"
+    back = export.deserialize(exp.serialize())
+    assert repr(back.out_avals) == "(ShapedArray(float32[8*b]),)"
+
+
+def test_polymorphic_call_under_jit_grad_vmap() -> None:
+    exp = export.deserialize(export.export(jax.jit(lambda x: jnp.sum(jnp.sin(x), axis=1)))(
+        _sym("b, 4")).serialize(vjp_order=1))
+    x = jnp.asarray(np.linspace(0, 1, 12, dtype=F32).reshape(3, 4))
+    np.testing.assert_allclose(jax.jit(exp.call)(x), np.sin(x).sum(1), rtol=1e-6)
+    np.testing.assert_allclose(jax.grad(lambda x: exp.call(x).sum())(x), np.cos(x), rtol=1e-6)
+    xs = jnp.stack([x, 2 * x])
+    np.testing.assert_allclose(jax.vmap(exp.call)(xs), np.sin(xs).sum(2), rtol=1e-6)
+    assert "b" in repr(exp.vjp().in_avals)
+
+
+def test_polymorphic_export_calls_polymorphic_export() -> None:
+    inner = export.export(jax.jit(lambda x: x * 2))(_sym("b, 4"))
+    spec = _sym("c, 4")
+    outer = export.export(jax.jit(lambda x: inner.call(x) + 1))(spec)
+    x = np.ones((5, 4), F32)
+    np.testing.assert_allclose(outer.call(x), 3 * np.ones((5, 4)))
+
+
+def test_constraints_and_two_variables() -> None:
+    a, b = export.symbolic_shape("a, b", constraints=("a >= b + 2",))
+    exp = export.export(jax.jit(lambda x, y: x.sum() + y.sum()))(
+        jax.ShapeDtypeStruct((a,), F32), jax.ShapeDtypeStruct((b,), F32))
+    assert float(exp.call(np.ones(5, F32), np.ones(3, F32))) == 8
+    with pytest.raises(ValueError) as info:
+        exp.call(np.ones(3, F32), np.ones(2, F32))
+    assert str(info.value) == (
+        "Input shapes do not match the symbolic shape constraint a >= b + 2. Expected "
+        "'- b + a - 2' to be greater or equal to 0, but found -1.  Using the following "
+        "polymorphic shapes specifications: args[0].shape = (a,),args[1].shape = (b,). "
+        "Obtained dimension variables: 'a' = 3 from specification 'a' for dimension "
+        "args[0].shape[0] (= 3), 'b' = 2 from specification 'b' for dimension args[1].shape[0] "
+        "(= 2), . Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
+        "#shape-assertion-errors for more details.")
+    back = export.deserialize(exp.serialize())
+    with pytest.raises(ValueError, match="symbolic shape constraint a >= b \\+ 2"):
+        back.call(np.ones(3, F32), np.ones(2, F32))
+
+
+def test_linear_dimension_specs() -> None:
+    exp = export.export(jax.jit(lambda x: x[0]))(_sym("2*a+1, 3"))
+    assert repr(exp.out_avals) == "(ShapedArray(float32[3]),)"
+    np.testing.assert_allclose(exp.call(np.ones((7, 3), F32)), np.ones(3))
+    exp2 = export.export(jax.jit(lambda x: x[::2]))(_sym("2*b"))
+    assert exp2.call(np.ones(6, F32)).shape == (3,)
+    with pytest.raises(ValueError) as info:
+        exp2.call(np.ones(3, F32))
+    assert str(info.value) == (
+        "Input shapes do not match the polymorphic shapes specification. Division had "
+        "remainder 1 when computing the value of 'b'. Using the following polymorphic shapes "
+        "specifications: args[0].shape = (2*b,). Obtained dimension variables: . Please see "
+        "https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors for "
+        "more details.")
+
+
+def test_polymorphic_call_errors_as_jax() -> None:
+    spec = _sym("b, 4")
+    b_spec = jax.ShapeDtypeStruct(spec.shape, F32)
+    exp = export.export(jax.jit(lambda x, y: x + y))(spec, b_spec)
+    with pytest.raises(ValueError) as info:
+        exp.call(np.ones((3, 4), F32), np.ones((2, 4), F32))
+    assert str(info.value) == (
+        "Input shapes do not match the polymorphic shapes specification. Found inconsistency "
+        "between dimension size args[1].shape[0] (= 2) and the specification 'b' (= 3). Using "
+        "the following polymorphic shapes specifications: args[0].shape = (b, 4),"
+        "args[1].shape = (b, 4). Obtained dimension variables: 'b' = 3 from specification 'b' "
+        "for dimension args[0].shape[0] (= 3), . Please see https://docs.jax.dev/en/latest/"
+        "export/shape_poly.html#shape-assertion-errors for more details.")
+    with pytest.raises(ValueError, match="Expected value >= 1 for dimension variable 'b'. "):
+        exp.call(np.ones((0, 4), F32), np.ones((0, 4), F32))
+    with pytest.raises(ValueError, match=r"Shape mismatch for args\[0\].shape\[1\] \(expected "
+                                         r"same constant\): expected \(b, 4\) and called with "
+                                         r"\(3, 5\)"):
+        exp.call(np.ones((3, 5), F32), np.ones((3, 4), F32))
+
+
+def test_unsolvable_dimension_variables() -> None:
+    a, b = export.symbolic_shape("a, b")
+    with pytest.raises(ValueError, match="Cannot solve for values of dimension variables "):
+        export.export(jax.jit(lambda x: x.sum()))(jax.ShapeDtypeStruct((a * b,), F32))
+
+
+def test_scopes_must_agree_when_exporting() -> None:
+    x = _sym("b")
+    y = _sym("c")
+    with pytest.raises(ValueError, match="Invalid mixing of symbolic scopes when exporting"):
+        export.export(jax.jit(lambda x, y: x.sum() + y.sum()))(x, y)
+
+
+def test_symbolic_args_specs_export() -> None:
+    args = (np.ones((3, 4), F32), np.ones((3,), F32))
+    specs = export.symbolic_args_specs(args, ("b, 4", "b"))
+    exp = export.export(jax.jit(lambda x, v: x * v[:, None]))(*specs)
+    np.testing.assert_allclose(exp.call(np.ones((5, 4), F32), np.full(5, 2, F32)),
+                               np.full((5, 4), 2))

@@ -173,3 +173,19 @@ def test_hand_written_module() -> None:
 def test_errors_name_the_place(text: str, message: str) -> None:
     with pytest.raises(StableHLOParseError, match=message.replace("(", r"\(")):
         parse_module(text)
+
+
+def _poly_programs() -> list:
+    from tests.test_export import POLY_PROGRAMS
+    return list(POLY_PROGRAMS.items())
+
+
+@pytest.mark.parametrize("name,fun", _poly_programs(), ids=[n for n, _ in _poly_programs()])
+def test_round_trips_polymorphic_exports(name: str, fun) -> None:
+    """Shape-polymorphic modules (`tensor<?x4xf32>`, dynamic ops, dimension arguments,
+    shape assertions) round-trip too."""
+    from justjax import export
+    spec = justjax.ShapeDtypeStruct(export.symbolic_shape("b, 4"), np.float32)
+    text = export.export(justjax.jit(fun))(spec).mlir_module()
+    assert "?x4" in text
+    assert _round_trip(text) == text

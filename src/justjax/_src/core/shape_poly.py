@@ -544,6 +544,13 @@ def _lower_bound(e: Any) -> float:
                 rest = e - coeff * _factor_expr(mono[0][0], e.scope)
                 # c*max(x, y) >= c*x and >= c*y when c > 0; c*min(x, y) too when c < 0.
                 best = max(best, _plain_lb(rest + coeff * a), _plain_lb(rest + coeff * b))
+        if len(mono) == 1 and mono[0][1] == 1 and not isinstance(mono[0][0], str):
+            kind, (x, k) = mono[0][0]
+            if kind == "floordiv" and coeff < 0 and isinstance(k, int) and k > 0:
+                # k*floordiv(x, k) = x - mod(x, k): bound k*e with the floordiv replaced.
+                rest = e - coeff * _factor_expr(mono[0][0], e.scope)
+                scaled = k * rest + coeff * x - coeff * _factor_expr(("mod", (x, k)), e.scope)
+                best = max(best, _plain_lb(scaled) / k)
     for known in e.scope._nonneg:
         best = max(best, _plain_lb(e - known))
     return best

@@ -537,10 +537,20 @@ def _call_exported_lowering(ctx: lowering.LoweringRuleContext, *args: ir.Value,
         module_ctx.function_names[key] = name
         module_ctx.keepalives.append(exported)
     callee = module_ctx.module.function(name)
-    kept = [args[i] for i in exported.module_kept_var_idx]
+    kept = [_convert_to(ctx.builder, args[i], t)
+            for i, t in zip(exported.module_kept_var_idx, callee.arg_types, strict=True)]
     call_op = ctx.builder.op("func.call", kept, list(callee.result_types),
                              {"callee": ir.Symbol(name)})
-    return list(call_op.results)
+    return [_convert_to(ctx.builder, v, lowering.aval_to_type(aval))
+            for v, aval in zip(call_op.results, ctx.avals_out, strict=True)]
+
+
+def _convert_to(b: ir.Builder, value: ir.Value, wanted: ir.Type) -> ir.Value:
+    """`value` as type `wanted` when the types differ only in how a dimension is known
+    (symbolic here, dynamic in the merged module): a `stablehlo.convert`, as JAX inserts."""
+    if value.type == wanted:
+        return value
+    return b.one("stablehlo.convert", [value], wanted)
 
 
 lowering.register_lowering(call_exported_p, _call_exported_lowering)

@@ -32,21 +32,28 @@ def _assertion_message(in_avals: Sequence[ShapedArray], in_tree: Any,
         for i, s in enumerate(steps[:upto + 1]))
     return (f"Input shapes do not match the polymorphic shapes specification. Expected value "
             f">= 1 for dimension variable '{steps[upto].var}'. Using the following polymorphic "
-            f"shapes specifications: {shape_poly._specs_text(in_avals, in_tree)}. Obtained "
-            f"dimension variables: {obtained}. {shape_poly._SHAPE_ERRORS_HELP}")
+            f"shapes specifications: {shape_poly.specs_text(in_avals, in_tree)}. Obtained "
+            f"dimension variables: {obtained}. {shape_poly.SHAPE_ERRORS_HELP}")
 
 
 def wrap_main(module: ir.Module, in_avals: Sequence[ShapedArray], in_tree: Any,
               steps: Sequence[shape_poly.SolveStep]) -> None:
     """Gives `module` a `main` taking only the array arguments (see the module docstring)."""
     inner = module.function("main")
+    # A unique name, as MLIR's symbol table gives (a merged export may have the plain one).
+    taken = {fn.name for fn in module.functions}
     inner.name = WRAPPED_MAIN
+    suffix = 0
+    while inner.name in taken:
+        inner.name = f"{WRAPPED_MAIN}_{suffix}"
+        suffix += 1
     inner.visibility = "private"
     dim_vars = shape_poly.all_dim_vars(a.shape for a in in_avals)
     array_types = inner.arg_types[len(dim_vars):]
     block = ir.Block([Value(t) for t in array_types])
     emit = lowering_poly.DimEmitter({})
     dtype = lowering_poly.dim_dtype()
+    one = emit.const(1)  # shared by the assertions, first as in JAX's text
     sizes = []
     for i, step in enumerate(steps):
         size = emit.one("stablehlo.get_dimension_size", [block.args[step.arg_idx]],
@@ -60,7 +67,7 @@ def wrap_main(module: ir.Module, in_avals: Sequence[ShapedArray], in_tree: Any,
         if step.coeff != 1:
             value = emit.one("stablehlo.divide", [value, emit.const(step.coeff)], value.type)
         emit.dim_values[step.var] = value
-        at_least_one = emit._compare(value, emit.const(1), "GE")
+        at_least_one = emit.compare(value, one, "GE")
         emit.ops.append(ir.Op(
             "stablehlo.custom_call", [at_least_one, *sizes], [],
             {"call_target_name": "shape_assertion", "api_version": ir.IntegerAttr(2, "i32"),
@@ -70,7 +77,7 @@ def wrap_main(module: ir.Module, in_avals: Sequence[ShapedArray], in_tree: Any,
     builder = ir.Builder(block)
     args = [emit.dim_values[v] for v in dim_vars] + list(block.args)
     call = builder.op("func.call", args, list(inner.result_types),
-                      {"callee": ir.Symbol(WRAPPED_MAIN)})
+                      {"callee": ir.Symbol(inner.name)})
     builder.ret(list(call.results), "func.return")
     outer = ir.Function("main", block, list(inner.result_types), "public", None,
                         inner.result_attrs)

@@ -65,7 +65,7 @@ def symbolic_args_specs(args: Any, shapes_specs: Any, constraints: Sequence[str]
 # ---------------------------------------------------------------------------------------------
 # Solving the dimension variables from the shapes of the arguments.
 
-_SHAPE_ERRORS_HELP = ("Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
+SHAPE_ERRORS_HELP = ("Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
                       "#shape-assertion-errors for more details.")
 
 
@@ -83,7 +83,7 @@ def dim_descriptor(in_tree: Any, arg_idx: int, dim_idx: int | None = None) -> st
     return text if dim_idx is None else f"{text}.shape[{dim_idx}]"
 
 
-def _specs_text(in_avals: Sequence[Any], in_tree: Any) -> str:
+def specs_text(in_avals: Sequence[Any], in_tree: Any) -> str:
     paths = _arg_paths(in_tree)
     return ",".join(f"{path}.shape = {_shape_text(a.shape)}"
                     for path, a in zip(paths, in_avals, strict=True))
@@ -164,7 +164,7 @@ def solve_plan(in_avals: Sequence[Any], in_tree: Any
         raise ValueError(
             f"Cannot solve for values of dimension variables {unknown}. We can only solve "
             "linear uni-variate constraints. Using the following polymorphic shapes "
-            f"specifications: {_specs_text(in_avals, in_tree)}. Unprocessed specifications: "
+            f"specifications: {specs_text(in_avals, in_tree)}. Unprocessed specifications: "
             f"{', '.join(left)}. Please see https://docs.jax.dev/en/latest/export/"
             "shape_poly.html#dimension-variables-must-be-solvable-from-the-input-shapes "
             "for more details.")
@@ -186,8 +186,8 @@ def solve_dim_values(in_avals: Sequence[Any], in_tree: Any, shapes: Sequence[Seq
     def fail(what: str) -> None:
         raise ValueError(
             f"Input shapes do not match the {what} Using the following polymorphic shapes "
-            f"specifications: {_specs_text(in_avals, in_tree)}. Obtained dimension "
-            f"variables: {''.join(obtained)}. {_SHAPE_ERRORS_HELP}")
+            f"specifications: {specs_text(in_avals, in_tree)}. Obtained dimension "
+            f"variables: {''.join(obtained)}. {SHAPE_ERRORS_HELP}")
 
     for step in steps:
         size = shapes[step.arg_idx][step.dim_idx]

@@ -65,7 +65,7 @@ class DimEmitter:
     def min(self, a: Value, b: Value) -> Value:
         return self.one("stablehlo.minimum", [a, b], a.type)
 
-    def _compare(self, a: Value, b: Value, direction: str) -> Value:
+    def compare(self, a: Value, b: Value, direction: str) -> Value:
         return self.one("stablehlo.compare", [a, b], TensorType((), np.bool_),
                         comparison_direction=ir.Enum("comparison_direction", direction),
                         compare_type=ir.Enum("comparison_type", "SIGNED"))
@@ -76,9 +76,9 @@ class DimEmitter:
         quotient = self.one("stablehlo.divide", [a, b], a.type)
         remainder = self.one("stablehlo.remainder", [a, b], a.type)
         zero = self.const(0)
-        inexact = self._compare(remainder, zero, "NE")
-        signs_differ = self.one("stablehlo.xor", [self._compare(a, zero, "LT"),
-                                                  self._compare(b, zero, "LT")],
+        inexact = self.compare(remainder, zero, "NE")
+        signs_differ = self.one("stablehlo.xor", [self.compare(a, zero, "LT"),
+                                                  self.compare(b, zero, "LT")],
                                 TensorType((), np.bool_))
         adjust = self.one("stablehlo.and", [inexact, signs_differ], TensorType((), np.bool_))
         lower = self.one("stablehlo.subtract", [quotient, self.const(1)], a.type)
@@ -88,9 +88,9 @@ class DimEmitter:
         """Python's modulo (the sign of the divisor) from StableHLO's remainder."""
         remainder = self.one("stablehlo.remainder", [a, b], a.type)
         zero = self.const(0)
-        nonzero = self._compare(remainder, zero, "NE")
-        signs_differ = self.one("stablehlo.xor", [self._compare(remainder, zero, "LT"),
-                                                  self._compare(b, zero, "LT")],
+        nonzero = self.compare(remainder, zero, "NE")
+        signs_differ = self.one("stablehlo.xor", [self.compare(remainder, zero, "LT"),
+                                                  self.compare(b, zero, "LT")],
                                 TensorType((), np.bool_))
         adjust = self.one("stablehlo.and", [nonzero, signs_differ], TensorType((), np.bool_))
         shifted = self.one("stablehlo.add", [remainder, b], a.type)
