@@ -475,3 +475,44 @@ def test_symbolic_args_specs_export() -> None:
     exp = export.export(jax.jit(lambda x, v: x * v[:, None]))(*specs)
     np.testing.assert_allclose(exp.call(np.ones((5, 4), F32), np.full(5, 2, F32)),
                                np.full((5, 4), 2))
+
+
+@pytest.mark.parametrize("name,fun,specs,error,message", [
+    ("add", lambda x, y: x + y, ("b, 4", "c, 4"), TypeError,
+     "add got incompatible shapes for broadcasting: (b, 4), (c, 4)."),
+    ("reshape", lambda x: x.reshape(3, -1), ("b, 4",), "Inconclusive",
+     "Cannot divide evenly the sizes of shapes (b, 4) and (3, -1). The remainder "
+     "mod(4*b, - 3) should be 0."),
+    ("if", lambda x: x if x.shape[0] > 2 else x * 2, ("b, 4",), "Inconclusive",
+     "Symbolic dimension comparison 'b' > '2' is inconclusive."),
+    ("int", lambda x: jnp.zeros(int(x.shape[0])), ("b, 4",), "Inconclusive",
+     "Symbolic dimension 'b' used in a context that requires a constant"),
+    ("dot", lambda x, y: x @ y, ("b, 4", "c, 3"), TypeError,
+     "dot_general requires contracting dimensions to have the same shape, got (4,) and (c,)."),
+])
+def test_tracing_shape_errors_as_jax(name, fun, specs, error, message) -> None:
+    """Errors while tracing with symbolic shapes: JAX 0.10.2's first lines."""
+    shapes = export.symbolic_args_specs(tuple(np.ones((3, 4), F32) for _ in specs), specs)
+    if error == "Inconclusive":
+        error = jax.errors.InconclusiveDimensionOperation
+    with pytest.raises(error) as info:
+        export.export(jax.jit(fun))(*shapes)
+    assert str(info.value).split("\n")[0] == message
+
+
+def test_multi_platform_calling_convention() -> None:
+    """Several platforms: `main` takes JAX's `_platform_index` first; the call passes the
+    CPU's index."""
+    exp = export.export(jax.jit(lambda x: jnp.sin(x) * 2), platforms=["cpu", "tpu"])(
+        np.ones(3, F32))
+    assert exp.platforms == ("cpu", "tpu") and exp.uses_global_constants
+    text = exp.mlir_module()
+    assert 'func.func public @main(%arg0: tensor<i32> {jax.global_constant = "_platform_index"}' \
+           ", %arg1: tensor<3xf32>)" in text
+    assert "jax.uses_shape_polymorphism = true" in text
+    x = np.arange(3, dtype=F32)
+    np.testing.assert_allclose(export.deserialize(exp.serialize()).call(x), np.sin(x) * 2,
+                               rtol=1e-6)
+    poly = export.export(jax.jit(lambda x: x * 2), platforms=["tpu", "cpu"])(_sym("b"))
+    assert "call @_wrapped_jax_export_main(%arg0, %0, %arg1)" in poly.mlir_module()
+    np.testing.assert_allclose(poly.call(x), 2 * x)

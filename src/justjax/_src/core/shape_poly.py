@@ -408,7 +408,9 @@ def _factor_str(factor: Any) -> str:
     if isinstance(factor, str):
         return factor
     kind, args = factor
-    return f"{kind}({', '.join(str(a) for a in args)})"
+    # A negative constant prints as a one-term expression would: `- 3`, as JAX prints it.
+    shown = [f"- {-a}" if isinstance(a, int) and a < 0 else str(a) for a in args]
+    return f"{kind}({', '.join(shown)})"
 
 
 # ---------------------------------------------------------------------------------------------

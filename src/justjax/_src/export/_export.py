@@ -311,7 +311,12 @@ def _export_traced(traced: stages.Traced, platforms: tuple[str, ...],
     module = info.module
     if symbolic:
         export_poly.wrap_main(module, closed.in_avals, sig.in_tree, steps)
-    module.attributes["jax.uses_shape_polymorphism"] = symbolic
+    if len(platforms) > 1:
+        export_poly.add_platform_index(module)
+    # Like JAX, a module taking global constants (dimension values, a platform index) is
+    # marked as using shape polymorphism: it needs refinement before compilation.
+    uses_global_constants = symbolic or len(platforms) > 1
+    module.attributes["jax.uses_shape_polymorphism"] = uses_global_constants
     _check_custom_calls(module, disabled_checks)
     nr_in, nr_out = len(closed.in_avals), len(closed.out_avals)
 
@@ -327,7 +332,8 @@ def _export_traced(traced: stages.Traced, platforms: tuple[str, ...],
         ordered_effects=(), unordered_effects=(), disabled_safety_checks=disabled_checks,
         mlir_module_serialized=stablehlo_printer.print_module(module).encode("utf-8"),
         calling_convention_version=maximum_supported_calling_convention_version,
-        module_kept_var_idx=tuple(info.kept_inputs), uses_global_constants=symbolic,
+        module_kept_var_idx=tuple(info.kept_inputs),
+        uses_global_constants=uses_global_constants,
         _get_vjp=get_vjp)
 
 
@@ -516,14 +522,12 @@ def _call_exported_lowering(ctx: lowering.LoweringRuleContext, *args: ir.Value,
                             exported: Exported) -> list[ir.Value]:
     """`func.call @call_exported_<name>(...)` of the exported module's `main`, merged into
     the module being built (once per module and Exported)."""
-    if "cpu" not in exported.platforms and \
-            DisabledSafetyCheck.platform() not in exported.disabled_safety_checks:
-        raise ValueError(f"Function '{exported.fun_name}' was exported for platforms "
-                         f"'{exported.platforms}' but it is used on '('cpu',)'.")
     module_ctx = ctx.module_context
     key = ("call_exported", id(exported))
     name = module_ctx.function_names.get(key)
-    in_types = [lowering.aval_to_type(ctx.avals_in[i]) for i in exported.module_kept_var_idx]
+    platform_args = _platform_index_args(ctx.builder, exported)
+    in_types = [v.type for v in platform_args] + [
+        lowering.aval_to_type(ctx.avals_in[i]) for i in exported.module_kept_var_idx]
     static = all(t.is_static for t in in_types)
     if static:
         key += tuple(str(t) for t in in_types)
@@ -537,12 +541,28 @@ def _call_exported_lowering(ctx: lowering.LoweringRuleContext, *args: ir.Value,
         module_ctx.function_names[key] = name
         module_ctx.keepalives.append(exported)
     callee = module_ctx.module.function(name)
-    kept = [_convert_to(ctx.builder, args[i], t)
-            for i, t in zip(exported.module_kept_var_idx, callee.arg_types, strict=True)]
+    kept = platform_args + [
+        _convert_to(ctx.builder, args[i], t) for i, t in zip(
+            exported.module_kept_var_idx, callee.arg_types[len(platform_args):], strict=True)]
     call_op = ctx.builder.op("func.call", kept, list(callee.result_types),
                              {"callee": ir.Symbol(name)})
     return [_convert_to(ctx.builder, v, lowering.aval_to_type(aval))
             for v, aval in zip(call_op.results, ctx.avals_out, strict=True)]
+
+
+def _platform_index_args(b: ir.Builder, exported: Exported) -> list[ir.Value]:
+    """The platform index argument of a multi-platform module (none for one platform), after
+    JAX's check that the module was exported for the CPU."""
+    if "cpu" in exported.platforms:
+        index = exported.platforms.index("cpu")
+    elif DisabledSafetyCheck.platform() in exported.disabled_safety_checks:
+        index = 0
+    else:
+        raise ValueError(f"Function '{exported.fun_name}' was exported for platforms "
+                         f"'{exported.platforms}' but it is used on '('cpu',)'.")
+    if len(exported.platforms) == 1:
+        return []
+    return [b.constant(np.asarray(index, np.int32), np.int32)]
 
 
 def _convert_to(b: ir.Builder, value: ir.Value, wanted: ir.Type) -> ir.Value:

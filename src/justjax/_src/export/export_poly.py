@@ -82,3 +82,29 @@ def wrap_main(module: ir.Module, in_avals: Sequence[ShapedArray], in_tree: Any,
     outer = ir.Function("main", block, list(inner.result_types), "public", None,
                         inner.result_attrs)
     module.functions.insert(0, outer)
+
+
+PLATFORM_INDEX = "_platform_index"
+
+
+def add_platform_index(module: ir.Module) -> None:
+    """JAX's multi-platform calling convention: `main` (and the wrapped main it calls, in a
+    polymorphic module) takes the index of the platform it runs on as a first
+    `tensor<i32> {jax.global_constant = "_platform_index"}` argument. justjax lowers the
+    same program for every platform, so the index is passed on and otherwise unused."""
+    main = module.function("main")
+    index = _prepend_index_arg(main)
+    for op in main.body.ops:
+        callee = op.attributes.get("callee")
+        if op.opcode == "func.call" and isinstance(callee, ir.Symbol) and \
+                callee.name.startswith(WRAPPED_MAIN):
+            _prepend_index_arg(module.function(callee.name))
+            op.operands.insert(0, index)
+
+
+def _prepend_index_arg(fn: ir.Function) -> Value:
+    index = Value(TensorType((), np.int32))
+    attrs = fn.arg_attrs if fn.arg_attrs is not None else [{} for _ in fn.args]
+    fn.body.args.insert(0, index)
+    fn.arg_attrs = [{"jax.global_constant": PLATFORM_INDEX}, *attrs]
+    return index

@@ -170,6 +170,11 @@ def _compute_newshape(arr: Any, newshape: Any) -> tuple[int, ...]:
     if neg1s:
         i = neg1s[0]
         others = math.prod(newshape[:i] + newshape[i + 1:])
+        remainder = size_in % (-others) if is_symbolic_dim(size_in) else 0
+        if remainder != 0:
+            raise core.InconclusiveDimensionOperation(
+                f"Cannot divide evenly the sizes of shapes {tuple(_shape(arr))} and "
+                f"{tuple(orig)}. The remainder {remainder} should be 0.")
         if others == 0 or size_in % others != 0:
             raise TypeError(f"cannot reshape array of shape {_shape(arr)} (size {size_in}) "
                             f"into shape {orig} because the product of specified axis sizes "
