@@ -17,6 +17,7 @@ import collections
 import dataclasses
 import json
 import re
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -170,7 +171,15 @@ class Exported:
     def call(self, *args: Any, **kwargs: Any) -> Any:
         """Calls the exported function on arguments of the pytree structure and types it was
         exported for; usable eagerly and under `jit`, `grad` and `vmap`."""
-        return call_exported(self)(*args, **kwargs)
+        fun = _imported.get(self)
+        if fun is None:
+            # One calling function per Exported: its custom_vjp is traced once per type.
+            fun = _imported[self] = call_exported(self)
+        return fun(*args, **kwargs)
+
+
+_imported: weakref.WeakKeyDictionary[Exported, Callable[..., Any]] = \
+    weakref.WeakKeyDictionary()
 
 
 def deserialize(blob: bytes | bytearray) -> Exported:
