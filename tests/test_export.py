@@ -516,3 +516,40 @@ def test_multi_platform_calling_convention() -> None:
     poly = export.export(jax.jit(lambda x: x * 2), platforms=["tpu", "cpu"])(_sym("b"))
     assert "call @_wrapped_jax_export_main(%arg0, %0, %arg1)" in poly.mlir_module()
     np.testing.assert_allclose(poly.call(x), 2 * x)
+
+
+def test_typed_prng_keys() -> None:
+    key = jax.random.key(0)
+    exp = export.export(jax.jit(lambda k: jax.random.uniform(k, (3,))))(key)
+    assert repr(exp.in_avals) == "(ShapedArray(key<fry>[]),)"
+    back = export.deserialize(exp.serialize())
+    assert back.in_avals == exp.in_avals
+    # Recorded from JAX 0.10.2: uniform(key(0), (3,)).
+    np.testing.assert_allclose(back.call(key), [0.947667, 0.9785799, 0.33229148], rtol=1e-6)
+
+
+def test_static_arguments_are_not_inputs() -> None:
+    exp = export.export(jax.jit(lambda x, n: x * n, static_argnums=1))(np.ones(3, F32), 3)
+    assert str(exp.in_tree) == "PyTreeDef(((*,), {}))"
+    np.testing.assert_allclose(exp.call(np.ones(3, F32)), [3, 3, 3])
+
+
+def test_custom_pytree_node_serialization() -> None:
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    jax.tree_util.register_pytree_node(Pair, lambda p: ((p.a, p.b), "tag"),
+                                       lambda aux, kids: Pair(*kids))
+    export.register_pytree_node_serialization(
+        Pair, serialized_name="test_export.Pair",
+        serialize_auxdata=lambda aux: aux.encode(), deserialize_auxdata=lambda b: b.decode())
+    with pytest.raises(ValueError, match="Duplicate serialization registration for type"):
+        export.register_pytree_node_serialization(
+            Pair, serialized_name="other", serialize_auxdata=str.encode,
+            deserialize_auxdata=bytes.decode)
+    exp = export.export(jax.jit(lambda p: Pair(p.b, p.a)))(Pair(np.ones(2, F32), np.zeros(2, F32)))
+    back = export.deserialize(exp.serialize())
+    out = back.call(Pair(np.ones(2, F32), np.zeros(2, F32)))
+    assert isinstance(out, Pair)
+    np.testing.assert_allclose(out.a, [0, 0])

@@ -18,6 +18,7 @@ The JSON object (keys in this order; readers ignore keys they do not know):
                                  "auxdata" (hex of the registered serialize_auxdata bytes)
                                  and "children"
     in_avals, out_avals          [{"shape": [dim, ...], "dtype": "float32", "weak_type": bool}]
+                                 (a PRNG key's dtype is "key<threefry2x32>")
                                  a dim is an int, or the text of a dimension expression
                                  ("b", "2*b + 1") of the scope below
     symbolic_constraints         the SymbolicScope's constraints (["b >= 2", ...])
@@ -45,6 +46,7 @@ from justjax._src import tree_util
 from justjax._src.core import dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.export import _export, shape_poly
+from justjax._src.lax import prng
 from justjax._src.treedef import PyTreeDef
 
 MAGIC = b"justjax.export\n"
@@ -134,22 +136,30 @@ def _exported_from_json(data: dict[str, Any]) -> _export.Exported:
 # ---------------------------------------------------------------------------------------------
 # Avals.
 
-def _dtype_name(dtype: np.dtype) -> str:
+def _dtype_name(dtype: Any) -> str:
+    """`float32`, `float0`, or `key<threefry2x32>` for PRNG keys (by implementation name)."""
+    if isinstance(dtype, prng.KeyTy):
+        return f"key<{dtype._impl.name}>"
     if dtype == dtypes.float0:
         return "float0"
     return np.dtype(dtype).name
 
 
-def _dtype_from_name(name: str) -> np.dtype:
+def _dtype_from_name(name: str) -> Any:
     if name == "float0":
         return dtypes.float0
+    if name.startswith("key<"):
+        impl = prng.PRNG_IMPLS.get(name[4:-1])
+        if impl is None:
+            raise ValueError(f"Cannot deserialize a key of unknown PRNG implementation {name}")
+        return prng.KeyTy(impl)
     return np.dtype(getattr(dtypes, name, name))
 
 
 def _aval_to_json(aval: ShapedArray) -> dict[str, Any]:
-    if dtypes.is_extended(aval.dtype):
+    if dtypes.is_extended(aval.dtype) and not isinstance(aval.dtype, prng.KeyTy):
         raise NotImplementedError(f"serialization of an Exported with a {aval.dtype} input "
-                                  "or output (extended dtypes are not serializable)")
+                                  "or output")
     return {"shape": [d if isinstance(d, int) else str(d) for d in aval.shape],
             "dtype": _dtype_name(aval.dtype), "weak_type": bool(aval.weak_type)}
 
