@@ -553,3 +553,43 @@ def test_custom_pytree_node_serialization() -> None:
     out = back.call(Pair(np.ones(2, F32), np.zeros(2, F32)))
     assert isinstance(out, Pair)
     np.testing.assert_allclose(out.a, [0, 0])
+
+
+# Real JAX 0.10.2's `_wrapped_jax_export_main` bodies for f32[b,4] inputs (what follows the
+# common `main` wrapper), compared as sorted (op, types) lines.
+JAX_POLY_BODIES = {
+    "mean": (lambda x: jnp.mean(x, axis=0) + jnp.arange(x.shape[1]), """
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.convert %arg0 : (tensor<i32>) -> tensor<f32>
+    %1 = stablehlo.reduce(%arg1 init: %cst) applies stablehlo.add across dimensions = [0] : (tensor<?x4xf32>, tensor<f32>) -> tensor<4xf32>
+    %2 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %3 = stablehlo.divide %1, %2 : tensor<4xf32>
+    %4 = stablehlo.iota dim = 0 : tensor<4xi32>
+    %5 = stablehlo.convert %4 : (tensor<4xi32>) -> tensor<4xf32>
+    %6 = stablehlo.add %3, %5 : tensor<4xf32>
+    return %6 : tensor<4xf32>"""),
+    "concat_reshape": (lambda x: jnp.concatenate([x, x]).reshape((2 * x.shape[0] * 4,)), """
+    %c = stablehlo.constant dense<8> : tensor<i32>
+    %0 = stablehlo.concatenate %arg1, %arg1, dim = 0 : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+    %1 = stablehlo.convert %arg0 : tensor<i32>
+    %2 = stablehlo.multiply %1, %c : tensor<i32>
+    %3 = stablehlo.reshape %2 : (tensor<i32>) -> tensor<1xi32>
+    %4 = stablehlo.dynamic_reshape %0, %3 : (tensor<?x4xf32>, tensor<1xi32>) -> tensor<?xf32>
+    return %4 : tensor<?xf32>"""),
+}
+
+
+def _wrapped_body(text: str) -> str:
+    return text.split("func.func private @_wrapped_jax_export_main")[1].split("\n", 1)[1]
+
+
+@pytest.mark.parametrize("name", ["mean", "concat_reshape"])
+def test_polymorphic_bodies_have_jaxs_ops(name: str) -> None:
+    from tests.test_jit_programs import normalize_stablehlo
+    fun, want = JAX_POLY_BODIES[name]
+    got = _wrapped_body(export.export(jax.jit(fun))(_sym("b, 4")).mlir_module())
+    # JAX converts a dimension value to its own type before arithmetic (an identity
+    # `convert`); justjax computes on it directly.
+    want_ops = [op for op in normalize_stablehlo(want)
+                if op != ("stablehlo.convert", ("tensor<i32>",))]
+    assert sorted(normalize_stablehlo(got)) == sorted(want_ops)
