@@ -45,6 +45,7 @@ import numpy as np
 from justjax._src import tree_util
 from justjax._src.core import dtypes
 from justjax._src.core.avals import ShapedArray
+from justjax._src.core.shape_poly import SymbolicScope, parse_dim
 from justjax._src.export import _export, shape_poly
 from justjax._src.lax import prng
 from justjax._src.treedef import PyTreeDef
@@ -109,14 +110,11 @@ def _exported_to_json(exp: _export.Exported, vjp_order: int) -> dict[str, Any]:
 
 
 def _exported_from_json(data: dict[str, Any]) -> _export.Exported:
-    scope = shape_poly.SymbolicScope(data.get("symbolic_constraints", ()))
+    scope = SymbolicScope(data.get("symbolic_constraints", ()))
     in_avals = tuple(_aval_from_json(a, scope) for a in data["in_avals"])
     out_avals = tuple(_aval_from_json(a, scope) for a in data["out_avals"])
     vjp_data = data.get("vjp")
-    get_vjp = None
-    if vjp_data is not None:
-        def get_vjp(_: _export.Exported, vjp_data: dict = vjp_data) -> _export.Exported:
-            return _exported_from_json(vjp_data)
+    get_vjp = None if vjp_data is None else _vjp_getter(vjp_data)
     nr_in, nr_out = len(in_avals), len(out_avals)
     return _export.Exported(
         fun_name=data["fun_name"], in_tree=_tree_from_json(data["in_tree"]), in_avals=in_avals,
@@ -131,6 +129,13 @@ def _exported_from_json(data: dict[str, Any]) -> _export.Exported:
         calling_convention_version=int(data["calling_convention_version"]),
         module_kept_var_idx=tuple(data["module_kept_var_idx"]),
         uses_global_constants=bool(data["uses_global_constants"]), _get_vjp=get_vjp)
+
+
+def _vjp_getter(vjp_data: dict[str, Any]) -> Any:
+    """`Exported._get_vjp` of a deserialized Exported: the stored VJP, read when asked."""
+    def get_vjp(_: _export.Exported) -> _export.Exported:
+        return _exported_from_json(vjp_data)
+    return get_vjp
 
 
 # ---------------------------------------------------------------------------------------------
@@ -165,7 +170,7 @@ def _aval_to_json(aval: ShapedArray) -> dict[str, Any]:
 
 
 def _aval_from_json(data: dict[str, Any], scope: Any) -> ShapedArray:
-    shape = tuple(d if isinstance(d, int) else shape_poly.parse_dim(d, scope)
+    shape = tuple(d if isinstance(d, int) else parse_dim(d, scope)
                   for d in data["shape"])
     return ShapedArray(shape, _dtype_from_name(data["dtype"]), bool(data["weak_type"]))
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from justjax._src import tree_util
-from justjax._src.core.shape_poly import (DimExpr, InconclusiveDimensionOperation,
-                                          SymbolicScope, all_dim_vars, is_symbolic_dim,
-                                          parse_dim, symbolic_shape)
+from justjax._src.core.shape_poly import (DimExpr, SymbolicScope, all_dim_vars,
+                                          is_symbolic_dim, symbolic_shape)
 from justjax._src.lax import shape_poly as _lax_shape_poly  # registers dim_as_value
 from justjax._src.stages import ShapeDtypeStruct
 from justjax._src.tree_errors import broadcast_prefix

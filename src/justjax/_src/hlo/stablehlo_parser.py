@@ -21,21 +21,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from justjax._src.core import dtypes
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Op, Region, Value
-from justjax._src.hlo.stablehlo_printer import parse_float
+from justjax._src.hlo.mlir_text import (IDENT, VALUE, StableHLOParseError,
+                                        TextParser)
 
+__all__ = ["parse_module", "StableHLOParseError"]
 
-class StableHLOParseError(ValueError):
-    """Malformed or unsupported StableHLO text."""
-
-
-_IDENT = re.compile(r"[A-Za-z_][\w$.]*")
-_VALUE = re.compile(r"%[\w$.-]+(?:#\d+)?")
-_INT = re.compile(r"[-+]?\d+")
-_NUMBER = re.compile(r"[-+]?(?:0x[0-9A-Fa-f]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|inf|nan)")
-_SPACE = re.compile(r"(?:\s|//[^\n]*)*")
 
 # Integer attributes of pretty forms that are not i64 (StableHLO's op definitions).
 _PRETTY_INT_TYPES = {("stablehlo.reduce_precision", "exponent_bits"): "i32",
@@ -75,432 +67,6 @@ class _Scope:
         return None
 
 
-class _Parser:
-    """A cursor over the text with the parsing routines."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0
-
-    # -- Scanning ------------------------------------------------------------------------------
-
-    def error(self, message: str) -> StableHLOParseError:
-        line = self.text.count("\n", 0, self.pos) + 1
-        column = self.pos - (self.text.rfind("\n", 0, self.pos) + 1) + 1
-        snippet = self.text[self.pos:self.pos + 40].split("\n")[0]
-        return StableHLOParseError(f"line {line}, column {column}: {message} (at {snippet!r})")
-
-    def skip(self) -> None:
-        self.pos = _SPACE.match(self.text, self.pos).end()
-
-    def peek(self, literal: str) -> bool:
-        self.skip()
-        return self.text.startswith(literal, self.pos)
-
-    def accept(self, literal: str) -> bool:
-        if self.peek(literal):
-            self.pos += len(literal)
-            return True
-        return False
-
-    def expect(self, literal: str) -> None:
-        if not self.accept(literal):
-            raise self.error(f"expected {literal!r}")
-
-    def match(self, pattern: re.Pattern) -> str | None:
-        self.skip()
-        found = pattern.match(self.text, self.pos)
-        if found is None:
-            return None
-        self.pos = found.end()
-        return found.group()
-
-    def need(self, pattern: re.Pattern, what: str) -> str:
-        found = self.match(pattern)
-        if found is None:
-            raise self.error(f"expected {what}")
-        return found
-
-    def keyword(self, word: str) -> None:
-        """Expects `word` as a whole identifier."""
-        start = self.pos
-        if self.match(_IDENT) != word:
-            self.pos = start
-            raise self.error(f"expected {word!r}")
-
-    def at_keyword(self, word: str) -> bool:
-        self.skip()
-        found = _IDENT.match(self.text, self.pos)
-        return found is not None and found.group() == word
-
-    def string(self) -> str:
-        """A quoted string with MLIR's escapes (`\\\\`, `\\22`, `\\n`)."""
-        self.expect('"')
-        out = bytearray()
-        text = self.text
-        while True:
-            if self.pos >= len(text):
-                raise self.error("unterminated string")
-            char = text[self.pos]
-            if char == '"':
-                self.pos += 1
-                return out.decode("utf-8", errors="surrogateescape")
-            if char == "\\":
-                nxt = text[self.pos + 1:self.pos + 3]
-                simple = {"\\": "\\", '"': '"', "n": "\n", "t": "\t"}
-                if nxt[:1] in simple and not re.fullmatch(r"[0-9A-Fa-f]{2}", nxt):
-                    out += simple[nxt[:1]].encode()
-                    self.pos += 2
-                else:
-                    out.append(int(nxt, 16))
-                    self.pos += 3
-                continue
-            out += char.encode()
-            self.pos += 1
-
-    def symbol_name(self) -> str:
-        self.expect("@")
-        if self.text.startswith('"', self.pos):
-            return self.string()
-        return self.need(_IDENT, "a symbol name")
-
-    def integer(self) -> int:
-        return int(self.need(_INT, "an integer"))
-
-    def int_list(self) -> tuple[int, ...]:
-        """`[1, 2, 3]`."""
-        self.expect("[")
-        values: list[int] = []
-        while not self.accept("]"):
-            if values:
-                self.expect(",")
-            values.append(self.integer())
-        return tuple(values)
-
-    def separated(self, item: Callable[[], Any], close: str, sep: str = ",") -> list[Any]:
-        """Items up to `close` (consumed), separated by `sep`."""
-        items: list[Any] = []
-        while not self.accept(close):
-            if items:
-                self.expect(sep)
-            items.append(item())
-        return items
-
-    # -- Types ---------------------------------------------------------------------------------
-
-    def element_type(self) -> np.dtype:
-        if self.accept("complex<"):
-            part = self.need(_IDENT, "a float type")
-            self.expect(">")
-            return np.dtype(np.complex64 if part == "f32" else np.complex128)
-        name = self.need(_IDENT, "an element type")
-        try:
-            return ir.element_dtype(name)
-        except TypeError as e:
-            raise self.error(str(e)) from None
-
-    def type(self) -> ir.Type:
-        """`tensor<2x?xf32>` or `!stablehlo.token`."""
-        if self.accept("!stablehlo.token"):
-            return ir.TokenType()
-        self.expect("tensor<")
-        dims: list[int | None] = []
-        while True:
-            self.skip()
-            found = re.compile(r"(\d+|\?)x").match(self.text, self.pos)
-            if found is None:
-                break
-            self.pos = found.end()
-            dims.append(None if found.group(1) == "?" else int(found.group(1)))
-        dtype = self.element_type()
-        self.expect(">")
-        return ir.TensorType(tuple(dims), dtype)
-
-    def type_list(self) -> list[ir.Type]:
-        """`t1, t2, ...` (at least one)."""
-        types = [self.type()]
-        while self.accept(","):
-            types.append(self.type())
-        return types
-
-    def result_types(self) -> list[ir.Type]:
-        """`t` or `(t1, t2)` or `()`."""
-        if self.accept("("):
-            return self.separated(self.type, ")")
-        return [self.type()]
-
-    def functional_type(self) -> tuple[list[ir.Type], list[ir.Type]]:
-        """`(t1, t2) -> t` or `(...) -> (t1, t2)`."""
-        self.expect("(")
-        ins = self.separated(self.type, ")")
-        self.expect("->")
-        return ins, self.result_types()
-
-    def trailing_type(self) -> list[ir.Type]:
-        """The result types after `:` of a pretty op: one type (shared by operands and result)
-        or a functional type."""
-        self.expect(":")
-        if self.peek("("):
-            return self.functional_type()[1]
-        return [self.type()]
-
-    # -- Attributes ----------------------------------------------------------------------------
-
-    def attribute_dict(self) -> dict[str, Any]:
-        """`{name = value, ...}`."""
-        self.expect("{")
-        attrs: dict[str, Any] = {}
-        while not self.accept("}"):
-            if attrs:
-                self.expect(",")
-            name = self.string() if self.peek('"') else self.need(_IDENT, "an attribute name")
-            if self.accept("="):
-                attrs[name] = self.attribute()
-            else:
-                attrs[name] = True  # a unit attribute
-        return attrs
-
-    def optional_dict(self) -> dict[str, Any]:
-        return self.attribute_dict() if self.peek("{") else {}
-
-    def attribute(self) -> Any:
-        """One attribute value (see `ir`'s docstring for the kinds)."""
-        if self.peek('"'):
-            return self.string()
-        if self.peek("@"):
-            return ir.Symbol(self.symbol_name())
-        if self.peek("dense<"):
-            return self.dense_attribute()
-        if self.peek("array<"):
-            return self.array_attribute()
-        if self.peek("["):
-            self.expect("[")
-            return tuple(self.separated(self.attribute, "]"))
-        if self.peek("{"):
-            return self.attribute_dict()
-        if self.peek("#"):
-            return self.hash_attribute()
-        start = self.pos
-        word = self.match(_IDENT)
-        if word in ("true", "false"):
-            return word == "true"
-        if word == "unit":
-            return True
-        self.pos = start
-        number = self.match(_NUMBER)
-        if number is None:
-            raise self.error("expected an attribute")
-        integral = re.fullmatch(r"[-+]?\d+", number) is not None
-        kind = "i64" if integral else "f64"
-        if self.accept(":"):
-            kind = self.need(_IDENT, "a type")
-        if integral and re.fullmatch(r"(u|s)?i\d+", kind):
-            return int(number) if kind == "i64" else ir.IntegerAttr(int(number), kind)
-        return parse_float(number, ir.element_dtype(kind))
-
-    def array_attribute(self) -> tuple:
-        """`array<i64: 1, 2>`, `array<i64>`, `array<i1: true, false>`."""
-        self.expect("array<")
-        kind = self.need(_IDENT, "an element type")
-        values: list[Any] = []
-        if self.accept(":"):
-            while True:
-                if kind == "i1":
-                    values.append(self.need(_IDENT, "true or false") == "true")
-                else:
-                    values.append(self.integer())
-                if not self.accept(","):
-                    break
-        self.expect(">")
-        return tuple(values)
-
-    def dense_attribute(self) -> Any:
-        """`dense<...> : tensor<...>`: an ndarray (or `IndexArray` for `index` elements)."""
-        raw = self.dense_elements()
-        self.expect(":")
-        self.expect("tensor<")
-        dims: list[int] = []
-        while True:
-            self.skip()
-            found = re.compile(r"(\d+)x").match(self.text, self.pos)
-            if found is None:
-                break
-            self.pos = found.end()
-            dims.append(int(found.group(1)))
-        if self.accept("index"):
-            self.expect(">")
-            values = np.asarray(_flatten(raw), np.int64) if raw != [] else np.zeros(0, np.int64)
-            return ir.IndexArray(tuple(int(v) for v in values.reshape(-1)))
-        dtype = self.element_type()
-        self.expect(">")
-        return self.dense_array(raw, tuple(dims), dtype)
-
-    def dense_elements(self) -> Any:
-        """The raw contents of `dense<...>`: a string of hex bytes (`bytes`), or nested lists of
-        element texts, or one element text (a splat)."""
-        self.expect("dense<")
-        if self.accept(">"):
-            return []
-        if self.peek('"'):
-            data = self.string()
-            self.expect(">")
-            return bytes.fromhex(data[2:])
-        value = self.dense_value()
-        self.expect(">")
-        return value
-
-    def dense_value(self) -> Any:
-        if self.accept("["):
-            return self.separated(self.dense_value, "]")
-        if self.accept("("):
-            real = self.need(_NUMBER, "a number")
-            self.expect(",")
-            imag = self.need(_NUMBER, "a number")
-            self.expect(")")
-            return (real, imag)
-        word = self.match(re.compile(r"true|false"))
-        if word is not None:
-            return word
-        return self.need(_NUMBER, "a number")
-
-    def dense_array(self, raw: Any, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-        if isinstance(raw, bytes):
-            if dtype == np.bool_:
-                return np.frombuffer(raw, np.uint8).astype(np.bool_).reshape(shape)
-            return np.frombuffer(raw, dtype).reshape(shape).copy()
-        if raw == []:
-            return np.zeros(shape, dtype)
-        if isinstance(raw, list):
-            flat = [_element(v, dtype) for v in _flatten(raw)]
-            return np.array(flat, dtype).reshape(shape)
-        return np.full(shape, _element(raw, dtype), dtype)
-
-    def hash_attribute(self) -> Any:
-        """`#stablehlo<kind VALUE>` and the structured `#dialect.name<...>` attributes."""
-        self.expect("#")
-        name = self.need(_IDENT, "an attribute name")
-        self.expect("<")
-        if name == "stablehlo":
-            kind = self.need(_IDENT, "an enum kind")
-            value = self.need(_IDENT, "an enum value")
-            self.expect(">")
-            return ir.Enum(kind, value)
-        if name in ("stablehlo.dot", "stablehlo.gather", "stablehlo.scatter"):
-            cls = {"stablehlo.dot": ir.DotDimensionNumbers,
-                   "stablehlo.gather": ir.GatherDimensionNumbers,
-                   "stablehlo.scatter": ir.ScatterDimensionNumbers}[name]
-            return self.struct(cls)
-        if name == "stablehlo.conv":
-            dims = self.conv_dimensions()
-            self.expect(">")
-            return dims
-        if name == "stablehlo.output_operand_alias":
-            fields = self.struct_fields()
-            return ir.OutputOperandAlias(fields.get("output_tuple_indices", ()),
-                                         fields["operand_index"],
-                                         fields.get("operand_tuple_indices", ()))
-        if name == "sdy.op_sharding_rule":
-            return self.sharding_rule()
-        raise self.error(f"unknown attribute #{name}")
-
-    def struct_fields(self) -> dict[str, Any]:
-        """`f1 = [..], f2 = 1>` (the closing `>` consumed)."""
-        fields: dict[str, Any] = {}
-        while not self.accept(">"):
-            if fields:
-                self.expect(",")
-            key = self.need(_IDENT, "a field name")
-            self.expect("=")
-            fields[key] = self.int_list() if self.peek("[") else self.integer()
-        return fields
-
-    def struct(self, cls: type) -> Any:
-        """A dimension-numbers dataclass; omitted fields take their defaults (`[]`, 0)."""
-        fields = self.struct_fields()
-        values = {}
-        for f in cls.__dataclass_fields__.values():
-            default: Any = 0 if f.name == "index_vector_dim" else ()
-            values[f.name] = fields.get(f.name, default)
-        return cls(**values)
-
-    def conv_dimensions(self) -> ir.ConvDimensionNumbers:
-        """`[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`."""
-        def side() -> list[str]:
-            self.expect("[")
-            return self.separated(lambda: self.need(re.compile(r"\w+"), "a dimension"), "]")
-
-        def split(labels: list[str], first: str, second: str) -> tuple[int, int, tuple[int, ...]]:
-            spatial = sorted((int(x), d) for d, x in enumerate(labels) if x.isdigit())
-            return labels.index(first), labels.index(second), tuple(d for _, d in spatial)
-
-        lhs = side()
-        self.expect("x")
-        rhs = side()
-        self.expect("->")
-        out = side()
-        in_b, in_f, in_s = split(lhs, "b", "f")
-        k_i, k_o, k_s = split(rhs, "i", "o")
-        out_b, out_f, out_s = split(out, "b", "f")
-        return ir.ConvDimensionNumbers(in_b, in_f, in_s, k_i, k_o, k_s, out_b, out_f, out_s)
-
-    def sharding_rule(self) -> ir.ShardingRule:
-        """`([i, j])->([k, l], []) {i=3, ...}, custom>`."""
-        factor = re.compile(r"z_\d+|[i-z]")
-
-        def side() -> tuple[tuple[int, ...], ...]:
-            self.expect("(")
-
-            def mapping() -> tuple[int, ...]:
-                self.expect("[")
-                return tuple(_factor_index(f) for f in self.separated(
-                    lambda: self.need(factor, "a factor"), "]"))
-            return tuple(self.separated(mapping, ")"))
-
-        operands = side()
-        self.expect("->")
-        results = side()
-        self.expect("{")
-        sizes: dict[int, int] = {}
-        while not self.accept("}"):
-            if sizes:
-                self.expect(",")
-            index = _factor_index(self.need(factor, "a factor"))
-            self.expect("=")
-            sizes[index] = self.integer()
-        custom = False
-        if self.accept(","):
-            self.keyword("custom")
-            custom = True
-        self.expect(">")
-        return ir.ShardingRule(operands, results, tuple(sizes[i] for i in range(len(sizes))),
-                               custom)
-
-
-def _factor_index(name: str) -> int:
-    """Shardy's factor names back to indices: `i`.. `z` are 0..17, `z_1` is 18, ..."""
-    if name.startswith("z_"):
-        return ord("z") - ord("i") + int(name[2:])
-    return ord(name) - ord("i")
-
-
-def _flatten(nested: Any) -> list[Any]:
-    if isinstance(nested, list):
-        return [x for item in nested for x in _flatten(item)]
-    return [nested]
-
-
-def _element(text: Any, dtype: np.dtype) -> Any:
-    """One dense element of `dtype` from its text (`true`, `3`, `1.5e+00`, `(re,im)`)."""
-    if dtype == np.bool_:
-        return text == "true"
-    if dtype.kind == "c":
-        part = np.float32 if dtype == np.complex64 else np.float64
-        return complex(float(parse_float(text[0], part)), float(parse_float(text[1], part)))
-    if dtypes.kind(dtype) in "iu":
-        return int(text)
-    return parse_float(text, dtype)
-
-
 # ---------------------------------------------------------------------------------------------
 # Ops, functions, modules.
 
@@ -530,13 +96,13 @@ _PLAIN_FUNCTIONAL = frozenset(("stablehlo.reshape", "stablehlo.bitcast_convert",
 _NULLARY = frozenset(("stablehlo.replica_id", "stablehlo.partition_id"))
 
 
-class _ModuleParser(_Parser):
+class _ModuleParser(TextParser):
     """Parses a module's functions and ops."""
 
     # -- Values --------------------------------------------------------------------------------
 
     def operand(self, scope: _Scope) -> Value:
-        name = self.need(_VALUE, "a value")
+        name = self.need(VALUE, "a value")
         value = scope.lookup(name)
         if value is None:
             self.pos -= len(name)
@@ -562,7 +128,7 @@ class _ModuleParser(_Parser):
         self.expect("(")
 
         def arg() -> tuple[str, ir.Type]:
-            name = self.need(_VALUE, "an argument")
+            name = self.need(VALUE, "an argument")
             self.expect(":")
             return name, self.type()
         return self.separated(arg, ")")
@@ -579,12 +145,12 @@ class _ModuleParser(_Parser):
         list `%a, %b`; ([], None) when the op has no results."""
         if not self.peek("%"):
             return [], None
-        names = [self.need(_VALUE, "a result name")]
+        names = [self.need(VALUE, "a result name")]
         count = None
         if self.accept(":"):
             count = self.integer()
         while self.accept(","):
-            names.append(self.need(_VALUE, "a result name"))
+            names.append(self.need(VALUE, "a result name"))
         self.expect("=")
         return names, count
 
@@ -594,7 +160,7 @@ class _ModuleParser(_Parser):
         if self.peek('"'):
             spec = self.generic_op(scope)
         else:
-            opcode = self.need(_IDENT, "an op name")
+            opcode = self.need(IDENT, "an op name")
             opcode = {"call": "func.call", "return": "func.return"}.get(opcode, opcode)
             spec = self.pretty_op(opcode, scope)
         op = Op(spec.opcode, spec.operands, [Value(t) for t in spec.result_types],
@@ -634,7 +200,7 @@ class _ModuleParser(_Parser):
         if args is None:
             args = []
             if self.accept("^"):
-                self.need(_IDENT, "a block name")
+                self.need(IDENT, "a block name")
                 args = self.typed_args()
                 self.expect(":")
         block = ir.Block([Value(t) for _, t in args])
@@ -682,9 +248,9 @@ class _ModuleParser(_Parser):
             width = _PRETTY_INT_TYPES.get((opcode, name))
             return ir.IntegerAttr(value, width) if width else value
         if kind == "enum":
-            return ir.Enum(name, self.need(_IDENT, "an enum value"))
+            return ir.Enum(name, self.need(IDENT, "an enum value"))
         if kind == "bool":
-            return self.need(_IDENT, "true or false") == "true"
+            return self.need(IDENT, "true or false") == "true"
         return self.string()
 
     def keywords(self, opcode: str, table: dict[str, tuple[str, str]], first: bool
@@ -695,7 +261,7 @@ class _ModuleParser(_Parser):
             start = self.pos
             if not first and not self.accept(","):
                 break
-            word = self.match(_IDENT)
+            word = self.match(IDENT)
             if word not in table or not self.accept("="):
                 self.pos = start
                 break
@@ -732,11 +298,11 @@ def _complex(p: _ModuleParser, opcode: str, scope: _Scope) -> _Spec:
 
 def _compare(p: _ModuleParser, opcode: str, scope: _Scope) -> _Spec:
     attributes: dict[str, Any] = {
-        "comparison_direction": ir.Enum("comparison_direction", p.need(_IDENT, "a direction"))}
+        "comparison_direction": ir.Enum("comparison_direction", p.need(IDENT, "a direction"))}
     p.expect(",")
     operands = p.operands(scope)
     if p.accept(","):
-        attributes["compare_type"] = ir.Enum("comparison_type", p.need(_IDENT, "a type"))
+        attributes["compare_type"] = ir.Enum("comparison_type", p.need(IDENT, "a type"))
     attributes.update(p.optional_dict())
     p.expect(":")
     return _Spec(opcode, operands, p.functional_type()[1], attributes)
@@ -747,7 +313,7 @@ def _reduce_precision(p: _ModuleParser, opcode: str, scope: _Scope) -> _Spec:
     p.expect(",")
     p.keyword("format")
     p.expect("=")
-    found = re.fullmatch(r"e(\d+)m(\d+)", p.need(_IDENT, "eXmY"))
+    found = re.fullmatch(r"e(\d+)m(\d+)", p.need(IDENT, "eXmY"))
     if found is None:
         raise p.error("expected a format eXmY")
     attributes: dict[str, Any] = {
@@ -790,7 +356,7 @@ def _slice(p: _ModuleParser, opcode: str, scope: _Scope) -> _Spec:
 def _precision_list(p: _ModuleParser) -> tuple[ir.Enum, ...]:
     p.expect("[")
     return tuple(ir.Enum("precision", v) for v in p.separated(
-        lambda: p.need(_IDENT, "a precision"), "]"))
+        lambda: p.need(IDENT, "a precision"), "]"))
 
 
 def _dot_general(p: _ModuleParser, opcode: str, scope: _Scope) -> _Spec:
@@ -799,7 +365,7 @@ def _dot_general(p: _ModuleParser, opcode: str, scope: _Scope) -> _Spec:
     contract: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
     attributes: dict[str, Any] = {}
     while p.accept(","):
-        word = p.need(_IDENT, "a keyword")
+        word = p.need(IDENT, "a keyword")
         p.expect("=")
         if word in ("batching_dims", "contracting_dims"):
             lhs = p.int_list()
@@ -914,7 +480,7 @@ def _window(p: _ModuleParser) -> dict[str, Any]:
     while not p.accept("}"):
         if attributes:
             p.expect(",")
-        word = p.need(_IDENT, "a window field")
+        word = p.need(IDENT, "a window field")
         p.expect("=")
         if word == "pad":
             p.expect("[")
@@ -923,7 +489,7 @@ def _window(p: _ModuleParser) -> dict[str, Any]:
         elif word == "reverse":
             p.expect("[")
             attributes["window_reversal"] = tuple(
-                v == "true" for v in p.separated(lambda: p.need(_IDENT, "a bool"), "]"))
+                v == "true" for v in p.separated(lambda: p.need(IDENT, "a bool"), "]"))
         else:
             names = {"stride": "window_strides", "lhs_dilate": "lhs_dilation",
                      "rhs_dilate": "rhs_dilation"}
@@ -966,7 +532,7 @@ def _reduce(p: _ModuleParser, opcode: str, scope: _Scope) -> _Spec:
     applies = None
     if p.at_keyword("applies"):
         p.keyword("applies")
-        applies = p.need(_IDENT, "an op name")
+        applies = p.need(IDENT, "an op name")
     p.keyword("across")
     p.keyword("dimensions")
     p.expect("=")
@@ -997,7 +563,7 @@ def _while(p: _ModuleParser, opcode: str, scope: _Scope) -> _Spec:
     inits: list[Value] = []
 
     def init() -> None:
-        names.append(p.need(_VALUE, "an iteration argument"))
+        names.append(p.need(VALUE, "an iteration argument"))
         p.expect("=")
         inits.append(p.operand(scope))
 
@@ -1040,7 +606,7 @@ def _parse_function(p: _ModuleParser) -> ir.Function:
     p.keyword("func.func")
     visibility = "public"
     if p.at_keyword("public") or p.at_keyword("private") or p.at_keyword("nested"):
-        visibility = p.need(_IDENT, "a visibility")
+        visibility = p.need(IDENT, "a visibility")
     name = p.symbol_name()
     p.expect("(")
     scope = _Scope(None)
@@ -1048,7 +614,7 @@ def _parse_function(p: _ModuleParser) -> ir.Function:
     arg_attrs: list[dict[str, Any]] = []
 
     def arg() -> None:
-        arg_name = p.need(_VALUE, "an argument")
+        arg_name = p.need(VALUE, "an argument")
         p.expect(":")
         value = Value(p.type())
         scope.values[arg_name] = value

@@ -21,7 +21,7 @@ raises its error message. The result has static shapes and goes through the usua
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
