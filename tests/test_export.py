@@ -593,3 +593,12 @@ def test_polymorphic_bodies_have_jaxs_ops(name: str) -> None:
     want_ops = [op for op in normalize_stablehlo(want)
                 if op != ("stablehlo.convert", ("tensor<i32>",))]
     assert sorted(normalize_stablehlo(got)) == sorted(want_ops)
+
+
+def test_compiling_symbolic_shapes_is_jaxs_error() -> None:
+    spec = _sym("b")
+    with pytest.raises(ValueError, match="Error refining shapes. Define JAX_DUMP_IR_TO to dump "
+                                         "the module."):
+        jax.jit(lambda x: x * 2).lower(spec).compile()
+    assert repr(jax.eval_shape(lambda x: x * 2, spec)) == \
+        "ShapeDtypeStruct(shape=(b,), dtype=float32)"
