@@ -356,6 +356,10 @@ POLY_PROGRAMS = {
     "grad_inside": lambda x: jax.grad(lambda y: jnp.sum(jnp.sin(y) ** 2))(x),
     "vmap_inside": lambda x: jax.vmap(lambda r: r @ jnp.ones(4))(x),
     "one_hot": lambda x: jax.nn.one_hot(jnp.argmax(x, axis=1), 4),
+    "cumsum_static_axis": lambda x: jnp.cumsum(x, axis=1),
+    "roll_static_axis": lambda x: jnp.roll(x, 1, axis=1),
+    "tril": lambda x: jnp.tril(x[:, :3] @ x[:, :3].T),
+    "top_k": lambda x: jax.lax.top_k(x.T, 1)[0],
 }
 
 

@@ -833,6 +833,12 @@ def canonicalize_shape(shape: Iterable[Any]) -> tuple[Any, ...]:
     return tuple(d if type(d) is int or isinstance(d, DimExpr) else int(d) for d in shape)
 
 
+def exceeds(d: Any, bound: int) -> bool:
+    """`d > bound` for a known dimension; a symbolic one is taken to fit (JAX indexes
+    symbolic dimensions with int32)."""
+    return not isinstance(d, DimExpr) and d > bound
+
+
 def is_constant_shape(shape: Iterable[Any]) -> bool:
     return not any(isinstance(d, DimExpr) for d in shape)
 

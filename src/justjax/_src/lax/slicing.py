@@ -21,6 +21,7 @@ from justjax._src.backends.reference.kernels import structural as kernels
 from justjax._src.backends.reference.kernels.elementwise import convert_values
 from justjax._src import dispatch
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import exceeds
 from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
@@ -632,7 +633,7 @@ def _gather_lower(ctx: LoweringRuleContext, operand: Value, indices: Value, *,
 
 def _index_dtype(shape: Sequence[int]) -> np.dtype:
     """int32, or int64 for a dimension int32 cannot index (JAX's `int_dtype_for_shape`)."""
-    if any(d > np.iinfo(np.int32).max for d in shape):
+    if any(exceeds(d, np.iinfo(np.int32).max) for d in shape):
         return np.dtype(np.int64)
     return np.dtype(np.int32)
 

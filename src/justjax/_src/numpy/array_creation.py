@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from justjax._src.core import core, dtypes
-from justjax._src.core.shape_poly import is_symbolic_dim
+from justjax._src.core.shape_poly import exceeds, is_symbolic_dim
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import structural
 from justjax._src.lax.creation import full as lax_full
@@ -552,7 +552,7 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:
 def _index_dtype_for(shape: tuple[int, ...], offset_dtype: np.dtype) -> np.dtype:
     """int32 unless the shape or the offset's dtype need int64 (as JAX's lax._tri)."""
     info32 = np.iinfo(np.int32)
-    if any(d > info32.max for d in shape):
+    if any(exceeds(d, info32.max) for d in shape):
         return dtypes.int64
     offset_info = np.iinfo(offset_dtype)
     if offset_info.min < info32.min or offset_info.max > info32.max:

@@ -19,7 +19,7 @@ import numpy as np
 from justjax._src import errors
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
-from justjax._src.core.shape_poly import is_symbolic_dim
+from justjax._src.core.shape_poly import exceeds, is_symbolic_dim
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import slicing
 from justjax._src.lax import structural
@@ -270,7 +270,7 @@ def _full_like(x: Any, fill: Any, shape: Sequence[int]) -> Any:
 
 
 def _index_dtype(shape: Sequence[int]) -> np.dtype:
-    big = any(not is_symbolic_dim(d) and d > np.iinfo(np.int32).max for d in shape)
+    big = any(exceeds(d, np.iinfo(np.int32).max) for d in shape)
     return np.dtype(np.int64) if big and config.read("jax_enable_x64") else np.dtype(np.int32)
 
 
@@ -963,7 +963,7 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1,
     if wrap_negative_indices is None:
         wrap_negative_indices = mode != "promise_in_bounds"
     if wrap_negative_indices:
-        wide = axis_size > np.iinfo(np.int32).max and config.read("jax_enable_x64")
+        wide = exceeds(axis_size, np.iinfo(np.int32).max) and config.read("jax_enable_x64")
         indices = structural.convert_element_type(indices, np.int64 if wide else np.int32)
         indices = _normalize_array_index(indices, axis_size)
     if mode == "one_hot":
@@ -978,7 +978,8 @@ def _gather_along_axis(a: Any, indices: Any, axis: int, out_shape: Sequence[int]
     idx_shape = core.get_aval(indices).shape
     index_dims = [i for i, n in enumerate(idx_shape) if i == axis or n != 1]
     gather_indices = structural.reshape(
-        indices, tuple(int(out_shape[i]) for i in index_dims) + (1,))
+        indices, tuple(out_shape[i] if is_symbolic_dim(out_shape[i]) else int(out_shape[i])
+                       for i in index_dims) + (1,))
     slice_sizes, offset_dims, start_index_map, collapsed = [], [], [], []
     operand_batching, indices_batching, dims_to_squeeze = [], [], []
     new_i = j = 0
