@@ -606,3 +606,17 @@ def test_compiling_symbolic_shapes_is_jaxs_error() -> None:
         jax.jit(lambda x: x * 2).lower(spec).compile()
     assert repr(jax.eval_shape(lambda x: x * 2, spec)) == \
         "ShapeDtypeStruct(shape=(b,), dtype=float32)"
+
+
+def test_override_lowering_rules() -> None:
+    """`_override_lowering_rules`: the given rule lowers the primitive in this export only."""
+    from justjax._src.lax.elementwise import sin_p
+
+    def as_cosine(ctx, x, **params):
+        return ctx.builder.one("stablehlo.cosine", [x], x.type)
+
+    exp = export.export(jax.jit(jnp.sin), _override_lowering_rules=[(sin_p, as_cosine)])(
+        np.ones(3, F32))
+    assert "stablehlo.cosine" in exp.mlir_module()
+    np.testing.assert_allclose(exp.call(np.zeros(3, F32)), np.ones(3))
+    assert "stablehlo.sine" in export.export(jax.jit(jnp.sin))(np.ones(3, F32)).mlir_module()

@@ -14,11 +14,12 @@ Reverse-mode differentiation goes through the exported VJP (`Exported.vjp()`), i
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import json
 import re
 import weakref
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -295,15 +296,32 @@ def export(fun_jit: Any, *, platforms: Sequence[str] | None = None,
     """
     if not isinstance(fun_jit, PjitFunction):
         raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
-    if _override_lowering_rules is not None:
-        raise NotImplementedError("_override_lowering_rules is not supported by justjax")
     chosen = tuple(platforms) if platforms is not None else (default_export_platform(),)
+    overrides = tuple(_override_lowering_rules or ())
 
     def do_export(*args_specs: Any, **kwargs_specs: Any) -> Exported:
         traced = fun_jit.trace(*args_specs, **kwargs_specs)
-        return _export_traced(traced, chosen, tuple(disabled_checks))
+        with _lowering_rules(overrides):
+            return _export_traced(traced, chosen, tuple(disabled_checks))
 
     return do_export
+
+
+@contextlib.contextmanager
+def _lowering_rules(overrides: Sequence[tuple[Any, Any]]) -> Iterator[None]:
+    """The (primitive, lowering rule) pairs of `export`'s `_override_lowering_rules` in force
+    while the function is lowered."""
+    saved = {prim: lowering.lowerings.get(prim) for prim, _ in overrides}
+    try:
+        for prim, rule in overrides:
+            lowering.lowerings[prim] = rule
+        yield
+    finally:
+        for prim, rule in saved.items():
+            if rule is None:
+                lowering.lowerings.pop(prim, None)
+            else:
+                lowering.lowerings[prim] = rule
 
 
 def _export_traced(traced: stages.Traced, platforms: tuple[str, ...],
