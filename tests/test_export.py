@@ -377,6 +377,26 @@ def test_one_export_runs_for_every_batch_size(name: str) -> None:
             np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)
 
 
+_KERNEL = np.linspace(-1, 1, 3 * 3 * 2 * 4, dtype=F32).reshape(3, 3, 2, 4)
+
+
+def _cnn(x):
+    y = lax.conv_general_dilated(x, _KERNEL, (1, 1), "SAME",
+                                 dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    y = lax.reduce_window(jax.nn.relu(y), -np.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1),
+                          "VALID")
+    return y.mean(axis=(1, 2))
+
+
+def test_cnn_with_symbolic_batch() -> None:
+    exp = export.deserialize(export.export(jax.jit(_cnn))(
+        jax.ShapeDtypeStruct(export.symbolic_shape("b, 8, 8, 2"), F32)).serialize())
+    assert repr(exp.out_avals) == "(ShapedArray(float32[b,4]),)"
+    for n in (1, 3):
+        x = jnp.asarray(np.linspace(0, 1, n * 128, dtype=F32).reshape(n, 8, 8, 2))
+        np.testing.assert_allclose(exp.call(x), _cnn(x), rtol=1e-5, atol=1e-6)
+
+
 def test_polymorphic_out_avals() -> None:
     exp = export.export(jax.jit(lambda x: jnp.concatenate([x, x]).reshape(-1)))(_sym("b, 4"))
     assert repr(exp.out_avals) == "(ShapedArray(float32[8*b]),)"

@@ -138,6 +138,27 @@ def _gather(op: Op, types: list[TensorType]) -> list[tuple[int, ...]]:
     return [tuple(out)]
 
 
+def _convolution(op: Op, types: list[TensorType]) -> list[tuple[int, ...]]:
+    a = op.attributes
+    dn = a["dimension_numbers"]
+    lhs, rhs = types[0].shape, types[1].shape
+    spatial = len(dn.input_spatial_dimensions)
+    strides = a.get("window_strides", (1,) * spatial)
+    lhs_dilation = a.get("lhs_dilation", (1,) * spatial)
+    rhs_dilation = a.get("rhs_dilation", (1,) * spatial)
+    padding = np.asarray(a.get("padding", np.zeros((spatial, 2), np.int64))).reshape(spatial, 2)
+    out = [0] * (spatial + 2)
+    out[dn.output_batch_dimension] = lhs[dn.input_batch_dimension] // int(
+        a.get("batch_group_count", 1))
+    out[dn.output_feature_dimension] = rhs[dn.kernel_output_feature_dimension]
+    for i in range(spatial):
+        size = lhs[dn.input_spatial_dimensions[i]]
+        padded = (size - 1) * lhs_dilation[i] + 1 + int(padding[i, 0]) + int(padding[i, 1])
+        window = (rhs[dn.kernel_spatial_dimensions[i]] - 1) * rhs_dilation[i] + 1
+        out[dn.output_spatial_dimensions[i]] = max(0, (padded - window) // strides[i] + 1)
+    return [tuple(out)]
+
+
 def _operand_types(count_from: Callable[[Op], int]) -> Callable[[Op, list], list]:
     def rule(op: Op, types: list[TensorType]) -> list[tuple[int, ...]]:
         return [t.shape for t in types[:count_from(op)]]
@@ -157,6 +178,7 @@ _SHAPE_RULES: dict[str, Callable[[Op, list[TensorType]], list[tuple[int, ...]]]]
     "stablehlo.reduce": _reduce,
     "stablehlo.reduce_window": _reduce_window,
     "stablehlo.dot_general": _dot_general,
+    "stablehlo.convolution": _convolution,
     "stablehlo.gather": _gather,
     "stablehlo.sort": _operand_types(lambda op: len(op.results)),
     "stablehlo.scatter": _operand_types(lambda op: len(op.results)),
@@ -170,7 +192,7 @@ _SHAPE_RULES: dict[str, Callable[[Op, list[TensorType]], list[tuple[int, ...]]]]
 # Ops whose operands are not shaped like their results: without a rule of their own their
 # dynamic results cannot be refined.
 _NOT_ELEMENTWISE = frozenset((
-    "stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.iota", "stablehlo.convolution",
+    "stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.iota",
     "stablehlo.custom_call", "stablehlo.fft", "stablehlo.dynamic_slice", "stablehlo.rng",
     "stablehlo.rng_bit_generator", "stablehlo.case", "stablehlo.all_gather",
     "stablehlo.reduce_scatter", "stablehlo.all_to_all", "stablehlo.get_dimension_size"))
