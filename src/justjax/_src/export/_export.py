@@ -53,7 +53,7 @@ _STABLE_LAPACK = re.compile(
     r"gees|trsm|gtsv)_ffi")
 _STABLE_TARGETS = frozenset(("Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape",
                              "annotate_device_placement", "shape_assertion",
-                             "AllocateBuffer"))
+                             "AllocateBuffer", "stablehlo.dynamic_reduce_window"))
 
 
 class DisabledSafetyCheck:

@@ -293,7 +293,15 @@ class _DimArgs:
     def __exit__(self, *exc: Any) -> None:
         self.ctx.dim_values_stack.pop()
         if self.ctx.dim_vars and exc[0] is None:
-            lowering_poly.make_shapes_dynamic(self.block, self.values)
+            lowering_poly.make_shapes_dynamic(self.block, self.values, self._add_function)
+
+    def _add_function(self, name: str, block: ir.Block) -> str:
+        """Adds `block` (ending in `func.return`) as a private function named `name`
+        (made unique); returns the name."""
+        fn_name = self.ctx.fresh_function_name(name)
+        self.ctx.module.functions.append(
+            ir.Function(fn_name, block, list(block.ops[-1].operand_types)))
+        return fn_name
 
 
 def _dim_arg_types(ctx: ModuleContext) -> list[TensorType]:

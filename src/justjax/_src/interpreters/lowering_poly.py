@@ -165,15 +165,48 @@ def _rewrite(op: Op, emit: DimEmitter) -> Op | None:
     return None
 
 
-def make_shapes_dynamic(block: ir.Block, dim_values: dict[str, Value]) -> None:
+_WINDOW_ATTRIBUTES = ("window_dimensions", "window_strides", "base_dilations",
+                      "window_dilations", "padding")
+
+
+def _dynamic_reduce_window(op: Op, emit: DimEmitter, add_function: Any) -> Op:
+    """`stablehlo.custom_call @stablehlo.dynamic_reduce_window(inputs, inits, window
+    dimensions, strides, base dilations, window dilations, padding)` calling the reducer
+    as a function, JAX's form of a reduce_window whose window depends on the variables."""
+    a = op.attributes
+    rank = op.operands[0].type.rank
+    defaults = {"window_strides": (1,) * rank, "base_dilations": (1,) * rank,
+                "window_dilations": (1,) * rank}
+    shapes = [emit.shape(a.get(name, defaults.get(name))) for name in _WINDOW_ATTRIBUTES[:-1]]
+    flat_padding = [d for pair in a["padding"] for d in pair]
+    padding = emit.one("stablehlo.reshape", [emit.shape(flat_padding)],
+                       TensorType((rank, 2), dim_dtype()))
+    region = op.regions[0].block
+    dtype = np.dtype(region.args[0].type.dtype).name
+    region.ops[-1].opcode = "func.return"
+    name = add_function(f"reduce_window_{dtype}_reducer", region)
+    return Op("stablehlo.custom_call", [*op.operands, *shapes, padding], op.results,
+              {"call_target_name": "stablehlo.dynamic_reduce_window",
+               "api_version": ir.IntegerAttr(2, "i32"),
+               "called_computations": (ir.Symbol(name),)})
+
+
+def make_shapes_dynamic(block: ir.Block, dim_values: dict[str, Value],
+                        add_function: Any = None) -> None:
     """Rewrites the ops of `block` (and of regions in it) whose shapes depend on dimension
-    variables into their dynamic forms, computing the shapes from `dim_values`."""
+    variables into their dynamic forms, computing the shapes from `dim_values`.
+    `add_function(name, block)` adds a private function to the module (a reducer) and
+    returns its name."""
     new_ops: list[Op] = []
     for op in block.ops:
         for region in op.regions:
-            make_shapes_dynamic(region.block, dim_values)
+            make_shapes_dynamic(region.block, dim_values, add_function)
         emit = DimEmitter(dim_values)
         replacement = _rewrite(op, emit)
+        if op.opcode == "stablehlo.reduce_window" and any(
+                isinstance(d, DimExpr) for name in _WINDOW_ATTRIBUTES
+                for d in np.asarray(op.attributes.get(name, ()), object).reshape(-1)):
+            replacement = _dynamic_reduce_window(op, emit, add_function)
         new_ops.extend(emit.ops)
         new_ops.append(op if replacement is None else replacement)
     block.ops[:] = new_ops

@@ -582,7 +582,10 @@ def _reduce_window_op(ctx: lowering.LoweringRuleContext, operands: Sequence[ir.V
                       base_dilation: tuple, window_dilation: tuple) -> list[ir.Value]:
     """`stablehlo.reduce_window` of `operands` from `inits` with `region`, every window
     attribute spelled out as JAX does."""
-    pads = np.asarray(padding, np.int64).reshape(len(window_dimensions), 2)
+    if any(is_symbolic_dim(d) for pair in padding for d in pair):
+        pads = tuple(tuple(pair) for pair in padding)  # made dynamic by `lowering_poly`
+    else:
+        pads = np.asarray(padding, np.int64).reshape(len(window_dimensions), 2)
     op = ctx.builder.op(
         "stablehlo.reduce_window", [*operands, *inits],
         [lowering.aval_to_type(a) for a in ctx.avals_out],

@@ -437,8 +437,31 @@ def _get_dimension_size(r: _Refiner, op: Op, operands: list[Value], known: list,
     return [b.constant(np.asarray(size, op.result.type.dtype), op.result.type.dtype)]
 
 
+def _dynamic_reduce_window(r: _Refiner, op: Op, operands: list[Value], known: list,
+                           b: ir.Builder) -> list[Value]:
+    """`stablehlo.reduce_window` from JAX's `stablehlo.dynamic_reduce_window` custom call:
+    the window operands become attributes, the reducer function the region."""
+    n = len(op.results)
+    dims, strides, base, dilations = (_need_const(k, op) for k in known[2 * n:2 * n + 4])
+    padding = np.asarray(_need_const(known[2 * n + 4], op), np.int64).reshape(-1, 2)
+    attrs = {"base_dilations": base, "padding": padding, "window_dilations": dilations,
+             "window_dimensions": dims, "window_strides": strides}
+    reducer = r.module.function(op.attributes["called_computations"][0].name)
+    body = reducer.body
+    region = r.region(ir.Region(body), [a.type for a in body.args], {}, {})
+    region.block.ops[-1].opcode = "stablehlo.return"
+    types = [v.type for v in operands[:2 * n]]
+    shapes = _reduce_window(Op("stablehlo.reduce_window", [], list(op.results), attrs), types)
+    result_types = [TensorType(shape, old.dtype)
+                    for shape, old in zip(shapes, op.result_types, strict=True)]
+    new = b.op("stablehlo.reduce_window", operands[:2 * n], result_types, attrs, [region])
+    return list(new.results)
+
+
 def _custom_call(r: _Refiner, op: Op, operands: list[Value], known: list,
                  b: ir.Builder) -> list[Value] | None:
+    if op.attributes.get("call_target_name") == "stablehlo.dynamic_reduce_window":
+        return _dynamic_reduce_window(r, op, operands, known, b)
     if op.attributes.get("call_target_name") != "shape_assertion":
         new = b.op(op.opcode, operands, _infer(op, [v.type for v in operands]),
                    dict(op.attributes))
