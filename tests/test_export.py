@@ -363,6 +363,10 @@ POLY_PROGRAMS = {
     "roll_static_axis": lambda x: jnp.roll(x, 1, axis=1),
     "tril": lambda x: jnp.tril(x[:, :3] @ x[:, :3].T),
     "top_k": lambda x: jax.lax.top_k(x.T, 1)[0],
+    "tile": lambda x: jnp.tile(x, (2, 1)),
+    "einsum": lambda x: jnp.einsum("bi,bi->b", x, x) + jnp.einsum("bi,ij->bj", x, x[:2].T)[:, 0],
+    "scatter_add": lambda x: x.at[jnp.array([0, 0])].add(1.0),
+    "eye": lambda x: jnp.eye(x.shape[0]) @ x,
 }
 
 

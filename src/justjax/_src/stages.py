@@ -10,6 +10,7 @@ impl and every stage go through it, so a jaxpr is lowered and compiled once.
 from __future__ import annotations
 
 import logging
+import math
 import time
 import warnings
 import weakref
@@ -57,7 +58,7 @@ class ShapeDtypeStruct:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)  # symbolic for a symbolic shape
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
