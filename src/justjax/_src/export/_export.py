@@ -33,7 +33,6 @@ from justjax._src.hlo.passes import refine_shapes
 from justjax._src.interpreters import batching, lowering
 from justjax._src.jit import PjitFunction
 from justjax._src.tree_errors import equality_errors
-from justjax._src.treedef import SequenceKey, keystr
 
 __all__ = ["DisabledSafetyCheck", "Exported", "export", "deserialize",
            "register_pytree_node_serialization", "register_namedtuple_serialization",
@@ -161,7 +160,11 @@ class Exported:
         """
         if self._get_vjp is None:
             raise ValueError("No VJP is available")
-        return self._get_vjp(self)
+        vjp = _vjps.get(self)
+        if vjp is None:
+            # Exported (or read) once: every reverse pass of a call uses it.
+            vjp = _vjps[self] = self._get_vjp(self)
+        return vjp
 
     def serialize(self, vjp_order: int = 0) -> bytearray:
         """The serialized form (see `serialization.py`), with `vjp_order` orders of VJPs
@@ -181,6 +184,7 @@ class Exported:
 
 _imported: weakref.WeakKeyDictionary[Exported, Callable[..., Any]] = \
     weakref.WeakKeyDictionary()
+_vjps: weakref.WeakKeyDictionary[Exported, Exported] = weakref.WeakKeyDictionary()
 
 
 def deserialize(blob: bytes | bytearray) -> Exported:
@@ -429,19 +433,6 @@ def _export_vjp(closed: Any, primal: Exported) -> Exported:
 # ---------------------------------------------------------------------------------------------
 # Calling.
 
-def _args_kwargs_path_to_str(path: tuple) -> str:
-    """`args[0]`, `kwargs['y']`: a key path into `(args, kwargs)`."""
-    head = "args" if path[0] == SequenceKey(0) else "kwargs"
-    return head + keystr(tuple(path[1:]))
-
-
-def _arg_descriptor(in_tree: tree_util.PyTreeDef, arg_idx: int, dim_idx: int | None) -> str:
-    paths = [p for p, _ in tree_util.tree_flatten_with_path(
-        in_tree.unflatten([0] * in_tree.num_leaves))[0]]
-    text = _args_kwargs_path_to_str(paths[arg_idx])
-    return text if dim_idx is None else f"{text}.shape[{dim_idx}]"
-
-
 def call_exported(exported: Exported) -> Callable[..., Any]:
     """The function calling `exported` (`Exported.call`): checks the arguments' pytree
     structure, and differentiates through the exported VJP."""
@@ -460,7 +451,7 @@ def call_exported(exported: Exported) -> Callable[..., Any]:
         fixed = [np.zeros(np.shape(ct), dtypes.float0) if want.dtype == dtypes.float0 else ct
                  for ct, want in zip(ct_res_flat, exp_vjp.in_avals[len(residual):],
                                      strict=True)]
-        return tuple(call_exported(exp_vjp)(*residual, *fixed))
+        return tuple(exp_vjp.call(*residual, *fixed))
 
     f_flat.defvjp(f_flat_vjp_fwd, f_flat_vjp_bwd)
 
@@ -470,7 +461,7 @@ def call_exported(exported: Exported) -> Callable[..., Any]:
             got = in_tree.unflatten([0] * in_tree.num_leaves)
             want = exported.in_tree.unflatten([0] * exported.in_tree.num_leaves)
             details = "\n".join(
-                f"   - {_args_kwargs_path_to_str(path)} is a {thing1} in the invocation and a "
+                f"   - {shape_poly.args_kwargs_path_to_str(path)} is a {thing1} in the invocation and a "
                 f"{thing2} when exported, so {explanation}.\n"
                 for path, thing1, thing2, explanation in equality_errors(got, want))
             raise ValueError(
@@ -492,7 +483,7 @@ def _call_exported_abstract_eval(*in_avals: ShapedArray, exported: Exported
     """The output avals, after JAX's checks of the arguments' ranks, dtypes and shapes."""
     for arg_idx, (want, got) in enumerate(zip(exported.in_avals, in_avals, strict=True)):
         def where(dim_idx: int | None = None) -> str:
-            return _arg_descriptor(exported.in_tree, arg_idx, dim_idx)
+            return shape_poly.dim_descriptor(exported.in_tree, arg_idx, dim_idx)
         if len(want.shape) != len(got.shape):
             raise ValueError(f"Rank mismatch for {where()}: expected {want.shape} and called "
                              f"with {got.shape}")

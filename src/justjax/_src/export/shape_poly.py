@@ -14,6 +14,7 @@ from justjax._src.core.shape_poly import (DimExpr, SymbolicScope, all_dim_vars,
 from justjax._src.lax import shape_poly as _lax_shape_poly  # registers dim_as_value
 from justjax._src.stages import ShapeDtypeStruct
 from justjax._src.tree_errors import broadcast_prefix
+from justjax._src.treedef import SequenceKey, keystr
 
 __all__ = ["SymbolicScope", "is_symbolic_dim", "symbolic_shape", "symbolic_args_specs"]
 
@@ -68,12 +69,16 @@ SHAPE_ERRORS_HELP = ("Please see https://docs.jax.dev/en/latest/export/shape_pol
                       "#shape-assertion-errors for more details.")
 
 
+def args_kwargs_path_to_str(path: tuple) -> str:
+    """`args[0]`, `kwargs['y']`: a key path into `(args, kwargs)`, as JAX's messages say."""
+    head = "args" if path[0] == SequenceKey(0) else "kwargs"
+    return head + keystr(tuple(path[1:]))
+
+
 def _arg_paths(in_tree: Any) -> list[str]:
-    from justjax._src.treedef import SequenceKey, keystr
     paths = [p for p, _ in tree_util.tree_flatten_with_path(
         in_tree.unflatten([0] * in_tree.num_leaves))[0]]
-    return [("args" if p[0] == SequenceKey(0) else "kwargs") + keystr(tuple(p[1:]))
-            for p in paths]
+    return [args_kwargs_path_to_str(p) for p in paths]
 
 
 def dim_descriptor(in_tree: Any, arg_idx: int, dim_idx: int | None = None) -> str:
