@@ -361,6 +361,8 @@ POLY_PROGRAMS = {
     "cumprod_cummax": lambda x: jnp.cumprod(x, axis=0) + lax.cummax(x, axis=0),
     "grad_cumsum": lambda x: jax.grad(lambda y: jnp.sum(jnp.cumsum(y, axis=0) ** 2))(x),
     "roll_static_axis": lambda x: jnp.roll(x, 1, axis=1),
+    "roll_symbolic_axis": lambda x: jnp.roll(x, 1, axis=0),
+    "take_along_axis": lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=0), axis=0),
     "tril": lambda x: jnp.tril(x[:, :3] @ x[:, :3].T),
     "top_k": lambda x: jax.lax.top_k(x.T, 1)[0],
     "tile": lambda x: jnp.tile(x, (2, 1)),

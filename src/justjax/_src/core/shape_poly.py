@@ -548,6 +548,10 @@ def _lower_bound(e: Any) -> float:
                 best = max(best, _plain_lb(rest + coeff * a), _plain_lb(rest + coeff * b))
         if len(mono) == 1 and mono[0][1] == 1 and not isinstance(mono[0][0], str):
             kind, (x, k) = mono[0][0]
+            if kind == "mod" and coeff < 0 and bounds(k, e.scope)[0] > 0:
+                # mod(x, k) <= k - 1 for a positive k.
+                rest = e - coeff * _factor_expr(mono[0][0], e.scope)
+                best = max(best, _plain_lb(rest + coeff * (k - 1)))
             if kind == "floordiv" and coeff < 0 and isinstance(k, int) and k > 0:
                 # k*floordiv(x, k) = x - mod(x, k): bound k*e with the floordiv replaced.
                 rest = e - coeff * _factor_expr(mono[0][0], e.scope)

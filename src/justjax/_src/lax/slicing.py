@@ -651,7 +651,13 @@ def _gather_fill(operand: Any, indices: Any, *, dimension_numbers: GatherDimensi
     batch_rank = len(index_shape) - 1
     zero = structural.broadcast_in_dim(np.zeros((), index_dtype), index_shape, ())
     above = elementwise.ge(indices, zero)
-    upper = np.array([shape[d] - slice_sizes[d] for d in dn.start_index_map], index_dtype)
+    bounds = [shape[d] - slice_sizes[d] for d in dn.start_index_map]
+    if any(is_symbolic_dim(v) for v in bounds):
+        upper = structural.concatenate(
+            [structural.reshape(structural.convert_element_type(v, index_dtype), (1,))
+             for v in bounds], 0)
+    else:
+        upper = np.array(bounds, index_dtype)
     upper = structural.broadcast_in_dim(structural.expand_dims(upper, range(batch_rank)),
                                         index_shape, range(len(index_shape)))
     mask = elementwise.bitwise_and(above, elementwise.le(indices, upper))
