@@ -265,9 +265,25 @@ def test_host_callbacks_cannot_be_exported() -> None:
         jax.debug.print("{}", x)
         return x
 
-    with pytest.raises(ValueError, match="Cannot serialize code with custom calls whose "
-                                         "targets have no compatibility guarantees"):
+    with pytest.raises(NotImplementedError,
+                       match="serialization of host_callbacks is not yet implemented"):
         export.export(jax.jit(g))(np.ones(3, F32))
+
+
+def test_unstable_custom_call_targets() -> None:
+    """A custom call JAX does not guarantee stable is refused unless its check is disabled
+    (a hand-built module stands for a library's kernel)."""
+    from justjax._src.export._export import _check_custom_calls
+    from justjax._src.hlo.stablehlo_parser import parse_module
+    module = parse_module(
+        "module {\n  func.func public @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "    %0 = stablehlo.custom_call @my_kernel(%arg0) : (tensor<2xf32>) -> tensor<2xf32>\n"
+        "    return %0 : tensor<2xf32>\n  }\n}\n")
+    with pytest.raises(ValueError, match="Cannot serialize code with custom calls whose "
+                                         "targets have no compatibility guarantees. .*\n"
+                                         "stablehlo.custom_call @my_kernel"):
+        _check_custom_calls(module, ())
+    _check_custom_calls(module, (export.DisabledSafetyCheck.custom_call("my_kernel"),))
 
 
 def test_platform_mismatch() -> None:

@@ -388,12 +388,15 @@ def _check_one_scope(avals: Sequence[ShapedArray], in_tree: Any, fun_name: str) 
 
 
 def _check_custom_calls(module: ir.Module, disabled: Sequence[DisabledSafetyCheck]) -> None:
-    """JAX's refusal to export custom calls whose targets have no stability guarantee."""
+    """JAX's refusals: host callbacks (Python functions cannot be serialized), and custom
+    calls whose targets have no stability guarantee."""
     allowed = {c.is_custom_call() for c in disabled} - {None}
     bad = []
     for op in module.walk():
         if op.opcode != "stablehlo.custom_call":
             continue
+        if callable(getattr(op.attributes.get("mhlo.backend_config"), "callback", None)):
+            raise NotImplementedError("serialization of host_callbacks is not yet implemented")
         target = op.attributes.get("call_target_name", "")
         if _STABLE_LAPACK.fullmatch(target) or target in _STABLE_TARGETS or target in allowed \
                 or "ALL" in allowed:
