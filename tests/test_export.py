@@ -665,3 +665,48 @@ def test_override_lowering_rules() -> None:
     assert "stablehlo.cosine" in exp.mlir_module()
     np.testing.assert_allclose(exp.call(np.zeros(3, F32)), np.ones(3))
     assert "stablehlo.sine" in export.export(jax.jit(jnp.sin))(np.ones(3, F32)).mlir_module()
+
+
+# Real JAX 0.10.2's `jit(lambda x: inner(x) + 1).lower(f32[b, 4]).as_text()` (outside export:
+# `main` takes the dimension value first); constants left out of the comparison (JAX also
+# emits unused ones).
+JAX_POLY_LOWERED = """\
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<i32> {jax.global_constant = "b"}, %arg1: tensor<?x4xf32>) -> (tensor<?x4xf32> {jax.result_info = "result"}) {
+    %0 = call @inner(%arg0, %arg1) : (tensor<i32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %c = stablehlo.constant dense<4> : tensor<i32>
+    %1 = stablehlo.reshape %arg0 : (tensor<i32>) -> tensor<1xi32>
+    %c_0 = stablehlo.constant dense<4> : tensor<1xi32>
+    %2 = stablehlo.concatenate %1, %c_0, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+    %3 = stablehlo.dynamic_broadcast_in_dim %cst, %2, dims = [] : (tensor<f32>, tensor<2xi32>) -> tensor<?x4xf32>
+    %4 = stablehlo.add %0, %3 : tensor<?x4xf32>
+    return %4 : tensor<?x4xf32>
+  }
+  func.func private @inner(%arg0: tensor<i32> {jax.global_constant = "b"}, %arg1: tensor<?x4xf32>) -> tensor<?x4xf32> {
+    %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+    %c = stablehlo.constant dense<4> : tensor<i32>
+    %0 = stablehlo.reshape %arg0 : (tensor<i32>) -> tensor<1xi32>
+    %c_0 = stablehlo.constant dense<4> : tensor<1xi32>
+    %1 = stablehlo.concatenate %0, %c_0, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+    %2 = stablehlo.dynamic_broadcast_in_dim %cst, %1, dims = [] : (tensor<f32>, tensor<2xi32>) -> tensor<?x4xf32>
+    %3 = stablehlo.multiply %arg1, %2 : tensor<?x4xf32>
+    return %3 : tensor<?x4xf32>
+  }
+}
+"""
+
+
+def test_symbolic_lowering_is_jaxs() -> None:
+    @jax.jit
+    def inner(x):
+        return x * 2
+
+    text = jax.jit(lambda x: inner(x) + 1).lower(_sym("b, 4")).as_text()
+
+    def ops(t: str) -> list:
+        from tests.test_jit_programs import normalize_stablehlo
+        return [op for op in normalize_stablehlo(t) if op[0] != "stablehlo.constant"]
+    assert ops(text) == ops(JAX_POLY_LOWERED)
+    signatures = [line for line in text.splitlines() if "func.func" in line]
+    assert signatures == [line for line in JAX_POLY_LOWERED.splitlines() if "func.func" in line]
