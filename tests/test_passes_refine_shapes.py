@@ -89,3 +89,24 @@ def test_exported_modules_refine_and_verify(n: int) -> None:
                             [ir.TensorType((n, 4), np.float32)])
     verifier.verify(refined)
     assert "?" not in print_module(refined)
+
+
+def test_constraint_assertions_of_an_exported_module() -> None:
+    """The exported `main` asserts the scope's constraints as JAX's does; refinement with
+    shapes that break one raises JAX's message with the values filled in."""
+    a, b = export.symbolic_shape("a, b", constraints=("a >= b + 2",))
+    exp = export.export(jax.jit(lambda x, y: x.sum() + y.sum()))(
+        jax.ShapeDtypeStruct((a,), F32), jax.ShapeDtypeStruct((b,), F32))
+    module = parse_module(exp.mlir_module())
+    assert exp.mlir_module().count("@shape_assertion(") == 3
+    with pytest.raises(ValueError) as info:
+        refine_shapes(module, [ir.TensorType((3,), np.float32), ir.TensorType((2,), np.float32)])
+    assert str(info.value) == (
+        "Input shapes do not match the symbolic shape constraint a >= b + 2. Expected "
+        "'- b + a - 2' to be greater or equal to 0, but found -1.  Using the following "
+        "polymorphic shapes specifications: args[0].shape = (a,),args[1].shape = (b,). "
+        "Obtained dimension variables: 'a' = 3 from specification 'a' for dimension "
+        "args[0].shape[0] (= 3), 'b' = 2 from specification 'b' for dimension args[1].shape[0] "
+        "(= 2), . Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
+        "#shape-assertion-errors for more details.")
+    refine_shapes(module, [ir.TensorType((5,), np.float32), ir.TensorType((2,), np.float32)])

@@ -4,9 +4,9 @@ Lowering for symbolic shapes gives a `main` that takes the dimension values firs
 (`%arg0: tensor<i32> {jax.global_constant = "b"}`). The exported module's `main` takes the
 arrays only: `wrap_main` renames the lowered one `_wrapped_jax_export_main` and adds a new
 `main` that reads each dimension variable off an argument's shape
-(`stablehlo.get_dimension_size`, solved as in `shape_poly.solve_plan`), asserts that it is
-at least 1 (`stablehlo.custom_call @shape_assertion`, with JAX's message), and calls the
-wrapped function.
+(`stablehlo.get_dimension_size`, solved as in `shape_poly.solve_plan`), asserts that each is
+at least 1 and that the scope's constraints hold (`stablehlo.custom_call @shape_assertion`,
+with JAX's messages), and calls the wrapped function.
 """
 from __future__ import annotations
 
@@ -23,17 +23,70 @@ from justjax._src.interpreters import lowering_poly
 WRAPPED_MAIN = "_wrapped_jax_export_main"
 
 
-def _assertion_message(in_avals: Sequence[ShapedArray], in_tree: Any,
-                       steps: Sequence[shape_poly.SolveStep], upto: int) -> str:
-    """JAX's message for `var >= 1` failing, with `{i}` standing for the i-th size."""
-    obtained = "".join(
-        f"'{s.var}' = {{{i}}} from specification '{s.spec}' for dimension "
-        f"{shape_poly.dim_descriptor(in_tree, s.arg_idx, s.dim_idx)} (= {{{i}}}), "
-        for i, s in enumerate(steps[:upto + 1]))
-    return (f"Input shapes do not match the polymorphic shapes specification. Expected value "
-            f">= 1 for dimension variable '{steps[upto].var}'. Using the following polymorphic "
-            f"shapes specifications: {shape_poly.specs_text(in_avals, in_tree)}. Obtained "
-            f"dimension variables: {obtained}. {shape_poly.SHAPE_ERRORS_HELP}")
+def _obtained(in_tree: Any, steps: Sequence[shape_poly.SolveStep], first: int) -> str:
+    """JAX's "Obtained dimension variables" text, the i-th size standing as `{first + i}`."""
+    return "".join(
+        f"'{s.var}' = {{{first + i}}} from specification '{s.spec}' for dimension "
+        f"{shape_poly.dim_descriptor(in_tree, s.arg_idx, s.dim_idx)} (= {{{first + i}}}), "
+        for i, s in enumerate(steps))
+
+
+def _message(what: str, in_avals: Sequence[ShapedArray], in_tree: Any, obtained: str) -> str:
+    return (f"Input shapes do not match the {what} Using the following polymorphic shapes "
+            f"specifications: {shape_poly.specs_text(in_avals, in_tree)}. Obtained dimension "
+            f"variables: {obtained}. {shape_poly.SHAPE_ERRORS_HELP}")
+
+
+def _assertion(emit: lowering_poly.DimEmitter, predicate: Value, values: Sequence[Value],
+               message: str) -> None:
+    """`stablehlo.custom_call @shape_assertion(predicate, values...)`: refinement raises
+    `message` (its `{i}` the i-th value) if the predicate is false."""
+    emit.ops.append(ir.Op(
+        "stablehlo.custom_call", [predicate, *values], [],
+        {"call_target_name": "shape_assertion", "api_version": ir.IntegerAttr(2, "i32"),
+         "error_message": message, "has_side_effect": True}))
+
+
+def _dimension_values(emit: lowering_poly.DimEmitter, args: Sequence[Value],
+                      steps: Sequence[shape_poly.SolveStep]) -> list[Value]:
+    """Emits the dimension variables' values read off the arguments' shapes (into
+    `emit.dim_values`); returns the sizes read."""
+    dtype = lowering_poly.dim_dtype()
+    sizes = []
+    for step in steps:
+        size = emit.one("stablehlo.get_dimension_size", [args[step.arg_idx]],
+                        TensorType((), np.int32), dimension=step.dim_idx)
+        if dtype != np.int32:
+            size = emit.one("stablehlo.convert", [size], TensorType((), dtype))
+        sizes.append(size)
+        value = size
+        if step.rest != 0:
+            value = emit.one("stablehlo.subtract", [value, emit.dim(step.rest)], value.type)
+        if step.coeff != 1:
+            value = emit.one("stablehlo.divide", [value, emit.const(step.coeff)], value.type)
+        emit.dim_values[step.var] = value
+    return sizes
+
+
+def _emit_assertions(emit: lowering_poly.DimEmitter, in_avals: Sequence[ShapedArray],
+                     in_tree: Any, steps: Sequence[shape_poly.SolveStep],
+                     sizes: Sequence[Value]) -> None:
+    """JAX's assertions: each variable is at least 1, and the scope's constraints hold."""
+    one = emit.const(1)
+    for i, step in enumerate(steps):
+        _assertion(emit, emit.compare(emit.dim_values[step.var], one, "GE"), sizes[:i + 1],
+                   _message("polymorphic shapes specification. Expected value >= 1 for "
+                            f"dimension variable '{step.var}'.", in_avals, in_tree,
+                            _obtained(in_tree, steps[:i + 1], 0)))
+    scope = next(d.scope for a in in_avals for d in a.shape if shape_poly.is_symbolic_dim(d))
+    for text, diff, op in scope._checks:
+        value = emit.dim(diff)
+        predicate = emit.compare(value, emit.const(0), "GE" if op == ">=" else "EQ")
+        relation = "greater or equal to" if op == ">=" else "equal to"
+        _assertion(emit, predicate, [value, *sizes],
+                   _message(f"symbolic shape constraint {text}. Expected '{diff}' to be "
+                            f"{relation} 0, but found {{0}}. ", in_avals, in_tree,
+                            _obtained(in_tree, steps, 1)))
 
 
 def wrap_main(module: ir.Module, in_avals: Sequence[ShapedArray], in_tree: Any,
@@ -49,30 +102,10 @@ def wrap_main(module: ir.Module, in_avals: Sequence[ShapedArray], in_tree: Any,
         suffix += 1
     inner.visibility = "private"
     dim_vars = shape_poly.all_dim_vars(a.shape for a in in_avals)
-    array_types = inner.arg_types[len(dim_vars):]
-    block = ir.Block([Value(t) for t in array_types])
+    block = ir.Block([Value(t) for t in inner.arg_types[len(dim_vars):]])
     emit = lowering_poly.DimEmitter({})
-    dtype = lowering_poly.dim_dtype()
-    one = emit.const(1)  # shared by the assertions, first as in JAX's text
-    sizes = []
-    for i, step in enumerate(steps):
-        size = emit.one("stablehlo.get_dimension_size", [block.args[step.arg_idx]],
-                        TensorType((), np.int32), dimension=step.dim_idx)
-        if dtype != np.int32:
-            size = emit.one("stablehlo.convert", [size], TensorType((), dtype))
-        sizes.append(size)
-        value = size
-        if step.rest != 0:
-            value = emit.one("stablehlo.subtract", [value, emit.dim(step.rest)], value.type)
-        if step.coeff != 1:
-            value = emit.one("stablehlo.divide", [value, emit.const(step.coeff)], value.type)
-        emit.dim_values[step.var] = value
-        at_least_one = emit.compare(value, one, "GE")
-        emit.ops.append(ir.Op(
-            "stablehlo.custom_call", [at_least_one, *sizes], [],
-            {"call_target_name": "shape_assertion", "api_version": ir.IntegerAttr(2, "i32"),
-             "error_message": _assertion_message(in_avals, in_tree, steps, i),
-             "has_side_effect": True}))
+    sizes = _dimension_values(emit, block.args, steps)
+    _emit_assertions(emit, in_avals, in_tree, steps, sizes)
     block.ops.extend(emit.ops)
     builder = ir.Builder(block)
     args = [emit.dim_values[v] for v in dim_vars] + list(block.args)
