@@ -30,6 +30,7 @@ PUBLIC_TO_PRIVATE = {
     "justjax.numpy.fft": "justjax._src.numpy",
     "justjax.scipy.fft": "justjax._src.scipy",
     "justjax.scipy.signal": "justjax._src.scipy",
+    "justjax.export": "justjax._src.export",
 }
 
 

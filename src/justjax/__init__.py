@@ -88,6 +88,7 @@ from justjax import dlpack as dlpack
 from justjax import errors as errors
 from justjax import experimental as experimental
 from justjax import image as image
+from justjax import export as export
 from justjax import lax as lax
 from justjax import nn as nn
 from justjax import numpy as numpy

@@ -17,6 +17,7 @@ import numpy as np
 from justjax._src import source_info_util, tree_util
 from justjax._src.config import config
 from justjax._src.core import core, dtypes, leaks
+from justjax._src.core.shape_poly import DimExpr
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, check_jaxpr
 from justjax._src.runtime.array import Array
@@ -214,6 +215,8 @@ class DynamicJaxprTrace(core.Trace):
             return x
         if isinstance(x, core.Tracer) and not x._trace.is_valid():
             raise core.escaped_tracer_error(x)
+        if isinstance(x, DimExpr):  # a symbolic dimension used as a value
+            return self.to_jaxpr_tracer(x.dimension_as_value())
         return self.new_const(x)
 
     def process_primitive(self, primitive: core.Primitive, args: Sequence[Any], params: dict) -> Any:

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import exceeds, is_symbolic_dim
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import structural
 from justjax._src.lax.creation import full as lax_full
@@ -372,6 +373,8 @@ def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
     """`arange` without placement."""
     if dtype is not None:
         dtype = check_and_canonicalize_user_dtype(dtype, "arange")
+    if any(is_symbolic_dim(v) for v in (start, stop, step)):
+        return _arange_symbolic(start, stop, step, dtype)
     _check_arraylike_or_none("arange", start, stop, step)
     start_name = "stop" if stop is None and step is None else "start"
     start = _concrete_arg(start, start_name)
@@ -402,6 +405,24 @@ def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
     size = max(0, int(np.ceil(_to_python(stop) - _to_python(start))))
     return lax.add(structural.convert_element_type(start, dtype),
                    structural.broadcasted_iota(dtype, (size,), 0))
+
+
+def _arange_symbolic(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
+    """`arange` with symbolic dimensions among its (integer) arguments: an iota of the
+    symbolic length, scaled and shifted (JAX's `_arange_dynamic`)."""
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    if not all(is_symbolic_dim(v) or isinstance(v, (int, np.integer)) for v in
+               (start, stop, step)) or step == 0:
+        raise ValueError("jax.numpy.arange with symbolic dimensions takes integer start, stop "
+                         f"and a nonzero integer step; got {start=}, {stop=}, {step=}")
+    dtype = dtypes.default_int_dtype() if dtype is None else dtype
+    size = core.max_dim(0, (stop - start + step - 1) // step if step > 0
+                        else (start - stop - step - 1) // -step)
+    iota = structural.broadcasted_iota(dtype, (size,), 0)
+    scaled = lax.mul(structural.convert_element_type(step, dtype), iota)
+    return lax.add(structural.convert_element_type(start, dtype), scaled)
 
 
 def _check_arraylike_or_none(name: str, *args: Any) -> None:
@@ -611,7 +632,7 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:
 def _index_dtype_for(shape: tuple[int, ...], offset_dtype: np.dtype) -> np.dtype:
     """int32 unless the shape or the offset's dtype need int64 (as JAX's lax._tri)."""
     info32 = np.iinfo(np.int32)
-    if any(d > info32.max for d in shape):
+    if any(exceeds(d, info32.max) for d in shape):
         return dtypes.int64
     offset_info = np.iinfo(offset_dtype)
     if offset_info.min < info32.min or offset_info.max > info32.max:

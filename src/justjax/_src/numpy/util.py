@@ -9,6 +9,7 @@ import numpy as np
 from justjax._src.config import config
 from justjax._src.jit import jit
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.lax import elementwise, structural
 from justjax._src.lax.prng import PRNGKeyArray
 from justjax._src.lax.utils import broadcast_shapes as lax_broadcast_shapes
@@ -44,7 +45,7 @@ def jitted_as_in_jax(fun: Callable | None = None, /, *, static_argnums: Any = No
 
 def is_arraylike(x: Any) -> bool:
     return isinstance(x, (core.Tracer, Array, PRNGKeyArray, np.ndarray, np.generic)) or \
-        dtypes.is_python_scalar(x)
+        dtypes.is_python_scalar(x) or is_symbolic_dim(x)
 
 
 def check_for_prngkeys(fun_name: str, *args: Any) -> None:
