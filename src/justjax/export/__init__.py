@@ -12,7 +12,7 @@ from justjax._src.export._export import (
     register_namedtuple_serialization as register_namedtuple_serialization)
 from justjax._src.export._export import (
     register_pytree_node_serialization as register_pytree_node_serialization)
-from justjax._src.export.shape_poly import SymbolicScope as SymbolicScope
-from justjax._src.export.shape_poly import is_symbolic_dim as is_symbolic_dim
-from justjax._src.export.shape_poly import symbolic_args_specs as symbolic_args_specs
-from justjax._src.export.shape_poly import symbolic_shape as symbolic_shape
+from justjax._src.export.symbolic_specs import SymbolicScope as SymbolicScope
+from justjax._src.export.symbolic_specs import is_symbolic_dim as is_symbolic_dim
+from justjax._src.export.symbolic_specs import symbolic_args_specs as symbolic_args_specs
+from justjax._src.export.symbolic_specs import symbolic_shape as symbolic_shape

@@ -27,7 +27,7 @@ from justjax._src import stages, tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.custom_derivatives import custom_vjp
-from justjax._src.export import export_poly, shape_poly
+from justjax._src.export import export_poly, symbolic_specs
 from justjax._src.hlo import ir, stablehlo_parser, stablehlo_printer
 from justjax._src.hlo.passes import refine_shapes
 from justjax._src.interpreters import batching, lowering
@@ -332,11 +332,11 @@ def _export_traced(traced: stages.Traced, platforms: tuple[str, ...],
                    disabled_checks: tuple[DisabledSafetyCheck, ...]) -> Exported:
     sig = traced._signature
     closed = traced.jaxpr
-    symbolic = bool(shape_poly.all_dim_vars(a.shape for a in closed.in_avals))
+    symbolic = bool(symbolic_specs.all_dim_vars(a.shape for a in closed.in_avals))
     if symbolic:
         _check_one_scope(closed.in_avals, sig.in_tree, sig.name)
         # Every input is kept: the dimension values are read off their shapes.
-        steps, _ = shape_poly.solve_plan(closed.in_avals, sig.in_tree)
+        steps, _ = symbolic_specs.solve_plan(closed.in_avals, sig.in_tree)
     info = stages.lower_jaxpr(closed, sig.name, (False,) * len(closed.in_avals),
                               sig.keep_unused or symbolic, sig.out_paths)
     module = info.module
@@ -373,16 +373,16 @@ def _check_one_scope(avals: Sequence[ShapedArray], in_tree: Any, fun_name: str) 
     first = None
     for i, aval in enumerate(avals):
         for d in aval.shape:
-            if not shape_poly.is_symbolic_dim(d):
+            if not symbolic_specs.is_symbolic_dim(d):
                 continue
             if first is None:
                 first = (d.scope, i)
             elif d.scope is not first[0]:
                 raise ValueError(
                     f"Invalid mixing of symbolic scopes when exporting {fun_name}.\n"
-                    f"Expected current (from {shape_poly.dim_descriptor(in_tree, first[1])}) "
+                    f"Expected current (from {symbolic_specs.dim_descriptor(in_tree, first[1])}) "
                     f"scope {first[0]}\nand found for '{d}' "
-                    f"({shape_poly.dim_descriptor(in_tree, i)}) scope {d.scope}\n"
+                    f"({symbolic_specs.dim_descriptor(in_tree, i)}) scope {d.scope}\n"
                     "See https://docs.jax.dev/en/latest/export/shape_poly.html"
                     "#user-specified-symbolic-constraints.")
 
@@ -464,7 +464,7 @@ def call_exported(exported: Exported) -> Callable[..., Any]:
             got = in_tree.unflatten([0] * in_tree.num_leaves)
             want = exported.in_tree.unflatten([0] * exported.in_tree.num_leaves)
             details = "\n".join(
-                f"   - {shape_poly.args_kwargs_path_to_str(path)} is a {thing1} in the invocation and a "
+                f"   - {symbolic_specs.args_kwargs_path_to_str(path)} is a {thing1} in the invocation and a "
                 f"{thing2} when exported, so {explanation}.\n"
                 for path, thing1, thing2, explanation in equality_errors(got, want))
             raise ValueError(
@@ -486,7 +486,7 @@ def _call_exported_abstract_eval(*in_avals: ShapedArray, exported: Exported
     """The output avals, after JAX's checks of the arguments' ranks, dtypes and shapes."""
     for arg_idx, (want, got) in enumerate(zip(exported.in_avals, in_avals, strict=True)):
         def where(dim_idx: int | None = None) -> str:
-            return shape_poly.dim_descriptor(exported.in_tree, arg_idx, dim_idx)
+            return symbolic_specs.dim_descriptor(exported.in_tree, arg_idx, dim_idx)
         if len(want.shape) != len(got.shape):
             raise ValueError(f"Rank mismatch for {where()}: expected {want.shape} and called "
                              f"with {got.shape}")
@@ -494,15 +494,15 @@ def _call_exported_abstract_eval(*in_avals: ShapedArray, exported: Exported
             raise ValueError(f"Dtype mismatch for {where()}: expected {want.dtype} and called "
                              f"with {got.dtype}")
         for dim_idx, d in enumerate(want.shape):
-            if not shape_poly.is_symbolic_dim(d) and d != got.shape[dim_idx]:
+            if not symbolic_specs.is_symbolic_dim(d) and d != got.shape[dim_idx]:
                 raise ValueError(
                     f"Shape mismatch for {where(dim_idx)} (expected same constant): expected "
                     f"{_shape_str(want.shape)} and called with {_shape_str(got.shape)}")
     if not exported.uses_global_constants:
         return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in exported.out_avals]
-    env = shape_poly.solve_dim_values(exported.in_avals, exported.in_tree,
+    env = symbolic_specs.solve_dim_values(exported.in_avals, exported.in_tree,
                                       [a.shape for a in in_avals])
-    return [ShapedArray(tuple(d.evaluate(env) if shape_poly.is_symbolic_dim(d) else d
+    return [ShapedArray(tuple(d.evaluate(env) if symbolic_specs.is_symbolic_dim(d) else d
                               for d in a.shape), a.dtype, a.weak_type)
             for a in exported.out_avals]
 

@@ -4,7 +4,7 @@ Lowering for symbolic shapes gives a `main` that takes the dimension values firs
 (`%arg0: tensor<i32> {jax.global_constant = "b"}`). The exported module's `main` takes the
 arrays only: `wrap_main` renames the lowered one `_wrapped_jax_export_main` and adds a new
 `main` that reads each dimension variable off an argument's shape
-(`stablehlo.get_dimension_size`, solved as in `shape_poly.solve_plan`), asserts that each is
+(`stablehlo.get_dimension_size`, solved as in `symbolic_specs.solve_plan`), asserts that each is
 at least 1 and that the scope's constraints hold (`stablehlo.custom_call @shape_assertion`,
 with JAX's messages), and calls the wrapped function.
 """
@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from justjax._src.core.avals import ShapedArray
-from justjax._src.export import shape_poly
+from justjax._src.export import symbolic_specs
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import TensorType, Value
 from justjax._src.interpreters import lowering_poly
@@ -23,18 +23,18 @@ from justjax._src.interpreters import lowering_poly
 WRAPPED_MAIN = "_wrapped_jax_export_main"
 
 
-def _obtained(in_tree: Any, steps: Sequence[shape_poly.SolveStep], first: int) -> str:
+def _obtained(in_tree: Any, steps: Sequence[symbolic_specs.SolveStep], first: int) -> str:
     """JAX's "Obtained dimension variables" text, the i-th size standing as `{first + i}`."""
     return "".join(
         f"'{s.var}' = {{{first + i}}} from specification '{s.spec}' for dimension "
-        f"{shape_poly.dim_descriptor(in_tree, s.arg_idx, s.dim_idx)} (= {{{first + i}}}), "
+        f"{symbolic_specs.dim_descriptor(in_tree, s.arg_idx, s.dim_idx)} (= {{{first + i}}}), "
         for i, s in enumerate(steps))
 
 
 def _message(what: str, in_avals: Sequence[ShapedArray], in_tree: Any, obtained: str) -> str:
     return (f"Input shapes do not match the {what} Using the following polymorphic shapes "
-            f"specifications: {shape_poly.specs_text(in_avals, in_tree)}. Obtained dimension "
-            f"variables: {obtained}. {shape_poly.SHAPE_ERRORS_HELP}")
+            f"specifications: {symbolic_specs.specs_text(in_avals, in_tree)}. Obtained dimension "
+            f"variables: {obtained}. {symbolic_specs.SHAPE_ERRORS_HELP}")
 
 
 def _assertion(emit: lowering_poly.DimEmitter, predicate: Value, values: Sequence[Value],
@@ -48,7 +48,7 @@ def _assertion(emit: lowering_poly.DimEmitter, predicate: Value, values: Sequenc
 
 
 def _dimension_values(emit: lowering_poly.DimEmitter, args: Sequence[Value],
-                      steps: Sequence[shape_poly.SolveStep]) -> list[Value]:
+                      steps: Sequence[symbolic_specs.SolveStep]) -> list[Value]:
     """Emits the dimension variables' values read off the arguments' shapes (into
     `emit.dim_values`); returns the sizes read."""
     dtype = lowering_poly.dim_dtype()
@@ -69,7 +69,7 @@ def _dimension_values(emit: lowering_poly.DimEmitter, args: Sequence[Value],
 
 
 def _emit_assertions(emit: lowering_poly.DimEmitter, in_avals: Sequence[ShapedArray],
-                     in_tree: Any, steps: Sequence[shape_poly.SolveStep],
+                     in_tree: Any, steps: Sequence[symbolic_specs.SolveStep],
                      sizes: Sequence[Value]) -> None:
     """JAX's assertions: each variable is at least 1, and the scope's constraints hold."""
     one = emit.const(1)
@@ -78,7 +78,7 @@ def _emit_assertions(emit: lowering_poly.DimEmitter, in_avals: Sequence[ShapedAr
                    _message("polymorphic shapes specification. Expected value >= 1 for "
                             f"dimension variable '{step.var}'.", in_avals, in_tree,
                             _obtained(in_tree, steps[:i + 1], 0)))
-    scope = next(d.scope for a in in_avals for d in a.shape if shape_poly.is_symbolic_dim(d))
+    scope = next(d.scope for a in in_avals for d in a.shape if symbolic_specs.is_symbolic_dim(d))
     for text, diff, op in scope._checks:
         value = emit.dim(diff)
         predicate = emit.compare(value, emit.const(0), "GE" if op == ">=" else "EQ")
@@ -90,7 +90,7 @@ def _emit_assertions(emit: lowering_poly.DimEmitter, in_avals: Sequence[ShapedAr
 
 
 def wrap_main(module: ir.Module, in_avals: Sequence[ShapedArray], in_tree: Any,
-              steps: Sequence[shape_poly.SolveStep]) -> None:
+              steps: Sequence[symbolic_specs.SolveStep]) -> None:
     """Gives `module` a `main` taking only the array arguments (see the module docstring)."""
     inner = module.function("main")
     # A unique name, as MLIR's symbol table gives (a merged export may have the plain one).
@@ -101,7 +101,7 @@ def wrap_main(module: ir.Module, in_avals: Sequence[ShapedArray], in_tree: Any,
         inner.name = f"{WRAPPED_MAIN}_{suffix}"
         suffix += 1
     inner.visibility = "private"
-    dim_vars = shape_poly.all_dim_vars(a.shape for a in in_avals)
+    dim_vars = symbolic_specs.all_dim_vars(a.shape for a in in_avals)
     block = ir.Block([Value(t) for t in inner.arg_types[len(dim_vars):]])
     emit = lowering_poly.DimEmitter({})
     sizes = _dimension_values(emit, block.args, steps)

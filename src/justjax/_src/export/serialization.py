@@ -46,7 +46,7 @@ from justjax._src import tree_util
 from justjax._src.core import dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.shape_poly import SymbolicScope, parse_dim
-from justjax._src.export import _export, shape_poly
+from justjax._src.export import _export, symbolic_specs
 from justjax._src.lax import prng
 from justjax._src.treedef import PyTreeDef
 
@@ -97,7 +97,7 @@ def _exported_to_json(exp: _export.Exported, vjp_order: int) -> dict[str, Any]:
         "out_tree": _tree_to_json(exp.out_tree),
         "in_avals": [_aval_to_json(a) for a in exp.in_avals],
         "out_avals": [_aval_to_json(a) for a in exp.out_avals],
-        "symbolic_constraints": list(shape_poly.scope_constraints(exp.in_avals)),
+        "symbolic_constraints": list(symbolic_specs.scope_constraints(exp.in_avals)),
         "platforms": list(exp.platforms),
         "nr_devices": exp.nr_devices,
         "calling_convention_version": exp.calling_convention_version,

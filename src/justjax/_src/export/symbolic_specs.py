@@ -2,7 +2,7 @@
 the dimension values solved from the actual shapes, with JAX's errors.
 
 The expressions themselves (`DimExpr`, `SymbolicScope`) live in `core/shape_poly.py`; the
-`dim_as_value` primitive in `lax/shape_poly.py`.
+`dim_as_value` primitive in `lax/dimension_values.py`.
 """
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from typing import Any, Sequence
 from justjax._src import tree_util
 from justjax._src.core.shape_poly import (DimExpr, SymbolicScope, all_dim_vars,
                                           is_symbolic_dim, symbolic_shape)
-from justjax._src.lax import shape_poly as _lax_shape_poly  # registers dim_as_value
+from justjax._src.lax import dimension_values as _dimension_values  # registers dim_as_value
 from justjax._src.stages import ShapeDtypeStruct
 from justjax._src.tree_errors import broadcast_prefix
 from justjax._src.treedef import SequenceKey, keystr
 
 __all__ = ["SymbolicScope", "is_symbolic_dim", "symbolic_shape", "symbolic_args_specs"]
 
-del _lax_shape_poly
+del _dimension_values
 
 
 def scope_constraints(avals: Sequence[Any]) -> tuple[str, ...]:
