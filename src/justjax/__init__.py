@@ -66,6 +66,7 @@ from justjax._src.checkpoint import checkpoint_policies as checkpoint_policies
 from justjax._src.checkpoint import remat as remat
 from justjax._src.autodiff import (
     closure_convert as closure_convert,
+    custom_gradient as custom_gradient,
     grad as grad,
     hessian as hessian,
     jacfwd as jacfwd,
@@ -107,6 +108,14 @@ from justjax import lib as lib
 from justjax import monitoring as monitoring
 from justjax import typing as typing
 from justjax import version as version
+from justjax._src.environment import (
+    host_count as host_count,
+    host_id as host_id,
+    host_ids as host_ids,
+    live_arrays as live_arrays,
+    print_environment_info as print_environment_info,
+    process_indices as process_indices,
+)
 from justjax._src.jax_alias import install_as_jax as install_as_jax
 
 __version__ = "0.1.0"

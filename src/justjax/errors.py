@@ -11,3 +11,4 @@ from justjax._src.errors import (
     TracerIntegerConversionError as TracerIntegerConversionError,
     UnexpectedTracerError as UnexpectedTracerError,
 )
+from justjax._src.core.jaxpr import JaxprTypeError as JaxprTypeError

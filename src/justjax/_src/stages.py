@@ -71,6 +71,27 @@ class ShapeDtypeStruct:
         return hash((self.shape, self.dtype, self.weak_type))
 
 
+# XLA compiler options a `Lowered.compile` takes (`jax.stages.CompilerOptions`).
+CompilerOptions = dict[str, str | bool]
+
+
+@dataclass(frozen=True)
+class ArgInfo:
+    """One argument of a lowered function: its abstract value and whether it is donated
+    (`jax.stages.ArgInfo`)."""
+
+    _aval: Any
+    donated: bool
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._aval.shape
+
+    @property
+    def dtype(self) -> Any:
+        return self._aval.dtype
+
+
 def _shape_dtype_aval(x: ShapeDtypeStruct) -> ShapedArray:
     return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
 
