@@ -371,3 +371,10 @@ from justjax._src.lax.fft import (
     fft as fft,
     fft_p as fft_p,
 )
+from justjax._src.lax.creation import broadcast_like as broadcast_like
+from justjax._src.lax.creation import empty as empty
+from justjax._src.lax.mulhi import mulhi as mulhi
+from justjax._src.lax.mulhi import mulhi_p as mulhi_p
+from justjax._src.lax.optimization_barrier import optimization_barrier as optimization_barrier
+from justjax._src.lax.optimization_barrier import optimization_barrier_p as optimization_barrier_p
+from justjax._src.lax.slicing import index_take as index_take

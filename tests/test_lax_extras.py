@@ -1,0 +1,164 @@
+"""lax.optimization_barrier, lax.mulhi, lax.empty, lax.index_take, lax.broadcast_like:
+jaxprs, StableHLO, passes and backends, errors; expected texts and values read off JAX 0.10.2.
+
+(Per-op numerics, jit vs eager, gradients and vmap run from tests/records/lax_extras.py.)
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import justjax as jax
+import justjax.numpy as jnp
+from justjax import lax
+from tests.harness import lower_to_module, run_on_backend
+
+
+# -- optimization_barrier -----------------------------------------------------------------------
+
+def test_barrier_jaxpr_and_pytrees():
+    x, y = jnp.arange(4.0), jnp.ones(3, jnp.int32)
+    assert str(jax.make_jaxpr(lax.optimization_barrier)((x, y))) == (
+        "{ lambda ; a:f32[4] b:i32[3]. let\n"
+        "    c:f32[4] d:i32[3] = optimization_barrier a b\n  in (c, d) }")
+    out = lax.optimization_barrier({"a": 1.0, "b": (np.int32(2), 3)})
+    assert float(out["a"]) == 1.0 and out["b"][1].dtype == np.int32
+    assert str(jax.make_jaxpr(lambda: lax.optimization_barrier(()))()) == (
+        "{ lambda ; . let optimization_barrier  in () }")
+
+
+def test_barrier_derivatives_as_jax():
+    x = jnp.arange(4.0)
+    grad_text = str(jax.make_jaxpr(jax.grad(
+        lambda x: lax.optimization_barrier(x * 2).sum()))(x))
+    assert grad_text == (
+        "{ lambda ; a:f32[4]. let\n    b:f32[4] = mul a 2.0:f32[]\n"
+        "    c:f32[4] = optimization_barrier b\n"
+        "    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] c\n"
+        "    d:f32[4] = broadcast_in_dim 1.0:f32[]\n    e:f32[4] = optimization_barrier d\n"
+        "    f:f32[4] = mul e 2.0:f32[]\n  in (f,) }")
+    jvp_text = str(jax.make_jaxpr(jax.jvp, static_argnums=0)(
+        lambda x: lax.optimization_barrier((x, 2 * x)), (x,), (x,)))
+    assert jvp_text == (
+        "{ lambda ; a:f32[4] b:f32[4]. let\n    c:f32[4] = mul 2.0:f32[] a\n"
+        "    d:f32[4] = mul 2.0:f32[] b\n    e:f32[4] f:f32[4] = optimization_barrier a c\n"
+        "    g:f32[4] h:f32[4] = optimization_barrier b d\n  in (e, f, g, h) }")
+    f = lambda x, i: lax.optimization_barrier((x, i))[0] * 2
+    assert str(jax.make_jaxpr(jax.grad(f))(1.0, 2)).splitlines()[4] == (
+        "    e:f32[] _:float0[] = optimization_barrier d (b'',):float0[]")
+    assert float(jax.grad(f)(1.0, 2)) == 2.0
+    assert str(jax.make_jaxpr(jax.vmap(lax.optimization_barrier))(jnp.ones((2, 3)))) == (
+        "{ lambda ; a:f32[2,3]. let b:f32[2,3] = optimization_barrier a in (b,) }")
+
+
+def test_barrier_stablehlo():
+    text = jax.jit(lambda x, y: lax.optimization_barrier((x + 1, y))).lower(
+        jnp.arange(4.0), jnp.ones(3, jnp.int32)).as_text()
+    assert ("    %2:2 = stablehlo.optimization_barrier %1, %arg1 : tensor<4xf32>, "
+            "tensor<3xi32>\n    return %2#0, %2#1 : tensor<4xf32>, tensor<3xi32>\n") in text
+
+
+def test_barrier_blocks_cse_and_fusion():
+    """The two sines stay two (no CSE across the barrier), and the one before the barrier is
+    not fused with the add after it."""
+    same = lambda x: jnp.sin(x) + jnp.sin(x)
+    barred = lambda x: lax.optimization_barrier(jnp.sin(x)) + jnp.sin(x)
+    x = jnp.ones(3)
+    assert jax.jit(same).lower(x).compile().as_text().count("sine(") == 1
+    hlo = jax.jit(barred).lower(x).compile().as_text()
+    assert hlo.count("sine(") == 2 and "opt-barrier(" in hlo
+    np.testing.assert_allclose(jax.jit(barred)(x), 2 * np.sin(1.0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["reference", "llvm"])
+def test_barrier_runs_on_both_backends(backend):
+    x, y = np.arange(4.0, dtype=np.float32), np.arange(3, dtype=np.int32)
+    module = lower_to_module(lambda x, y: lax.optimization_barrier((x * 2, y)), x, y)
+    a, b = run_on_backend(backend, module, x, y)
+    np.testing.assert_array_equal(a, x * 2)
+    np.testing.assert_array_equal(b, y)
+
+
+# -- mulhi --------------------------------------------------------------------------------------
+
+def test_mulhi_values_as_jax():
+    x = jnp.array([3, -7, 2 ** 30, -2 ** 31], jnp.int32)
+    y = jnp.array([5, 9, 2 ** 20, -1], jnp.int32)
+    # JAX 0.10.2
+    np.testing.assert_array_equal(lax.mulhi(x, y), [0, -1, 262144, 0])
+    np.testing.assert_array_equal(lax.mulhi(x.astype("uint32"), y.astype("uint32")),
+                                  [0, 8, 262144, 2147483647])
+    assert int(lax.mulhi(jnp.int8(100), jnp.int8(100))) == 39
+    assert int(lax.mulhi(jnp.uint8(200), jnp.uint8(200))) == 156
+    assert str(jax.make_jaxpr(lax.mulhi)(x, y)) == (
+        "{ lambda ; a:i32[4] b:i32[4]. let c:i32[4] = mulhi a b in (c,) }")
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32",
+                                   "int64", "uint64"])
+@pytest.mark.parametrize("backend", ["reference", "llvm"])
+def test_mulhi_full_range_on_both_backends(dtype, backend):
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(0)
+    x = rng.integers(info.min, info.max, 64, dtype=dtype, endpoint=True)
+    y = rng.integers(info.min, info.max, 64, dtype=dtype, endpoint=True)
+    x[:4] = [info.min, info.max, info.min, 0]
+    y[:4] = [info.min, info.min, info.max, info.max]
+    bits = 8 * x.dtype.itemsize
+    want = np.array([((int(a) * int(b)) >> bits) for a, b in zip(x, y, strict=True)],
+                    dtype=object)
+    want = np.array([int(w) % (1 << bits) for w in want], dtype=np.uint64).astype(dtype)
+    with jax.enable_x64(True):
+        module = lower_to_module(lax.mulhi, x, y)
+    got, = run_on_backend(backend, module, x, y)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_mulhi_errors_as_jax():
+    with pytest.raises(TypeError, match="mulhi does not accept dtype float32 at position 0. "
+                                        "Accepted dtypes at position 0 are subtypes of integer."):
+        lax.mulhi(jnp.ones(2), jnp.ones(2))
+    with pytest.raises(TypeError, match="lax.mulhi requires arguments to have the same "
+                                        "dtypes, got int8, int16."):
+        lax.mulhi(jnp.int8(3), jnp.int16(4))
+
+
+# -- empty, broadcast_like, index_take ---------------------------------------------------------
+
+def test_empty_as_jax():
+    np.testing.assert_array_equal(lax.empty((2, 3), jnp.float32), np.zeros((2, 3)))
+    assert lax.empty((), "int32").dtype == np.int32 and lax.empty(3, "float32").shape == (3,)
+    assert str(jax.make_jaxpr(lambda: lax.empty((2,), jnp.float32))()) == (
+        "{ lambda ; . let\n    a:f32[2] = empty[\n      dtype=<class 'jax.numpy.float32'>\n"
+        "      out_sharding=None\n      shape=(2,)\n    ] \n  in (a,) }")
+    text = jax.jit(lambda: lax.empty((2,), jnp.float32)).lower().as_text()
+    assert ("%cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>\n"
+            "    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> "
+            "tensor<2xf32>\n    return %0") in text
+    assert float(jax.grad(lambda x: lax.empty((), jnp.float32) * x)(1.0)) == 0.0
+
+
+def test_broadcast_like_as_jax():
+    np.testing.assert_array_equal(lax.broadcast_like(jnp.array([1, 2, 3]), jnp.zeros((2, 3))),
+                                  [[1, 2, 3], [1, 2, 3]])
+    assert str(jax.make_jaxpr(lax.broadcast_like)(jnp.ones((1, 3)), jnp.zeros((2, 2, 3)))) == (
+        "{ lambda ; a:f32[1,3] b:f32[2,2,3]. let\n"
+        "    c:f32[2,2,3] = broadcast_in_dim[broadcast_dimensions=(1, 2)] a\n  in (c,) }")
+    assert str(jax.make_jaxpr(lax.broadcast_like)(jnp.ones((2, 3)), jnp.zeros((2, 3)))) == (
+        "{ lambda ; a:f32[2,3] b:f32[2,3]. let  in (a,) }")
+    with pytest.raises(ValueError, match=r"Incompatible types for broadcasting: input "
+                                         r"type=float32\[3\] and requested type=float32\[2,4\]"):
+        lax.broadcast_like(jnp.ones(3), jnp.zeros((2, 4)))
+    with pytest.raises(ValueError, match=r"Cannot broadcast to shape with fewer dimensions: "
+                                         r"arr_shape=\(2, 3\) shape=\(3,\)"):
+        lax.broadcast_like(jnp.ones((2, 3)), jnp.zeros((3,)))
+
+
+def test_index_take_as_jax():
+    src = jnp.arange(24.0).reshape(2, 3, 4)
+    idxs = (jnp.array([0, 1, -1]), jnp.array([1, 2, 5]))
+    # JAX 0.10.2 (negative and too-large indices wrap)
+    np.testing.assert_array_equal(lax.index_take(src, idxs, (1, 2)),
+                                  [[1.0, 13.0], [6.0, 18.0], [9.0, 21.0]])
+    text = str(jax.make_jaxpr(lambda s, i: lax.index_take(s, i, (1, 2)))(src, idxs))
+    assert "mode=GatherScatterMode.PROMISE_IN_BOUNDS\n      slice_sizes=(2, 1, 1)" in text
