@@ -5,6 +5,8 @@ jaxprs, StableHLO, passes and backends, errors; expected texts and values read o
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -162,3 +164,38 @@ def test_index_take_as_jax():
                                   [[1.0, 13.0], [6.0, 18.0], [9.0, 21.0]])
     text = str(jax.make_jaxpr(lambda s, i: lax.index_take(s, i, (1, 2)))(src, idxs))
     assert "mode=GatherScatterMode.PROMISE_IN_BOUNDS\n      slice_sizes=(2, 1, 1)" in text
+
+
+# -- platform_dependent ------------------------------------------------------------------------
+
+def test_platform_dependent_picks_cpu_or_default():
+    f = lambda x: lax.platform_dependent(x, cpu=jnp.sin, default=jnp.cos)
+    g = lambda x: lax.platform_dependent(x, tpu=jnp.sin, default=jnp.cos)
+    np.testing.assert_allclose([f(1.0), jax.jit(f)(1.0)], np.sin(1.0), rtol=1e-6)
+    np.testing.assert_allclose([g(1.0), jax.jit(g)(1.0)], np.cos(1.0), rtol=1e-6)
+    np.testing.assert_allclose(jax.grad(f)(1.0), np.cos(1.0), rtol=1e-6)
+    np.testing.assert_allclose(jax.vmap(jax.jit(f))(jnp.arange(2.0)), np.sin([0.0, 1.0]),
+                               rtol=1e-6)
+    text = str(jax.make_jaxpr(f)(1.0))
+    # JAX 0.10.2 prints the same, plus the cond's branches_platforms=(('cpu',), None).
+    assert text.startswith("{ lambda ; a:f32[]. let\n"
+                           "    b:i32[] = platform_index[platforms=(('cpu',), None)] \n"
+                           "    c:f32[] = cond[\n")
+    # Branches given for several platforms are one branch.
+    h = lambda x: lax.platform_dependent(x, cpu=jnp.sin, tpu=jnp.sin)
+    assert "platform_index[platforms=(('cpu', 'tpu'),)]" in str(jax.make_jaxpr(h)(1.0))
+
+
+def test_platform_dependent_errors_as_jax():
+    message = ("MLIR translation rule for primitive 'platform_index(platforms=(('tpu',),))' "
+               "not found for platform cpu")
+    with pytest.raises(NotImplementedError, match=re.escape(message)):
+        lax.platform_dependent(1.0, tpu=jnp.sin)
+    with pytest.raises(NotImplementedError, match=re.escape(message)):
+        jax.jit(lambda x: lax.platform_dependent(x, tpu=jnp.sin))(1.0)
+    with pytest.raises(ValueError, match="Use 'cuda' or 'rocm' for lax.platform_dependent."):
+        lax.platform_dependent(1.0, gpu=jnp.sin)
+    with pytest.raises(TypeError, match="the 'cpu' branch must be a callable."):
+        lax.platform_dependent(1.0, cpu=3)
+    with pytest.raises(TypeError, match="the 'default' branch must be a callable."):
+        lax.platform_dependent(1.0, cpu=jnp.sin, default=3)

@@ -378,3 +378,4 @@ from justjax._src.lax.mulhi import mulhi_p as mulhi_p
 from justjax._src.lax.optimization_barrier import optimization_barrier as optimization_barrier
 from justjax._src.lax.optimization_barrier import optimization_barrier_p as optimization_barrier_p
 from justjax._src.lax.slicing import index_take as index_take
+from justjax._src.lax.control_flow.platform import platform_dependent as platform_dependent
