@@ -21,7 +21,7 @@ from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, lowering
 from justjax._src.lax.control_flow import conditionals
 
-__all__ = ["platform_dependent", "platform_index_p"]
+__all__ = ["platform_dependent"]
 
 # The platform justjax compiles for.
 _PLATFORM = "cpu"
