@@ -199,3 +199,62 @@ def test_platform_dependent_errors_as_jax():
         lax.platform_dependent(1.0, cpu=3)
     with pytest.raises(TypeError, match="the 'default' branch must be a callable."):
         lax.platform_dependent(1.0, cpu=jnp.sin, default=3)
+
+
+# -- composite ----------------------------------------------------------------------------------
+
+_square = lax.composite(lambda x, *, p=2: x ** p, name="my.square", version=1)
+
+
+def test_composite_values_and_jaxpr():
+    assert float(_square(3.0)) == 9.0 and float(jax.jit(_square)(3.0)) == 9.0
+    np.testing.assert_array_equal(_square(jnp.arange(3.0), p=3), [0.0, 1.0, 8.0])
+    assert str(jax.make_jaxpr(lambda x: _square(x, p=3))(3.0)) == (
+        "{ lambda ; a:f32[]. let\n    b:f32[] = composite[\n"
+        "      attributes=(('p', (3,), PyTreeDef(*)),)\n"
+        "      jaxpr={ lambda ; c:f32[]. let d:f32[] = integer_pow[y=3] c in (d,) }\n"
+        "      name=my.square\n      version=1\n    ] a\n  in (b,) }")
+
+
+def test_composite_stablehlo_as_jax():
+    text = jax.jit(lambda x: _square(x, p=3)).lower(3.0).as_text()
+    assert ('    %0 = stablehlo.composite "my.square" %arg0 {composite_attributes = {p = 3 : '
+            'i64}, decomposition = @my.square, version = 1 : i32} : (tensor<f32>) -> '
+            'tensor<f32>\n') in text
+    assert "  func.func private @my.square(%arg0: tensor<f32>) -> tensor<f32> {" in text
+    attrs = lax.composite(lambda x, *, s, v, f, a, b, n: x, name="my.attrs")
+    text = jax.jit(lambda x: attrs(x, s="hi", v=np.array([1, 2], np.int32), f=1.5, a=True,
+                                   b=(1, 2), n=np.float32(2))).lower(1.0).as_text()
+    assert ('{composite_attributes = {a = true, b = [1, 2], f = 1.500000e+00 : f64, n = '
+            '2.000000e+00 : f32, s = "hi", v = dense<[1, 2]> : tensor<2xi32>}, decomposition '
+            '= @my.attrs}') in text
+    two = lax.composite(lambda x: x + 1, name="my.c")
+    text = jax.jit(lambda x: two(x) + two(x)).lower(1.0).as_text()
+    assert "{decomposition = @my.c}" in text and "{decomposition = @my.c_0}" in text
+
+
+@pytest.mark.parametrize("backend", ["reference", "llvm"])
+def test_composite_decomposition_runs_on_both_backends(backend):
+    pair = lax.composite(lambda x, y: (x + y, x * y), name="my.two")
+    x, y = np.float32(2.0), np.arange(3.0, dtype=np.float32)
+    module = lower_to_module(pair, x, y)
+    if backend == "llvm":
+        from justjax._src.hlo.passes.optimize import optimize
+        module = optimize(module)   # the compiler inlines the composite, as XLA does
+        assert not any(op.opcode == "stablehlo.composite" for op in module.walk())
+    got_sum, got_product = run_on_backend(backend, module, x, y)
+    np.testing.assert_array_equal(got_sum, x + y)
+    np.testing.assert_array_equal(got_product, x * y)
+
+
+def test_composite_errors_as_jax():
+    with pytest.raises(ValueError, match="JVP rule for composite not implemented"):
+        jax.grad(_square)(3.0)
+    with pytest.raises(NotImplementedError, match="Batching rule for 'composite' not "
+                                                  "implemented"):
+        jax.vmap(_square)(jnp.arange(3.0))
+    with pytest.raises(ValueError, match="name must be a valid namespaced op name"):
+        jax.jit(lax.composite(lambda x: x, name="bad"))(1.0)
+    with pytest.raises(jax.errors.UnexpectedTracerError, match="Found a JAX Tracer as an "
+                                                               "attribute"):
+        jax.jit(lambda t: lax.composite(lambda x, *, p: x, name="my.a")(1.0, p=t))(1.0)

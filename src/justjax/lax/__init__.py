@@ -379,3 +379,4 @@ from justjax._src.lax.optimization_barrier import optimization_barrier as optimi
 from justjax._src.lax.optimization_barrier import optimization_barrier_p as optimization_barrier_p
 from justjax._src.lax.slicing import index_take as index_take
 from justjax._src.lax.control_flow.platform import platform_dependent as platform_dependent
+from justjax._src.lax.composite import composite as composite
