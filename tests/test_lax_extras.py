@@ -258,3 +258,80 @@ def test_composite_errors_as_jax():
     with pytest.raises(jax.errors.UnexpectedTracerError, match="Found a JAX Tracer as an "
                                                                "attribute"):
         jax.jit(lambda t: lax.composite(lambda x, *, p: x, name="my.a")(1.0, p=t))(1.0)
+
+
+# -- approx_max_k / approx_min_k -----------------------------------------------------------------
+
+_X = np.array([[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0], [2.0, 7.0, 1.0, 8.0, 2.0, 8.0, 1.0, 8.0]],
+              np.float32)
+
+
+def test_approx_top_k_values_as_jax():
+    values, indices = lax.approx_max_k(jnp.asarray(_X), 3)   # JAX 0.10.2
+    np.testing.assert_array_equal(values, [[9, 6, 5], [8, 8, 8]])
+    np.testing.assert_array_equal(indices, [[5, 7, 4], [3, 5, 7]])
+    values, indices = lax.approx_min_k(jnp.asarray(_X), 2, reduction_dimension=0)
+    np.testing.assert_array_equal(indices, [[1, 0, 1, 0, 1, 1, 1, 0], [0, 1, 0, 1, 0, 0, 0, 1]])
+    values, indices = lax.approx_max_k(jnp.asarray(_X), 3, aggregate_to_topk=False)
+    np.testing.assert_array_equal(indices, [[5, 7, 4, 2, 0, 6, 1, 3], [3, 5, 7, 1, 0, 4, 2, 6]])
+    # Ties and signed zeros as XLA's CPU fallback orders them.
+    for data, low, high in [([0.0, -0.0, 1.0], [0, 1], [2, 0]), ([-0.0, 0.0, 1.0], [0, 1], [2, 1]),
+                            ([3.0, 1.0, 1.0, 2.0], [1, 2], [0, 3]), ([1.0, np.nan, 3.0], [0, 2],
+                                                                   [1, 2])]:
+        np.testing.assert_array_equal(lax.approx_min_k(jnp.array(data), 2)[1], low)
+        np.testing.assert_array_equal(lax.approx_max_k(jnp.array(data), 2)[1], high)
+
+
+def test_approx_top_k_jaxpr_and_transforms():
+    x = jnp.asarray(_X)
+    assert str(jax.make_jaxpr(lambda x: lax.approx_max_k(x, 3))(x)) == (
+        "{ lambda ; a:f32[2,8]. let\n    b:f32[2,3] c:i32[2,3] = approx_top_k[\n"
+        "      aggregate_to_topk=True\n      is_max_k=True\n      k=3\n"
+        "      recall_target=0.95\n      reduction_dimension=-1\n"
+        "      reduction_input_size_override=-1\n    ] a\n  in (b, c) }")
+    assert "reduction_dimension=1\n" in str(jax.make_jaxpr(jax.vmap(
+        lambda x: lax.approx_min_k(x, 2)))(x))
+    np.testing.assert_array_equal(jax.grad(lambda x: lax.approx_max_k(x, 2)[0].sum())(x),
+                                  [[0, 0, 0, 0, 0, 1, 0, 1], [0, 0, 0, 1, 0, 1, 0, 0]])
+    values, indices = jax.vmap(lambda x: lax.approx_min_k(x, 1), in_axes=1)(x)
+    np.testing.assert_array_equal(indices.ravel(), [1, 0, 1, 0, 1, 1, 1, 0])
+
+
+@pytest.mark.parametrize("args, want", [  # XLA's ApproxTopKReductionOutputSize (JAX 0.10.2)
+    ((1000, 2, 3, 0.95, False, -1), (256, 2)), ((4096, 1, 3, 0.95, False, -1), (1024, 2)),
+    ((100000, 2, 10, 0.99, False, -1), (1664, 6)), ((100000, 2, 10, 1.0, False, -1), (100000, 0)),
+    ((100000, 2, 10, 0.95, False, 200000), (128, 10)), ((1025, 2, 1, 0.95, False, -1), (128, 4)),
+    ((1000, 2, 1, 1.0, False, -1), (128, 3)), ((1032, 2, 2, 0.999, False, -1), (1032, 0)),
+    ((129, 2, 3, 0.9, False, 100000), (256, 0)), ((694, 3, 2, 0.95, False, 1654), (128, 3)),
+    ((613, 3, 554, 0.999, False, 2870), (613, 0)), ((100000, 2, 10, 0.95, True, -1), (10, -1))])
+def test_reduction_output_size_as_xla(args, want):
+    from justjax._src.lax.ann import reduction_output_size
+    assert reduction_output_size(*args) == want
+
+
+def test_approx_top_k_aggregate_false_large():
+    x = np.random.default_rng(0).normal(size=(3, 1000)).astype(np.float32)
+    values, _ = lax.approx_max_k(x, 5, reduction_dimension=1, aggregate_to_topk=False)
+    np.testing.assert_array_equal(values, -np.sort(-x, axis=1)[:, :256])
+    values, _ = jax.jit(lambda x: lax.approx_min_k(x, 5, recall_target=0.99,
+                                                   aggregate_to_topk=False))(x)
+    np.testing.assert_array_equal(values, np.sort(x, axis=1)[:, :512])   # 2 bins per tile
+
+
+def test_approx_top_k_errors_as_jax():
+    x = jnp.asarray(_X)
+    with pytest.raises(ValueError, match="k must be smaller than the size of reduction_dim 8, "
+                                         "got 9"):
+        lax.approx_max_k(x, 9)
+    with pytest.raises(ValueError, match="k must be positive, got 0"):
+        lax.approx_max_k(x, 0)
+    with pytest.raises(ValueError, match="operand must be a floating type"):
+        lax.approx_max_k(jnp.arange(5), 2)
+    with pytest.raises(jax.errors.JaxRuntimeError, match="recall_target out of range"):
+        lax.approx_max_k(x, 2, recall_target=1.5)
+    with pytest.raises(jax.errors.JaxRuntimeError, match="reduction_input_size_override out of "
+                                                         "range"):
+        lax.approx_max_k(x, 2, reduction_input_size_override=3)
+    with pytest.raises(jax.errors.JaxRuntimeError, match=r"recall_target should range in "
+                                                         r"\(0,1\]"):
+        lax.approx_max_k(jnp.ones((2, 1000)), 2, recall_target=0.0, aggregate_to_topk=False)

@@ -52,3 +52,28 @@ RECORDS = [
                  else rng.integers(-5, 5, s).astype(d), _rand_index, _rand_index],
              differentiable=False),
 ]
+
+
+def _distinct(rng: np.random.Generator, shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """Distinct values (ties would make the gradient checks' finite differences jump)."""
+    return (rng.permutation(int(np.prod(shape))).reshape(shape) * 0.37 - 2.0).astype(dtype)
+
+
+def _approx_reference(x: np.ndarray, k: int, reduction_dimension: int, largest: bool):
+    order = np.argsort(-x if largest else x, axis=reduction_dimension, kind="stable")
+    order = np.take(order, np.arange(k), axis=reduction_dimension)
+    return np.take_along_axis(x, order, reduction_dimension), order.astype(np.int32)
+
+
+def _int32_second(dtype: np.dtype, *_: np.dtype) -> tuple[np.dtype, np.dtype]:
+    return dtype, np.dtype(np.int32)
+
+
+RECORDS += [
+    OpRecord("approx_max_k", lambda x: lax.approx_max_k(x, 3),
+             lambda x: _approx_reference(x, 3, -1, True), [[(8,)], [(2, 9)]], [F32],
+             make_args=_distinct, expected_dtype=_int32_second),
+    OpRecord("approx_min_k_dim0", lambda x: lax.approx_min_k(x, 2, reduction_dimension=0),
+             lambda x: _approx_reference(x, 2, 0, False), [[(5, 3)]], [F32],
+             make_args=_distinct, expected_dtype=_int32_second),
+]

@@ -380,3 +380,6 @@ from justjax._src.lax.optimization_barrier import optimization_barrier_p as opti
 from justjax._src.lax.slicing import index_take as index_take
 from justjax._src.lax.control_flow.platform import platform_dependent as platform_dependent
 from justjax._src.lax.composite import composite as composite
+from justjax._src.lax.ann import approx_max_k as approx_max_k
+from justjax._src.lax.ann import approx_min_k as approx_min_k
+from justjax._src.lax.ann import approx_top_k_p as approx_top_k_p
