@@ -10,6 +10,7 @@ from justjax._src.config import (
     debug_key_reuse as debug_key_reuse,
     debug_nans as debug_nans,
     default_matmul_precision as default_matmul_precision,
+    default_device as default_device,
     default_prng_impl as default_prng_impl,
     disable_jit as disable_jit,
     enable_checks as enable_checks,
@@ -22,6 +23,10 @@ from justjax._src.config import (
     numpy_dtype_promotion as numpy_dtype_promotion,
     numpy_rank_promotion as numpy_rank_promotion,
     threefry_partitionable as threefry_partitionable,
+    transfer_guard as transfer_guard,
+    transfer_guard_device_to_device as transfer_guard_device_to_device,
+    transfer_guard_device_to_host as transfer_guard_device_to_host,
+    transfer_guard_host_to_device as transfer_guard_host_to_device,
 )
 from justjax._src.core.core import Tracer as _Tracer
 from justjax._src.runtime.array import Array as Array
