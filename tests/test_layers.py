@@ -46,7 +46,7 @@ LAYER_OF_PREFIX = [
     ("justjax._src.pmap", 7), ("justjax._src.saved_residuals", 7), ("justjax._src.jax_alias", 8),
     ("justjax._src.environment", 8), ("justjax._src.ode", 8),
     ("justjax._src.example_libraries", 8),
-    ("justjax._src.test_util", 7),
+    ("justjax._src.test_util", 7), ("justjax._src.dlpack", 7),
     ("justjax", 8),
 ]
 

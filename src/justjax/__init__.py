@@ -108,6 +108,7 @@ from justjax import api_util as api_util
 from justjax import core as core
 from justjax import custom_derivatives as custom_derivatives
 from justjax import custom_batching as custom_batching
+from justjax import dlpack as dlpack
 from justjax import interpreters as interpreters
 from justjax import stages as stages
 from justjax import lib as lib
