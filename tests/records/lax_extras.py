@@ -77,3 +77,26 @@ RECORDS += [
              lambda x: _approx_reference(x, 2, 0, False), [[(5, 3)]], [F32],
              make_args=_distinct, expected_dtype=_int32_second),
 ]
+
+
+def _custom_vmap_sin():
+    """A custom_vmap function whose rule computes the same (the records check it agrees with
+    a loop); forward mode only, as JAX (reverse mode of custom_vmap is unsupported)."""
+    from justjax import custom_batching
+    from justjax import numpy as jnp
+
+    @custom_batching.custom_vmap
+    def f(x):
+        return jnp.sin(x)
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, xs):
+        return jnp.sin(xs), in_batched[0]
+
+    return f
+
+
+RECORDS += [
+    OpRecord("custom_vmap_sin", _custom_vmap_sin(), np.sin, [[(4,)], [(2, 3)]], [F32],
+             grad_modes=("fwd",)),
+]
