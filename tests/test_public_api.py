@@ -20,6 +20,11 @@ PUBLIC_TO_PRIVATE = {
     "justjax.numpy.fft": "justjax._src.numpy",
     "justjax.scipy.fft": "justjax._src.scipy",
     "justjax.scipy.signal": "justjax._src.scipy",
+    "justjax.custom_batching": "justjax._src.custom_batching",
+    "justjax.dlpack": "justjax._src.dlpack",
+    "justjax.experimental.ode": "justjax._src.ode",
+    "justjax.example_libraries.optimizers": "justjax._src.example_libraries",
+    "justjax.example_libraries.stax": "justjax._src.example_libraries",
 }
 
 

@@ -26,7 +26,7 @@ from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.lax.control_flow import library as control_flow
 
-__all__ = ["custom_vmap", "custom_vmap_p", "sequential_vmap"]
+__all__ = ["custom_vmap", "sequential_vmap"]
 
 
 # -- the primitive ------------------------------------------------------------------------------
