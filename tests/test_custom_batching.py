@@ -42,7 +42,8 @@ def test_jaxpr_as_jax():
         "{ lambda ; a:f32[] b:f32[]. let\n    c:f32[] = custom_vmap_call[\n"
         "      call={ lambda ; d:f32[] e:f32[]. let\n          f:f32[] = sin d\n"
         "          g:f32[] = add f e\n        in (g,) }\n      in_tree=PyTreeDef(([], (*, *)))\n"
-        "      out_tree=PyTreeDef(*)\n      rule=<function _sin_plus.<locals>.rule at 0xXXXXXXXXXXXX>\n"
+        "      out_tree=PyTreeDef(*)\n"
+        "      rule=<function _sin_plus.<locals>.rule at 0xXXXXXXXXXXXX>\n"
         "    ] a b\n  in (c,) }")
 
 

@@ -34,9 +34,9 @@ LAYER_OF_PREFIX = [
     ("justjax._src.interpreters", 4),
     ("justjax._src.lax", 5), ("justjax._src.custom_derivatives", 5),
     ("justjax._src.checkpoint", 5), ("justjax._src.jit_primitive", 5),
-    ("justjax._src.jit", 5), ("justjax._src.custom_batching", 5), ("justjax._src.stages", 5), ("justjax._src.compiler", 5), ("justjax._src.xla_bridge", 5),
+    ("justjax._src.jit", 5), ("justjax._src.stages", 5), ("justjax._src.compiler", 5), ("justjax._src.xla_bridge", 5),
     ("justjax._src.shard_map", 5), ("justjax._src.hijax", 5), ("justjax._src.debugging", 5),
-    ("justjax._src.debugger", 5),
+    ("justjax._src.debugger", 5), ("justjax._src.custom_batching", 5),
     ("justjax._src.dispatch", 5),
     # checkify: a transformation over lax, its control flow and jit.
     ("justjax._src.checkify", 5),

@@ -907,12 +907,6 @@ def _apply_jaxpr(func: Callable, dtype: np.dtype) -> tuple[Jaxpr, tuple]:
     return _reduction_jaxpr.__wrapped__(lambda x, _: func(x), dtype)
 
 
-# The jvp and transpose rules live in their own module (this one is long enough); importing
-# it registers them.
-from justjax._src.lax import slicing_ad as _slicing_ad  # noqa: E402,F401
-# The batching rules likewise (importing registers them).
-from justjax._src.lax import slicing_batching as _slicing_batching  # noqa: E402,F401
-
 
 def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
     """`src` indexed along `axes` by one index array per axis (`lax.index_take`): result
@@ -943,3 +937,10 @@ def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
         collapsed_slice_dims=tuple(axes), start_index_map=tuple(axes))
     return gather(src, indices, dnums, tuple(slice_sizes),
                   mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
+# The jvp and transpose rules live in their own module (this one is long enough); importing
+# it registers them.
+from justjax._src.lax import slicing_ad as _slicing_ad  # noqa: E402,F401
+# The batching rules likewise (importing registers them).
+from justjax._src.lax import slicing_batching as _slicing_batching  # noqa: E402,F401
