@@ -41,7 +41,7 @@ def test_print_environment_info(capsys):
     assert lines[2] == f"numpy:  {np.__version__}"
     assert lines[4].startswith("device info: cpu-") and lines[5] == "process_count: 1"
     assert jax.print_environment_info() is None
-    assert capsys.readouterr().out == text + "\n"
+    assert capsys.readouterr().out == text + "\n" and lines[-1].startswith("platform: ")
 
 
 @pytest.mark.parametrize("dtype, bits", [  # JAX 0.10.2

@@ -94,7 +94,7 @@ def print_environment_info(return_string: bool = False) -> str | None:
             f"python: {sys.version.replace(chr(10), ' ')}\n"
             f"device info: cpu-{len(devices)}, {len(devices)} local devices\"\n"
             f"process_count: {api.process_count()}\n"
-            f"platform: {platform.uname()}\n")
+            f"platform: {platform.uname()}")
     if return_string:
         return text
     print(text)
