@@ -130,18 +130,30 @@ def test_dlpack_round_trip_with_numpy(dtype: str) -> None:
         assert back.dtype == value.dtype and back.committed and not back.weak_type
 
 
-def test_from_dlpack_shares_the_producers_memory() -> None:
-    producer = np.arange(4.0, dtype=np.float32)
+def _aligned_numpy(values: list[float], alignment: int = 64) -> np.ndarray:
+    raw = np.zeros(len(values) * 4 + alignment, dtype=np.uint8)
+    start = -raw.ctypes.data % alignment
+    out = raw[start:start + len(values) * 4].view(np.float32)
+    out[:] = values
+    return out
+
+
+def test_from_dlpack_shares_aligned_and_copies_unaligned_memory() -> None:
+    # As JAX on CPU: a 64-byte aligned buffer is shared, any other is copied (and refused
+    # with copy=False).
+    producer = _aligned_numpy([0.0, 1.0, 2.0, 3.0])
     x = jnp.from_dlpack(producer)
     assert _pointer(x) == _pointer(producer)
-    producer[0] = 9.0  # as in JAX: the memory is shared
+    producer[0] = 9.0
     assert x.tolist() == [9.0, 1.0, 2.0, 3.0]
     copied = jnp.from_dlpack(producer, copy=True)
     assert _pointer(copied) != _pointer(producer)
-    producer[1] = 7.0
-    assert copied.tolist() == [9.0, 1.0, 2.0, 3.0]
-    with pytest.raises(TypeError, match="must have __dlpack__ and __dlpack_device__"):
-        jnp.from_dlpack([1.0, 2.0])
+    unaligned = _aligned_numpy([0.0, 1.0, 2.0, 3.0, 4.0])[1:]
+    y = jnp.from_dlpack(unaligned)
+    unaligned[0] = 7.0
+    assert y.tolist() == [1.0, 2.0, 3.0, 4.0]
+    with pytest.raises(ValueError, match="not aligned to 64 bytes"):
+        jnp.from_dlpack(unaligned, copy=False)
 
 
 def test_from_dlpack_copies_what_it_must() -> None:

@@ -127,6 +127,9 @@ COVERED_ELSEWHERE: dict[str, str] = {
     # Identities carrying a sharding: tests/test_sharding.py checks their values, jaxprs,
     # gradients and batching.
     "sharding_constraint": "tests/test_sharding.py",
+    # No jvp or batching rules (as JAX); platform_index has no operands.
+    "composite": "tests/test_lax_extras.py (values, StableHLO, both backends, errors)",
+    "platform_index": "tests/test_lax_extras.py (platform_dependent)",
     "reshard": "tests/test_sharding.py",
     # Key arrays have no NumPy counterpart: keys, bits and the hash are checked against
     # the values JAX gives.

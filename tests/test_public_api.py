@@ -31,6 +31,11 @@ PUBLIC_TO_PRIVATE = {
     "justjax.scipy.fft": "justjax._src.scipy",
     "justjax.scipy.signal": "justjax._src.scipy",
     "justjax.export": "justjax._src.export",
+    "justjax.custom_batching": "justjax._src.custom_batching",
+    "justjax.dlpack": "justjax._src.runtime.dlpack",
+    "justjax.experimental.ode": "justjax._src.ode",
+    "justjax.example_libraries.optimizers": "justjax._src.example_libraries",
+    "justjax.example_libraries.stax": "justjax._src.example_libraries",
 }
 
 

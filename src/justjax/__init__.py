@@ -10,6 +10,7 @@ from justjax._src.config import (
     debug_key_reuse as debug_key_reuse,
     debug_nans as debug_nans,
     default_matmul_precision as default_matmul_precision,
+    default_device as default_device,
     default_prng_impl as default_prng_impl,
     disable_jit as disable_jit,
     enable_checks as enable_checks,
@@ -22,6 +23,10 @@ from justjax._src.config import (
     numpy_dtype_promotion as numpy_dtype_promotion,
     numpy_rank_promotion as numpy_rank_promotion,
     threefry_partitionable as threefry_partitionable,
+    transfer_guard as transfer_guard,
+    transfer_guard_device_to_device as transfer_guard_device_to_device,
+    transfer_guard_device_to_host as transfer_guard_device_to_host,
+    transfer_guard_host_to_device as transfer_guard_host_to_device,
 )
 from justjax._src.core.core import Tracer as _Tracer
 from justjax._src.runtime.array import Array as Array
@@ -66,6 +71,7 @@ from justjax._src.checkpoint import checkpoint_policies as checkpoint_policies
 from justjax._src.checkpoint import remat as remat
 from justjax._src.autodiff import (
     closure_convert as closure_convert,
+    custom_gradient as custom_gradient,
     grad as grad,
     hessian as hessian,
     jacfwd as jacfwd,
@@ -103,12 +109,22 @@ from justjax import test_util as test_util
 from justjax import api_util as api_util
 from justjax import core as core
 from justjax import custom_derivatives as custom_derivatives
+from justjax import custom_batching as custom_batching
+from justjax import dlpack as dlpack
 from justjax import interpreters as interpreters
 from justjax import stages as stages
 from justjax import lib as lib
 from justjax import monitoring as monitoring
 from justjax import typing as typing
 from justjax import version as version
+from justjax._src.environment import (
+    host_count as host_count,
+    host_id as host_id,
+    host_ids as host_ids,
+    live_arrays as live_arrays,
+    print_environment_info as print_environment_info,
+    process_indices as process_indices,
+)
 from justjax._src.jax_alias import install_as_jax as install_as_jax
 
 __version__ = "0.1.0"

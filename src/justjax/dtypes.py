@@ -8,7 +8,9 @@ from justjax._src.core.dtypes import (
     finfo as finfo,
     float0 as float0,
     iinfo as iinfo,
+    itemsize_bits as itemsize_bits,
     issubdtype as issubdtype,
     promote_types as promote_types,
+    scalar_type_of as scalar_type_of,
 )
 from justjax._src.numpy.scalar_types import dtypes_result_type as result_type

@@ -13,3 +13,4 @@ from justjax._src.errors import (
 )
 from justjax._src.core.shape_poly import (
     InconclusiveDimensionOperation as InconclusiveDimensionOperation)
+from justjax._src.core.jaxpr import JaxprTypeError as JaxprTypeError

@@ -19,6 +19,7 @@ from justjax._src.core.jaxpr import ClosedJaxpr
 from justjax._src.interpreters import batching, staging
 from justjax._src.tree_errors import flatten_axes, is_none, keystr
 from justjax._src.runtime import devices as devices_lib
+from justjax._src.runtime import transfer_guard
 from justjax._src.runtime.array import Array, put, to_array
 from justjax._src.runtime.devices import Device
 from justjax._src.runtime.sharding import Sharding, device_put_target
@@ -125,9 +126,24 @@ def _put_leaf(x: Any, target: Device | Sharding | None) -> Any:
     if dtypes.is_extended(getattr(x, "dtype", None)):
         # A key array moves with its base array.
         return type(x)(x._impl, _put_leaf(x._base_array, target))
+    _guard_put(x, target)
     if target is None:
         return to_array(x)
     return put(x, target)
+
+
+def _guard_put(x: Any, target: Device | Sharding | None) -> None:
+    """`device_put`'s transfers are explicit: only the `*_explicit` guard levels see them."""
+    if isinstance(target, Device):
+        target = SingleDeviceSharding(target)
+    if type(x) is not Array:
+        if transfer_guard.guarded("host_to_device"):
+            device = devices_lib.default_device_override() or devices_lib.default_device()
+            transfer_guard.host_to_device(core.get_aval(x),
+                                          target or SingleDeviceSharding(device), explicit=True)
+    elif target is not None and transfer_guard.guarded("device_to_device") and \
+            set(x.devices()) != set(target._device_assignment):
+        transfer_guard.device_to_device(x.aval, x.sharding, target, explicit=True)
 
 
 def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = False,

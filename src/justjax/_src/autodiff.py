@@ -775,3 +775,57 @@ def _tracer_contents(x: core.Tracer) -> list[Any]:
     """The values a tracer holds (its slots, its trace aside)."""
     names = {name for cls in type(x).__mro__ for name in getattr(cls, "__slots__", ())}
     return [getattr(x, name, None) for name in names - {"_trace"}]
+
+
+def custom_gradient(fun: Callable) -> Callable:
+    """A function whose reverse-mode derivative `fun` itself supplies (`jax.custom_gradient`).
+
+    `fun(*args)` returns `(value, vjp)`, where `vjp(cotangent)` gives one cotangent per
+    argument (a single non-tuple cotangent stands for one argument). The vjp may close over
+    values `fun` computed: it is traced to a jaxpr whose constants become the residuals of a
+    `custom_vjp`, so the result composes with `grad`, `jit` and `vmap` as JAX's does.
+
+    Args:
+      fun: `(*args) -> (value, vjp)`.
+    Returns:
+      `f(*args) -> value`, differentiable in reverse mode through `vjp`.
+    """
+    from justjax._src.custom_derivatives import custom_vjp
+
+    @custom_vjp
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        value, _ = fun(*args, **kwargs)
+        return value
+
+    def fwd(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        value, rule = fun(*args, **kwargs)
+        out_leaves, out_tree = tree_util.tree_flatten((value,))
+        avals = [core.typeof(leaf) for leaf in out_leaves]
+        # The rule is traced on the cotangents' types; what it closes over (values of the
+        # forward pass) becomes the residuals.
+        closed, in_tree = _trace_flat_jaxpr(lambda ct: rule(ct), out_tree,
+                                            [a.to_tangent_aval() for a in avals],
+                                            "custom_gradient")
+        return value, (_RuleJaxpr(closed.jaxpr, in_tree, out_tree), list(closed.consts))
+
+    def bwd(residuals: tuple[Any, list[Any]], ct: Any) -> tuple[Any, ...]:
+        rule, consts = residuals
+        ct_leaves, ct_tree = tree_util.tree_flatten((ct,))
+        if ct_tree != rule.out_tree:
+            raise TypeError(f"{rule.out_tree}\n!=\n{ct_tree}")
+        out = tree_util.tree_unflatten(rule.in_tree, eval_jaxpr(rule.jaxpr, consts, *ct_leaves))
+        return (out,) if tree_util.treedef_is_leaf(rule.in_tree) else out
+
+    wrapped.defvjp(fwd, bwd)
+    return wrapped
+
+
+@tree_util.register_static
+class _RuleJaxpr:
+    """A custom_gradient rule traced to a jaxpr: static data among the residuals."""
+
+    def __init__(self, jaxpr: Any, in_tree: tree_util.PyTreeDef,
+                 out_tree: tree_util.PyTreeDef) -> None:
+        self.jaxpr = jaxpr
+        self.in_tree = in_tree
+        self.out_tree = out_tree

@@ -567,6 +567,83 @@ debug_key_reuse = config.define(
     validate=_only_false("jax_debug_key_reuse"), context_default=True, kind=bool)
 checking_leaks = functools.partial(check_tracer_leaks, True)
 
+# -- transfer guards and the default device ----------------------------------------------------
+
+TRANSFER_GUARD_LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
+_transfer_guard = enum_flag("jax_transfer_guard", None, TRANSFER_GUARD_LEVELS,
+                            "Select the transfer guard level for all transfers. This option "
+                            "is set-only; the transfer guard level for a specific direction "
+                            "should be read using the per-transfer direction option.",
+                            optional=True)
+transfer_guard_host_to_device = enum_flag(
+    "jax_transfer_guard_host_to_device", None, TRANSFER_GUARD_LEVELS,
+    "Select the transfer guard level for host-to-device transfers.", optional=True)
+transfer_guard_device_to_device = enum_flag(
+    "jax_transfer_guard_device_to_device", None, TRANSFER_GUARD_LEVELS,
+    "Select the transfer guard level for device-to-device transfers.", optional=True)
+transfer_guard_device_to_host = enum_flag(
+    "jax_transfer_guard_device_to_host", None, TRANSFER_GUARD_LEVELS,
+    "Select the transfer guard level for device-to-host transfers.", optional=True)
+
+
+def transfer_guard_level(direction: str) -> str:
+    """The guard level of transfers `direction` ("host_to_device", ...): its own flag, else
+    `jax_transfer_guard`, else "allow"."""
+    level = config.read(f"jax_transfer_guard_{direction}")
+    if level is None:
+        level = config.read("jax_transfer_guard")
+    return level or "allow"
+
+
+_GUARDED_TRANSFERS = ("jax_transfer_guard", "jax_transfer_guard_host_to_device",
+                      "jax_transfer_guard_device_to_device")
+
+
+def transfer_guards_unset() -> bool:
+    """True when no host-to-device or device-to-device guard is set anywhere: the per-call
+    fast path (a thread's override makes it False, even one back to None)."""
+    if config._local_count:
+        overrides = config._local.overrides
+        if any(name in overrides for name in _GUARDED_TRANSFERS):
+            return False
+    values = config._values
+    return (values["jax_transfer_guard"] is None
+            and values["jax_transfer_guard_host_to_device"] is None
+            and values["jax_transfer_guard_device_to_device"] is None)
+
+
+@contextlib.contextmanager
+def transfer_guard(new_val: str) -> Iterator[None]:
+    """Sets the guard level of every transfer direction for the body (`jax.transfer_guard`):
+    "allow", "log" or "disallow" every transfer, or "log_explicit"/"disallow_explicit"
+    to also catch explicit ones (`device_put`)."""
+    with contextlib.ExitStack() as stack:
+        for state in (transfer_guard_host_to_device, transfer_guard_device_to_device,
+                      transfer_guard_device_to_host, _transfer_guard):
+            stack.enter_context(state(new_val))
+        yield
+
+
+def _default_device_value(value: Any) -> Any:
+    """None, a platform name, or a device (anything with a platform and an id: config sits
+    below the runtime's Device)."""
+    if value is None or isinstance(value, str) or (
+            hasattr(value, "platform") and hasattr(value, "id")):
+        return value
+    raise ValueError("jax.default_device must be passed either a Device object (e.g. "
+                     "`jax.devices('cpu')[0]`) or a platform name string like 'cpu' or "
+                     f"'gpu', got: {value}")
+
+
+default_device = config.define("jax_default_device", None,
+                               "Configure the default device for JAX operations. Set to a "
+                               "Device object (e.g. ``jax.devices(\"cpu\")[0]``) to use that "
+                               "Device as the default device for JAX operations and jit'd "
+                               "function calls (there is no effect on multi-device "
+                               "computations, e.g. pmapped function calls). Set to None to use "
+                               "the system default device.",
+                               validate=_default_device_value)
+
 
 def check_platforms() -> str:
     """Checks `jax_platforms` before a backend is used and returns the backend to use:

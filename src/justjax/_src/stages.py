@@ -21,7 +21,7 @@ import numpy as np
 
 from justjax._src import caches, compiler, errors, monitoring, tree_util
 from justjax._src.backends import get_backend
-from justjax._src.config import config
+from justjax._src.config import config, transfer_guards_unset
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.shape_poly import canonicalize_shape, is_constant_shape
@@ -31,7 +31,8 @@ from justjax._src.hlo import hlo_printer, ir, stablehlo_printer
 from justjax._src.interpreters import lowering
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.runtime import devices as devices_lib
-from justjax._src.runtime import replicas
+from justjax._src.runtime import replicas, transfer_guard
+from justjax._src.runtime.sharding import SingleDeviceSharding
 from justjax._src.runtime.array import (Array, donatable_buffer, from_numpy,
                                         set_sharding, to_numpy)
 
@@ -71,6 +72,27 @@ class ShapeDtypeStruct:
 
     def __hash__(self) -> int:
         return hash((self.shape, self.dtype, self.weak_type))
+
+
+# XLA compiler options a `Lowered.compile` takes (`jax.stages.CompilerOptions`).
+CompilerOptions = dict[str, str | bool]
+
+
+@dataclass(frozen=True)
+class ArgInfo:
+    """One argument of a lowered function: its abstract value and whether it is donated
+    (`jax.stages.ArgInfo`)."""
+
+    _aval: Any
+    donated: bool
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._aval.shape
+
+    @property
+    def dtype(self) -> Any:
+        return self._aval.dtype
 
 
 def _shape_dtype_aval(x: ShapeDtypeStruct) -> ShapedArray:
@@ -192,6 +214,8 @@ class CompiledCall:
         debug = self.closed.jaxpr.debug_info
         device = devices_lib.committed_device(
             args, debug.arg_names if debug is not None else None, self.name)
+        if not transfer_guards_unset():
+            _check_transfers(args, device)
         given = self._given_buffers(args) if self._aliased else _NOTHING
         buffers = self.input_buffers(args)
         try:
@@ -379,6 +403,29 @@ def _op_count(module: ir.Module) -> int:
 def result_array(out: np.ndarray, aval: ShapedArray) -> Any:
     """The Array (or key array) of a program's result buffer `out`, of `aval`."""
     return _wrap_result(out, aval, ())
+
+
+def _is_host_data(arg: Any) -> bool:
+    """A user's host value: a NumPy array of at least one dimension or a Python scalar.
+    NumPy scalars (and 0-d arrays) are left out: justjax's rules evaluated eagerly pass
+    their constants so, where JAX's run staged and transfer nothing."""
+    if type(arg) in (bool, int, float, complex):
+        return True
+    return isinstance(arg, np.ndarray) and arg.ndim > 0 and arg.dtype != dtypes.float0
+
+
+def _check_transfers(args: Sequence[Any], device: Any) -> None:
+    """The transfers running on `args` implies (on `device`, or the default one): host
+    values copied in, uncommitted arrays moved to the committed arguments' device."""
+    target = device or devices_lib.default_device_override() or devices_lib.default_device()
+    dst = SingleDeviceSharding(target)
+    for arg in args:
+        if type(arg) is Array:
+            if device is not None and not arg.committed and arg.device != device:
+                transfer_guard.device_to_device(arg.aval, SingleDeviceSharding(arg.device),
+                                                dst)
+        elif _is_host_data(arg):
+            transfer_guard.host_to_device(core.get_aval(arg), dst)
 
 
 def host_buffer(arg: Any, dtype: np.dtype) -> np.ndarray:

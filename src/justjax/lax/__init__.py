@@ -376,3 +376,15 @@ from justjax._src.lax.fft import (
     fft as fft,
     fft_p as fft_p,
 )
+from justjax._src.lax.creation import broadcast_like as broadcast_like
+from justjax._src.lax.creation import empty as empty
+from justjax._src.lax.mulhi import mulhi as mulhi
+from justjax._src.lax.mulhi import mulhi_p as mulhi_p
+from justjax._src.lax.optimization_barrier import optimization_barrier as optimization_barrier
+from justjax._src.lax.optimization_barrier import optimization_barrier_p as optimization_barrier_p
+from justjax._src.lax.slicing import index_take as index_take
+from justjax._src.lax.control_flow.platform import platform_dependent as platform_dependent
+from justjax._src.lax.composite import composite as composite
+from justjax._src.lax.ann import approx_max_k as approx_max_k
+from justjax._src.lax.ann import approx_min_k as approx_min_k
+from justjax._src.lax.ann import approx_top_k_p as approx_top_k_p

@@ -692,3 +692,48 @@ def safe_to_cast(input_dtype_or_value: Any, output_dtype: Any) -> bool:
     if canonicalize_dtype(dtype_and_weak_type(input_dtype_or_value)[0]) == output_dtype:
         return True
     return result_type(input_dtype_or_value, output_dtype) == output_dtype
+
+
+def itemsize_bits(dtype: Any) -> int:
+    """The number of bits one element of `dtype` takes (`jax.dtypes.itemsize_bits`): 4 for
+    int4, 16 for bfloat16, 8 for bool.
+
+    Args:
+      dtype: a dtype-like (not None, not an extended dtype).
+    Returns:
+      The width in bits.
+    Raises:
+      ValueError: None, or a dtype that is not a numeric array type. TypeError: a name
+        NumPy does not understand.
+    """
+    if dtype is None:
+        raise ValueError("dtype cannot be None.")
+    if isinstance(dtype, ExtendedDType):
+        raise ValueError(f"unexpected input: dtype={dtype}")
+    np_dtype = np.dtype(dtype)
+    if np_dtype == np.bool_:
+        return 8
+    if np_dtype not in ALL_TYPES:
+        raise ValueError(f"unexpected input: dtype={dtype}")
+    if is_int(np_dtype):
+        return int(ml_dtypes.iinfo(np_dtype).bits)
+    if is_float(np_dtype):
+        return int(ml_dtypes.finfo(np_dtype).bits)
+    return 8 * np_dtype.itemsize
+
+
+def scalar_type_of(x: Any) -> type:
+    """The Python scalar type (bool, int, float or complex) of `x`'s dtype
+    (`jax.dtypes.scalar_type_of`).
+
+    Args:
+      x: an array, scalar or anything `jax.dtypes` can take the dtype of.
+    Returns:
+      One of `bool`, `int`, `float`, `complex`.
+    """
+    typ = dtype(x)
+    for python_type, test in ((bool, is_bool), (int, is_int), (float, is_float),
+                              (complex, is_complex)):
+        if test(typ):
+            return python_type
+    raise TypeError(f"Invalid scalar value {x}")

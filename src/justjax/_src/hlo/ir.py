@@ -148,6 +148,14 @@ class IntegerAttr:
 
 
 @dataclass(frozen=True)
+class ArrayAttr:
+    """MLIR's array attribute, `[1, 2]` (elements of any kind; i64 and f64 ones print without
+    their type): what a Python tuple or list becomes among a composite's attributes."""
+
+    values: tuple
+
+
+@dataclass(frozen=True)
 class Symbol:
     """A reference to a function of the module: `@name`."""
 

@@ -360,6 +360,8 @@ def attribute(value: Any) -> str:
         return f"#stablehlo<{value.kind} {value.value}>"
     if isinstance(value, ir.Symbol):
         return symbol(value.name)
+    if isinstance(value, ir.ArrayAttr):
+        return "[" + ", ".join(_array_element(v) for v in value.values) + "]"
     if isinstance(value, dict):
         return attribute_dict(value)
     if isinstance(value, (tuple, list)):
@@ -368,6 +370,15 @@ def attribute(value: Any) -> str:
     if structured is not None:
         return structured
     raise TypeError(f"cannot print attribute value {value!r}")
+
+
+def _array_element(value: Any) -> str:
+    """An element of an array attribute: MLIR elides the default types (i64, f64)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, np.float64):
+        return format_float(value, np.dtype(np.float64))
+    return attribute(value)
 
 
 def _sequence_attribute(values: tuple) -> str:
@@ -858,6 +869,18 @@ def _optimization_barrier(p: _FunctionPrinter, op: Op, indent: str) -> str | Non
     if not op.operands:
         return None
     return f"{op.opcode} {p.operands(op.operands)}{p.extra(op, ())} : {_types(op.operands)}"
+
+
+@_register("stablehlo.composite")
+def _composite(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
+    """`stablehlo.composite "my.op" %a, %b {composite_attributes = {...}, decomposition =
+    @my.op, version = 1 : i32} : (...) -> ...`."""
+    name = op.attributes.get("name")
+    if not isinstance(name, str):
+        return None
+    operands = " " + p.operands(op.operands) if op.operands else ""
+    return (f"{op.opcode} {escape_string(name)}{operands}{p.extra(op, ('name',))} : "
+            f"{functional_type(op)}")
 
 
 @_register("stablehlo.replica_id", "stablehlo.partition_id")

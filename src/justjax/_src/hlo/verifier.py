@@ -11,6 +11,8 @@ common ops. Ops it does not know get the generic checks only.
 """
 from __future__ import annotations
 
+import re
+
 from typing import Callable, Sequence
 
 import numpy as np
@@ -507,6 +509,26 @@ def _call(op: Op, module: ir.Module) -> None:
              f"arguments {[str(t) for t in fn.arg_types]}")
     _require(op.result_types == fn.result_types,
              f"result types differ from @{fn.name}'s results")
+
+
+# MLIR's rule for a composite's name (a namespaced op name).
+_COMPOSITE_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]*([.][a-zA-Z0-9_$]+)+$")
+
+
+@_register("stablehlo.composite")
+def _composite(op: Op, module: ir.Module) -> None:
+    name = _attr(op, "name")
+    _require(isinstance(name, str) and bool(_COMPOSITE_NAME.match(name)),
+             "name must be a valid namespaced op name, i.e. it must match the following "
+             f"regular expression: {_COMPOSITE_NAME.pattern} e.g. \"my_namespace.my_op\"")
+    decomposition = _attr(op, "decomposition")
+    _require(isinstance(decomposition, ir.Symbol), "decomposition must be a symbol")
+    try:
+        fn = module.function(decomposition.name)
+    except KeyError:
+        _fail(f"'{decomposition.name}' does not reference a valid function")
+    _require(op.operand_types == fn.arg_types and op.result_types == fn.result_types,
+             f"has a type that differs from its decomposition @{fn.name}'s")
 
 
 _FUSION_KINDS = ("kLoop", "kInput", "kOutput")

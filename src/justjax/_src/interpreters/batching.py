@@ -433,6 +433,14 @@ def vmap_positional(fun: Callable[..., Any], in_axes: Sequence[int | None]
     return batched
 
 
+def batch_subtrace(fun: Callable, axis_data: AxisData, in_dims: Sequence[int | None],
+                   args: Sequence[Any]) -> tuple[list[Any], list[int | None]]:
+    """`fun(*args)` batched along `in_dims` under a fresh trace: its outputs and the batch
+    axis each ended up with (None: unbatched), as the rule of a batched primitive needs
+    when it vmaps a function of its own (JAX's `batch_subtrace`)."""
+    return _run_subtrace(fun, core.TraceTag(), axis_data, in_dims, args)
+
+
 def _run_subtrace(fun: Callable, tag: core.TraceTag, axis_data: AxisData,
                   in_dims: Sequence[int | None], args: Sequence[Any]
                   ) -> tuple[list[Any], list[int | None]]:

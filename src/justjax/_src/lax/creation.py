@@ -9,11 +9,16 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from justjax._src import dispatch
 from justjax._src.core import core, dtypes
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.core import Primitive
+from justjax._src.hlo import ir
+from justjax._src.interpreters import ad, lowering
 from justjax._src.lax import prng, structural
 from justjax._src.runtime.array import Array
 
-__all__ = ["full", "full_like"]
+__all__ = ["broadcast_like", "empty", "full", "full_like"]
 
 _PYTHON_SCALARS = (int, float, complex)
 
@@ -93,3 +98,77 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] |
     if dtypes.is_extended(dtype):
         return full(fill_shape, fill_value, dtype)
     return full(fill_shape, structural.convert_element_type(fill_value, dtype, weak_type))
+
+
+def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
+    """NumPy broadcasting of `x` to `shape` (leading axes added, size-1 axes stretched) as one
+    `broadcast_in_dim` (JAX's `lax.broadcast_to`); `x` itself when the shape matches.
+
+    Raises:
+      ValueError: a shape of lower rank, or incompatible sizes (JAX's messages).
+    """
+    aval = core.get_aval(x)
+    shape = tuple(shape)
+    if aval.shape == shape:
+        return x
+    lead = len(shape) - aval.ndim
+    if lead < 0:
+        raise ValueError("Cannot broadcast to shape with fewer dimensions: "
+                         f"arr_shape={aval.shape} shape={shape}")
+    if any(d not in (1, s) for d, s in zip(aval.shape, shape[lead:], strict=True)):
+        requested = aval.update(shape=shape, weak_type=False).str_short(short_dtypes=False)
+        raise ValueError("Incompatible types for broadcasting: input type="
+                         f"{aval.str_short(short_dtypes=False)} and requested type={requested}")
+    return structural.broadcast_in_dim(x, shape, tuple(range(lead, len(shape))))
+
+
+def broadcast_like(arr: Any, like_arr: Any) -> Any:
+    """`arr` broadcast (NumPy rules) to the shape of `like_arr` (`lax.broadcast_like`).
+
+    Args:
+      arr: the array to broadcast.
+      like_arr: the array whose shape the result takes.
+    Returns:
+      The broadcast array (`arr` itself when the shapes agree).
+    """
+    return broadcast_to(arr, core.get_aval(like_arr).shape)
+
+
+# -- empty -------------------------------------------------------------------------------------
+
+empty_p = Primitive("empty")
+
+
+def _empty_abstract_eval(*, shape: tuple[int, ...], dtype: Any, out_sharding: Any
+                         ) -> ShapedArray:
+    return ShapedArray(shape, dtypes.canonicalize_dtype(dtype))
+
+
+empty_p.def_abstract_eval(_empty_abstract_eval)
+dispatch.def_backend_impl(empty_p)
+ad.defjvp_zero(empty_p)
+
+
+def _empty_lowering(ctx: lowering.LoweringRuleContext, *, shape: tuple[int, ...], dtype: Any,
+                    out_sharding: Any) -> ir.Value:
+    """Zeros, as JAX lowers `empty` on CPU (a broadcast scalar constant)."""
+    return lowering.full(ctx.builder, 0, ctx.avals_out[0])
+
+
+lowering.register_lowering(empty_p, _empty_lowering)
+
+
+def empty(shape: Any, dtype: Any, *, out_sharding: Any = None) -> Any:
+    """An array whose values are unspecified (`lax.empty`); on CPU they are zeros, as JAX's.
+
+    Args:
+      shape: an int or a sequence of ints.
+      dtype: the dtype (kept in the equation as given, as JAX keeps it).
+      out_sharding: must be None (justjax runs on one device).
+    Returns:
+      The array.
+    """
+    _check_no_sharding(out_sharding, "lax.empty")
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    return empty_p.bind(shape=tuple(shape), dtype=dtype, out_sharding=None)

@@ -41,7 +41,7 @@ __all__ = [
     "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode",
     "slice_p", "dynamic_slice_p", "dynamic_update_slice_p", "pad_p", "rev_p", "gather_p",
     "scatter_p", "scatter_add_p", "scatter_sub_p", "scatter_mul_p", "scatter_min_p",
-    "scatter_max_p",
+    "scatter_max_p", "index_take",
 ]
 
 _slice = builtins.slice
@@ -920,6 +920,38 @@ def _apply_jaxpr(func: Callable, dtype: np.dtype) -> tuple[Jaxpr, tuple]:
     """The update jaxpr `(x, _) -> func(x)` of `scatter_apply`, cached per function (an
     unhashable one is traced afresh)."""
     return _reduction_jaxpr.__wrapped__(lambda x, _: func(x), dtype)
+
+
+
+def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
+    """`src` indexed along `axes` by one index array per axis (`lax.index_take`): result
+    row `i` is `src` at `idxs[0][i]` on `axes[0]`, `idxs[1][i]` on `axes[1]` ...; negative
+    indices count from the end (indices wrap modulo the axis size, as in JAX).
+
+    Args:
+      src: the array.
+      idxs: 1-D integer index arrays of one length, one per entry of `axes`.
+      axes: the axes they index.
+    Returns:
+      The gathered array: the index length, then `src`'s other axes (StableHLO `gather`).
+    """
+    indices = structural.concatenate([structural.expand_dims(i, (1,)) for i in idxs], 1)
+    shape = core.get_aval(src).shape
+    sizes = structural.expand_dims(np.array([shape[ax] for ax in axes], indices.dtype),
+                                   tuple(range(indices.ndim - 1)))
+    sizes = structural.broadcast_in_dim(sizes, indices.shape, tuple(range(indices.ndim)))
+    # Python's modulo (the sign of the divisor), as JAX's `indices % max_idx`.
+    rem = elementwise.rem(indices, sizes)
+    indices = structural.select(elementwise.lt(rem, np.array(0, rem.dtype)),
+                                elementwise.add(rem, sizes), rem)
+    slice_sizes = list(shape)
+    for ax in axes:
+        slice_sizes[ax] = 1
+    dnums = GatherDimensionNumbers(
+        offset_dims=tuple(range(1, len(shape) - indices.shape[1] + 1)),
+        collapsed_slice_dims=tuple(axes), start_index_map=tuple(axes))
+    return gather(src, indices, dnums, tuple(slice_sizes),
+                  mode=GatherScatterMode.PROMISE_IN_BOUNDS)
 
 
 # The jvp and transpose rules live in their own module (this one is long enough); importing

@@ -24,7 +24,10 @@ from justjax._src.lax.creation import is_weakly_typed
 from justjax._src.lax.creation import value_dtype as _value_dtype
 from justjax._src.numpy import util
 from justjax._src.numpy.scalar_types import check_and_canonicalize_user_dtype, result_type
+from justjax._src.runtime import transfer_guard
 from justjax._src.runtime.array import Array
+from justjax._src.runtime.devices import default_device, default_device_override
+from justjax._src.runtime.sharding import SingleDeviceSharding
 
 __all__ = [
     "array", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
@@ -49,6 +52,18 @@ def stage(x: Any) -> Any:
     if _is_array(x):
         return x
     return structural.convert_element_type(x, core.get_aval(x).dtype, is_weakly_typed(x))
+
+
+def _guard_host_data(x: Any) -> None:
+    """`jnp.array` of host data outside a trace is an implicit host-to-device transfer."""
+    if not transfer_guard.guarded("host_to_device") or not isinstance(core.current_trace(),
+                                                                       core.EvalTrace):
+        return
+    leaves = _flatten_nested(x) if isinstance(x, (list, tuple)) else [x]
+    if leaves and not any(isinstance(leaf, (core.Tracer, Array)) for leaf in leaves):
+        device = default_device_override() or default_device()
+        transfer_guard.host_to_device(core.get_aval(np.asarray(x) if isinstance(
+            x, (list, tuple)) else x), SingleDeviceSharding(device))
 
 
 def canonicalize_shape(shape: Any, context: str = "") -> tuple[int, ...]:
@@ -110,6 +125,7 @@ def _array(object: Any, dtype: Any, copy: bool, order: str | None, ndmin: int) -
     if aval is not None and dtypes.is_extended(aval.dtype) and dtype is None and ndmin == 0:
         # A key array stays what it is (its dtype converts to no other).
         return object
+    _guard_host_data(object)
     if dtype is None and ndmin == 0:
         if isinstance(object, core.Tracer):
             return structural.copy(object) if copy else object

@@ -10,7 +10,7 @@ from justjax._src.config import config
 from justjax._src.jit import jit
 from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import is_symbolic_dim
-from justjax._src.lax import elementwise, structural
+from justjax._src.lax import creation, elementwise, structural
 from justjax._src.lax.prng import PRNGKeyArray
 from justjax._src.lax.utils import broadcast_shapes as lax_broadcast_shapes
 from justjax._src.runtime.array import Array, put
@@ -202,19 +202,9 @@ def canonicalize_axes(axes: Any, ndim: int) -> tuple[int, ...]:
 def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
     """NumPy broadcasting of `x` to `shape` (leading axes added, size-1 axes stretched) as one
     `broadcast_in_dim`; `x` itself (as an array) when the shape already matches."""
-    aval = core.get_aval(x)
-    shape = tuple(shape)
-    if aval.shape == shape:
+    if core.get_aval(x).shape == tuple(shape):
         return asarray_lite(x)
-    lead = len(shape) - aval.ndim
-    if lead < 0:
-        raise ValueError("Cannot broadcast to shape with fewer dimensions: "
-                         f"arr_shape={aval.shape} shape={shape}")
-    if any(d not in (1, s) for d, s in zip(aval.shape, shape[lead:], strict=True)):
-        requested = aval.update(shape=shape, weak_type=False).str_short(short_dtypes=False)
-        raise ValueError("Incompatible types for broadcasting: input type="
-                         f"{aval.str_short(short_dtypes=False)} and requested type={requested}")
-    return structural.broadcast_in_dim(x, shape, tuple(range(lead, len(shape))))
+    return creation.broadcast_to(x, shape)
 
 
 def broadcast_arrays(*args: Any) -> list[Any]:

@@ -13,7 +13,7 @@ import numpy as np
 
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
-from justjax._src.runtime.devices import Device, default_device
+from justjax._src.runtime.devices import Device, default_device, default_device_override
 from justjax._src.runtime.sharding import Sharding, SingleDeviceSharding, check_fits
 
 
@@ -53,7 +53,8 @@ class Array(metaclass=abc.ABCMeta):
         self._buffer: np.ndarray | None = buffer
         self._ready: Any = None
         self.aval = ShapedArray(buffer.shape, buffer.dtype, weak_type)
-        self._device = device
+        # An array made without a device lives on the default device of the moment.
+        self._device = device if device is not None else default_device_override()
         self._committed = committed
         self._sharding: Sharding | None = None
 
@@ -68,7 +69,7 @@ class Array(metaclass=abc.ABCMeta):
         array._buffer = buffer
         array._ready = ready
         array.aval = aval
-        array._device = None
+        array._device = default_device_override()
         array._committed = False
         array._sharding = None
         array._owner = True

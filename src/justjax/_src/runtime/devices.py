@@ -76,6 +76,17 @@ def default_device() -> Device:
     return devices()[0]
 
 
+def default_device_override() -> Device | None:
+    """The device `jax.default_device` (config `jax_default_device`) names in this thread,
+    or None: where uncommitted arrays made now live."""
+    value = config.read("jax_default_device")
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return devices(value)[0]
+    return value
+
+
 def _eager_arg_name(index: int, count: int) -> str:
     return "xyz"[index] if count <= 3 else f"args[{index}]"
 

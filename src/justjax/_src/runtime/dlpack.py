@@ -238,6 +238,10 @@ def _host_view(external_array: Any, copy: bool | None) -> np.ndarray:
     return value.copy() if copy and not copied else value
 
 
+# The alignment XLA's CPU client requires of a buffer it adopts without copying.
+_ALIGNMENT = 64
+
+
 def from_dlpack(external_array: Any, device: Device | Sharding | None = None,
                 copy: bool | None = None) -> Any:
     """An Array of a DLPack tensor (`jax.dlpack.from_dlpack`, `jnp.from_dlpack`).
@@ -251,7 +255,8 @@ def from_dlpack(external_array: Any, device: Device | Sharding | None = None,
         non-contiguous tensor, another device, a 64-bit type without x64); None: copy
         only when needed.
     Returns:
-      An Array sharing the producer's memory unless a copy was asked for or needed.
+      An Array sharing the producer's memory unless a copy was asked for or needed (another
+      library's buffer not aligned to 64 bytes is copied, as JAX does on CPU).
     """
     from justjax._src.runtime.array import Array, put
     device = _single_device(device)
@@ -277,9 +282,20 @@ def from_dlpack(external_array: Any, device: Device | Sharding | None = None,
         raise ValueError("Specified input which requires a copy since the source data buffer "
                          "is not a contiguous tensor of a JAX dtype. However copy=False. Set "
                          "copy=True or copy=None to perform the requested operation.")
-    fresh = bool(copy) or canonical != value.dtype
+    # As JAX on CPU: another library's writable buffer is shared only when 64-byte aligned
+    # (NumPy's usually are not), else copied, so later writes to it do not show in the
+    # Array. Read-only memory (an Array's own, seen through NumPy) is shared as it is.
+    unaligned = (type(external_array) is not Array and value.flags.writeable
+                 and value.ctypes.data % _ALIGNMENT != 0)
+    if copy is False and unaligned:
+        raise ValueError("Specified input which requires a copy since the source data buffer "
+                         f"is not aligned to {_ALIGNMENT} bytes.  However copy=False. Set "
+                         "copy=True or copy=None to perform the requested operation.")
+    fresh = bool(copy) or canonical != value.dtype or unaligned
     if canonical != value.dtype:
         value = value.astype(canonical)
+    elif unaligned and not copy:
+        value = value.copy()
     elif not copy and value.flags.c_contiguous:
         # The producer's memory itself, read-only to us (the Array adopts a read-only
         # buffer as it is).

@@ -226,9 +226,11 @@ class ReferenceBackend:
 BACKEND = ReferenceBackend()
 
 
-@register("func.call")
+@register("func.call", "stablehlo.composite")
 def _call(op: Op, compiler: Compiler) -> Kernel:
-    callee = op.attributes["callee"].name
+    """A call of a function of the module (a composite: of its decomposition)."""
+    callee = op.attributes["decomposition" if op.opcode == "stablehlo.composite"
+                          else "callee"].name
     single = len(op.results) == 1
 
     def call(*args: Any) -> Any:

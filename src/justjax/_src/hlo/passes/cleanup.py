@@ -538,6 +538,11 @@ class CallInlining(Pass):
         return changed
 
 
+# The ops that call a function of the module, and the attribute naming it: a composite is
+# inlined as a call of its decomposition, as XLA inlines composites.
+_CALLEE_ATTRIBUTE = {"func.call": "callee", "stablehlo.composite": "decomposition"}
+
+
 class _Inliner:
     def __init__(self, functions: dict[str, ir.Function], root: str) -> None:
         self.functions = functions
@@ -548,9 +553,10 @@ class _Inliner:
         return sweep(block, self.visit, self.mapping)
 
     def visit(self, op: Op) -> list[Op] | None:
-        if op.opcode != "func.call":
+        attribute = _CALLEE_ATTRIBUTE.get(op.opcode)
+        if attribute is None:
             return None
-        callee = self.functions.get(op.attributes["callee"].name)
+        callee = self.functions.get(op.attributes[attribute].name)
         if callee is None or callee.visibility != "private" or callee.name in self.stack:
             return None
         values = dict(zip(callee.args, op.operands, strict=True))
