@@ -22,7 +22,7 @@ from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import transfer_guard
 from justjax._src.runtime.array import Array, put, to_array
 from justjax._src.runtime.devices import Device
-from justjax._src.runtime.sharding import Sharding, device_put_target
+from justjax._src.runtime.sharding import Sharding, SingleDeviceSharding, device_put_target
 from justjax._src.stages import ShapeDtypeStruct
 
 

@@ -29,6 +29,8 @@ from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime.devices import Device
 from justjax._src.runtime.sharding import Sharding
 
+__all__ = ["from_dlpack", "is_supported_dtype"]
+
 
 class DLDeviceType(enum.IntEnum):
     """DLPack's device types that JAX knows (`DLDeviceType` of dlpack.h)."""
