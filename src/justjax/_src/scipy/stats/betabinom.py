@@ -33,10 +33,9 @@ def logpmf(k: Any, n: Any, a: Any, b: Any, loc: Any = 0) -> Any:
     y = lax.sub(lax.floor(k), loc)
     one = util.const(y, 1)
     zero = util.const(y, 0)
-    n_minus_y = lax.sub(n, y)
     log_comb = lax.neg(lax.add(lax.log1p(n),
-                               special.betaln(lax.add(n_minus_y, one), lax.add(y, one))))
-    log_beta_ratio = lax.sub(special.betaln(lax.add(y, a), lax.add(n_minus_y, b)),
+                               special.betaln(lax.add(lax.sub(n, y), one), lax.add(y, one))))
+    log_beta_ratio = lax.sub(special.betaln(lax.add(y, a), lax.add(lax.sub(n, y), b)),
                              special.betaln(a, b))
     log_probs = lax.add(log_comb, log_beta_ratio)
     log_probs = fill_where(lax.bitwise_and(lax.eq(y, zero), lax.eq(n, zero)), 0.0, log_probs)

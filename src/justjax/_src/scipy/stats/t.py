@@ -34,8 +34,8 @@ def logpdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
     half_df = lax.div(df, two)
     half_df_plus_half = lax.add(half_df, util.const(x, 0.5))
     scale_term = lax.mul(lax.mul(scale, scale), util.const(x, np.pi))
-    log_norm = lax.sub(lax.add(lax.lgamma(half_df),
-                               lax.div(lax.log(lax.mul(scale_term, df)), two)),
+    half_log_scale_term = lax.div(lax.log(lax.mul(scale_term, df)), two)
+    log_norm = lax.sub(lax.add(lax.lgamma(half_df), half_log_scale_term),
                        lax.lgamma(half_df_plus_half))
     quadratic = lax.div(lax.mul(z, z), df)
     return lax.neg(lax.add(log_norm, lax.mul(half_df_plus_half, lax.log1p(quadratic))))
