@@ -79,4 +79,5 @@ def ppf(q: Any, p: Any) -> Any:
     zero = util.const(q, 0)
     one = util.const(q, 1)
     quantile = selection.where(lax.le(q, lax.sub(one, p)), zero, one)
-    return fill_where(ufuncs.logical_or(probability_outside(p), probability_outside(q)), NAN, quantile)
+    invalid = ufuncs.logical_or(probability_outside(p), probability_outside(q))
+    return fill_where(invalid, NAN, quantile)

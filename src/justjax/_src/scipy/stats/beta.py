@@ -103,7 +103,7 @@ def sf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, a, b, loc, scale = util.promote_args_inexact("beta.sf", x, a, b, loc, scale)
-    return special.betainc(b, a, lax.sub(util.const(x, 1), _unit(x, loc, scale)))
+    return special.betainc(b, a, ufuncs.subtract(1, _unit(x, loc, scale)))
 
 
 def logsf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:

@@ -8,7 +8,7 @@ from typing import Any
 
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import special as lax_special
-from justjax._src.numpy import util
+from justjax._src.numpy import ufuncs, util
 
 __all__ = ["cdf", "logpdf", "pdf"]
 
@@ -23,9 +23,10 @@ def logpdf(x: Any, beta: Any) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, beta = util.promote_args_inexact("gennorm.logpdf", x, beta)
-    log_norm = lax.sub(lax.log(lax.mul(util.const(beta, 0.5), beta)),
-                       lax.lgamma(lax.div(util.const(beta, 1), beta)))
-    return lax.sub(log_norm, lax.pow(lax.abs(x), beta))
+    # Python scalars, as JAX writes them, so that weak types survive.
+    log_norm = ufuncs.subtract(lax.log(ufuncs.multiply(0.5, beta)),
+                               lax.lgamma(ufuncs.true_divide(1, beta)))
+    return ufuncs.subtract(log_norm, ufuncs.power(lax.abs(x), beta))
 
 
 def pdf(x: Any, beta: Any) -> Any:
@@ -50,5 +51,5 @@ def cdf(x: Any, beta: Any) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, beta = util.promote_args_inexact("gennorm.cdf", x, beta)
-    mass = lax_special.igamma(lax.div(util.const(beta, 1), beta), lax.pow(lax.abs(x), beta))
-    return lax.mul(util.const(x, 0.5), lax.add(util.const(x, 1), lax.mul(lax.sign(x), mass)))
+    mass = lax_special.igamma(ufuncs.true_divide(1, beta), ufuncs.power(lax.abs(x), beta))
+    return ufuncs.multiply(0.5, ufuncs.add(1, ufuncs.multiply(lax.sign(x), mass)))

@@ -10,7 +10,7 @@ import numpy as np
 
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import special as lax_special
-from justjax._src.numpy import selection, util
+from justjax._src.numpy import selection, ufuncs, util
 from justjax._src.scipy.stats.common import NAN
 
 __all__ = ["logpdf", "pdf"]
@@ -27,9 +27,11 @@ def logpdf(x: Any, kappa: Any) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, kappa = util.promote_args_inexact("vonmises.logpdf", x, kappa)
-    kernel = lax.mul(kappa, lax.sub(lax.cos(x), util.const(x, 1)))
-    log_norm = lax.log(lax.mul(util.const(kappa, 2 * np.pi), lax_special.bessel_i0e(kappa)))
-    return selection.where(lax.gt(kappa, util.const(kappa, 0)), lax.sub(kernel, log_norm), NAN)
+    # Python scalars, as JAX writes them, so that weak types survive.
+    kernel = ufuncs.multiply(kappa, ufuncs.subtract(ufuncs.cos(x), 1))
+    log_norm = ufuncs.log(ufuncs.multiply(2 * np.pi, lax_special.bessel_i0e(kappa)))
+    return selection.where(lax.gt(kappa, util.const(kappa, 0)),
+                           ufuncs.subtract(kernel, log_norm), NAN)
 
 
 def pdf(x: Any, kappa: Any) -> Any:

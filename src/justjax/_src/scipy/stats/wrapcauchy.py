@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from justjax._src.lax import elementwise as lax
-from justjax._src.numpy import selection, util
+from justjax._src.numpy import selection, ufuncs, util
 from justjax._src.scipy.stats.common import NAN, NEG_INF
 
 __all__ = ["logpdf", "pdf"]
@@ -26,16 +26,16 @@ def logpdf(x: Any, c: Any) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, c = util.promote_args_inexact("wrapcauchy.logpdf", x, c)
-    one = util.const(c, 1)
-    c_squared = lax.mul(c, c)
-    denominator = lax.sub(lax.add(one, c_squared),
-                          lax.mul(lax.mul(util.const(c, 2), c), lax.cos(x)))
-    values = lax.sub(lax.sub(lax.log(lax.sub(one, c_squared)),
-                             lax.log(util.const(x, 2 * np.pi))),
-                     lax.log(denominator))
+    # Python scalars, as JAX writes them, so that weak types survive.
+    c_squared = ufuncs.multiply(c, c)
+    denominator = ufuncs.subtract(ufuncs.add(1, c_squared),
+                                  ufuncs.multiply(ufuncs.multiply(2, c), ufuncs.cos(x)))
+    values = ufuncs.subtract(ufuncs.subtract(ufuncs.log(ufuncs.subtract(1, c_squared)),
+                                             ufuncs.log(2 * np.pi)),
+                             ufuncs.log(denominator))
     in_support = lax.bitwise_and(lax.ge(x, util.const(x, 0)),
                                  lax.le(x, util.const(x, 2 * np.pi)))
-    valid_c = lax.bitwise_and(lax.gt(c, util.const(c, 0)), lax.lt(c, one))
+    valid_c = lax.bitwise_and(lax.gt(c, util.const(c, 0)), lax.lt(c, util.const(c, 1)))
     return selection.where(valid_c, selection.where(in_support, values, NEG_INF), NAN)
 
 
