@@ -8,7 +8,7 @@ from typing import Any
 from justjax._src.lax import elementwise as lax
 from justjax._src.numpy import selection, ufuncs, util
 from justjax._src.scipy import special
-from justjax._src.scipy.stats.common import NAN, NEG_INF, fill_where, probability_outside
+from justjax._src.scipy.stats.common import NAN, NEG_INF, fill_where
 
 __all__ = ["cdf", "logpmf", "pmf", "ppf"]
 
@@ -46,6 +46,13 @@ def pmf(k: Any, p: Any, loc: Any = 0) -> Any:
     return ufuncs.exp(logpmf(k, p, loc))
 
 
+def _nan_or_not_a_probability(y: Any, p: Any) -> Any:
+    """`isnan(y) | isnan(p) | (p < 0) | (p > 1)`, associated as JAX writes it."""
+    invalid = ufuncs.logical_or(ufuncs.isnan(y), ufuncs.isnan(p))
+    invalid = ufuncs.logical_or(invalid, lax.lt(p, util.const(p, 0)))
+    return ufuncs.logical_or(invalid, lax.gt(p, util.const(p, 1)))
+
+
 def cdf(k: Any, p: Any) -> Any:
     """The cumulative distribution function: 0 below 0, `1 - p` on [0, 1), 1 from 1 on;
     NaN where `k` is NaN or `p` is not a probability.
@@ -59,9 +66,10 @@ def cdf(k: Any, p: Any) -> Any:
     k, p = util.promote_args_inexact("bernoulli.cdf", k, p)
     zero = util.const(k, 0)
     one = util.const(k, 1)
-    invalid = ufuncs.logical_or(ufuncs.isnan(k), probability_outside(p))
+    invalid = _nan_or_not_a_probability(k, p)
+    below = lax.lt(k, zero)
     between = ufuncs.logical_and(lax.ge(k, zero), lax.lt(k, one))
-    return selection.select([invalid, lax.lt(k, zero), between, lax.ge(k, one)],
+    return selection.select([invalid, below, between, lax.ge(k, one)],
                             [NAN, zero, lax.sub(one, p), one])
 
 
@@ -78,6 +86,6 @@ def ppf(q: Any, p: Any) -> Any:
     q, p = util.promote_args_inexact("bernoulli.ppf", q, p)
     zero = util.const(q, 0)
     one = util.const(q, 1)
-    quantile = selection.where(lax.le(q, lax.sub(one, p)), zero, one)
-    invalid = ufuncs.logical_or(probability_outside(p), probability_outside(q))
-    return fill_where(invalid, NAN, quantile)
+    invalid = _nan_or_not_a_probability(q, p)
+    invalid = ufuncs.logical_or(ufuncs.logical_or(invalid, lax.lt(q, zero)), lax.gt(q, one))
+    return fill_where(invalid, NAN, selection.where(lax.le(q, lax.sub(one, p)), zero, one))

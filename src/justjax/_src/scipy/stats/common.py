@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from justjax._src.lax import elementwise as lax
-from justjax._src.numpy import selection, util
+from justjax._src.numpy import selection, ufuncs
 
 NEG_INF = -np.inf
 NAN = np.nan
@@ -46,6 +46,6 @@ def probability_outside(q: Any) -> Any:
     Returns:
       A boolean array of `q`'s shape.
     """
-    zero = util.const(q, 0)
-    one = util.const(q, 1)
-    return lax.bitwise_or(lax.ne(q, q), lax.bitwise_or(lax.lt(q, zero), lax.gt(q, one)))
+    # `isnan(q) | (q < 0) | (q > 1)`, associated as JAX writes it (so jaxprs print alike).
+    outside = lax.bitwise_or(lax.ne(q, q), ufuncs.less(q, 0))
+    return lax.bitwise_or(outside, ufuncs.greater(q, 1))

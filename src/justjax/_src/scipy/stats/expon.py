@@ -23,7 +23,8 @@ def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("expon.logpdf", x, loc, scale)
-    log_probs = lax.neg(lax.add(lax.div(lax.sub(x, loc), scale), lax.log(scale)))
+    log_scale = lax.log(scale)
+    log_probs = lax.neg(lax.add(lax.div(lax.sub(x, loc), scale), log_scale))
     return fill_where(lax.lt(x, loc), NEG_INF, log_probs)
 
 
@@ -109,5 +110,5 @@ def ppf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     q, loc, scale = util.promote_args_inexact("expon.ppf", q, loc, scale)
-    quantile = lax.sub(loc, lax.mul(scale, lax.log1p(lax.neg(q))))
-    return fill_where(probability_outside(q), NAN, quantile)
+    outside = probability_outside(q)
+    return fill_where(outside, NAN, lax.sub(loc, lax.mul(scale, lax.log1p(lax.neg(q)))))

@@ -51,5 +51,6 @@ def cdf(x: Any, beta: Any) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, beta = util.promote_args_inexact("gennorm.cdf", x, beta)
+    sign = lax.sign(x)
     mass = lax_special.igamma(ufuncs.true_divide(1, beta), ufuncs.power(lax.abs(x), beta))
-    return ufuncs.multiply(0.5, ufuncs.add(1, ufuncs.multiply(lax.sign(x), mass)))
+    return ufuncs.multiply(0.5, ufuncs.add(1, ufuncs.multiply(sign, mass)))

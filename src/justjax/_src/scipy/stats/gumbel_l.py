@@ -8,16 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 from justjax._src.lax import elementwise as lax
-from justjax._src.numpy import ufuncs, util
+from justjax._src.numpy import selection, ufuncs, util
 from justjax._src.scipy import special
-from justjax._src.scipy.stats.common import NAN, fill_where, standardize
+from justjax._src.scipy.stats.common import NAN, standardize
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
 
-def _bad_scale(scale: Any) -> Any:
-    """Where `scale > 0` fails (NaN included)."""
-    return ufuncs.logical_not(lax.gt(scale, util.const(scale, 0)))
+def _positive(value: Any) -> Any:
+    """Where `value > 0` (the scale's domain; NaN fails)."""
+    return lax.gt(value, util.const(value, 0))
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -31,9 +31,10 @@ def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("gumbel_l.logpdf", x, loc, scale)
+    ok = _positive(scale)
     z = standardize(x, loc, scale)
     values = lax.add(special.xlogy(-1, scale), lax.sub(z, lax.exp(z)))
-    return fill_where(_bad_scale(scale), NAN, values)
+    return selection.where(ok, values, NAN)
 
 
 def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -60,9 +61,10 @@ def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("gumbel_l.logcdf", x, loc, scale)
+    ok = _positive(scale)
     z = standardize(x, loc, scale)
     values = lax.log(lax.neg(lax.expm1(lax.neg(lax.exp(z)))))
-    return fill_where(_bad_scale(scale), NAN, values)
+    return selection.where(ok, values, NAN)
 
 
 def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -89,8 +91,9 @@ def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("gumbel_l.logsf", x, loc, scale)
+    ok = _positive(scale)
     z = standardize(x, loc, scale)
-    return fill_where(_bad_scale(scale), NAN, lax.neg(lax.exp(z)))
+    return selection.where(ok, lax.neg(lax.exp(z)), NAN)
 
 
 def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -119,4 +122,4 @@ def ppf(p: Any, loc: Any = 0, scale: Any = 1) -> Any:
     p, loc, scale = util.promote_args_inexact("gumbel_l.ppf", p, loc, scale)
     inside = lax.bitwise_and(lax.gt(p, util.const(p, 0)), lax.lt(p, util.const(p, 1)))
     quantile = lax.add(loc, lax.mul(scale, lax.log(special.xlog1py(-1, lax.neg(p)))))
-    return fill_where(ufuncs.logical_not(inside), NAN, quantile)
+    return selection.where(inside, quantile, NAN)

@@ -9,16 +9,16 @@ from typing import Any
 
 from justjax._src.lax import elementwise as lax
 from justjax._src.nn import functions as nn
-from justjax._src.numpy import ufuncs, util
+from justjax._src.numpy import selection, util
 from justjax._src.scipy import special
-from justjax._src.scipy.stats.common import NAN, fill_where, standardize
+from justjax._src.scipy.stats.common import NAN, standardize
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
 
-def _bad_scale(scale: Any) -> Any:
-    """Where `scale > 0` fails (NaN included)."""
-    return ufuncs.logical_not(lax.gt(scale, util.const(scale, 0)))
+def _positive(value: Any) -> Any:
+    """Where `value > 0` (the scale's domain; NaN fails)."""
+    return lax.gt(value, util.const(value, 0))
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -32,9 +32,10 @@ def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("gumbel_r.logpdf", x, loc, scale)
+    ok = _positive(scale)
     z = standardize(x, loc, scale)
     values = lax.add(special.xlogy(-1, scale), lax.neg(lax.add(z, lax.exp(lax.neg(z)))))
-    return fill_where(_bad_scale(scale), NAN, values)
+    return selection.where(ok, values, NAN)
 
 
 def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -61,8 +62,9 @@ def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("gumbel_r.logcdf", x, loc, scale)
+    ok = _positive(scale)
     z = standardize(x, loc, scale)
-    return fill_where(_bad_scale(scale), NAN, lax.neg(lax.exp(lax.neg(z))))
+    return selection.where(ok, lax.neg(lax.exp(lax.neg(z))), NAN)
 
 
 def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -89,9 +91,10 @@ def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("gumbel_r.sf", x, loc, scale)
+    ok = _positive(scale)
     neg_z = lax.div(lax.sub(loc, x), scale)
     values = lax.sub(util.const(x, 1), lax.exp(lax.neg(lax.exp(neg_z))))
-    return fill_where(_bad_scale(scale), NAN, values)
+    return selection.where(ok, values, NAN)
 
 
 def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -105,8 +108,9 @@ def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("gumbel_r.logsf", x, loc, scale)
+    ok = _positive(scale)
     neg_z = lax.div(lax.sub(loc, x), scale)
-    return fill_where(_bad_scale(scale), NAN, nn.log1mexp(lax.exp(neg_z)))
+    return selection.where(ok, nn.log1mexp(lax.exp(neg_z)), NAN)
 
 
 def ppf(p: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -122,4 +126,4 @@ def ppf(p: Any, loc: Any = 0, scale: Any = 1) -> Any:
     p, loc, scale = util.promote_args_inexact("gumbel_r.ppf", p, loc, scale)
     inside = lax.bitwise_and(lax.gt(p, util.const(p, 0)), lax.lt(p, util.const(p, 1)))
     quantile = lax.sub(loc, lax.mul(scale, lax.log(special.xlogy(-1, p))))
-    return fill_where(ufuncs.logical_not(inside), NAN, quantile)
+    return selection.where(inside, quantile, NAN)

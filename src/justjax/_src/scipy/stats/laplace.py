@@ -55,7 +55,10 @@ def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """
     x, loc, scale = util.promote_args_inexact("laplace.cdf", x, loc, scale)
     half = util.const(x, 0.5)
+    one = util.const(x, 1)
+    zero = util.const(x, 0)
     z = standardize(x, loc, scale)
+    left = lax.le(z, zero)
     lower = lax.mul(half, lax.exp(z))
-    upper = lax.sub(util.const(x, 1), lax.mul(half, lax.exp(lax.neg(z))))
-    return structural.select(lax.le(z, util.const(x, 0)), lower, upper)
+    upper = lax.sub(one, lax.mul(half, lax.exp(lax.neg(z))))
+    return structural.select(left, lower, upper)

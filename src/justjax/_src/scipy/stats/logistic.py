@@ -29,8 +29,9 @@ def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     z = standardize(x, loc, scale)
     two = util.const(z, 2)
     half_z = lax.div(z, two)
+    neg_two = lax.neg(two)
     log_cosh_term = ufuncs.logaddexp(half_z, lax.neg(half_z))
-    return lax.sub(lax.mul(lax.neg(two), log_cosh_term), lax.log(scale))
+    return lax.sub(lax.mul(neg_two, log_cosh_term), lax.log(scale))
 
 
 def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:

@@ -33,7 +33,8 @@ def logpmf(k: Any, n: Any, p: Any, loc: Any = 0) -> Any:
     log_comb = lax.sub(lax.sub(special.gammaln(lax.add(y, n)), special.gammaln(n)),
                        special.gammaln(lax.add(y, one)))
     log_kernel = lax.add(special.xlogy(n, p), special.xlogy(y, lax.sub(one, p)))
-    return fill_where(lax.lt(k, loc), NEG_INF, lax.add(log_comb, log_kernel))
+    log_probs = lax.add(log_comb, log_kernel)
+    return fill_where(lax.lt(k, loc), NEG_INF, log_probs)
 
 
 def pmf(k: Any, n: Any, p: Any, loc: Any = 0) -> Any:

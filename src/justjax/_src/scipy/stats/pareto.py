@@ -35,7 +35,8 @@ def logpdf(x: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     z = standardize(x, loc, scale)
     log_normalizer = lax.log(lax.div(scale, b))
     tail = lax.mul(lax.add(b, util.const(x, 1)), lax.log(z))
-    return fill_where(_below(x, loc, scale), NEG_INF, lax.neg(lax.add(log_normalizer, tail)))
+    log_probs = lax.neg(lax.add(log_normalizer, tail))
+    return fill_where(_below(x, loc, scale), NEG_INF, log_probs)
 
 
 def pdf(x: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:

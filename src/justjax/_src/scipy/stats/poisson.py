@@ -3,7 +3,7 @@
 Arguments are promoted to a common inexact dtype and broadcast together."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -67,25 +67,25 @@ def cdf(k: Any, mu: Any, loc: Any = 0) -> Any:
     return fill_where(lax.lt(y, zero), zero, probs)
 
 
-def _truncated_entropy(mu: Any, terms: int, upper: Any) -> Any:
-    """`-sum p log p` over the counts `k < min(terms, upper)`, one column per mean."""
+def _truncated_entropy(mu: Any, terms: int, upper: Callable[[Any], Any]) -> Any:
+    """`-sum p log p` over the counts `k < min(terms, upper(mu))`, one column per mean."""
     dtype = core.get_aval(mu).dtype
     counts = array_creation.arange(terms, dtype=dtype)[:, None]
     probs = pmf(counts, mu, 0)
-    upper = shape_ops.expand_dims(ufuncs.ceil(upper).astype(dtype), 0)
-    probs = selection.where(ufuncs.less(counts, upper), probs, 0.0)
+    bounds = shape_ops.expand_dims(ufuncs.ceil(upper(mu)).astype(dtype), 0)
+    probs = selection.where(ufuncs.less(counts, bounds), probs, 0.0)
     return reductions.sum(special.entr(probs), axis=0)
 
 
 def _entropy_small(mu: Any) -> Any:
     """Means below 10: the first 35 terms, up to `mu + 20`."""
-    return _truncated_entropy(mu, 35, ufuncs.add(mu, 20))
+    return _truncated_entropy(mu, 35, lambda m: ufuncs.add(m, 20))
 
 
 def _entropy_medium(mu: Any) -> Any:
     """Means in [10, 100): the first 250 terms, up to `mu + 10 sqrt(mu) + 20`."""
-    upper = ufuncs.add(ufuncs.add(mu, ufuncs.multiply(10, ufuncs.sqrt(mu))), 20)
-    return _truncated_entropy(mu, 250, upper)
+    return _truncated_entropy(
+        mu, 250, lambda m: ufuncs.add(ufuncs.add(m, ufuncs.multiply(10, ufuncs.sqrt(m))), 20))
 
 
 def _entropy_large(mu: Any) -> Any:
@@ -110,8 +110,9 @@ def entropy(mu: Any, loc: Any = 0) -> Any:
     mu, loc = util.promote_dtypes_inexact(mu, loc)
     shape = util.broadcast_shapes(core.get_aval(mu).shape, core.get_aval(loc).shape)
     flat = shape_ops.ravel(mu)
+    zeros = array_creation.zeros_like(flat)
     values = selection.where(
-        ufuncs.equal(flat, 0), array_creation.zeros_like(flat),
+        ufuncs.equal(flat, 0), zeros,
         selection.where(ufuncs.less(flat, 10), _entropy_small(flat),
                         selection.where(ufuncs.less(flat, 100), _entropy_medium(flat),
                                         _entropy_large(flat))))

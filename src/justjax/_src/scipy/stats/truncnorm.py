@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from justjax._src.lax import elementwise as lax
-from justjax._src.numpy import array_creation, joining, selection, ufuncs, util
+from justjax._src.numpy import array_creation, selection, ufuncs, util
 from justjax._src.scipy import special
 from justjax._src.scipy.stats import norm
 from justjax._src.scipy.stats.common import NAN, NEG_INF, standardize
@@ -18,9 +18,9 @@ __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 def _log_diff(log_x: Any, log_y: Any) -> Any:
     """`log(exp(log_x) - exp(log_y))`, computed stably."""
-    values = joining.stack([log_x, log_y])
-    signs = joining.stack([array_creation.ones_like(log_x),
-                           ufuncs.negative(array_creation.ones_like(log_y))])
+    values = array_creation.array([log_x, log_y])
+    signs = array_creation.array([array_creation.ones_like(log_x),
+                                  ufuncs.negative(array_creation.ones_like(log_y))])
     return special.logsumexp(values, b=signs, axis=0)
 
 
@@ -35,8 +35,8 @@ def _log_gauss_mass(a: Any, b: Any) -> Any:
     a_tail = selection.where(right, ufuncs.negative(b), a)
     b_tail = selection.where(right, ufuncs.negative(a), b)
     mass_tail = _log_diff(special.log_ndtr(b_tail), special.log_ndtr(a_tail))
-    tails = ufuncs.add(special.ndtr(a), special.ndtr(ufuncs.negative(b)))
-    mass_central = ufuncs.log1p(ufuncs.negative(tails))
+    mass_central = ufuncs.log1p(ufuncs.subtract(ufuncs.negative(special.ndtr(a)),
+                                                special.ndtr(ufuncs.negative(b))))
     return selection.where(central, mass_central, mass_tail)
 
 
@@ -94,11 +94,10 @@ def logcdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     log_mass = _log_gauss_mass(a, b)
     log_lower = ufuncs.subtract(_log_gauss_mass(a, z), log_mass)
     log_upper = ufuncs.subtract(_log_gauss_mass(z, b), log_mass)
+    conditions = [ufuncs.greater_equal(z, b), ufuncs.less_equal(z, a),
+                  ufuncs.greater(log_lower, -0.1), ufuncs.greater(z, a)]
     near_one = ufuncs.log1p(ufuncs.negative(ufuncs.exp(log_upper)))
-    values = selection.select(
-        [ufuncs.greater_equal(z, b), ufuncs.less_equal(z, a), ufuncs.greater(log_lower, -0.1),
-         ufuncs.greater(z, a)],
-        [0, NEG_INF, near_one, log_lower])
+    values = selection.select(conditions, [0, NEG_INF, near_one, log_lower])
     return selection.where(ufuncs.greater_equal(a, b), NAN, values)
 
 

@@ -29,7 +29,8 @@ def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("uniform.logpdf", x, loc, scale)
-    return fill_where(_outside(x, loc, scale), NEG_INF, lax.neg(lax.log(scale)))
+    log_probs = lax.neg(lax.log(scale))
+    return fill_where(_outside(x, loc, scale), NEG_INF, log_probs)
 
 
 def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -60,10 +61,10 @@ def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     dtype = core.get_aval(x).dtype
     zero = array_creation.array(0, dtype)
     one = array_creation.array(1, dtype)
-    right = lax.add(loc, scale)
-    inside = lax.bitwise_and(lax.ge(x, loc), lax.le(x, right))
-    return selection.select([lax.lt(x, loc), lax.gt(x, right), inside],
-                            [zero, one, lax.div(lax.sub(x, loc), scale)])
+    below = lax.lt(x, loc)
+    above = lax.gt(x, lax.add(loc, scale))
+    inside = lax.bitwise_and(lax.ge(x, loc), lax.le(x, lax.add(loc, scale)))
+    return selection.select([below, above, inside], [zero, one, lax.div(lax.sub(x, loc), scale)])
 
 
 def ppf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -77,4 +78,5 @@ def ppf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     q, loc, scale = util.promote_args_inexact("uniform.ppf", q, loc, scale)
-    return fill_where(probability_outside(q), NAN, lax.add(loc, lax.mul(scale, q)))
+    outside = probability_outside(q)
+    return fill_where(outside, NAN, lax.add(loc, lax.mul(scale, q)))

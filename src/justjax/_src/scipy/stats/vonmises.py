@@ -28,10 +28,10 @@ def logpdf(x: Any, kappa: Any) -> Any:
     """
     x, kappa = util.promote_args_inexact("vonmises.logpdf", x, kappa)
     # Python scalars, as JAX writes them, so that weak types survive.
+    positive = lax.gt(kappa, util.const(kappa, 0))
     kernel = ufuncs.multiply(kappa, ufuncs.subtract(ufuncs.cos(x), 1))
     log_norm = ufuncs.log(ufuncs.multiply(2 * np.pi, lax_special.bessel_i0e(kappa)))
-    return selection.where(lax.gt(kappa, util.const(kappa, 0)),
-                           ufuncs.subtract(kernel, log_norm), NAN)
+    return selection.where(positive, ufuncs.subtract(kernel, log_norm), NAN)
 
 
 def pdf(x: Any, kappa: Any) -> Any:

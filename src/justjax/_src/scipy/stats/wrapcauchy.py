@@ -26,16 +26,16 @@ def logpdf(x: Any, c: Any) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, c = util.promote_args_inexact("wrapcauchy.logpdf", x, c)
-    # Python scalars, as JAX writes them, so that weak types survive.
-    c_squared = ufuncs.multiply(c, c)
-    denominator = ufuncs.subtract(ufuncs.add(1, c_squared),
-                                  ufuncs.multiply(ufuncs.multiply(2, c), ufuncs.cos(x)))
-    values = ufuncs.subtract(ufuncs.subtract(ufuncs.log(ufuncs.subtract(1, c_squared)),
-                                             ufuncs.log(2 * np.pi)),
-                             ufuncs.log(denominator))
+    valid_c = lax.bitwise_and(lax.gt(c, util.const(c, 0)), lax.lt(c, util.const(c, 1)))
     in_support = lax.bitwise_and(lax.ge(x, util.const(x, 0)),
                                  lax.le(x, util.const(x, 2 * np.pi)))
-    valid_c = lax.bitwise_and(lax.gt(c, util.const(c, 0)), lax.lt(c, util.const(c, 1)))
+    # Python scalars, as JAX writes them, so that weak types survive.
+    c_squared = ufuncs.multiply(c, c)
+    log_numerator = ufuncs.subtract(ufuncs.log(ufuncs.subtract(1, c_squared)),
+                                    ufuncs.log(2 * np.pi))
+    denominator = ufuncs.subtract(ufuncs.add(1, ufuncs.multiply(c, c)),
+                                  ufuncs.multiply(ufuncs.multiply(2, c), ufuncs.cos(x)))
+    values = ufuncs.subtract(log_numerator, ufuncs.log(denominator))
     return selection.where(valid_c, selection.where(in_support, values, NEG_INF), NAN)
 
 
