@@ -41,9 +41,11 @@ LAYER_OF_PREFIX = [
     # checkify: a transformation over lax, its control flow and jit.
     ("justjax._src.checkify", 5),
     ("justjax._src.numpy", 6), ("justjax._src.nn", 6), ("justjax._src.random", 6),
-    ("justjax._src.scipy", 6), ("justjax._src.flatten_util", 6),
+    # scipy.optimize differentiates the objective (autodiff, api's layer): it sits with api.
+    ("justjax._src.scipy.optimize", 7),
+    ("justjax._src.scipy", 6), ("justjax._src.flatten_util", 6), ("justjax._src.image", 6),
     ("justjax._src.api", 7), ("justjax._src.autodiff", 7), ("justjax._src.api_util", 7),
-    ("justjax._src.pmap", 7), ("justjax._src.jax_alias", 8),
+    ("justjax._src.pmap", 7), ("justjax._src.saved_residuals", 7), ("justjax._src.jax_alias", 8),
     ("justjax._src.test_util", 7),
     ("justjax", 8),
 ]
@@ -122,20 +124,26 @@ NO_JVP_RULE = {"nextafter", "custom_jvp_call", "custom_vjp_call", "custom_lin",
                # carries a custom_jvp of its own).
                "igamma_grad_a", "zeta",
                # Nor for LAPACK's compact QR pieces: `qr` itself is differentiated instead.
-               "geqrf", "geqp3", "householder_product"}
+               "geqrf", "geqp3", "householder_product",
+               # Nor for these decompositions and products (JAX 0.10.2: "Differentiation
+               # rule for 'schur' not implemented").
+               "schur", "hessenberg", "tridiagonal", "cholesky_update", "symmetric_product",
+               "ormqr"}
 
 # The primitives that can appear applied to a tangent in a linear jaxpr, so reverse mode
 # needs their transpose: JAX's transpose table restricted to justjax's primitives.
 LINEAR_PRIMITIVES = {
     "add", "add_any", "all_gather", "broadcast_in_dim", "complex", "concatenate", "cond", "conj",
     "conv_general_dilated", "convert_element_type", "copy", "cumsum", "custom_lin", "div",
-    "dot_general", "dynamic_slice", "dynamic_update_slice", "gather", "imag", "jit", "mul", "neg",
+    "dot_general", "dynamic_slice", "dynamic_update_slice", "fft", "gather", "imag", "jit", "mul",
+    "neg",
     "pad", "psum", "real", "reduce_precision", "reduce_scatter", "reduce_sum", "reduce_window_sum", "remat2", "reshape",
     "rev", "scan", "scatter", "scatter-add", "scatter-mul", "scatter-sub", "select_and_gather_add",
     "select_and_scatter_add", "select_n", "reshard", "shard_map", "sharding_constraint", "slice",
     "split", "squeeze", "stack", "sub",
     "tile",
     "transpose", "unstack", "while",
+    "tridiagonal_solve", "custom_linear_solve",
 }
 
 
@@ -157,7 +165,10 @@ def test_every_linear_primitive_has_a_transpose_rule() -> None:
 # Primitives without an entry in the batching table: the custom-derivative calls are batched
 # by BatchTrace.process_custom_jvp_call / process_custom_vjp_call; iota has no operands, so
 # it is never batched.
-NO_BATCHING_RULE = {"custom_jvp_call", "custom_vjp_call", "iota"}
+NO_BATCHING_RULE = {"custom_jvp_call", "custom_vjp_call", "iota",
+                    # JAX 0.10.2 has none: "Batching rule for 'cholesky_update' not
+                    # implemented".
+                    "cholesky_update"}
 
 
 def test_every_primitive_has_a_batching_rule() -> None:

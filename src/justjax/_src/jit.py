@@ -90,6 +90,26 @@ class _Entry:
     closed: ClosedJaxpr
     signature: stages.Signature
     compiled: stages.CompiledCall | None = None
+    # `closed` with the tracers it closes over as leading invars, and those tracers.
+    hoisted: tuple[ClosedJaxpr, list[Any]] | None = None
+
+    def staged_call(self) -> tuple[ClosedJaxpr, list[Any]]:
+        """The jaxpr a `jit` equation holds, and the values it closes over that become its
+        leading operands: as in JAX, a tracer of an enclosing trace is an argument of the
+        inner jaxpr, while concrete constants stay its constvars."""
+        if self.hoisted is None:
+            jaxpr, consts = self.closed.jaxpr, self.closed.consts
+            traced = [i for i, c in enumerate(consts) if isinstance(c, core.Tracer)]
+            if not traced:
+                self.hoisted = (self.closed, [])
+            else:
+                kept = [i for i in range(len(consts)) if i not in set(traced)]
+                inner = jaxpr.replace(constvars=[jaxpr.constvars[i] for i in kept],
+                                      invars=[*(jaxpr.constvars[i] for i in traced),
+                                              *jaxpr.invars])
+                self.hoisted = (ClosedJaxpr(inner, [consts[i] for i in kept]),
+                                [consts[i] for i in traced])
+        return self.hoisted
 
 
 class _Cache:
@@ -214,9 +234,10 @@ class PjitFunction:
             outs = eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *flat_args)
         else:
             sig = entry.signature
-            outs = jit_p.bind(*flat_args, jaxpr=entry.closed, name=sig.name,
-                              donated_invars=sig.donated_invars, keep_unused=sig.keep_unused,
-                              inline=False)
+            jaxpr, closed_over = entry.staged_call()
+            outs = jit_p.bind(*closed_over, *flat_args, jaxpr=jaxpr, name=sig.name,
+                              donated_invars=(False,) * len(closed_over) + sig.donated_invars,
+                              keep_unused=sig.keep_unused, inline=False)
         return tree_util.tree_unflatten(entry.signature.out_tree, outs)
 
     def trace(self, *args: Any, **kwargs: Any) -> stages.Traced:
@@ -258,7 +279,9 @@ class PjitFunction:
         avals = staging.abstractify_args(
             self._fun, flat_args,
             lambda: staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset()))
-        key = (in_tree, avals, static, config.trace_context())
+        # Static values that compare equal but differ in type (1, 1.0, True) trace apart.
+        static_key = (static, tuple(type(v) for _, v in static))
+        key = (in_tree, avals, static_key, config.trace_context())
         entry = self._cache.traced.get(key)
         if entry is None:
             if config.read("jax_explain_cache_misses"):
@@ -364,7 +387,7 @@ def _explain_miss(name: str, fun: Callable, cache: dict, key: tuple,
             lines += ["  different config affecting tracing (e.g. jax_enable_x64)"]
         elif all(k[2] != static for k in seen):
             lines += ["  different static arguments:",
-                      f"  * now {static!r} and before {seen[-1][2]!r}"]
+                      f"  * now {static[0]!r} and before {seen[-1][2][0]!r}"]
         else:
             same_tree = [k for k in seen if k[0] == in_tree and k[2] == static]
             closest = min(same_tree, key=lambda k: sum(

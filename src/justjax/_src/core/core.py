@@ -540,6 +540,12 @@ class Tracer:
             self, f"The tolist() method was called on traced array with shape "
                   f"{self.aval.str_short(short_dtypes=False)}." + (f"\n{origin}" if origin else ""))
 
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        origin = self._origin_msg()
+        raise errors.ConcretizationTypeError(
+            self, f"The __dlpack__() method was called on traced array with shape "
+                  f"{self.aval.str_short(short_dtypes=False)}." + (f"\n{origin}" if origin else ""))
+
     def item(self, *args: Any) -> Any:
         raise errors.ConcretizationTypeError(self, "This occurred in the item() method of jax.Array")
 

@@ -500,6 +500,7 @@ _PROPERTIES: dict[str, frozenset[str]] = {name: frozenset(props) for name, props
     "stablehlo.collective_permute": ("channel_handle", "source_target_pairs"),
     "stablehlo.composite": ("composite_attributes", "decomposition", "name", "version"),
     "stablehlo.dynamic_gather": ("dimension_numbers", "indices_are_sorted"),
+    "stablehlo.fft": ("fft_length", "fft_type"),
     "stablehlo.gather": ("dimension_numbers", "indices_are_sorted", "slice_sizes"),
     "stablehlo.get_tuple_element": ("index",),
     "stablehlo.infeed": ("infeed_config", "layout"),

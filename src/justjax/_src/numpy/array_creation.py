@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import operator
 import types
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -60,8 +61,9 @@ def canonicalize_shape(shape: Any, context: str = "") -> tuple[int, ...]:
 # ---------------------------------------------------------------------------------------------
 # array and asarray.
 
-def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = "K",
-          ndmin: int = 0) -> Any:
+def array(object: Any, dtype: Any = None, *args: Any, copy: bool = True,
+          order: str | None = "K", ndmin: int = 0, device: Any = None,
+          out_sharding: Any = None) -> Any:
     """`jnp.array`: an Array from an array, scalar, or nested lists/tuples of them.
 
     Args:
@@ -72,9 +74,35 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
       copy: whether an Array argument is copied (a `copy` equation inside a trace).
       order: only 'K' (or None) is supported.
       ndmin: the minimum number of dimensions; leading size-1 axes are added.
+      args: `copy, order, ndmin` passed positionally (deprecated, as in JAX).
+      device, out_sharding: where the result is committed (at most one of them).
     Returns:
       An Array (a tracer inside a trace when `object` holds tracers).
     """
+    if args:
+        copy, order, ndmin = _positional_array_args(args, copy, order, ndmin)
+    out = _array(object, dtype, copy, order, ndmin)
+    return util.place(out, device, out_sharding, "jnp.array")
+
+
+def _positional_array_args(args: tuple, copy: bool, order: str | None,
+                           ndmin: int) -> tuple[bool, str | None, int]:
+    """`jnp.array(x, dtype, copy, order, ndmin)`: JAX's checks and deprecation warning."""
+    if len(args) > 3:
+        raise TypeError(f"array() takes at most 5 positional arguments but {len(args) + 2} "
+                        "were given")
+    for i, name in enumerate(["copy", "order", "ndmin"]):
+        if i < len(args) and [copy, order, ndmin][i] != [True, "K", 0][i]:
+            raise TypeError(f"array() got multiple values for argument '{name}'")
+    copy, order, ndmin = (list(args) + [copy, order, ndmin][len(args):])[:3]
+    warnings.warn("Passing the copy, order, and ndmin arguments to jnp.array positionally is "
+                  "deprecated. Use keyword arguments instead.", DeprecationWarning,
+                  stacklevel=3)
+    return copy, order, ndmin
+
+
+def _array(object: Any, dtype: Any, copy: bool, order: str | None, ndmin: int) -> Any:
+    """`array` without placement."""
     if order is not None and order != "K":
         raise NotImplementedError("Only implemented for order='K'")
     aval = getattr(object, "aval", None)
@@ -170,11 +198,22 @@ def _check_valid_dtype(object: Any, value: np.ndarray) -> None:
 
 
 def asarray(a: Any, dtype: Any = None, order: str | None = None, *,
-            copy: bool | None = None) -> Any:
-    """`jnp.asarray`: like `array`, but Arrays and tracers are not copied by default."""
+            copy: bool | None = None, device: Any = None, out_sharding: Any = None) -> Any:
+    """`jnp.asarray`: like `array`, but Arrays and tracers are not copied by default.
+
+    Args:
+      a: the value.
+      dtype: the result dtype (by default `a`'s).
+      order: only 'K' (or None).
+      copy: True copies, otherwise an Array is returned as it is.
+      device, out_sharding: where the result is committed (at most one of them).
+    Returns:
+      An Array (or the tracer).
+    """
     if dtype is not None:
         dtype = check_and_canonicalize_user_dtype(dtype, "asarray")
-    return array(a, dtype=dtype, copy=bool(copy), order=order)
+    out = _array(a, dtype, bool(copy), order, 0)
+    return util.place(out, device, out_sharding, "jnp.asarray")
 
 
 def copy(a: Any, order: str | None = None) -> Any:
@@ -212,37 +251,49 @@ def _filled(name: str, shape: Any, value: int, dtype: Any) -> Any:
     return lax_full(shape, value, dtype)
 
 
-def zeros(shape: Any, dtype: Any = None) -> Any:
-    """`jnp.zeros`: an array of zeros (float32 by default)."""
-    return _filled("zeros", shape, 0, dtype)
+def zeros(shape: Any, dtype: Any = None, *, device: Any = None,
+          out_sharding: Any = None) -> Any:
+    """`jnp.zeros`: an array of zeros (float32 by default), committed to `device` (or laid
+    out as `out_sharding`) when one is given."""
+    out = _filled("zeros", shape, 0, dtype)
+    return util.place(out, device, out_sharding, "jnp.zeros")
 
 
-def ones(shape: Any, dtype: Any = None) -> Any:
-    """`jnp.ones`: an array of ones (float32 by default)."""
-    return _filled("ones", shape, 1, dtype)
+def ones(shape: Any, dtype: Any = None, *, device: Any = None,
+         out_sharding: Any = None) -> Any:
+    """`jnp.ones`: an array of ones (float32 by default), committed to `device` (or laid
+    out as `out_sharding`) when one is given."""
+    out = _filled("ones", shape, 1, dtype)
+    return util.place(out, device, out_sharding, "jnp.ones")
 
 
-def empty(shape: Any, dtype: Any = None) -> Any:
+def empty(shape: Any, dtype: Any = None, *, device: Any = None,
+          out_sharding: Any = None) -> Any:
     """`jnp.empty`: as `zeros` (XLA has no uninitialized memory to hand out)."""
     _check_forgot_shape_tuple("empty", shape, dtype)
     dtype = check_and_canonicalize_user_dtype(float if dtype is None else dtype, "empty")
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, device=device, out_sharding=out_sharding)
 
 
-def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
+def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
+         out_sharding: Any = None) -> Any:
     """`jnp.full`: `shape` filled with `fill_value` (broadcast when it is an array).
 
-    Without `dtype` a Python scalar fill gives a weakly typed result.
+    Without `dtype` a Python scalar fill gives a weakly typed result. `device` or
+    `out_sharding` (at most one) says where the result is committed.
     """
     if dtype is not None:
         dtype = check_and_canonicalize_user_dtype(dtype, "full")
     util.check_arraylike("full", fill_value)
     if np.ndim(fill_value) == 0:
-        return lax_full(canonicalize_shape(shape), fill_value, dtype)
-    return broadcast_to(asarray(fill_value, dtype=dtype), shape)
+        out = lax_full(canonicalize_shape(shape), fill_value, dtype)
+    else:
+        out = broadcast_to(asarray(fill_value, dtype=dtype), shape)
+    return util.place(out, device, out_sharding, "jnp.full")
 
 
-def _like(name: str, a: Any, dtype: Any, shape: Any, value: int) -> Any:
+def _like(name: str, a: Any, dtype: Any, shape: Any, value: int, device: Any = None,
+          out_sharding: Any = None) -> Any:
     if not (hasattr(a, "dtype") and hasattr(a, "shape")):
         if hasattr(a, "__jax_array__"):
             a = a.__jax_array__()
@@ -251,27 +302,41 @@ def _like(name: str, a: Any, dtype: Any, shape: Any, value: int) -> Any:
         dtype = check_and_canonicalize_user_dtype(dtype, name)
     if shape is not None:
         shape = canonicalize_shape(shape)
-    return lax_full_like(a, value, dtype, shape)
+    out = lax_full_like(a, value, dtype, shape)
+    return util.place(out, device, out_sharding, f"jnp.{name}")
 
 
-def zeros_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
-    """`jnp.zeros_like`: zeros with `a`'s shape and dtype (and weak type)."""
-    return _like("zeros_like", a, dtype, shape, 0)
+def zeros_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None,
+               out_sharding: Any = None) -> Any:
+    """`jnp.zeros_like`: zeros with `a`'s shape and dtype (and weak type), committed to
+    `device` (or laid out as `out_sharding`) when one is given."""
+    return _like("zeros_like", a, dtype, shape, 0, device, out_sharding)
 
 
-def ones_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
-    """`jnp.ones_like`: ones with `a`'s shape and dtype (and weak type)."""
-    return _like("ones_like", a, dtype, shape, 1)
+def ones_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None,
+              out_sharding: Any = None) -> Any:
+    """`jnp.ones_like`: ones with `a`'s shape and dtype (and weak type), committed to
+    `device` (or laid out as `out_sharding`) when one is given."""
+    return _like("ones_like", a, dtype, shape, 1, device, out_sharding)
 
 
-def empty_like(prototype: Any, dtype: Any = None, shape: Any = None) -> Any:
+def empty_like(prototype: Any, dtype: Any = None, shape: Any = None, *,
+               device: Any = None) -> Any:
     """`jnp.empty_like`: as `zeros_like`."""
     # JAX names ones_like in this function's errors; kept for identical messages.
-    return _like("ones_like", prototype, dtype, shape, 0)
+    return _like("ones_like", prototype, dtype, shape, 0, device)
 
 
-def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
-    """`jnp.full_like`: `fill_value` with `a`'s shape and dtype (unless given)."""
+def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *,
+              device: Any = None, out_sharding: Any = None) -> Any:
+    """`jnp.full_like`: `fill_value` with `a`'s shape and dtype (unless given), committed
+    to `device` (or laid out as `out_sharding`) when one is given."""
+    out = _full_like(a, fill_value, dtype, shape)
+    return util.place(out, device, out_sharding, "jnp.full_like")
+
+
+def _full_like(a: Any, fill_value: Any, dtype: Any, shape: Any) -> Any:
+    """`full_like` without placement."""
     if hasattr(a, "dtype") and hasattr(a, "shape"):
         util.check_arraylike("full_like", 0, fill_value)
     else:
@@ -290,13 +355,21 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> 
 # ---------------------------------------------------------------------------------------------
 # Ranges.
 
-def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Any:
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
+           device: Any = None, out_sharding: Any = None) -> Any:
     """`jnp.arange`: evenly spaced values in `[start, stop)` (an `iota`, scaled and shifted).
 
     All arguments must be concrete scalars. The dtype is the promotion of the arguments
     (int32 for Python ints, float32 once any is a float); float16/bfloat16 ranges are
-    computed in float32.
+    computed in float32. `device` or `out_sharding` (at most one) says where the result
+    is committed.
     """
+    out = _arange(start, stop, step, dtype)
+    return util.place(out, device, out_sharding, "jnp.arange")
+
+
+def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
+    """`arange` without placement."""
     if dtype is not None:
         dtype = check_and_canonicalize_user_dtype(dtype, "arange")
     _check_arraylike_or_none("arange", start, stop, step)
@@ -353,7 +426,8 @@ def _to_python(x: Any) -> Any:
 
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
-             retstep: bool = False, dtype: Any = None, axis: int = 0) -> Any:
+             retstep: bool = False, dtype: Any = None, axis: int = 0, *,
+             device: Any = None) -> Any:
     """`jnp.linspace`: `num` evenly spaced values from `start` to `stop` (array bounds allowed).
 
     Computed as JAX does, `start * (1 - t) + stop * t` with `t = iota / div`, and `stop`
@@ -363,7 +437,10 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
     """
     num = core.concrete_dim(num, "'num' argument of jnp.linspace")
     axis = core.concrete_or_error(operator.index, axis, "'axis' argument of jnp.linspace")
-    return _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    out = _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    if retstep:
+        return util.place(out[0], device, None, "jnp.linspace"), out[1]
+    return util.place(out, device, None, "jnp.linspace")
 
 
 @util.jitted_as_in_jax(static_argnames=("num", "endpoint", "retstep", "dtype", "axis", "device"))
@@ -485,8 +562,10 @@ def _geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtyp
 # ---------------------------------------------------------------------------------------------
 # Matrices and grids.
 
-def eye(N: int, M: int | None = None, k: Any = 0, dtype: Any = None) -> Any:
-    """`jnp.eye`: ones on the `k`-th diagonal of an `N x M` matrix (float32 by default)."""
+def eye(N: int, M: int | None = None, k: Any = 0, dtype: Any = None, *,
+        device: Any = None) -> Any:
+    """`jnp.eye`: ones on the `k`-th diagonal of an `N x M` matrix (float32 by default),
+    committed to `device` when given."""
     from justjax._src.numpy import ufuncs
     dtype = check_and_canonicalize_user_dtype(float if dtype is None else dtype, "eye")
     if isinstance(k, int) and not isinstance(k, bool):
@@ -501,7 +580,8 @@ def eye(N: int, M: int | None = None, k: Any = 0, dtype: Any = None) -> Any:
         raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
     i = structural.broadcasted_iota(offset.dtype, (n, m), 0)
     j = structural.broadcasted_iota(offset.dtype, (n, m), 1)
-    return structural.convert_element_type(ufuncs.equal(ufuncs.add(i, offset), j), dtype)
+    out = structural.convert_element_type(ufuncs.equal(ufuncs.add(i, offset), j), dtype)
+    return util.place(out, device, None, "jnp.eye")
 
 
 def identity(n: int, dtype: Any = None) -> Any:
