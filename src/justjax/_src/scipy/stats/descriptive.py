@@ -11,7 +11,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.interpreters import batching
 from justjax._src.lax import sorting as lax_sorting
 from justjax._src.lax.control_flow import conditionals
-from justjax._src.numpy import (array_creation, dtype_ops, joining, reductions,
+from justjax._src.numpy import (array_creation, dtype_ops, index_tricks, joining, reductions,
                                 selection, shape_ops, sorting, ufuncs, util)
 
 __all__ = ["mode", "rankdata", "sem"]
@@ -147,24 +147,12 @@ def rankdata(a: Any, method: str = "average", *, axis: int | None = None,
     if method not in RANK_METHODS:
         raise ValueError(f"unknown method '{method}'")
     if axis is not None:
-        return _rank_along(a, method, axis)
+        return index_tricks.apply_along_axis(rankdata, axis, a, method)
     a = shape_ops.ravel(a)
     out_dtype = dtypes.default_float_dtype()
     return conditionals.cond(reductions.any(ufuncs.isnan(a)),
                              lambda v: array_creation.full_like(v, np.nan, out_dtype),
                              lambda v: _ranks(v, method), a)
-
-
-def _rank_along(a: Any, method: str, axis: int) -> Any:
-    """`rankdata` of every 1-D slice along `axis` (JAX's `apply_along_axis`)."""
-    a = array_creation.asarray(a)
-    shape = core.get_aval(a).shape
-    axis = util.canonicalize_axis(axis, len(shape))
-    moved = shape_ops.moveaxis(a, axis, -1)
-    rows = shape_ops.reshape(moved, (-1, shape[axis]))
-    ranked = batching.vmap_positional(lambda row: rankdata(row, method), [0])(rows)
-    ranked = shape_ops.reshape(ranked, core.get_aval(moved).shape)
-    return shape_ops.moveaxis(ranked, -1, axis)
 
 
 @util.jitted_as_in_jax(static_argnames=["axis", "nan_policy", "keepdims"])

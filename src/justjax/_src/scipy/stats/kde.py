@@ -11,34 +11,15 @@ import numpy as np
 from justjax._src import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.interpreters import batching
-from justjax._src.lax import linalg as lax_linalg
-from justjax._src.lax import linalg_triangular
-from justjax._src.numpy import (array_creation, diagonals, linalg, reductions, shape_ops,
-                                tensor, ufuncs, util)
+from justjax._src.numpy import (array_creation, diagonals, histograms, linalg, reductions,
+                                shape_ops, tensor, ufuncs, util)
 from justjax._src.random import keys, multivariate, samplers
+from justjax._src.scipy import linalg as scipy_linalg
 from justjax._src.scipy import special
 
 __all__ = ["gaussian_kde"]
 
 BandwidthMethod = None | str | Any | Callable[[Any], Any]
-
-
-def _weighted_covariance(data: Any, weights: Any) -> Any:
-    """The unbiased covariance of the rows of `data` (d, n) under normalized weights
-    (`jnp.cov(data, aweights=weights)`), as a (d, d) matrix."""
-    mean = reductions.sum(ufuncs.multiply(data, weights), axis=1)
-    centred = ufuncs.subtract(data, mean[:, None])
-    # The unbiased correction for reliability weights that sum to 1: 1 - sum(w**2).
-    correction = ufuncs.subtract(1, reductions.sum(ufuncs.multiply(weights, weights)))
-    product = tensor.dot(centred, ufuncs.multiply(centred, weights).T)
-    return ufuncs.true_divide(product, correction)
-
-
-def _cholesky_solve(factor: Any, rhs: Any) -> Any:
-    """`(L L^T)^-1 rhs` for a lower Cholesky factor `L` and a matrix `rhs`."""
-    forward = linalg_triangular.triangular_solve(factor, rhs, left_side=True, lower=True)
-    return linalg_triangular.triangular_solve(factor, forward, left_side=True, lower=True,
-                                              transpose_a=True)
 
 
 @tree_util.register_pytree_node_class
@@ -85,7 +66,8 @@ class gaussian_kde:  # noqa: N801 -- JAX's (and SciPy's) name
         self._set("weights", weights)
         neff = self._set("neff", ufuncs.true_divide(1, reductions.sum(ufuncs.square(weights))))
         factor = self._bandwidth_factor(bw_method, neff, d)
-        data_covariance = shape_ops.atleast_2d(_weighted_covariance(dataset, weights))
+        data_covariance = shape_ops.atleast_2d(
+            histograms.cov(dataset, rowvar=True, bias=False, aweights=weights))
         factor_squared = ufuncs.square(factor)
         self._set("covariance", ufuncs.multiply(data_covariance, factor_squared))
         self._set("inv_cov", ufuncs.true_divide(linalg.inv(data_covariance), factor_squared))
@@ -277,18 +259,18 @@ def _normalized_weights(dataset: Any, weights: Any, n: int) -> tuple[Any, Any]:
 
 
 def _convolution_factor(covariance: Any, d: int) -> tuple[Any, Any]:
-    """The Cholesky factor of a summed covariance and the Gaussian normalizer
-    `1 / ((2 pi)^(d/2) det(L))`."""
-    factor = lax_linalg.cholesky(covariance)
-    det = reductions.prod(diagonals.diag(factor))
+    """The Cholesky factorization of a summed covariance (`cho_factor`'s pair) and the
+    Gaussian normalizer `1 / ((2 pi)^(d/2) det(L))`."""
+    factor = scipy_linalg.cho_factor(covariance)
+    det = reductions.prod(diagonals.diag(factor[0]))
     norm = ufuncs.multiply(ufuncs.power(ufuncs.sqrt(2 * np.pi), d), det)
     return factor, ufuncs.true_divide(1.0, norm)
 
 
 def _convolve(factor: Any, norm: Any, target: Any, weights: Any, mean: Any) -> Any:
-    """`sum_j w_j N(mean; target_j, L L^T)` for the Cholesky factor `L`."""
+    """`sum_j w_j N(mean; target_j, C)` for `cho_factor(C)`."""
     diff = ufuncs.subtract(target, mean[:, None])
-    alpha = _cholesky_solve(factor, diff)
+    alpha = scipy_linalg.cho_solve(factor, diff)
     quadratic = ufuncs.multiply(0.5, reductions.sum(ufuncs.multiply(diff, alpha), axis=0))
     return ufuncs.multiply(norm, reductions.sum(ufuncs.multiply(ufuncs.exp(
         ufuncs.negative(quadratic)), weights)))
@@ -327,7 +309,7 @@ def _kernel_sum(in_log: bool, points: Any, values: Any, xi: Any, precision: Any)
         raise ValueError("points and xi must have same trailing dim")
     if core.get_aval(precision).shape != (d, d):
         raise ValueError("precision matrix must match data dims")
-    whitening = lax_linalg.cholesky(precision)
+    whitening = scipy_linalg.cholesky(precision, lower=True)
     points = tensor.dot(points, whitening)
     xi = tensor.dot(xi, whitening)
     log_norm = ufuncs.subtract(reductions.sum(ufuncs.log(diagonals.diag(whitening))),
