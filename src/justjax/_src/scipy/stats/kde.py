@@ -123,7 +123,9 @@ class gaussian_kde:  # noqa: N801 -- JAX's (and SciPy's) name
         """
         util.check_arraylike("evaluate", points)
         points = self._reshape_points(points)
-        return _kernel_sum(False, self.dataset.T, self.weights, points.T, self.inv_cov)
+        result = _gaussian_kernel_eval(False, self.dataset.T, self.weights[:, None], points.T,
+                                       self.inv_cov)
+        return result[:, 0]
 
     def __call__(self, points: Any) -> Any:
         """`evaluate(points)`."""
@@ -149,7 +151,9 @@ class gaussian_kde:  # noqa: N801 -- JAX's (and SciPy's) name
         """
         util.check_arraylike("logpdf", x)
         x = self._reshape_points(x)
-        return _kernel_sum(True, self.dataset.T, self.weights, x.T, self.inv_cov)
+        result = _gaussian_kernel_eval(True, self.dataset.T, self.weights[:, None], x.T,
+                                       self.inv_cov)
+        return result[:, 0]
 
     def integrate_gaussian(self, mean: Any, cov: Any) -> Any:
         """The integral of the estimate times a Gaussian density.
@@ -171,8 +175,9 @@ class gaussian_kde:  # noqa: N801 -- JAX's (and SciPy's) name
         factor, norm = _convolution_factor(ufuncs.add(self.covariance, cov), self.d)
         return _convolve(factor, norm, self.dataset, self.weights, mean)
 
+    @util.jitted_as_in_jax
     def integrate_box_1d(self, low: Any, high: Any) -> Any:
-        """The estimate's mass on `[low, high]` (one dimension only).
+        """The estimate's mass on `[low, high]` (one dimension only; jitted, as in JAX).
 
         Args:
           low, high: the interval's ends, scalars.
@@ -185,7 +190,11 @@ class gaussian_kde:  # noqa: N801 -- JAX's (and SciPy's) name
             raise ValueError("integrate_box_1d() only handles 1D pdfs")
         if np.ndim(low) != 0 or np.ndim(high) != 0:
             raise ValueError("the limits of integration in integrate_box_1d must be scalars")
-        return _integrate_box_1d(self, low, high)
+        sigma = shape_ops.squeeze(ufuncs.sqrt(self.covariance))
+        low = shape_ops.squeeze(ufuncs.true_divide(ufuncs.subtract(low, self.dataset), sigma))
+        high = shape_ops.squeeze(ufuncs.true_divide(ufuncs.subtract(high, self.dataset), sigma))
+        mass = ufuncs.subtract(special.ndtr(high), special.ndtr(low))
+        return reductions.sum(ufuncs.multiply(self.weights, mass))
 
     def integrate_kde(self, other: gaussian_kde) -> Any:
         """The integral of the product of two estimates.
@@ -206,8 +215,10 @@ class gaussian_kde:  # noqa: N801 -- JAX's (and SciPy's) name
         values = batching.vmap_positional(convolve, [1])(small.dataset)
         return reductions.sum(ufuncs.multiply(values, small.weights))
 
+    @functools.partial(util.jitted_as_in_jax, static_argnames=("shape",))
     def resample(self, key: Any, shape: tuple[int, ...] = ()) -> Any:
-        """Draws from the estimate: a data point picked by weight, plus kernel noise.
+        """Draws from the estimate: a data point picked by weight, plus kernel noise
+        (jitted, as in JAX).
 
         Args:
           key: a PRNG key.
@@ -215,7 +226,13 @@ class gaussian_kde:  # noqa: N801 -- JAX's (and SciPy's) name
         Returns:
           An array of shape (d, *shape).
         """
-        return _resample(self, key, shape)
+        index_key, noise_key = keys.split(key)
+        index = samplers.choice(index_key, self.n, shape=shape, p=self.weights)
+        dtype = core.get_aval(self.dataset).dtype
+        noise = multivariate.multivariate_normal(
+            noise_key, array_creation.zeros(self.d, core.get_aval(self.covariance).dtype),
+            self.covariance, shape=shape, dtype=dtype).T
+        return ufuncs.add(self.dataset[:, index], noise)
 
     def integrate_box(self, low_bounds: Any, high_bounds: Any, maxpts: Any = None) -> Any:
         """Not supported (JAX supports 1-D boxes only): raises NotImplementedError."""
@@ -276,33 +293,12 @@ def _convolve(factor: Any, norm: Any, target: Any, weights: Any, mean: Any) -> A
         ufuncs.negative(quadratic)), weights)))
 
 
-@util.jitted_as_in_jax
-def _integrate_box_1d(kde: gaussian_kde, low: Any, high: Any) -> Any:
-    """The mass of a one-dimensional estimate between two scalars."""
-    sigma = shape_ops.squeeze(ufuncs.sqrt(kde.covariance))
-    low = shape_ops.squeeze(ufuncs.true_divide(ufuncs.subtract(low, kde.dataset), sigma))
-    high = shape_ops.squeeze(ufuncs.true_divide(ufuncs.subtract(high, kde.dataset), sigma))
-    mass = ufuncs.subtract(special.ndtr(high), special.ndtr(low))
-    return reductions.sum(ufuncs.multiply(kde.weights, mass))
-
-
-@functools.partial(util.jitted_as_in_jax, static_argnames=("shape",))
-def _resample(kde: gaussian_kde, key: Any, shape: tuple[int, ...] = ()) -> Any:
-    """Draws of shape (d, *shape) from the estimate."""
-    index_key, noise_key = keys.split(key)
-    index = samplers.choice(index_key, kde.n, shape=shape, p=kde.weights)
-    dtype = core.get_aval(kde.dataset).dtype
-    noise = multivariate.multivariate_normal(
-        noise_key, array_creation.zeros(kde.d, core.get_aval(kde.covariance).dtype),
-        kde.covariance, shape=shape, dtype=dtype).T
-    return ufuncs.add(kde.dataset[:, index], noise)
-
-
 @functools.partial(util.jitted_as_in_jax, static_argnums=0)
-def _kernel_sum(in_log: bool, points: Any, values: Any, xi: Any, precision: Any) -> Any:
+def _gaussian_kernel_eval(in_log: bool, points: Any, values: Any, xi: Any,
+                          precision: Any) -> Any:
     """`sum_j values_j N(xi_i; points_j, precision^-1)` for every row `xi_i` (or its log,
-    through logsumexp): the points are whitened by the precision's Cholesky factor, so each
-    kernel is an isotropic Gaussian."""
+    through logsumexp), shape (m, 1) for values of shape (n, 1): the points are whitened by
+    the precision's Cholesky factor, so each kernel is an isotropic Gaussian."""
     points, values, xi, precision = util.promote_dtypes_inexact(points, values, xi, precision)
     d = core.get_aval(points).shape[1]
     if core.get_aval(xi).shape[1] != d:
@@ -314,10 +310,18 @@ def _kernel_sum(in_log: bool, points: Any, values: Any, xi: Any, precision: Any)
     xi = tensor.dot(xi, whitening)
     log_norm = ufuncs.subtract(reductions.sum(ufuncs.log(diagonals.diag(whitening))),
                                ufuncs.multiply(0.5 * d, ufuncs.log(2 * np.pi)))
-    # squared[i, j] = |xi_i - points_j|^2.
-    squared = reductions.sum(ufuncs.square(ufuncs.subtract(points[None, :, :], xi[:, None, :])),
-                             axis=-1)
-    log_kernel = ufuncs.subtract(log_norm, ufuncs.multiply(0.5, squared))
-    if in_log:
-        return special.logsumexp(ufuncs.add(ufuncs.log(values)[None, :], log_kernel), axis=1)
-    return reductions.sum(ufuncs.multiply(values[None, :], ufuncs.exp(log_kernel)), axis=1)
+
+    def kernel(x_test: Any, x_train: Any, y_train: Any) -> Any:
+        arg = ufuncs.subtract(log_norm, ufuncs.multiply(
+            0.5, reductions.sum(ufuncs.square(ufuncs.subtract(x_train, x_test)))))
+        if in_log:
+            return ufuncs.add(ufuncs.log(y_train), arg)
+        return ufuncs.multiply(y_train, ufuncs.exp(arg))
+
+    reduce = special.logsumexp if in_log else reductions.sum
+
+    def reduced_kernel(x: Any) -> Any:
+        per_point = batching.vmap_positional(kernel, [None, 0, 0])(x, points, values)
+        return reduce(per_point, axis=0)
+
+    return batching.vmap_positional(reduced_kernel, [0])(xi)
