@@ -26,11 +26,13 @@ def standardize(x: Any, loc: Any, scale: Any) -> Any:
 
 
 def fill_where(condition: Any, fill: Any, values: Any) -> Any:
-    """`values`, with `fill` (a Python scalar, so the dtype is kept) where `condition` holds.
+    """`values`, with `fill` where `condition` holds (a Python scalar fill is weak, so the
+    values' dtype is kept).
 
     Args:
       condition: a boolean array.
-      fill: the replacement, typically `-inf` (outside the support) or `nan` (bad parameters).
+      fill: the replacement, typically `-inf` (outside the support), `nan` (bad parameters)
+        or 0.
       values: the computed values.
     Returns:
       `jnp.where(condition, fill, values)`.
