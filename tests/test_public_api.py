@@ -14,7 +14,12 @@ PUBLIC_TO_PRIVATE = {
     "justjax.lax": "justjax._src.lax",
     "justjax.nn": "justjax._src.nn",
     "justjax.scipy.special": "justjax._src.scipy",
-    "justjax.scipy.stats.norm": "justjax._src.scipy.stats",
+    "justjax.scipy.stats": "justjax._src.scipy.stats",
+    **{f"justjax.scipy.stats.{name}": "justjax._src.scipy.stats" for name in (
+        "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
+        "gamma", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic",
+        "multinomial", "multivariate_normal", "nbinom", "norm", "pareto", "poisson", "t",
+        "truncnorm", "uniform", "vonmises", "wrapcauchy")},
     "justjax.scipy.linalg": "justjax._src.scipy",
     "justjax.scipy.sparse.linalg": "justjax._src.scipy.sparse",
     "justjax.scipy.optimize": "justjax._src.scipy.optimize",
