@@ -104,3 +104,10 @@ def test_dtype_errors() -> None:
     with pytest.warns(UserWarning, match="Explicitly requested dtype float64 requested in "
                                          "dtype is not available"):
         lax.dtype(np.float64)
+
+
+def test_clamp_is_weak_only_when_all_arguments_are():
+    # JAX 0.10.2: a weak operand between strong bounds gives a strong result.
+    f32 = jnp.float32
+    assert not jax.eval_shape(lambda x: jax.lax.clamp(f32(0), x, f32(1)), 0.5).weak_type
+    assert jax.eval_shape(lambda x: jax.lax.clamp(0., x, 1.), 0.5).weak_type

@@ -530,15 +530,7 @@ def _dtype_args(kind: str, params: tuple) -> list:
     return [jnp.array([0.25, 0.5], dtype)] + [jnp.array(p, dtype) for p in params]
 
 
-# justjax's lax.clamp is weakly typed whenever its operand is (JAX's only when all three
-# arguments are): these clamp a weak operand between strong bounds.
-CLAMP_WEAK_TYPE = {"beta.cdf", "beta.logcdf", "beta.sf", "beta.logsf", "gamma.cdf",
-                   "gamma.logcdf"}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="lax.clamp's weak type"))
-    if n in CLAMP_WEAK_TYPE else n for n in sorted(JAX_RESULT_DTYPES)])
+@pytest.mark.parametrize("name", sorted(JAX_RESULT_DTYPES))
 def test_result_dtypes_and_weak_types_as_in_jax(name: str) -> None:
     dist, fn = name.split(".")
     params = next(c[3] for c in CASES if c[:2] == (dist, fn))

@@ -776,8 +776,8 @@ def _clamp_dtype(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> np.dtype:
     return x.dtype
 
 
-clamp_p = standard_primitive("clamp", _clamp_shape, _clamp_dtype,
-                             lambda lo, x, hi: x.weak_type)
+# Weakly typed only when all three are (JAX's default rule).
+clamp_p = standard_primitive("clamp", _clamp_shape, _clamp_dtype)
 dispatch.def_backend_impl(clamp_p)
 
 
