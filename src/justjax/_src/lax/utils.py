@@ -158,6 +158,15 @@ def describe_dtype_class(accepted: Sequence[np.dtype]) -> str:
     return ", ".join(names)
 
 
+# Why float0 (the tangent type of integers) takes part in no operation (JAX's words).
+FLOAT0_EXPLANATION = (
+    "float0s do not support any operations by design because they are not compatible with "
+    "non-trivial vector spaces. No implicit dtype conversion is done. You can use "
+    "np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular zeros array. \n"
+    "If you didn't expect to get a float0 you might have accidentally taken a gradient with "
+    "respect to an integer argument.")
+
+
 def check_dtype(name: str, aval: ShapedArray, accepted: Sequence[np.dtype],
                 position: int | None = None) -> None:
     """JAX's TypeError when `aval`'s dtype is not accepted (with the operand position for
@@ -166,6 +175,9 @@ def check_dtype(name: str, aval: ShapedArray, accepted: Sequence[np.dtype],
         return
     if dtypes.is_extended(aval.dtype) and name in ("eq", "ne"):
         return  # keys compare by their data
+    if aval.dtype == dtypes.float0:
+        raise TypeError(f"Called {name} with a float0 at position {position or 0}. "
+                        + FLOAT0_EXPLANATION.replace("design because", "design, because"))
     dtype, allowed = dtypes.dtype_name(aval.dtype), describe_dtype_class(accepted)
     if position is None:
         raise TypeError(f"{name} does not accept dtype {dtype}. Accepted dtypes are subtypes "

@@ -11,6 +11,7 @@ from justjax._src.jit import jit
 from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.lax import creation, elementwise, structural
+from justjax._src.lax import utils as lax_utils
 from justjax._src.lax.prng import PRNGKeyArray
 from justjax._src.lax.utils import broadcast_shapes as lax_broadcast_shapes
 from justjax._src.runtime.array import Array, put
@@ -162,21 +163,31 @@ def promote_shapes(fun_name: str, *args: Any) -> list[Any]:
             for a, s in zip(args, shapes, strict=True)]
 
 
+def check_no_float0s(fun_name: str, *args: Any) -> None:
+    """JAX's TypeError when an argument is a float0 array (an integer's tangent)."""
+    if any(getattr(a, "dtype", None) == dtypes.float0 for a in args):
+        raise TypeError(f"Called {fun_name} with a float0 array. "
+                        + lax_utils.FLOAT0_EXPLANATION)
+
+
 def promote_args(fun_name: str, *args: Any) -> list[Any]:
     check_arraylike(fun_name, *args)
     check_for_prngkeys(fun_name, *args)
+    check_no_float0s(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes(*args))
 
 
 def promote_args_inexact(fun_name: str, *args: Any) -> list[Any]:
     check_arraylike(fun_name, *args)
     check_for_prngkeys(fun_name, *args)
+    check_no_float0s(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
 
 
 def promote_args_numeric(fun_name: str, *args: Any) -> list[Any]:
     check_arraylike(fun_name, *args)
     check_for_prngkeys(fun_name, *args)
+    check_no_float0s(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
 
 
