@@ -755,10 +755,10 @@ def test_python_bool_alone_is_strong() -> None:
 
 def test_float0_arrays_take_part_in_no_operation():
     # JAX 0.10.2's messages, from jnp (by function name) and lax (by operand position).
-    zeros = np.zeros(3, dtype=jax.dtypes.float0)
+    zeros = np.zeros(3, dtype=justjax.dtypes.float0)
     with pytest.raises(TypeError, match="Called multiply with a float0 array. float0s do not "
                                         "support any operations by design"):
         jnp.multiply(zeros, 2.0)
     with pytest.raises(TypeError, match="Called mul with a float0 at position 0. float0s do "
                                         "not support any operations by design, because"):
-        jax.lax.mul(zeros, zeros)
+        lax.mul(zeros, zeros)
