@@ -69,7 +69,7 @@ def test_fallback_list_is_current() -> None:
     seen: set[str] = set()
     for param in ALL_CASES:
         record, shapes, dtypes = param.values
-        if not any(p in record.name for p in ("cholesky", "eigh", "svd", "qr", "lu")):
+        if not any(p in record.name for p in ("cholesky", "eigh", "svd", "qr", "lu", "fft")):
             continue
         executable, _, _ = _run_both(record, shapes, dtypes)
         seen |= {fb.op.opcode for fb in executable.program.fallbacks}
