@@ -37,7 +37,7 @@ LAYER_OF_PREFIX = [
     ("justjax._src.jit", 5), ("justjax._src.stages", 5), ("justjax._src.compiler", 5), ("justjax._src.xla_bridge", 5),
     ("justjax._src.shard_map", 5), ("justjax._src.hijax", 5), ("justjax._src.debugging", 5),
     ("justjax._src.debugger", 5),
-    ("justjax._src.dispatch", 5),
+    ("justjax._src.dispatch", 5), ("justjax._src.ad_util", 5),
     # checkify: a transformation over lax, its control flow and jit.
     ("justjax._src.checkify", 5),
     ("justjax._src.numpy", 6), ("justjax._src.nn", 6), ("justjax._src.random", 6),

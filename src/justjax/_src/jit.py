@@ -20,6 +20,7 @@ from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from justjax._src.interpreters import partial_eval as pe
 from justjax._src.interpreters import staging
 from justjax._src.jit_primitive import jit_p
 from justjax._src.runtime.array import Array
@@ -90,6 +91,12 @@ class _Entry:
     closed: ClosedJaxpr
     signature: stages.Signature
     compiled: stages.CompiledCall | None = None
+
+    @functools.cached_property
+    def closes_over_tracers(self) -> bool:
+        """Whether the function closed over values of an enclosing trace (consts that are
+        tracers)."""
+        return any(isinstance(c, core.Tracer) for c in self.closed.consts)
 
 
 class _Cache:
@@ -214,8 +221,15 @@ class PjitFunction:
             outs = eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *flat_args)
         else:
             sig = entry.signature
-            outs = jit_p.bind(*flat_args, jaxpr=entry.closed, name=sig.name,
-                              donated_invars=sig.donated_invars, keep_unused=sig.keep_unused,
+            closed, donated = entry.closed, sig.donated_invars
+            if entry.closes_over_tracers:
+                # Values of an enclosing trace it closed over are the call's first operands,
+                # as in JAX: a staged call's jaxpr holds only concrete constants.
+                closed = pe.close_jaxpr(pe.convert_constvars_jaxpr(entry.closed.jaxpr))
+                flat_args = [*entry.closed.consts, *flat_args]
+                donated = (False,) * len(entry.closed.consts) + donated
+            outs = jit_p.bind(*flat_args, jaxpr=closed, name=sig.name,
+                              donated_invars=donated, keep_unused=sig.keep_unused,
                               inline=False)
         return tree_util.tree_unflatten(entry.signature.out_tree, outs)
 
@@ -265,7 +279,10 @@ class PjitFunction:
                 names = staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset())
                 _explain_miss(self._name, self._fun, self._cache.traced, key, names)
             entry = self._trace(args, kwargs, dyn_args, dyn_kwargs, static, in_tree, avals)
-            self._cache.traced[key] = entry
+            # A trace closing over an enclosing trace's tracers holds them: it is valid for
+            # this call only (JAX's cache keys on the current trace to the same effect).
+            if not entry.closes_over_tracers:
+                self._cache.traced[key] = entry
         return entry, flat_args
 
     def _trace(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,
