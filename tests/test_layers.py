@@ -122,7 +122,11 @@ NO_JVP_RULE = {"nextafter", "custom_jvp_call", "custom_vjp_call", "custom_lin",
                # carries a custom_jvp of its own).
                "igamma_grad_a", "zeta",
                # Nor for LAPACK's compact QR pieces: `qr` itself is differentiated instead.
-               "geqrf", "geqp3", "householder_product"}
+               "geqrf", "geqp3", "householder_product",
+               # Nor for these decompositions and products (JAX 0.10.2: "Differentiation
+               # rule for 'schur' not implemented").
+               "schur", "hessenberg", "tridiagonal", "cholesky_update", "symmetric_product",
+               "ormqr"}
 
 # The primitives that can appear applied to a tangent in a linear jaxpr, so reverse mode
 # needs their transpose: JAX's transpose table restricted to justjax's primitives.
@@ -136,6 +140,7 @@ LINEAR_PRIMITIVES = {
     "split", "squeeze", "stack", "sub",
     "tile",
     "transpose", "unstack", "while",
+    "tridiagonal_solve", "custom_linear_solve",
 }
 
 
@@ -157,7 +162,10 @@ def test_every_linear_primitive_has_a_transpose_rule() -> None:
 # Primitives without an entry in the batching table: the custom-derivative calls are batched
 # by BatchTrace.process_custom_jvp_call / process_custom_vjp_call; iota has no operands, so
 # it is never batched.
-NO_BATCHING_RULE = {"custom_jvp_call", "custom_vjp_call", "iota"}
+NO_BATCHING_RULE = {"custom_jvp_call", "custom_vjp_call", "iota",
+                    # JAX 0.10.2 has none: "Batching rule for 'cholesky_update' not
+                    # implemented".
+                    "cholesky_update"}
 
 
 def test_every_primitive_has_a_batching_rule() -> None:

@@ -112,11 +112,14 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "custom_lin": "tests/test_custom_derivatives.py",
     "custom_vjp_call": "tests/test_custom_derivatives.py",
     "remat2": "tests/test_checkpoint.py",
+    # No batching rule, as in JAX, so no record (every record is vmapped).
+    "cholesky_update": "tests/test_linalg_general.py",
     "name": "tests/test_checkpoint.py (checkpoint_name)",
     # Control flow holds jaxprs: its table of records is tests/test_control_flow.py.
     "cond": "tests/test_control_flow.py, tests/test_cond.py",
     "while": "tests/test_control_flow.py, tests/test_while_loop.py",
     "scan": "tests/test_control_flow.py, tests/test_scan.py, tests/test_scan_ad.py",
+    "custom_linear_solve": "tests/test_custom_linear_solve.py",
     "empty2": "tests/test_cond.py (the residuals of grad of cond)",
     # checkify's check holds an error message and raises: tests/test_checkify.py runs it
     # eagerly, under jit, vmap, jvp/grad and control flow.

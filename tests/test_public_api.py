@@ -15,6 +15,8 @@ PUBLIC_TO_PRIVATE = {
     "justjax.nn": "justjax._src.nn",
     "justjax.scipy.special": "justjax._src.scipy",
     "justjax.scipy.stats.norm": "justjax._src.scipy.stats",
+    "justjax.scipy.linalg": "justjax._src.scipy",
+    "justjax.scipy.sparse.linalg": "justjax._src.scipy.sparse",
     "justjax.nn.initializers": "justjax._src.nn",
     "justjax.random": "justjax._src.random",
 }

@@ -280,4 +280,172 @@ def _jnp_records() -> list[OpRecord]:
     ]
 
 
-RECORDS = _lax_records() + _jnp_records()
+# ---------------------------------------------------------------------------------------------
+# General matrices: eig, schur, hessenberg; structured: tridiagonal, ormqr, symmetric_product.
+
+def rand_separated(rng: np.random.Generator, shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """Non-symmetric matrices with well separated, real-part-distinct eigenvalues: a
+    triangular matrix with diagonal 2, 4, 6, ... plus small noise."""
+    n = shape[-1]
+    values = 0.3 * rng.normal(size=shape)
+    if np.dtype(dtype).kind == "c":
+        values = values + 0.3j * rng.normal(size=shape)
+    values = values + np.diag(2.0 * np.arange(1, n + 1))
+    return values.astype(dtype)
+
+
+def _sorted_eig(w, v, xp):
+    """Eigenpairs ordered by the real part of the eigenvalues, vectors phase-fixed."""
+    order = xp.argsort(w.real, axis=-1)
+    w = xp.take_along_axis(w, order, axis=-1)
+    v = xp.take_along_axis(v, order[..., None, :], axis=-1)
+    return w, _phase_fix(v, xp)
+
+
+def _lax_eig_right(a):
+    w, v = lax.linalg.eig(a, compute_left_eigenvectors=False, enable_eigvec_derivs=True)
+    return _sorted_eig(w, v, jnp)
+
+
+def _np_eig_right(a):
+    w, v = np.linalg.eig(a)
+    return _sorted_eig(w, v, np)
+
+
+def _lax_eig_left(a):
+    w, vl = lax.linalg.eig(a, compute_right_eigenvectors=False)
+    return _sorted_eig(w, vl, jnp)
+
+
+def _np_eig_left(a):
+    w, vl, _ = scipy.linalg.eig(a, left=True)
+    return _sorted_eig(w, vl, np)
+
+
+def _lax_eigvals(a):
+    w, = lax.linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)
+    return jnp.sort(w.real) + 0 * w.imag.sum()
+
+
+def _schur_invariants(a, xp, schur):
+    """What a Schur decomposition determines uniquely: Z T Z^H (= a), Z^H Z (= I) and T's
+    diagonal eigenvalues, sorted."""
+    t, z = schur(a)
+    zh = xp.conj(xp.swapaxes(z, -1, -2))
+    diag = xp.diagonal(t, axis1=-2, axis2=-1)
+    return z @ t @ zh, zh @ z, xp.sort(diag.real, axis=-1)
+
+
+def _per_matrix(fn, core_rank=2):
+    """`fn` (on one matrix, several results) applied over the leading batch dimensions of
+    its arguments, results stacked."""
+    def batched(*args, **kw):
+        first = np.asarray(args[0])
+        batch = first.shape[:first.ndim - core_rank]
+        if not batch:
+            return fn(*args, **kw)
+        outs = [fn(*[np.asarray(a)[i] for a in args], **kw) for i in np.ndindex(*batch)]
+        if not isinstance(outs[0], tuple):
+            return np.stack(outs).reshape(batch + np.shape(outs[0]))
+        return tuple(np.stack(col).reshape(batch + np.shape(col[0])) for col in zip(*outs))
+
+    return batched
+
+
+@_per_matrix
+def _np_tridiagonal(a, lower=True):
+    routine = "hetrd" if np.iscomplexobj(a) else "sytrd"
+    c, d, e, tau, _ = getattr(scipy.linalg.lapack, ("z" if np.iscomplexobj(a) else "d")
+                              + routine)(a, lower=int(lower))
+    return c, d, e, tau
+
+
+@_per_matrix
+def _np_hessenberg(a):
+    routine = "zgehrd" if np.iscomplexobj(a) else "dgehrd"
+    h, tau, _ = getattr(scipy.linalg.lapack, routine)(a)
+    return h, tau[:a.shape[-1] - 1]
+
+
+@lambda fn: _per_matrix(fn, core_rank=1)
+def _np_tridiagonal_solve(dl, d, du, b):
+    m = d.shape[-1]
+    a = np.diag(d) + np.diag(du[:-1], 1) + np.diag(dl[1:], -1) if m > 1 else np.diag(d)
+    return np.linalg.solve(a, b)
+
+
+def _rand_diag(rng: np.random.Generator, shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """A dominant diagonal (4 + noise) for a well-conditioned tridiagonal matrix."""
+    return (4.0 + rand_matrix(rng, shape, dtype).real * 0.1).astype(dtype)
+
+
+def _ormqr_case(left, transpose):
+    def fun(a, c):
+        qr_, taus = linalg_internals.geqrf(a)
+        return lax.linalg.ormqr(qr_, taus, c if left else c, left=left, transpose=transpose)
+
+    def reference(a, c):
+        q = np.linalg.qr(a, mode="complete")[0]
+        q = np.conj(q.T) if transpose else q
+        return q @ c if left else c @ q
+
+    return fun, _wide(reference)
+
+
+def _general_records() -> list[OpRecord]:
+    tol = LINALG_TOL
+    records = [
+        OpRecord("linalg_eig_values", _lax_eigvals, _wide(lambda a: np.sort(np.linalg.eigvals(a).real)),
+                 [[(3, 3)], [(2, 4, 4)]], (F32,), rand_separated, tol=tol,
+                 differentiable=False, expected_dtype=_real),
+        # Second derivatives of eig raise in JAX too (its jvp computes eigenvectors without
+        # enable_eigvec_derivs): first-order checks are in tests/test_linalg_general.py.
+        OpRecord("linalg_eig_right", _lax_eig_right, _wide(_np_eig_right),
+                 [[(3, 3)], [(2, 4, 4)]], (F32, C64), rand_separated, tol=tol,
+                 differentiable=False,
+                 expected_dtype=lambda d: (np.dtype(np.complex64),) * 2),
+        OpRecord("linalg_eig_left", _lax_eig_left, _wide(_np_eig_left), [[(4, 4)]], (F32, C64),
+                 rand_separated, tol=tol, differentiable=False,
+                 expected_dtype=lambda d: (np.dtype(np.complex64),) * 2),
+        OpRecord("jnp_linalg_eigvals",
+                 lambda a: jnp.sort_complex(jnp.linalg.eigvals(a)),
+                 _wide(lambda a: np.sort_complex(np.linalg.eigvals(a))), [[(3, 3)]], (F32,),
+                 rand_separated, tol=tol, differentiable=False,
+                 expected_dtype=lambda d: np.dtype(np.complex64)),
+        OpRecord("linalg_schur",
+                 lambda a: _schur_invariants(a, jnp, lax.linalg.schur),
+                 _wide(lambda a: _schur_invariants(a, np, scipy.linalg.schur)),
+                 [[(3, 3)], [(2, 4, 4)]], (F32, C64), rand_separated, tol=tol,
+                 differentiable=False,
+                 expected_dtype=lambda d: (d, d, _real(d))),
+        OpRecord("linalg_hessenberg", lax.linalg.hessenberg, _wide(_np_hessenberg),
+                 [[(4, 4)], [(2, 3, 3)]], (F32, C64), rand_matrix, tol=tol,
+                 differentiable=False),
+        OpRecord("linalg_tridiagonal", lax.linalg.tridiagonal, _wide(_np_tridiagonal),
+                 [[(4, 4)], [(2, 3, 3)]], (F32, C64), rand_spd, tol=tol,
+                 differentiable=False, expected_dtype=lambda d: (d, _real(d), _real(d), d)),
+        OpRecord("linalg_tridiagonal_upper",
+                 lambda a: lax.linalg.tridiagonal(a, lower=False),
+                 _wide(lambda a: _np_tridiagonal(a, lower=False)), [[(4, 4)]], (F32,), rand_spd,
+                 tol=tol, differentiable=False),
+        OpRecord("linalg_tridiagonal_solve", lax.linalg.tridiagonal_solve,
+                 _wide(_np_tridiagonal_solve),
+                 [[(4,), (4,), (4,), (4, 2)], [(2, 3), (2, 3), (2, 3), (2, 3, 1)]],
+                 (F32, C64), [rand_matrix, _rand_diag, rand_matrix, rand_matrix], tol=tol),
+        OpRecord("linalg_symmetric_product",
+                 lambda a, c: lax.linalg.symmetric_product(a, c, alpha=2.0, beta=0.5),
+                 _wide(lambda a, c: 2.0 * a @ np.swapaxes(a, -1, -2) + 0.5 * c),
+                 [[(3, 2), (3, 3)], [(2, 3, 4), (2, 3, 3)]], (F32,), rand_matrix, tol=tol,
+                 differentiable=False),
+    ]
+    for left in (True, False):
+        for transpose in (False, True):
+            fun, reference = _ormqr_case(left, transpose)
+            c_shape = (4, 2) if left else (2, 4)
+            records.append(OpRecord(
+                f"linalg_ormqr_left{int(left)}_transpose{int(transpose)}", fun, reference,
+                [[(4, 3), c_shape]], (F32, C64), rand_rect, tol=tol, differentiable=False))
+    return records
+
+
+RECORDS = _lax_records() + _jnp_records() + _general_records()

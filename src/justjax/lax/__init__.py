@@ -326,6 +326,11 @@ from justjax._src.lax.control_flow.library import (
     fori_loop as fori_loop,
     map as map,
 )
+from justjax._src.lax.control_flow.solves import (
+    custom_linear_solve as custom_linear_solve,
+    custom_root as custom_root,
+    linear_solve_p as linear_solve_p,
+)
 from justjax._src.lax.control_flow.conditionals import (
     cond as cond,
     cond_p as cond_p,

@@ -1,12 +1,15 @@
 """`justjax.numpy.linalg`: NumPy's linear algebra (`jnp.linalg`). Re-exports only."""
 from justjax._src.numpy.linalg import (
+    EigResult as EigResult,
     EighResult as EighResult,
     QRResult as QRResult,
     SVDResult as SVDResult,
     SlogdetResult as SlogdetResult,
     cholesky as cholesky,
     det as det,
+    eig as eig,
     eigh as eigh,
+    eigvals as eigvals,
     eigvalsh as eigvalsh,
     inv as inv,
     matrix_power as matrix_power,

@@ -1,3 +1,5 @@
 """`justjax.scipy`."""
 from justjax.scipy import special as special
 from justjax.scipy import stats as stats
+from justjax.scipy import linalg as linalg
+from justjax.scipy import sparse as sparse

@@ -24,13 +24,23 @@ from justjax._src.lax import linalg_common as lc
 from justjax._src.lax.linalg_triangular import (lu, lu_p, lu_pivots_to_permutation,
                                                 lu_pivots_to_permutation_p, lu_solve,
                                                 triangular_solve, triangular_solve_p)
+from justjax._src.lax.linalg_nonsymmetric import (EigImplementation, eig, eig_p, hessenberg,
+                                                  hessenberg_p, schur, schur_p)
+from justjax._src.lax.linalg_structured import (cholesky_update, cholesky_update_p, ormqr,
+                                                ormqr_p, symmetric_product,
+                                                symmetric_product_p, tridiagonal,
+                                                tridiagonal_p, tridiagonal_solve,
+                                                tridiagonal_solve_p)
 
 # The names `jax.lax.linalg` exports (`geqrf`, `geqp3`, `lu_solve` and `symmetrize` are JAX
 # internals that jnp.linalg uses).
-__all__ = ["EighImplementation", "SvdAlgorithm", "cholesky", "cholesky_p", "eigh", "eigh_p",
-           "householder_product", "householder_product_p", "lu", "lu_p",
-           "lu_pivots_to_permutation", "lu_pivots_to_permutation_p", "qr", "qr_p", "svd",
-           "svd_p", "triangular_solve", "triangular_solve_p"]
+__all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky", "cholesky_p",
+           "cholesky_update", "cholesky_update_p", "eig", "eig_p", "eigh", "eigh_p",
+           "hessenberg", "hessenberg_p", "householder_product", "householder_product_p", "lu",
+           "lu_p", "lu_pivots_to_permutation", "lu_pivots_to_permutation_p", "ormqr", "ormqr_p",
+           "qdwh", "qr", "qr_p", "schur", "schur_p", "svd", "svd_p", "symmetric_product",
+           "symmetric_product_p", "triangular_solve", "triangular_solve_p", "tridiagonal",
+           "tridiagonal_p", "tridiagonal_solve", "tridiagonal_solve_p"]
 
 symmetrize = lc.symmetrize
 
@@ -682,3 +692,7 @@ def _qr_decompose(a: Any, *, pivoting: bool, full_matrices: bool, use_magma: boo
 
 
 lowering.register_lowering(qr_p, lowering.lower_fun(_qr_decompose))
+
+
+# QDWH is built from qr and cholesky above.
+from justjax._src.lax.linalg_qdwh import qdwh  # noqa: E402

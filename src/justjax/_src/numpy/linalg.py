@@ -24,9 +24,15 @@ from justjax._src.numpy import (array_creation, diagonals, indexing, reductions,
                                 tensor, ufuncs, util)
 from justjax._src.numpy.scalar_types import finfo
 
-__all__ = ["EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "det", "eigh",
+__all__ = ["EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "det",
+           "eig", "eigh", "eigvals",
            "eigvalsh", "inv", "matrix_power", "matrix_rank", "pinv", "qr", "slogdet", "solve",
            "svd", "svdvals"]
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Any
+    eigenvectors: Any
 
 
 class EighResult(NamedTuple):
@@ -104,6 +110,30 @@ def qr(a: Any, mode: str = "reduced") -> Any:
     if mode == "r":
         return r
     return QRResult(q, r)
+
+
+def eig(a: Any) -> EigResult:
+    """Eigenvalues and right eigenvectors of general square matrices (complex results, even
+    for real input).
+
+    Args:
+      a: `(..., M, M)` matrices.
+    Returns:
+      `EigResult(eigenvalues, eigenvectors)`, the eigenvector of `w[i]` in column `v[:, i]`.
+    """
+    a = util.ensure_arraylike("jnp.linalg.eig", a)
+    a, = util.promote_dtypes_inexact(a)
+    w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+@util.jitted_as_in_jax
+def eigvals(a: Any) -> Any:
+    """The (complex) eigenvalues of general square matrices `(..., M, M)`."""
+    a = util.ensure_arraylike("jnp.linalg.eigvals", a)
+    a, = util.promote_dtypes_inexact(a)
+    return lax_linalg.eig(a, compute_left_eigenvectors=False,
+                          compute_right_eigenvectors=False)[0]
 
 
 @util.jitted_as_in_jax(static_argnames=("UPLO", "symmetrize_input"))

@@ -8,3 +8,4 @@ from justjax._src.lax.control_flow.conditionals import cond_p as cond_p
 from justjax._src.lax.control_flow.conditionals import empty2_p as empty2_p
 from justjax._src.lax.control_flow.scan import scan_p as scan_p
 from justjax._src.lax.control_flow.while_loop import while_p as while_p
+from justjax._src.lax.control_flow.solves import linear_solve_p as linear_solve_p

@@ -286,3 +286,201 @@ def _getrf(op: Op, compiler: Compiler) -> Kernel:
         return lu, pivots + 1, info
 
     return _batched(op, _batch_rank(op), per_matrix)
+
+
+# ---------------------------------------------------------------------------------------------
+# General eigendecomposition, Schur and Hessenberg reductions.
+
+def _unpack_real_eigenvectors(wi: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """LAPACK's real packing of eigenvectors (a conjugate pair j, j+1 shares the columns
+    re, im) as complex columns, as the FFI handler returns them."""
+    out = v.astype(np.result_type(v.dtype, np.complex64))
+    j = 0
+    while j < len(wi):
+        if wi[j] != 0 and j + 1 < len(wi):
+            # Built from parts, so that a zero imaginary part of the conjugate is -0 as
+            # jaxlib's.
+            out[:, j].real = out[:, j + 1].real = v[:, j]
+            out[:, j].imag = v[:, j + 1]
+            out[:, j + 1].imag = -v[:, j + 1]
+            j += 2
+        else:
+            j += 1
+    return out
+
+
+@register_target(*_targets("geev"))
+def _geev(op: Op, compiler: Compiler) -> Kernel:
+    """(a) -> (wr, wi, vl, vr, info) for real `a`, (w, vl, vr, info) for complex `a`;
+    eigenvectors complex, zeros when not computed."""
+    left = _config_char(op, "compute_left") == "V"
+    right = _config_char(op, "compute_right") == "V"
+    vec_type = op.results[-2].type
+
+    def per_matrix(a: np.ndarray) -> tuple[Any, ...]:
+        n = a.shape[-1]
+        zeros = np.zeros((n, n), vec_type.dtype)
+        if a.size == 0:
+            w = np.zeros(0, a.dtype)
+            return ((w, w) if not np.iscomplexobj(a) else (w,)) + (zeros, zeros, 0)
+        if np.iscomplexobj(a):
+            w, vl, vr, info = _lapack("geev", a.dtype)(a, compute_vl=int(left),
+                                                       compute_vr=int(right))
+            return (w, vl if left else zeros, vr if right else zeros, info)
+        wr, wi, vl, vr, info = _lapack("geev", a.dtype)(a, compute_vl=int(left),
+                                                        compute_vr=int(right))
+        vl = _unpack_real_eigenvectors(wi, vl) if left else zeros
+        vr = _unpack_real_eigenvectors(wi, vr) if right else zeros
+        return wr, wi, vl, vr, info
+
+    return _batched(op, _batch_rank(op), per_matrix)
+
+
+@register_target(*_targets("gees"))
+def _gees(op: Op, compiler: Compiler) -> Kernel:
+    """(a) -> (t, z, wr, wi, sdim, info) for real `a`, (t, z, w, sdim, info) for complex;
+    `z` is zeros when Schur vectors are not computed (mode 'N')."""
+    compute_v = _config_char(op, "mode") == "V"
+
+    def per_matrix(a: np.ndarray) -> tuple[Any, ...]:
+        real = not np.iscomplexobj(a)
+        if a.size == 0:
+            w = np.zeros(0, a.dtype)
+            return (a, a) + ((w, w) if real else (w,)) + (0, 0)
+        result = _lapack("gees", a.dtype)(lambda *args: None, a, compute_v=int(compute_v))
+        if real:
+            t, sdim, wr, wi, vs, _, info = result
+            eigenvalues = (wr, wi)
+        else:
+            t, sdim, w, vs, _, info = result
+            eigenvalues = (w,)
+        if not compute_v:
+            vs = np.zeros_like(a)
+        return (t, vs, *eigenvalues, sdim, info)
+
+    return _batched(op, _batch_rank(op), per_matrix)
+
+
+@register_target(*_targets("gehrd"))
+def _gehrd(op: Op, compiler: Compiler) -> Kernel:
+    """(a) -> (a_out, taus, info) over rows/columns `low..high` (1-based, as LAPACK's)."""
+    config = op.attributes["mhlo.backend_config"]
+    low, high = int(config["low"]), int(config["high"])
+
+    def per_matrix(a: np.ndarray) -> tuple[Any, ...]:
+        n = a.shape[-1]
+        if n == 0:
+            return a, np.zeros(0, a.dtype), 0
+        h, tau, info = _lapack("gehrd", a.dtype)(a, lo=low - 1, hi=high - 1)
+        return h, tau[:n - 1], info
+
+    return _batched(op, _batch_rank(op), per_matrix)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tridiagonal reduction and solves.
+
+@register_target(*_targets("sytrd", "hetrd"))
+def _sytrd(op: Op, compiler: Compiler) -> Kernel:
+    """(a) -> (a_out, d, e, taus, info)."""
+    lower = _config_char(op, "uplo") == "L"
+
+    def per_matrix(a: np.ndarray) -> tuple[Any, ...]:
+        routine = "hetrd" if np.iscomplexobj(a) else "sytrd"
+        c, d, e, tau, info = _lapack(routine, a.dtype)(a, lower=int(lower))
+        return c, d, e, tau, info
+
+    return _batched(op, _batch_rank(op), per_matrix)
+
+
+@register_target(*_targets("gtsv"))
+def _gtsv(op: Op, compiler: Compiler) -> Kernel:
+    """(dl, d, du, b) -> (dl_out, d_out, du_out, x, info); the diagonals have m entries each
+    (dl[0] and du[m-1] unused), as the FFI handler takes them."""
+    def per_matrix(dl: np.ndarray, d: np.ndarray, du: np.ndarray, b: np.ndarray
+                   ) -> tuple[Any, ...]:
+        if b.size == 0:
+            return dl, d, du, b, 0
+        du2, d_out, du_out, x, info = _lapack("gtsv", b.dtype)(dl[1:], d, du[:-1], b)
+        return dl, d_out, np.concatenate([du_out, du[-1:]]), x, info
+
+    return _batched(op, _batch_rank(op, 1), per_matrix)
+
+
+def perturbed_tridiagonal_solve(dl: np.ndarray, d: np.ndarray, du: np.ndarray,
+                                b: np.ndarray) -> np.ndarray:
+    """Gaussian elimination with partial pivoting on a tridiagonal matrix (as LAPACK's
+    gttrf/gttrs), a tiny pivot replaced by eps * max|U| (its sign kept) so that singular
+    systems give finite solutions (inverse iteration's use)."""
+    m = d.shape[0]
+    eps = np.finfo(d.dtype).eps
+    # Rows of U have three entries: u0 (diagonal), u1, u2 (second superdiagonal, fill-in).
+    u0, u1, u2 = d.copy(), du.copy(), np.zeros_like(du)
+    u1[-1] = 0
+    lower = dl.copy()
+    x = b.copy()
+    pivoted = np.zeros(m, bool)
+    for i in range(m - 1):
+        if abs(lower[i + 1]) > abs(u0[i]):
+            pivoted[i] = True
+            # Swap rows i and i+1.
+            u0[i], lower[i + 1] = lower[i + 1], u0[i]
+            u1[i], u0[i + 1] = u0[i + 1], u1[i]
+            if i + 1 < m - 1:
+                u2[i], u1[i + 1] = u1[i + 1], 0
+            x[[i, i + 1]] = x[[i + 1, i]]
+        if u0[i] == 0:
+            continue
+        factor = lower[i + 1] / u0[i]
+        u0[i + 1] = u0[i + 1] - factor * u1[i]
+        if i + 1 < m - 1:
+            u1[i + 1] = u1[i + 1] - factor * u2[i]
+        x[i + 1] = x[i + 1] - factor * x[i]
+    scale = max(np.max(np.abs(u0)), np.max(np.abs(u1)), np.max(np.abs(u2)), 1e-300)
+    tiny = eps * scale
+    small = np.abs(u0) < tiny
+    sign = np.where(np.real(u0) < 0, -1, 1).astype(u0.dtype)
+    u0 = np.where(small, sign * tiny, u0)
+    for i in range(m - 1, -1, -1):
+        acc = x[i].copy()
+        if i + 1 < m:
+            acc = acc - u1[i] * x[i + 1]
+        if i + 2 < m:
+            acc = acc - u2[i] * x[i + 2]
+        x[i] = acc / u0[i]
+    return x
+
+
+@register_target("tridiagonal_solve_perturbed_ffi")
+def _gtsv_perturbed(op: Op, compiler: Compiler) -> Kernel:
+    def per_matrix(dl: np.ndarray, d: np.ndarray, du: np.ndarray, b: np.ndarray
+                   ) -> tuple[Any, ...]:
+        if b.size == 0:
+            return (b,)
+        return (perturbed_tridiagonal_solve(dl, d, du, b),)
+
+    return _batched(op, _batch_rank(op, 1), per_matrix)
+
+
+# ---------------------------------------------------------------------------------------------
+# Products with the Q of a compact QR factorization.
+
+@register_target(*_targets("ormqr", "unmqr"))
+def _ormqr(op: Op, compiler: Compiler) -> Kernel:
+    """(a, taus, c) -> Q c, Q^T c, c Q or c Q^T (`left`, `transpose` booleans)."""
+    config = op.attributes["mhlo.backend_config"]
+    left, transpose = bool(config["left"]), bool(config["transpose"])
+
+    def per_matrix(a: np.ndarray, taus: np.ndarray, c: np.ndarray) -> tuple[Any, ...]:
+        if c.size == 0 or taus.size == 0:
+            return (c,)
+        complex_ = np.iscomplexobj(a)
+        routine = "unmqr" if complex_ else "ormqr"
+        trans = ("C" if complex_ else "T") if transpose else "N"
+        k = taus.shape[0]
+        lwork = max(1, 64 * max(c.shape))
+        cq, _, _ = _lapack(routine, a.dtype)("L" if left else "R", trans, a[:, :k], taus, c,
+                                             lwork)
+        return (cq,)
+
+    return _batched(op, _batch_rank(op), per_matrix)

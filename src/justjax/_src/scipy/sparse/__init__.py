@@ -1,0 +1,1 @@
+"""`jax.scipy.sparse`'s implementation: iterative solvers (`linalg`)."""
