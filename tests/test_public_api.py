@@ -19,6 +19,9 @@ PUBLIC_TO_PRIVATE = {
     "justjax.scipy.sparse.linalg": "justjax._src.scipy.sparse",
     "justjax.nn.initializers": "justjax._src.nn",
     "justjax.random": "justjax._src.random",
+    "justjax.numpy.fft": "justjax._src.numpy",
+    "justjax.scipy.fft": "justjax._src.scipy",
+    "justjax.scipy.signal": "justjax._src.scipy",
 }
 
 

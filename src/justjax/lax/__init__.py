@@ -371,3 +371,8 @@ from justjax._src.core.dtypes import (
     dtype as dtype,
 )
 from justjax.lax import linalg as linalg  # noqa: E402 -- the submodule, after the names
+from justjax._src.lax.fft import (
+    FftType as FftType,
+    fft as fft,
+    fft_p as fft_p,
+)

@@ -403,3 +403,4 @@ from justjax._src.numpy.vectorize import (
     vectorize as vectorize,
 )
 from justjax.numpy import linalg as linalg  # noqa: E402 -- the submodule, after the names
+from justjax.numpy import fft as fft  # noqa: E402 -- the submodule, after the names

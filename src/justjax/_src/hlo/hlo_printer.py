@@ -256,6 +256,8 @@ _ATTRIBUTE_PRINTERS: dict[str, Callable[[Op], list[str]]] = {
     "stablehlo.reduce_precision": lambda op: [
         f"exponent_bits={_int(op.attributes['exponent_bits'])}",
         f"mantissa_bits={_int(op.attributes['mantissa_bits'])}"],
+    "stablehlo.fft": lambda op: [f"fft_type={op.attributes['fft_type'].value}",
+                                 f"fft_length={_braces(op.attributes['fft_length'])}"],
     "stablehlo.custom_call": lambda op: [
         f'custom_call_target="{op.attributes["call_target_name"]}"'],
 }

@@ -375,6 +375,70 @@ def _sort(op: Op, module: ir.Module) -> None:
     _require(block.terminator.operand_types == [_scalar(BOOL)], "comparator must return i1")
 
 
+def fft_result_type(operand: TensorType, fft_type: str, fft_length: Sequence[int]
+                    ) -> TensorType:
+    """The result type StableHLO infers for `fft` (its `inferFftOp`).
+
+    Args:
+      operand: the operand's type.
+      fft_type: "FFT", "IFFT", "RFFT" or "IRFFT".
+      fft_length: the transformed lengths of the trailing axes (one to three).
+    Returns:
+      The result type.
+    Raises:
+      ValueError: where StableHLO rejects the op (with MLIR's message).
+    """
+    lengths = tuple(int(n) for n in fft_length)
+    rank = len(lengths)
+    if not 1 <= rank <= 3:
+        raise ValueError(f"fft_length must have at most 3 and at least 1 elements, got {rank}")
+    if operand.rank < rank:
+        raise ValueError(f"operand rank must not be less than fft rank of {rank} for operand "
+                         f"of type {operand}")
+    batch, minor = operand.shape[:operand.rank - rank], operand.shape[operand.rank - rank:]
+    # XLA's RFFT of length 0 gives no bins; its IRFFT of length 0 still reads one.
+    half = lengths[-1] // 2 + 1
+    lengths_text = ", ".join(map(str, lengths))
+    if fft_type == "RFFT":
+        if operand.dtype.kind != "f":
+            raise ValueError(f"RFFT requires floating point input, got {operand.dtype}")
+        if minor != lengths:
+            raise ValueError(f"RFFT requires innermost dimensions match fft_length. Got: "
+                             f"{', '.join(map(str, minor))} but wanted {lengths_text}.")
+        return TensorType(batch + lengths[:-1] + (half if lengths[-1] else 0,),
+                          np.result_type(operand.dtype, np.complex64))
+    if operand.dtype.kind != "c":
+        raise ValueError(f"{fft_type} takes a complex tensor as input, but is given "
+                         f"{operand}.")
+    if fft_type == "IRFFT":
+        if minor[:-1] != lengths[:-1]:
+            raise ValueError(f"IRFFT requires non-final dimensions to match fft_length. Got: "
+                             f"{', '.join(map(str, minor))} but wanted {lengths_text}.")
+        if minor[-1] != half and not (lengths[-1] == 0 and minor[-1] == 0):
+            raise ValueError(f"IRFFT requires innermost dimension to be compatible with "
+                             f"fft_length[-1]/2+1. Got: {minor[-1]} but fft_length is "
+                             f"{lengths_text}.")
+        return TensorType(batch + lengths, np.finfo(operand.dtype).dtype)
+    if fft_type not in ("FFT", "IFFT"):
+        raise ValueError(f"unknown fft_type {fft_type}")
+    return operand
+
+
+@_register("stablehlo.fft")
+def _fft(op: Op, module: ir.Module) -> None:
+    _counts(op, 1, 1)
+    kind = _attr(op, "fft_type")
+    _require(isinstance(kind, ir.Enum) and kind.kind == "fft_type",
+             f"fft_type is {kind!r}, not an fft_type enum")
+    try:
+        expected = fft_result_type(_tensor(op.operands[0], "operand"), kind.value,
+                                   _dims_attr(op, "fft_length"))
+    except ValueError as err:
+        _fail(str(err))
+    _require(op.result.type == expected,
+             f"result is {op.result.type}, StableHLO infers {expected}")
+
+
 @_register("stablehlo.scatter")
 def _scatter(op: Op, module: ir.Module) -> None:
     n = (len(op.operands) - 1) // 2

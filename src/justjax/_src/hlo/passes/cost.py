@@ -7,7 +7,8 @@ The figures `compiled.cost_analysis()` reports:
                        `dot_general` (batch dimensions are in the result); (input elements -
                        output elements)·(reducer flops) per `reduce`; (output elements)·
                        (window size - 1)·(reducer flops) per `reduce_window`; elements·
-                       ceil(log2 n) per `sort`; data movement (broadcast, reshape, slice,
+                       ceil(log2 n) per `sort`; 8·(operand elements)·Π floor(log2 n) per
+                       `fft`; data movement (broadcast, reshape, slice,
                        transpose, pad, concatenate, gather ...) is free
     transcendentals    one per output element of exp, expm1, log, log1p, sin, cos, tan, tanh,
                        sqrt, rsqrt, cbrt, pow, atan2, erf (`logistic` is expanded by XLA CPU
@@ -128,6 +129,8 @@ def _compute(op: Op, module: ir.Module | None) -> tuple[float, float]:
         body = _block_flops(op.regions[0].block, module).values["flops"]
         window = math.prod(op.attributes.get("window_dimensions", ()))
         return float(out) * (window - 1) * body, 0.0
+    if opcode == "stablehlo.fft":
+        return _fft_flops(op), 0.0
     if opcode == "stablehlo.sort":
         dim = int(op.attributes.get("dimension", 0))
         n = op.operands[0].type.shape[dim] if op.operands[0].type.rank else 1
@@ -141,6 +144,15 @@ def _dot_flops(op: Op) -> float:
     lhs = op.operands[0].type
     contracted = math.prod(lhs.shape[d] for d in dims.lhs_contracting_dimensions)
     return 2.0 * _size(op.results[0]) * contracted
+
+
+def _fft_flops(op: Op) -> float:
+    """XLA's count: 8 (a complex multiply's four FMAs) per operand element per
+    floor(log2(n)) of each transformed length."""
+    log_factors = 1
+    for n in op.attributes["fft_length"]:
+        log_factors *= max(int(n), 1).bit_length() - 1
+    return 8.0 * log_factors * _size(op.operands[0])
 
 
 def _conv_flops(op: Op) -> float:

@@ -7,3 +7,4 @@ from justjax._src.backends.reference.kernels import control_flow  # noqa: F401
 from justjax._src.backends.reference.kernels import linalg  # noqa: F401
 from justjax._src.backends.reference.kernels import fusion  # noqa: F401
 from justjax._src.backends.reference.kernels import collectives  # noqa: F401
+from justjax._src.backends.reference.kernels import fft  # noqa: F401
