@@ -1,6 +1,7 @@
 """`justjax.scipy.special`. Re-exports only."""
 from justjax._src.scipy.special import (
     betainc as betainc,
+    betaln as betaln,
     digamma as digamma,
     entr as entr,
     erf as erf,

@@ -1,0 +1,51 @@
+"""Helpers the `jax.scipy.stats` distributions share: standardizing an argument and
+replacing the values outside a distribution's support or parameter domain."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from justjax._src.lax import elementwise as lax
+from justjax._src.numpy import selection, util
+
+NEG_INF = -np.inf
+NAN = np.nan
+
+
+def standardize(x: Any, loc: Any, scale: Any) -> Any:
+    """`(x - loc) / scale`, the argument of the standard distribution.
+
+    Args:
+      x: where to evaluate (already promoted with `loc` and `scale`).
+      loc, scale: the location and scale.
+    Returns:
+      An array of the operands' dtype.
+    """
+    return lax.div(lax.sub(x, loc), scale)
+
+
+def fill_where(condition: Any, fill: Any, values: Any) -> Any:
+    """`values`, with `fill` (a Python scalar, so the dtype is kept) where `condition` holds.
+
+    Args:
+      condition: a boolean array.
+      fill: the replacement, typically `-inf` (outside the support) or `nan` (bad parameters).
+      values: the computed values.
+    Returns:
+      `jnp.where(condition, fill, values)`.
+    """
+    return selection.where(condition, fill, values)
+
+
+def probability_outside(q: Any) -> Any:
+    """Where a probability argument is NaN or outside [0, 1].
+
+    Args:
+      q: an inexact array.
+    Returns:
+      A boolean array of `q`'s shape.
+    """
+    zero = util.const(q, 0)
+    one = util.const(q, 1)
+    return lax.bitwise_or(lax.ne(q, q), lax.bitwise_or(lax.lt(q, zero), lax.gt(q, one)))

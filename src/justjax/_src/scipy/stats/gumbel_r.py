@@ -1,0 +1,125 @@
+"""`jax.scipy.stats.gumbel_r`: the right-skewed Gumbel (extreme value type I, maxima)
+distribution with location `loc` and scale `scale`; every function is NaN where
+`scale <= 0`.
+
+Arguments are promoted to a common inexact dtype and broadcast together."""
+from __future__ import annotations
+
+from typing import Any
+
+from justjax._src.lax import elementwise as lax
+from justjax._src.nn import functions as nn
+from justjax._src.numpy import ufuncs, util
+from justjax._src.scipy import special
+from justjax._src.scipy.stats.common import NAN, fill_where, standardize
+
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
+
+
+def _bad_scale(scale: Any) -> Any:
+    """Where `scale > 0` fails (NaN included)."""
+    return ufuncs.logical_not(lax.gt(scale, util.const(scale, 0)))
+
+
+def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The log density `-log(scale) - z - exp(-z)`, `z = (x - loc) / scale`.
+
+    Args:
+      x: where to evaluate.
+      loc: the mode.
+      scale: the scale.
+    Returns:
+      An array of the arguments' promoted inexact dtype and broadcast shape.
+    """
+    x, loc, scale = util.promote_args_inexact("gumbel_r.logpdf", x, loc, scale)
+    z = standardize(x, loc, scale)
+    values = lax.add(special.xlogy(-1, scale), lax.neg(lax.add(z, lax.exp(lax.neg(z)))))
+    return fill_where(_bad_scale(scale), NAN, values)
+
+
+def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The density, `exp(logpdf(x, loc, scale))`.
+
+    Args:
+      x: where to evaluate.
+      loc: the mode.
+      scale: the scale.
+    Returns:
+      An array of the arguments' promoted inexact dtype and broadcast shape.
+    """
+    return lax.exp(logpdf(x, loc, scale))
+
+
+def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The log of the CDF, `-exp(-z)`.
+
+    Args:
+      x: where to evaluate.
+      loc: the mode.
+      scale: the scale.
+    Returns:
+      An array of the arguments' promoted inexact dtype and broadcast shape.
+    """
+    x, loc, scale = util.promote_args_inexact("gumbel_r.logcdf", x, loc, scale)
+    z = standardize(x, loc, scale)
+    return fill_where(_bad_scale(scale), NAN, lax.neg(lax.exp(lax.neg(z))))
+
+
+def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The cumulative distribution function `exp(-exp(-z))`.
+
+    Args:
+      x: where to evaluate.
+      loc: the mode.
+      scale: the scale.
+    Returns:
+      An array of the arguments' promoted inexact dtype and broadcast shape.
+    """
+    return lax.exp(logcdf(x, loc, scale))
+
+
+def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The survival function `1 - exp(-exp(-z))`.
+
+    Args:
+      x: where to evaluate.
+      loc: the mode.
+      scale: the scale.
+    Returns:
+      An array of the arguments' promoted inexact dtype and broadcast shape.
+    """
+    x, loc, scale = util.promote_args_inexact("gumbel_r.sf", x, loc, scale)
+    neg_z = lax.div(lax.sub(loc, x), scale)
+    values = lax.sub(util.const(x, 1), lax.exp(lax.neg(lax.exp(neg_z))))
+    return fill_where(_bad_scale(scale), NAN, values)
+
+
+def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The log of the survival function, `log1mexp(exp(-z))` (accurate in both tails).
+
+    Args:
+      x: where to evaluate.
+      loc: the mode.
+      scale: the scale.
+    Returns:
+      An array of the arguments' promoted inexact dtype and broadcast shape.
+    """
+    x, loc, scale = util.promote_args_inexact("gumbel_r.logsf", x, loc, scale)
+    neg_z = lax.div(lax.sub(loc, x), scale)
+    return fill_where(_bad_scale(scale), NAN, nn.log1mexp(lax.exp(neg_z)))
+
+
+def ppf(p: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The percent point function `loc - scale log(-log(p))`; NaN outside (0, 1).
+
+    Args:
+      p: probabilities.
+      loc: the mode.
+      scale: the scale.
+    Returns:
+      An array of the arguments' promoted inexact dtype and broadcast shape.
+    """
+    p, loc, scale = util.promote_args_inexact("gumbel_r.ppf", p, loc, scale)
+    inside = lax.bitwise_and(lax.gt(p, util.const(p, 0)), lax.lt(p, util.const(p, 1)))
+    quantile = lax.sub(loc, lax.mul(scale, lax.log(special.xlogy(-1, p))))
+    return fill_where(ufuncs.logical_not(inside), NAN, quantile)
