@@ -22,6 +22,8 @@ PUBLIC_TO_PRIVATE = {
     "justjax.numpy.fft": "justjax._src.numpy",
     "justjax.scipy.fft": "justjax._src.scipy",
     "justjax.scipy.signal": "justjax._src.scipy",
+    "justjax.example_libraries.optimizers": "justjax._src.example_libraries",
+    "justjax.example_libraries.stax": "justjax._src.example_libraries",
 }
 
 

@@ -1,0 +1,23 @@
+"""`jax.example_libraries.stax` (re-exports)."""
+from justjax._src.example_libraries.stax import Dense as Dense
+from justjax._src.example_libraries.stax import Dropout as Dropout
+from justjax._src.example_libraries.stax import Elu as Elu
+from justjax._src.example_libraries.stax import Exp as Exp
+from justjax._src.example_libraries.stax import FanInConcat as FanInConcat
+from justjax._src.example_libraries.stax import FanInSum as FanInSum
+from justjax._src.example_libraries.stax import FanOut as FanOut
+from justjax._src.example_libraries.stax import Flatten as Flatten
+from justjax._src.example_libraries.stax import Gelu as Gelu
+from justjax._src.example_libraries.stax import Identity as Identity
+from justjax._src.example_libraries.stax import LeakyRelu as LeakyRelu
+from justjax._src.example_libraries.stax import LogSoftmax as LogSoftmax
+from justjax._src.example_libraries.stax import Relu as Relu
+from justjax._src.example_libraries.stax import Selu as Selu
+from justjax._src.example_libraries.stax import Sigmoid as Sigmoid
+from justjax._src.example_libraries.stax import Softmax as Softmax
+from justjax._src.example_libraries.stax import Softplus as Softplus
+from justjax._src.example_libraries.stax import Tanh as Tanh
+from justjax._src.example_libraries.stax import elementwise as elementwise
+from justjax._src.example_libraries.stax import parallel as parallel
+from justjax._src.example_libraries.stax import serial as serial
+from justjax._src.example_libraries.stax import shape_dependent as shape_dependent
