@@ -41,6 +41,8 @@ LAYER_OF_PREFIX = [
     # checkify: a transformation over lax, its control flow and jit.
     ("justjax._src.checkify", 5),
     ("justjax._src.numpy", 6), ("justjax._src.nn", 6), ("justjax._src.random", 6),
+    # scipy.optimize differentiates the objective (autodiff, api's layer): it sits with api.
+    ("justjax._src.scipy.optimize", 7),
     ("justjax._src.scipy", 6), ("justjax._src.flatten_util", 6),
     ("justjax._src.api", 7), ("justjax._src.autodiff", 7), ("justjax._src.api_util", 7),
     ("justjax._src.pmap", 7), ("justjax._src.jax_alias", 8),

@@ -919,3 +919,24 @@ def test_matches_jax_errors(a, b):
     mapped = lambda m: m.tree_map(lambda x, y: x, a, b)
     assert message(tu, up_to) == message(jax_tu, up_to)
     assert message(tu, mapped) == message(jax_tu, mapped)
+
+
+def test_named_tuple_with_its_own_len() -> None:
+    """A named tuple's children are its fields even when the class defines __len__ (as
+    jax.scipy.spatial.transform.Rotation does): flatten with keys and map over two trees."""
+    from typing import NamedTuple
+
+    class Batch(NamedTuple):
+        values: object
+        label: object
+
+        def __len__(self) -> int:
+            return 7
+
+    tree = Batch(np.zeros(3), 1)
+    assert [tu.keystr(path) for path, _ in tu.tree_flatten_with_path(tree)[0]] == \
+        [".values", ".label"]
+    assert tu.tree_map(lambda a, b: b, tree, Batch(2, 3)) == Batch(2, 3)
+    assert tu.tree_leaves(Batch(0, 1), is_leaf=lambda x: x is None) == [0, 1]
+    with pytest.raises(ValueError, match="pytree structure error: different types"):
+        tu.tree_map(lambda a, b: b, Batch(0, 1), (2, 3))

@@ -107,14 +107,15 @@ def _prefix_error(key_path: KeyPath, prefix_tree: Any, full_tree: Any,
     prefix_keys = _child_keys(prefix_tree)
     full_keys = _child_keys(full_tree)
     if isinstance(prefix_tree, (list, tuple)):
-        if len(prefix_tree) != len(full_tree):
+        # The children's counts, not len(): a named tuple may define its own __len__.
+        if len(prefix_children) != len(full_children):
             ty = type(prefix_tree).__name__
             yield lambda name: ValueError(
                 f"pytree structure error: different lengths of {ty} at key path\n"
                 f"    {name}{path}\n"
                 f"At that key path, the prefix pytree {name} has a subtree of type "
-                f"{ty} of length {len(prefix_tree)}, but the full pytree has a subtree "
-                f"of the same type but of length {len(full_tree)}.")
+                f"{ty} of length {len(prefix_children)}, but the full pytree has a subtree "
+                f"of the same type but of length {len(full_children)}.")
             return
     elif len(prefix_children) != len(full_children):
         try:

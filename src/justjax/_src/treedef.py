@@ -229,9 +229,11 @@ class _NodeKind:
             return tuple(x[k] for k in keys), keys
         if code == _NAMEDTUPLE:
             if not with_keys:
-                return list(x), type(x)
+                # Not list(x): that asks the class's __len__ (a length hint) for the size.
+                return list(tuple.__iter__(x)), type(x)
             fields = getattr(x, "_fields")
-            if not isinstance(fields, tuple) or len(fields) != len(x):
+            # tuple's own length: a named tuple may define __len__ (jax's Rotation does).
+            if not isinstance(fields, tuple) or len(fields) != tuple.__len__(x):
                 raise ValueError("A namedtuple's _fields attribute should have the "
                                  "same size as the tuple.")
             return [(GetAttrKey(str(f)), c) for f, c in zip(fields, x)], type(x)
@@ -788,13 +790,15 @@ def _flatten_up_to(spec: Any, x: Any, out: list) -> None:
     elif code == _NAMEDTUPLE:
         if not isinstance(x, tuple) or not hasattr(x, "_fields"):
             raise ValueError(f"Expected named tuple, got {x!r}.")
-        if len(x) != arity:
-            raise ValueError(f"Named tuple arity mismatch: {len(x)} != {arity}; "
+        if tuple.__len__(x) != arity:
+            raise ValueError(f"Named tuple arity mismatch: {tuple.__len__(x)} != {arity}; "
                              f"tuple: {x!r}.")
         if type(x) != data:
             raise ValueError(f"Named tuple type mismatch: expected type: {data!r}, "
                              f"tuple: {x!r}.")
-        items = x
+        # A plain tuple (not tuple(x), which asks the class's __len__ for a length hint):
+        # reversed() below would also go by that __len__.
+        items = tuple(tuple.__iter__(x))
     else:
         dc = "dataclass " if code == _DATACLASS else ""
         if type(x) is not kind.type:

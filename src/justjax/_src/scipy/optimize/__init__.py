@@ -1,0 +1,1 @@
+"""`jax.scipy.optimize`: unconstrained minimization (BFGS, and JAX's experimental L-BFGS)."""

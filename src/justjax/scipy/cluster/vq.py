@@ -1,0 +1,2 @@
+"""`justjax.scipy.cluster.vq`: vector quantization. Re-exports only."""
+from justjax._src.scipy.cluster.vq import vq as vq
