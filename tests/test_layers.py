@@ -47,7 +47,7 @@ LAYER_OF_PREFIX = [
     ("justjax._src.api", 7), ("justjax._src.autodiff", 7), ("justjax._src.api_util", 7),
     ("justjax._src.pmap", 7), ("justjax._src.jax_alias", 8),
     # JAX's example libraries are written against the public API, as JAX's are.
-    ("justjax._src.example_libraries", 8),
+    ("justjax._src.example_libraries", 8), ("justjax._src.sparse", 8),
     ("justjax._src.test_util", 7),
     ("justjax", 8),
 ]

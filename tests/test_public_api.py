@@ -32,6 +32,7 @@ PUBLIC_TO_PRIVATE = {
     "justjax.scipy.signal": "justjax._src.scipy",
     "justjax.example_libraries.optimizers": "justjax._src.example_libraries",
     "justjax.example_libraries.stax": "justjax._src.example_libraries",
+    "justjax.experimental.sparse": "justjax._src.sparse",
 }
 
 
