@@ -34,6 +34,7 @@ LAYER_OF_PREFIX = [
     ("justjax._src.interpreters", 4),
     ("justjax._src.lax", 5), ("justjax._src.custom_derivatives", 5),
     ("justjax._src.checkpoint", 5), ("justjax._src.jit_primitive", 5),
+    ("justjax._src.call_primitive", 5),
     ("justjax._src.jit", 5), ("justjax._src.stages", 5), ("justjax._src.compiler", 5), ("justjax._src.xla_bridge", 5),
     ("justjax._src.shard_map", 5), ("justjax._src.hijax", 5), ("justjax._src.debugging", 5),
     ("justjax._src.debugger", 5),
@@ -96,6 +97,7 @@ def test_imports_point_down(path: pathlib.Path) -> None:
 # Modules outside the primitive packages that define primitives of their own.
 PRIMITIVE_MODULES = ("justjax._src.interpreters.ad", "justjax._src.custom_derivatives",
                      "justjax._src.checkpoint", "justjax._src.jit_primitive",
+                     "justjax._src.call_primitive",
                      "justjax._src.shard_map", "justjax._src.checkify.check")
 
 
