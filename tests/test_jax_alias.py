@@ -103,7 +103,8 @@ def test_usage_message():
 
 
 @pytest.mark.parametrize("client", ["optax", "chex", "equinox", "flax.nnx", "flax.linen",
-                                    "lineax", "optimistix", "diffrax"])
+                                    "lineax", "optimistix", "diffrax", "numpyro",
+                                    "numpyro.infer"])
 def test_clients_import(client):
     result = _run(["-c", f"import justjax; justjax.install_as_jax(); import {client}"])
     assert result.returncode == 0, result.stderr[-3000:]
