@@ -172,6 +172,47 @@ def test_jaxpr_and_stablehlo_are_jaxs() -> None:
     assert jax.jit(f).lower(b).as_text() == GOLDEN_HLO
 
 
+# Recorded from JAX 0.10.2: the same solve vmapped over b only (a batched right-hand side
+# batches x; the matrix is not broadcast).
+GOLDEN_VMAP_B = """\
+let jaxpr = { lambda ; a:f32[2,2] b:f32[3,2]. let
+    c:f32[2,3] = dot_general[
+      dimension_numbers=(([1], [1]), ([], []))
+      preferred_element_type=float32
+    ] a b
+    d:f32[3,2] = transpose[permutation=(1, 0)] c
+  in (d,) } in
+{ lambda ; e:f32[2,2] f:f32[3,2]. let
+    g:f32[3,2] = custom_linear_solve[
+      const_lengths=_LinearSolveTuple(matvec=1, vecmat=1, solve=0, transpose_solve=0)
+      jaxprs=_LinearSolveTuple(matvec={ lambda ; a:f32[2,2] b:f32[3,2]. let
+    c:f32[2,3] = dot_general[
+      dimension_numbers=(([1], [1]), ([], []))
+      preferred_element_type=float32
+    ] a b
+    d:f32[3,2] = transpose[permutation=(1, 0)] c
+  in (d,) }, vecmat={ lambda ; a:f32[2,2] b:f32[3,2]. let
+    c:f32[2,3] = dot_general[
+      dimension_numbers=(([1], [1]), ([], []))
+      preferred_element_type=float32
+    ] a b
+    d:f32[3,2] = transpose[permutation=(1, 0)] c
+  in (d,) }, solve={ lambda ; a:f32[3,2]. let b:f32[3,2] = div a 2.0:f32[] in (b,) }, \
+transpose_solve={ lambda ; a:f32[3,2]. let b:f32[3,2] = div a 2.0:f32[] in (b,) })
+    ] e e f
+  in (g,) }"""
+
+
+def test_vmapped_jaxpr_is_jaxs() -> None:
+    a = np.eye(2, dtype=np.float32) * 2
+
+    def f(a, b):
+        return lax.custom_linear_solve(lambda x: a @ x, b, lambda mv, x: x / 2, symmetric=True)
+
+    jaxpr = jax.make_jaxpr(jax.vmap(f, (None, 0)))(a, np.ones((3, 2), np.float32))
+    assert str(jaxpr) == GOLDEN_VMAP_B
+
+
 ERRORS = [
     (lambda: jax.grad(lambda b: lax.custom_linear_solve(
         lambda x: A @ x, b, lambda mv, x: jnp.linalg.solve(A, x)).sum())(B), TypeError,

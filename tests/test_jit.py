@@ -467,3 +467,16 @@ def test_float0_results_are_numpy_arrays():
     ct_int, ct_float = f(1, 2.0)
     assert isinstance(ct_int, np.ndarray) and ct_int.dtype == jax.dtypes.float0
     assert bool(np.all(ct_int == f(1, 2.0)[0])) and float(ct_float) == 2.0
+
+
+def test_static_arguments_of_different_types_trace_apart():
+    # As JAX: 1, True and 1.0 compare equal but are different static arguments.
+    traces = []
+
+    @functools.partial(jax.jit, static_argnums=1)
+    def f(x, k):
+        traces.append(type(k))
+        return x * k
+
+    assert [float(f(2.0, k)) for k in (1, True, 1.0, 1)] == [2.0] * 4
+    assert traces == [int, bool, float]

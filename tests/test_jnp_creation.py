@@ -902,7 +902,7 @@ def test_result_type_and_promote_types_specials(x64: bool) -> None:
         assert jnp.promote_types(int, float) == np.dtype("float64")
         assert jnp.promote_types(jnp.uint8, int) == np.dtype("uint8")
         assert jnp.promote_types(jnp.uint32, jnp.int8) == np.dtype("int64" if x64 else "int32")
-        dtype, weak = jnp.result_type(1.0, jnp.int8, return_weak_type_flag=True)
+        dtype, weak = justjax.dtypes.result_type(1.0, jnp.int8, return_weak_type_flag=True)
         assert (dtype, weak) == (np.dtype("float64" if x64 else "float32"), True)
     with pytest.raises(ValueError, match="at least one array or dtype is required"):
         jnp.result_type()

@@ -44,9 +44,10 @@ LAYER_OF_PREFIX = [
     ("justjax._src.numpy", 6), ("justjax._src.nn", 6), ("justjax._src.random", 6),
     # scipy.optimize differentiates the objective (autodiff, api's layer): it sits with api.
     ("justjax._src.scipy.optimize", 7),
-    ("justjax._src.scipy", 6), ("justjax._src.flatten_util", 6),
+    ("justjax._src.scipy", 6), ("justjax._src.flatten_util", 6), ("justjax._src.image", 6),
     ("justjax._src.api", 7), ("justjax._src.autodiff", 7), ("justjax._src.api_util", 7),
-    ("justjax._src.pmap", 7), ("justjax._src.jax_alias", 8),
+    ("justjax._src.pmap", 7), ("justjax._src.saved_residuals", 7), ("justjax._src.jax_alias", 8),
+    ("justjax._src.export", 7),
     # JAX's example libraries are written against the public API, as JAX's are.
     ("justjax._src.example_libraries", 8), ("justjax._src.sparse", 8),
     ("justjax._src.test_util", 7),
@@ -98,7 +99,8 @@ def test_imports_point_down(path: pathlib.Path) -> None:
 PRIMITIVE_MODULES = ("justjax._src.interpreters.ad", "justjax._src.custom_derivatives",
                      "justjax._src.checkpoint", "justjax._src.jit_primitive",
                      "justjax._src.call_primitive",
-                     "justjax._src.shard_map", "justjax._src.checkify.check")
+                     "justjax._src.shard_map", "justjax._src.checkify.check",
+                     "justjax._src.export._export")
 
 
 def _all_primitives() -> list[core.Primitive]:
@@ -132,7 +134,9 @@ NO_JVP_RULE = {"nextafter", "custom_jvp_call", "custom_vjp_call", "custom_lin",
                # Nor for these decompositions and products (JAX 0.10.2: "Differentiation
                # rule for 'schur' not implemented").
                "schur", "hessenberg", "tridiagonal", "cholesky_update", "symmetric_product",
-               "ormqr"}
+               "ormqr",
+               # Nor for an exported call: `Exported.call` is a custom_vjp over it.
+               "call_exported"}
 
 # The primitives that can appear applied to a tangent in a linear jaxpr, so reverse mode
 # needs their transpose: JAX's transpose table restricted to justjax's primitives.
@@ -169,7 +173,7 @@ def test_every_linear_primitive_has_a_transpose_rule() -> None:
 # Primitives without an entry in the batching table: the custom-derivative calls are batched
 # by BatchTrace.process_custom_jvp_call / process_custom_vjp_call; iota has no operands, so
 # it is never batched.
-NO_BATCHING_RULE = {"custom_jvp_call", "custom_vjp_call", "iota",
+NO_BATCHING_RULE = {"custom_jvp_call", "custom_vjp_call", "iota", "dim_as_value",
                     # JAX 0.10.2 has none: "Batching rule for 'cholesky_update' not
                     # implemented".
                     "cholesky_update"}

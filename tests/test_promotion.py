@@ -652,7 +652,8 @@ def test_result_type(x64: bool, row: str, col: str, expected: str) -> None:
 @pytest.mark.parametrize("x64,row,col,expected", _cases("result_type_weak"))
 def test_result_type_weak_flag(x64: bool, row: str, col: str, expected: str) -> None:
     with x64_mode(x64):
-        dtype, weak = jnp.result_type(_operand(row), _operand(col), return_weak_type_flag=True)
+        dtype, weak = justjax.dtypes.result_type(_operand(row), _operand(col),
+                                                 return_weak_type_flag=True)
         assert _dtype(expected.rstrip("*")) == dtype
         assert weak == expected.endswith("*")
 

@@ -57,25 +57,61 @@ CASES = {
 # options=...)` for each of CASES (tests/ does not import jax: these are its literals).
 JAX_X64 = {
     "BFGS": {
-        "rosen2": dict(x=[-0.2778069614751315, 0.043338775200157394], fun=1.7472911993555371, status=3, success=False, nfev=17, njev=17, nit=8),
-        "rosen5": dict(x=[0.9999999945520046, 0.999999989949592, 0.9999999883958697, 0.999999971126479, 0.9999999501932214], fun=1.7904189542397135e-14, status=0, success=True, nfev=50, njev=50, nit=36),
-        "rosen5b": dict(x=[0.9967396880997339, 0.9945007484172954, 0.9885649736274327, 0.9754681770102098, 0.9507830995860188], fun=0.0012757172677625042, status=3, success=False, nfev=25, njev=25, nit=19),
-        "himmel": dict(x=[1.6983738560669346, 2.6688732023908974], fun=32.98301016598844, status=3, success=False, nfev=5, njev=5, nit=1),
-        "beale": dict(x=[2.9999999664498227, 0.49999999169711584], fun=1.8017319993673197e-16, status=0, success=True, nfev=16, njev=16, nit=14),
-        "quad": dict(x=[0.4620622441943821, -0.8482490301904476, 0.16536968083993894, 2.96692600042879], fun=-5.571011673151747, status=0, success=True, nfev=11, njev=11, nit=8),
-        "logsum": dict(x=[-1.666663670042134, -1.6666669405709793, -1.6666588353705574], fun=0.26527895534735724, status=0, success=True, nfev=10, njev=10, nit=9),
-        "maxiter": dict(x=[-0.5093233117132628, 0.2428366863172165], fun=2.3055251137077875, status=1, success=False, nfev=12, njev=12, nit=5),
+        "rosen2": dict(
+            x=[-0.2778069614751315, 0.043338775200157394],
+            fun=1.7472911993555371, status=3, success=False, nfev=17, njev=17, nit=8),
+        "rosen5": dict(
+            x=[0.9999999945520046, 0.999999989949592, 0.9999999883958697, 0.999999971126479,
+               0.9999999501932214],
+            fun=1.7904189542397135e-14, status=0, success=True, nfev=50, njev=50, nit=36),
+        "rosen5b": dict(
+            x=[0.9967396880997339, 0.9945007484172954, 0.9885649736274327, 0.9754681770102098,
+               0.9507830995860188],
+            fun=0.0012757172677625042, status=3, success=False, nfev=25, njev=25, nit=19),
+        "himmel": dict(
+            x=[1.6983738560669346, 2.6688732023908974],
+            fun=32.98301016598844, status=3, success=False, nfev=5, njev=5, nit=1),
+        "beale": dict(
+            x=[2.9999999664498227, 0.49999999169711584],
+            fun=1.8017319993673197e-16, status=0, success=True, nfev=16, njev=16, nit=14),
+        "quad": dict(
+            x=[0.4620622441943821, -0.8482490301904476, 0.16536968083993894, 2.96692600042879],
+            fun=-5.571011673151747, status=0, success=True, nfev=11, njev=11, nit=8),
+        "logsum": dict(
+            x=[-1.666663670042134, -1.6666669405709793, -1.6666588353705574],
+            fun=0.26527895534735724, status=0, success=True, nfev=10, njev=10, nit=9),
+        "maxiter": dict(
+            x=[-0.5093233117132628, 0.2428366863172165],
+            fun=2.3055251137077875, status=1, success=False, nfev=12, njev=12, nit=5),
         "unbounded": dict(x=[0.0, 0.0], fun=-0.0, status=5, success=False, nfev=11, njev=11, nit=1),
     },
     LBFGS: {
-        "rosen2": dict(x=[0.2233641973095693, 0.022606940744656703], fun=0.6776082401302695, status=5, success=False, nfev=35, njev=35, nit=17),
-        "rosen5": dict(x=[0.40085993723225954, 0.13158377008209624, 0.017469675387704574, 0.010787504157617764, -0.0019225040069396804], fun=3.1531384033158485, status=5, success=False, nfev=14, njev=14, nit=6),
-        "rosen5b": dict(x=[1.0000000074917565, 0.9999999721743824, 0.9999999956013813, 1.0000001401220642, 1.000000266450366], fun=2.7031518405142446e-12, status=4, success=False, nfev=42, njev=42, nit=27),
-        "himmel": dict(x=[3.0000000444226416, 1.9999999432051707], fun=7.739129780053418e-14, status=0, success=True, nfev=13, njev=13, nit=8),
-        "beale": dict(x=[1.8897057444028147, 0.22535034989564953], fun=0.7824058924474874, status=5, success=False, nfev=11, njev=11, nit=4),
-        "quad": dict(x=[0.46206223799689616, -0.8482489366238694, 0.1653694924818317, 2.9669264355272578], fun=-5.571011673151666, status=0, success=True, nfev=10, njev=10, nit=9),
-        "logsum": dict(x=[-1.8559784508854484, -1.8413553549815054, -1.7735884085569396], fun=0.27370649140610837, status=5, success=False, nfev=5, njev=5, nit=3),
-        "maxiter": dict(x=[-0.8780493021529268, 0.7291171245514154], fun=3.702240329597789, status=1, success=False, nfev=19, njev=19, nit=6),
+        "rosen2": dict(
+            x=[0.2233641973095693, 0.022606940744656703],
+            fun=0.6776082401302695, status=5, success=False, nfev=35, njev=35, nit=17),
+        "rosen5": dict(
+            x=[0.40085993723225954, 0.13158377008209624, 0.017469675387704574,
+               0.010787504157617764, -0.0019225040069396804],
+            fun=3.1531384033158485, status=5, success=False, nfev=14, njev=14, nit=6),
+        "rosen5b": dict(
+            x=[1.0000000074917565, 0.9999999721743824, 0.9999999956013813, 1.0000001401220642,
+               1.000000266450366],
+            fun=2.7031518405142446e-12, status=4, success=False, nfev=42, njev=42, nit=27),
+        "himmel": dict(
+            x=[3.0000000444226416, 1.9999999432051707],
+            fun=7.739129780053418e-14, status=0, success=True, nfev=13, njev=13, nit=8),
+        "beale": dict(
+            x=[1.8897057444028147, 0.22535034989564953],
+            fun=0.7824058924474874, status=5, success=False, nfev=11, njev=11, nit=4),
+        "quad": dict(
+            x=[0.46206223799689616, -0.8482489366238694, 0.1653694924818317, 2.9669264355272578],
+            fun=-5.571011673151666, status=0, success=True, nfev=10, njev=10, nit=9),
+        "logsum": dict(
+            x=[-1.8559784508854484, -1.8413553549815054, -1.7735884085569396],
+            fun=0.27370649140610837, status=5, success=False, nfev=5, njev=5, nit=3),
+        "maxiter": dict(
+            x=[-0.8780493021529268, 0.7291171245514154],
+            fun=3.702240329597789, status=1, success=False, nfev=19, njev=19, nit=6),
         "unbounded": dict(x=[0.0, 0.0], fun=-0.0, status=5, success=False, nfev=21, njev=21, nit=1),
     },
 }
@@ -86,17 +122,32 @@ JAX_X64 = {
 # quad by L-BFGS) take other paths on another backend.
 JAX_F32 = {
     "BFGS": {
-        "himmel": dict(x=[1.6983739137649536, 2.6688733100891113], fun=32.983009338378906, status=3, success=False, nfev=5, njev=5, nit=1),
+        "himmel": dict(
+            x=[1.6983739137649536, 2.6688733100891113],
+            fun=32.983009338378906, status=3, success=False, nfev=5, njev=5, nit=1),
         "beale": dict(x=[3.0, 0.5], fun=0.0, status=0, success=True, nfev=16, njev=16, nit=14),
-        "quad": dict(x=[0.4620622396469116, -0.8482490181922913, 0.1653696894645691, 2.966925859451294], fun=-5.571012020111084, status=0, success=True, nfev=11, njev=11, nit=8),
-        "logsum": dict(x=[-1.6666637659072876, -1.666667103767395, -1.666658878326416], fun=0.2652789354324341, status=0, success=True, nfev=10, njev=10, nit=9),
-        "maxiter": dict(x=[-0.5093246102333069, 0.24283823370933533], fun=2.305528163909912, status=1, success=False, nfev=12, njev=12, nit=5),
+        "quad": dict(
+            x=[0.4620622396469116, -0.8482490181922913, 0.1653696894645691, 2.966925859451294],
+            fun=-5.571012020111084, status=0, success=True, nfev=11, njev=11, nit=8),
+        "logsum": dict(
+            x=[-1.6666637659072876, -1.666667103767395, -1.666658878326416],
+            fun=0.2652789354324341, status=0, success=True, nfev=10, njev=10, nit=9),
+        "maxiter": dict(
+            x=[-0.5093246102333069, 0.24283823370933533],
+            fun=2.305528163909912, status=1, success=False, nfev=12, njev=12, nit=5),
     },
     LBFGS: {
-        "rosen5": dict(x=[0.40085917711257935, 0.13158315420150757, 0.017469538375735283, 0.010787358507514, -0.0019225099822506309], fun=3.1531407833099365, status=5, success=False, nfev=14, njev=14, nit=6),
+        "rosen5": dict(
+            x=[0.40085917711257935, 0.13158315420150757, 0.017469538375735283,
+               0.010787358507514, -0.0019225099822506309],
+            fun=3.1531407833099365, status=5, success=False, nfev=14, njev=14, nit=6),
         "himmel": dict(x=[3.0, 2.0], fun=0.0, status=0, success=True, nfev=13, njev=13, nit=8),
-        "beale": dict(x=[1.889705777168274, 0.22535042464733124], fun=0.7824059128761292, status=5, success=False, nfev=11, njev=11, nit=4),
-        "maxiter": dict(x=[-0.878051221370697, 0.7291181087493896], fun=3.702267646789551, status=1, success=False, nfev=19, njev=19, nit=6),
+        "beale": dict(
+            x=[1.889705777168274, 0.22535042464733124],
+            fun=0.7824059128761292, status=5, success=False, nfev=11, njev=11, nit=4),
+        "maxiter": dict(
+            x=[-0.878051221370697, 0.7291181087493896],
+            fun=3.702267646789551, status=1, success=False, nfev=19, njev=19, nit=6),
         "unbounded": dict(x=[0.0, 0.0], fun=-0.0, status=5, success=False, nfev=21, njev=21, nit=1),
     },
 }

@@ -45,7 +45,8 @@ def test_conversions_match_scipy(rotations) -> None:
 @pytest.mark.parametrize("seq", ["xyz", "ZXY", "zxz", "XYX", "yzy", "zyx"])
 def test_euler_matches_scipy(seq: str, rotations) -> None:
     ours, theirs = rotations
-    # Not at gimbal lock (the last three rotations are, for some sequences): there the split of the angle differs.
+    # Not at gimbal lock (the last three rotations are, for some sequences): there the
+    # split of the angle between the first and third axes differs.
     np.testing.assert_allclose(ours[:2].as_euler(seq), theirs[:2].as_euler(seq), atol=2e-5)
     np.testing.assert_allclose(ours[:2].as_euler(seq, degrees=True),
                                theirs[:2].as_euler(seq, degrees=True), atol=2e-3)

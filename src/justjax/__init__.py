@@ -84,8 +84,11 @@ from justjax._src.core.dtypes import float0 as float0
 from justjax._src.source_info_util import named_call as named_call
 from justjax._src.source_info_util import named_scope as named_scope
 from justjax import debug as debug
+from justjax import dlpack as dlpack
 from justjax import errors as errors
 from justjax import experimental as experimental
+from justjax import image as image
+from justjax import export as export
 from justjax import lax as lax
 from justjax import nn as nn
 from justjax import numpy as numpy

@@ -8,3 +8,7 @@ from justjax._src.checkpoint import (
     checkpoint_name as checkpoint_name,
     checkpoint_policies as checkpoint_policies,
 )
+from justjax._src.saved_residuals import (
+    print_saved_residuals as print_saved_residuals,
+    saved_residuals as saved_residuals,
+)

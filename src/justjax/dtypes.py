@@ -10,5 +10,5 @@ from justjax._src.core.dtypes import (
     iinfo as iinfo,
     issubdtype as issubdtype,
     promote_types as promote_types,
-    result_type as result_type,
 )
+from justjax._src.numpy.scalar_types import dtypes_result_type as result_type

@@ -11,3 +11,5 @@ from justjax._src.errors import (
     TracerIntegerConversionError as TracerIntegerConversionError,
     UnexpectedTracerError as UnexpectedTracerError,
 )
+from justjax._src.core.shape_poly import (
+    InconclusiveDimensionOperation as InconclusiveDimensionOperation)

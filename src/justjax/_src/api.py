@@ -19,11 +19,9 @@ from justjax._src.core.jaxpr import ClosedJaxpr
 from justjax._src.interpreters import batching, staging
 from justjax._src.tree_errors import flatten_axes, is_none, keystr
 from justjax._src.runtime import devices as devices_lib
-from justjax._src.runtime import mesh as mesh_lib
-from justjax._src.runtime.array import Array, place, to_array
+from justjax._src.runtime.array import Array, put, to_array
 from justjax._src.runtime.devices import Device
-from justjax._src.runtime.partition_spec import PartitionSpec
-from justjax._src.runtime.sharding import NamedSharding, Sharding, SingleDeviceSharding, check_fits
+from justjax._src.runtime.sharding import Sharding, device_put_target
 from justjax._src.stages import ShapeDtypeStruct
 
 
@@ -129,31 +127,7 @@ def _put_leaf(x: Any, target: Device | Sharding | None) -> Any:
         return type(x)(x._impl, _put_leaf(x._base_array, target))
     if target is None:
         return to_array(x)
-    if isinstance(target, Device):
-        target = SingleDeviceSharding(target)
-    check_fits(target, np.shape(x), "device_put args")
-    return place(to_array(x), target)
-
-
-def _put_target(value: Any) -> Device | Sharding | None:
-    """What `device_put` moves a leaf to, from what it was given for it."""
-    if value is None or isinstance(value, Device):
-        return value
-    if isinstance(value, PartitionSpec):
-        mesh = mesh_lib.get_concrete_mesh()
-        if mesh.empty:
-            raise ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is "
-                             "passed to device_put")
-        return NamedSharding(mesh, value)
-    if isinstance(value, Sharding):
-        if not value._is_concrete:
-            # JAX's error: it first asks whether this process drives the devices.
-            raise ValueError("is_fully_addressable is not implemented for "
-                             "`jax.sharding.AbstractMesh`.")
-        return value
-    raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
-                     "`jax.Device`, `Format`, `jax.memory.Space` or a pytree of these values. "
-                     f"Received invalid value: {value}")
+    return put(x, target)
 
 
 def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = False,
@@ -172,7 +146,7 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = Fal
     """
     leaves, tree = tree_util.tree_flatten(x)
     targets = flatten_axes("device_put device", tree, device)
-    return tree_util.tree_unflatten(tree, [_put_leaf(leaf, _put_target(target))
+    return tree_util.tree_unflatten(tree, [_put_leaf(leaf, device_put_target(target))
                                            for leaf, target in zip(leaves, targets,
                                                                    strict=True)])
 

@@ -245,7 +245,8 @@ _OPCODE_KINDS = {
     "stablehlo.dot_general": "dot (BLAS)", "stablehlo.convolution": "convolution",
     "stablehlo.reshape": "copy (a bitcast in XLA)", "stablehlo.while": "while loop",
     "stablehlo.case": "conditional", "stablehlo.custom_call": "host callback",
-    "stablehlo.sort": "sort", "stablehlo.all_reduce": "collective",
+    "stablehlo.sort": "sort", "stablehlo.fft": "FFT (pocketfft)",
+    "stablehlo.all_reduce": "collective",
     "stablehlo.all_gather": "collective", "stablehlo.reduce_scatter": "collective",
     "stablehlo.all_to_all": "collective", "stablehlo.collective_permute": "collective",
 }

@@ -20,7 +20,6 @@ from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
-from justjax._src.interpreters import partial_eval as pe
 from justjax._src.interpreters import staging
 from justjax._src.jit_primitive import jit_p
 from justjax._src.runtime.array import Array
@@ -91,11 +90,31 @@ class _Entry:
     closed: ClosedJaxpr
     signature: stages.Signature
     compiled: stages.CompiledCall | None = None
+    # `closed` with the tracers it closes over as leading invars, and those tracers.
+    hoisted: tuple[ClosedJaxpr, list[Any]] | None = None
+
+    def staged_call(self) -> tuple[ClosedJaxpr, list[Any]]:
+        """The jaxpr a `jit` equation holds, and the values it closes over that become its
+        leading operands: as in JAX, a tracer of an enclosing trace is an argument of the
+        inner jaxpr, while concrete constants stay its constvars."""
+        if self.hoisted is None:
+            jaxpr, consts = self.closed.jaxpr, self.closed.consts
+            traced = [i for i, c in enumerate(consts) if isinstance(c, core.Tracer)]
+            if not traced:
+                self.hoisted = (self.closed, [])
+            else:
+                kept = [i for i in range(len(consts)) if i not in set(traced)]
+                inner = jaxpr.replace(constvars=[jaxpr.constvars[i] for i in kept],
+                                      invars=[*(jaxpr.constvars[i] for i in traced),
+                                              *jaxpr.invars])
+                self.hoisted = (ClosedJaxpr(inner, [consts[i] for i in kept]),
+                                [consts[i] for i in traced])
+        return self.hoisted
 
     @functools.cached_property
     def closes_over_tracers(self) -> bool:
         """Whether the function closed over values of an enclosing trace (consts that are
-        tracers)."""
+        tracers): such a trace is valid for that trace's call only."""
         return any(isinstance(c, core.Tracer) for c in self.closed.consts)
 
 
@@ -221,16 +240,10 @@ class PjitFunction:
             outs = eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *flat_args)
         else:
             sig = entry.signature
-            closed, donated = entry.closed, sig.donated_invars
-            if entry.closes_over_tracers:
-                # Values of an enclosing trace it closed over are the call's first operands,
-                # as in JAX: a staged call's jaxpr holds only concrete constants.
-                closed = pe.close_jaxpr(pe.convert_constvars_jaxpr(entry.closed.jaxpr))
-                flat_args = [*entry.closed.consts, *flat_args]
-                donated = (False,) * len(entry.closed.consts) + donated
-            outs = jit_p.bind(*flat_args, jaxpr=closed, name=sig.name,
-                              donated_invars=donated, keep_unused=sig.keep_unused,
-                              inline=False)
+            jaxpr, closed_over = entry.staged_call()
+            outs = jit_p.bind(*closed_over, *flat_args, jaxpr=jaxpr, name=sig.name,
+                              donated_invars=(False,) * len(closed_over) + sig.donated_invars,
+                              keep_unused=sig.keep_unused, inline=False)
         return tree_util.tree_unflatten(entry.signature.out_tree, outs)
 
     def trace(self, *args: Any, **kwargs: Any) -> stages.Traced:
@@ -272,7 +285,9 @@ class PjitFunction:
         avals = staging.abstractify_args(
             self._fun, flat_args,
             lambda: staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset()))
-        key = (in_tree, avals, static, config.trace_context())
+        # Static values that compare equal but differ in type (1, 1.0, True) trace apart.
+        static_key = (static, tuple(type(v) for _, v in static))
+        key = (in_tree, avals, static_key, config.trace_context())
         entry = self._cache.traced.get(key)
         if entry is None:
             if config.read("jax_explain_cache_misses"):
@@ -381,7 +396,7 @@ def _explain_miss(name: str, fun: Callable, cache: dict, key: tuple,
             lines += ["  different config affecting tracing (e.g. jax_enable_x64)"]
         elif all(k[2] != static for k in seen):
             lines += ["  different static arguments:",
-                      f"  * now {static!r} and before {seen[-1][2]!r}"]
+                      f"  * now {static[0]!r} and before {seen[-1][2][0]!r}"]
         else:
             same_tree = [k for k in seen if k[0] == in_tree and k[2] == static]
             closest = min(same_tree, key=lambda k: sum(

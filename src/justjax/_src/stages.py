@@ -10,6 +10,7 @@ impl and every stage go through it, so a jaxpr is lowered and compiled once.
 from __future__ import annotations
 
 import logging
+import math
 import time
 import warnings
 import weakref
@@ -23,6 +24,7 @@ from justjax._src.backends import get_backend
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
+from justjax._src.core.shape_poly import canonicalize_shape, is_constant_shape
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from justjax._src.hlo.passes import optimize
 from justjax._src.hlo import hlo_printer, ir, stablehlo_printer
@@ -45,7 +47,7 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape: Sequence[int], dtype: Any, sharding: Any = None,
                  weak_type: bool = False) -> None:
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = canonicalize_shape(shape)
         self.dtype = dtype if dtypes.is_extended(dtype) else np.dtype(dtype)
         self.sharding = sharding
         self.weak_type = bool(weak_type)
@@ -56,7 +58,7 @@ class ShapeDtypeStruct:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)  # symbolic for a symbolic shape
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
@@ -426,6 +428,10 @@ def compile_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: tuple[bool, ..
     """The executable of a jit call of `closed` (cached per jaxpr and options), compiled
     from its module after the optimizing pipeline (unless `optimize_module` is False).
     Lowering and compiling are logged and recorded as JAX's monitoring events."""
+    if not all(is_constant_shape(a.shape) for a in closed.in_avals):
+        # A module with symbolic shapes runs only once refined to concrete ones (an
+        # Exported's call does that); JAX's compile-time error otherwise.
+        raise ValueError("Error refining shapes. Define JAX_DUMP_IR_TO to dump the module.")
     monitoring.log_compile_event(
         _pxla_logger, "Compiling jit(%s) with global shapes and types %r. Argument mapping: "
         "%s.", name, tuple(closed.in_avals), "(" + "UnspecifiedValue," * len(closed.in_avals)

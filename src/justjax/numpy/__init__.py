@@ -97,7 +97,6 @@ from justjax._src.numpy.ufuncs import (
     absolute as absolute,
     acos as acos,
     acosh as acosh,
-    add as add,
     angle as angle,
     arccos as arccos,
     arccosh as arccosh,
@@ -112,14 +111,11 @@ from justjax._src.numpy.ufuncs import (
     atan as atan,
     atan2 as atan2,
     atanh as atanh,
-    bitwise_and as bitwise_and,
     bitwise_count as bitwise_count,
     bitwise_invert as bitwise_invert,
     bitwise_left_shift as bitwise_left_shift,
     bitwise_not as bitwise_not,
-    bitwise_or as bitwise_or,
     bitwise_right_shift as bitwise_right_shift,
-    bitwise_xor as bitwise_xor,
     cbrt as cbrt,
     ceil as ceil,
     conj as conj,
@@ -166,19 +162,10 @@ from justjax._src.numpy.ufuncs import (
     log10 as log10,
     log1p as log1p,
     log2 as log2,
-    logaddexp as logaddexp,
-    logaddexp2 as logaddexp2,
-    logical_and as logical_and,
     logical_not as logical_not,
-    logical_or as logical_or,
-    logical_xor as logical_xor,
-    maximum as maximum,
-    minimum as minimum,
     mod as mod,
     modf as modf,
-    multiply as multiply,
     nan_to_num as nan_to_num,
-    negative as negative,
     nextafter as nextafter,
     not_equal as not_equal,
     positive as positive,
@@ -200,7 +187,6 @@ from justjax._src.numpy.ufuncs import (
     spacing as spacing,
     sqrt as sqrt,
     square as square,
-    subtract as subtract,
     tan as tan,
     tanh as tanh,
     true_divide as true_divide,
@@ -354,6 +340,7 @@ from justjax._src.numpy.index_arithmetic import (
     unravel_index as unravel_index,
 )
 from justjax._src.numpy.numeric import (
+    unwrap as unwrap,
     diff as diff,
     ediff1d as ediff1d,
     gradient as gradient,
@@ -389,6 +376,10 @@ from justjax._src.numpy.numpy_interop import (
     ComplexWarning as ComplexWarning,
     array_repr as array_repr,
     array_str as array_str,
+    frombuffer as frombuffer,
+    fromfile as fromfile,
+    fromiter as fromiter,
+    fromstring as fromstring,
     get_printoptions as get_printoptions,
     index_exp as index_exp,
     iterable as iterable,
@@ -402,5 +393,87 @@ from justjax._src.numpy.numpy_interop import (
 from justjax._src.numpy.vectorize import (
     vectorize as vectorize,
 )
+from justjax._src.numpy.numpy_interop import from_dlpack as from_dlpack
+from justjax._src.numpy.array_api_metadata import (
+    __array_api_version__ as __array_api_version__,
+    __array_namespace_info__ as __array_namespace_info__,
+)
 from justjax.numpy import linalg as linalg  # noqa: E402 -- the submodule, after the names
+from justjax._src.numpy.index_tricks import (
+    apply_along_axis as apply_along_axis,
+    apply_over_axes as apply_over_axes,
+    block as block,
+    c_ as c_,
+    fromfunction as fromfunction,
+    mask_indices as mask_indices,
+    mgrid as mgrid,
+    ogrid as ogrid,
+    r_ as r_,
+    tril_indices as tril_indices,
+    tril_indices_from as tril_indices_from,
+    triu_indices as triu_indices,
+    triu_indices_from as triu_indices_from,
+)
+from justjax._src.numpy.setops import (
+    intersect1d as intersect1d,
+    isin as isin,
+    setdiff1d as setdiff1d,
+    setxor1d as setxor1d,
+    union1d as union1d,
+)
+from justjax._src.numpy.histograms import (
+    bincount as bincount,
+    corrcoef as corrcoef,
+    cov as cov,
+    histogram as histogram,
+    histogram2d as histogram2d,
+    histogram_bin_edges as histogram_bin_edges,
+    histogramdd as histogramdd,
+)
+from justjax._src.numpy.windows import (
+    bartlett as bartlett,
+    blackman as blackman,
+    hamming as hamming,
+    hanning as hanning,
+    i0 as i0,
+    kaiser as kaiser,
+)
+from justjax._src.numpy.polynomial import (
+    poly as poly,
+    polyadd as polyadd,
+    polyder as polyder,
+    polydiv as polydiv,
+    polyfit as polyfit,
+    polyint as polyint,
+    polymul as polymul,
+    polysub as polysub,
+    roots as roots,
+    trim_zeros as trim_zeros,
+)
+from justjax._src.numpy.bits import (
+    packbits as packbits,
+    unpackbits as unpackbits,
+)
+from justjax._src.numpy.updates import (
+    place as place,
+    put as put,
+)
+from justjax._src.numpy.ufunc_objects import (
+    add as add,
+    bitwise_and as bitwise_and,
+    bitwise_or as bitwise_or,
+    bitwise_xor as bitwise_xor,
+    frompyfunc as frompyfunc,
+    logaddexp as logaddexp,
+    logaddexp2 as logaddexp2,
+    logical_and as logical_and,
+    logical_or as logical_or,
+    logical_xor as logical_xor,
+    maximum as maximum,
+    minimum as minimum,
+    multiply as multiply,
+    negative as negative,
+    subtract as subtract,
+    ufunc as ufunc,
+)
 from justjax.numpy import fft as fft  # noqa: E402 -- the submodule, after the names

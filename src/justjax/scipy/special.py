@@ -54,3 +54,16 @@ from justjax._src.scipy.special import (
     xlogy as xlogy,
     zeta as zeta,
 )
+from justjax._src.deprecations import deprecation_getattr as _deprecation_getattr
+from justjax._src.scipy.special.legendre import lpmn as _deprecated_lpmn
+from justjax._src.scipy.special.legendre import lpmn_values as _deprecated_lpmn_values
+
+# As JAX 0.10.2: lpmn and lpmn_values warn (deprecated since January 2024); sph_harm is gone.
+__getattr__ = _deprecation_getattr("jax.scipy.special", {
+    "lpmn": ("jax.scipy.special.lpmn is deprecated; no replacement is planned.",
+             _deprecated_lpmn),
+    "lpmn_values": ("jax.scipy.special.lpmn_values is deprecated; no replacement is planned.",
+                    _deprecated_lpmn_values),
+    "sph_harm": ("jax.scipy.special.sph_harm was deprecated in v0.7.0 and removed in v0.10.0. "
+                 "Use jax.scipy.special.sph_harm_y instead.", None),
+})

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from justjax._src.core import dtypes
+from justjax._src.core.shape_poly import canonicalize_shape
 
 
 class AbstractValue:
@@ -30,7 +31,7 @@ class ShapedArray(AbstractValue):
 
     def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False, *,
                  sharding: Any = None, vma: frozenset = frozenset(), **_: Any) -> None:
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = canonicalize_shape(shape)
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from justjax._src import errors
 from justjax._src.config import config, eager_constant_folding
-from justjax._src.core import dtypes
+from justjax._src.core import dtypes, shape_poly
 from justjax._src.core.avals import ShapedArray
 
 
@@ -546,6 +546,12 @@ class Tracer:
             self, f"The tolist() method was called on traced array with shape "
                   f"{self.aval.str_short(short_dtypes=False)}." + (f"\n{origin}" if origin else ""))
 
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        origin = self._origin_msg()
+        raise errors.ConcretizationTypeError(
+            self, f"The __dlpack__() method was called on traced array with shape "
+                  f"{self.aval.str_short(short_dtypes=False)}." + (f"\n{origin}" if origin else ""))
+
     def item(self, *args: Any) -> Any:
         raise errors.ConcretizationTypeError(self, "This occurred in the item() method of jax.Array")
 
@@ -573,6 +579,9 @@ def canonicalize_shape(shape: Any, context: str = "") -> tuple[int, ...]:
         entries = [shape]
     result = []
     for d in entries:
+        if isinstance(d, shape_poly.DimExpr):
+            result.append(d)
+            continue
         if isinstance(d, Tracer) or not (isinstance(d, (int, np.integer)) or
                                          (hasattr(d, "dtype") and np.shape(d) == ()
                                           and np.issubdtype(d.dtype, np.integer))):
@@ -610,6 +619,8 @@ def concrete_or_error(force: Callable[[Any], Any], value: Any, context: str = ""
 
 
 def concrete_dim(value: Any, context: str = "") -> int:
+    if isinstance(value, shape_poly.DimExpr):
+        return value  # a symbolic dimension is a static one
     if isinstance(value, Tracer):
         concrete = value.to_concrete_value()
         if concrete is None:
@@ -630,20 +641,17 @@ ParamDict = dict[str, Any]
 Value = Any
 
 
-def max_dim(d1: int, d2: int) -> int:
-    """The larger of two dimension sizes (JAX's symbolic-shape-aware `max`; justjax's
-    shapes are always concrete)."""
-    return max(operator.index(d1), operator.index(d2))
+# Symbolic dimensions (`core/shape_poly.py`), under `jax.core`'s names.
+max_dim = shape_poly.max_dim
+min_dim = shape_poly.min_dim
+InconclusiveDimensionOperation = shape_poly.InconclusiveDimensionOperation
+is_symbolic_dim = shape_poly.is_symbolic_dim
+is_constant_shape = shape_poly.is_constant_shape
 
 
-def min_dim(d1: int, d2: int) -> int:
-    """The smaller of two dimension sizes."""
-    return min(operator.index(d1), operator.index(d2))
-
-
-class InconclusiveDimensionOperation(Exception):
-    """A comparison of symbolic dimensions that cannot be decided (JAX's shape
-    polymorphism; justjax's dimensions are always concrete, so it is never raised here)."""
+def is_constant_dim(d: Any) -> bool:
+    """Whether `d` is a known integer (not a symbolic dimension)."""
+    return not shape_poly.is_symbolic_dim(d)
 
 
 def typeof(x: Any) -> ShapedArray:

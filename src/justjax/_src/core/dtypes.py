@@ -14,6 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from justjax._src.config import config
+from justjax._src.core.shape_poly import DimExpr
 
 bool_ = np.dtype(np.bool_)
 int8 = np.dtype(np.int8)
@@ -464,6 +465,8 @@ def dtype_and_weak_type(x: Any) -> tuple[np.dtype, bool]:
         return PYTHON_SCALAR_DTYPES[type(x)], True
     if _is_weak_node(x):
         return PYTHON_SCALAR_DTYPES[x], True
+    if isinstance(x, DimExpr):  # a symbolic dimension is a weakly typed int, as in JAX
+        return PYTHON_SCALAR_DTYPES[int], True
     if isinstance(x, ExtendedDType):
         return x, False
     if isinstance(x, (type, str, np.dtype)):

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from justjax._src import caches
+from justjax._src import caches, source_info_util
 from justjax._src.config import config
 from justjax._src.core import pretty as pp
 from justjax._src.core.avals import ShapedArray
@@ -231,7 +231,8 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
         write(var, value)
     with equation_context():
         for eqn in jaxpr.eqns:
-            outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+            with source_info_util.user_context(eqn.source_info):
+                outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
             if not eqn.primitive.multiple_results:
                 outs = [outs]
             for var, value in zip(eqn.outvars, outs, strict=True):

@@ -31,6 +31,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from justjax._src.core import dtypes
+from justjax._src.core.shape_poly import DimExpr
 
 
 # ---------------------------------------------------------------------------------------------
@@ -62,16 +63,36 @@ def element_type_name(dtype: np.dtype) -> str:
         raise TypeError(f"no StableHLO element type for dtype {dtype}") from None
 
 
+_DTYPES_BY_NAME = {name: dtype for dtype, name in _ELEMENT_TYPES.items()}
+
+
+def element_dtype(name: str) -> np.dtype:
+    """The NumPy dtype of an MLIR element type name (`f32` -> float32); the inverse of
+    `element_type_name`."""
+    try:
+        return np.dtype(_DTYPES_BY_NAME[name])
+    except KeyError:
+        raise TypeError(f"no dtype for StableHLO element type {name}") from None
+
+
 @dataclass(frozen=True)
 class TensorType:
-    """A ranked tensor type: `tensor<2x3xf32>`."""
+    """A ranked tensor type: `tensor<2x3xf32>`; a dynamic dimension (None) prints `?`
+    (`tensor<?x3xf32>`, in a shape-polymorphic module before its shapes are refined)."""
 
-    shape: tuple[int, ...]
+    shape: tuple[int | None, ...]
     dtype: np.dtype
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
+        object.__setattr__(self, "shape", tuple(
+            d if d is None or isinstance(d, DimExpr) else int(d) for d in self.shape))
         object.__setattr__(self, "dtype", np.dtype(self.dtype))
+
+    @property
+    def is_static(self) -> bool:
+        """Whether every dimension is a known integer (a lowered shape-polymorphic program
+        has symbolic ones, `DimExpr`s; a parsed one has None for them)."""
+        return all(type(d) is int for d in self.shape)
 
     @property
     def rank(self) -> int:
@@ -86,7 +107,7 @@ class TensorType:
         return self.size * self.dtype.itemsize
 
     def __str__(self) -> str:
-        dims = "".join(f"{d}x" for d in self.shape)
+        dims = "".join(f"{d}x" if type(d) is int else "?x" for d in self.shape)
         return f"tensor<{dims}{element_type_name(self.dtype)}>"
 
 
@@ -118,6 +139,12 @@ class IntegerAttr:
 
     value: int
     type: str
+
+    def __int__(self) -> int:
+        return int(self.value)
+
+    def __index__(self) -> int:
+        return int(self.value)
 
 
 @dataclass(frozen=True)

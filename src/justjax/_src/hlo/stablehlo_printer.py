@@ -180,6 +180,24 @@ def format_float(value: Any, dtype: Any) -> str:
     return _hex_bits(value, dtype)
 
 
+def parse_float(text: str, dtype: Any) -> np.generic:
+    """The value of `dtype` that MLIR text `text` denotes (the inverse of `format_float`):
+    a decimal rounded once, exactly, to the nearest value of the format (ties to even), or
+    hex bits (`0x7FC00000`)."""
+    dtype = np.dtype(dtype)
+    fmt = _FLOAT_FORMATS[dtype]
+    if text.startswith(("0x", "0X")):
+        raw = np.asarray(int(text, 16), _UINT_OF_WIDTH[fmt.bits])
+        return raw.reshape(1).view(dtype)[0]
+    exact = _parse_rounded(text, fmt)
+    if exact is None:
+        return np.asarray(-np.inf if text.lstrip().startswith("-") else np.inf, dtype)[()]
+    value = float(exact)
+    if value == 0 and text.lstrip().startswith("-"):
+        value = -0.0
+    return np.asarray(value, dtype)[()]
+
+
 # ---------------------------------------------------------------------------------------------
 # Dense elements.
 
@@ -500,6 +518,7 @@ _PROPERTIES: dict[str, frozenset[str]] = {name: frozenset(props) for name, props
     "stablehlo.collective_permute": ("channel_handle", "source_target_pairs"),
     "stablehlo.composite": ("composite_attributes", "decomposition", "name", "version"),
     "stablehlo.dynamic_gather": ("dimension_numbers", "indices_are_sorted"),
+    "stablehlo.fft": ("fft_length", "fft_type"),
     "stablehlo.gather": ("dimension_numbers", "indices_are_sorted", "slice_sizes"),
     "stablehlo.get_tuple_element": ("index",),
     "stablehlo.infeed": ("infeed_config", "layout"),
@@ -732,6 +751,8 @@ def _bool(value: Any) -> str:
 
 _register("stablehlo.broadcast_in_dim")(
     _keyword_form([("dims", "broadcast_dimensions", _dims)]))
+_register("stablehlo.dynamic_broadcast_in_dim")(
+    _keyword_form([("dims", "broadcast_dimensions", _dims)]))
 _register("stablehlo.transpose")(_keyword_form([("dims", "permutation", _dims)]))
 _register("stablehlo.reverse")(_keyword_form([("dims", "dimensions", _dims)], same_type=True))
 _register("stablehlo.concatenate")(_keyword_form([("dim", "dimension", _int)]))
@@ -770,7 +791,8 @@ def _iota(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
             f"{p.extra(op, ('iota_dimension',))} : {op.result.type}")
 
 
-@_register("stablehlo.reshape", "stablehlo.bitcast_convert", "stablehlo.dynamic_update_slice")
+@_register("stablehlo.reshape", "stablehlo.bitcast_convert", "stablehlo.dynamic_update_slice",
+           "stablehlo.dynamic_reshape")
 def _functional(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
     return f"{op.opcode} {p.operands(op.operands)}{p.extra(op, ())} : {functional_type(op)}"
 

@@ -472,8 +472,13 @@ class TangentStagingTrace(staging.DynamicJaxprTrace):
 
     tracer_name = "GradTracer"
 
-    def __init__(self, parent_trace: core.Trace) -> None:
+    def __init__(self, parent_trace: core.Trace, *, inline_arrays: bool = True) -> None:
+        """`inline_arrays=False` (linearizing a function): known Arrays the tangent equations
+        read are residuals, scalar or not, kept as constvars, the leaves of the pullback's
+        pytree (JAX's `jax.vjp` keeps them so). Splitting a jaxpr keeps its scalar literals
+        literal."""
         super().__init__(debug=None)
+        self.inline_arrays = inline_arrays
         self.parent_trace = parent_trace
         self._staging_zeros = False
 
@@ -560,7 +565,7 @@ def linearize_flat(fun: Callable[..., Any], primals: Sequence[Any], *, has_aux: 
     linear jaxpr from input tangents to output tangents, whose consts are the residuals.
     With `has_aux`, `fun` returns `(outputs, aux_leaves)`; the aux leaves come third."""
     parent = core.current_trace()
-    staging_trace = TangentStagingTrace(parent)
+    staging_trace = TangentStagingTrace(parent, inline_arrays=False)
     tangent_args = []
     for p in primals:
         aval = tangent_aval(core.get_aval(p))
@@ -577,10 +582,23 @@ def linearize_flat(fun: Callable[..., Any], primals: Sequence[Any], *, has_aux: 
         tangent_outs = [instantiate_zeros(t) for t in tangent_outs]
     linear = staging_trace.to_closed_jaxpr(tangent_outs)
     staging_trace.release()
-    linear = _without_dead_code(linear)
+    linear = _inputs_first(_without_dead_code(linear), primals)
     if has_aux:
         return primal_outs, linear, aux
     return primal_outs, linear
+
+
+def _inputs_first(linear: ClosedJaxpr, primals: Sequence[Any]) -> ClosedJaxpr:
+    """The residuals reordered as JAX orders them: the primal inputs the tangent computation
+    reads come first, in argument order, then the computed ones in the order they are read."""
+    position = {id(p): i for i, p in reversed(list(enumerate(primals)))}
+    order = sorted(range(len(linear.consts)),
+                   key=lambda k: (0, position[id(linear.consts[k])])
+                   if id(linear.consts[k]) in position else (1, k))
+    if order == list(range(len(order))):
+        return linear
+    jaxpr = linear.jaxpr.replace(constvars=[linear.jaxpr.constvars[k] for k in order])
+    return ClosedJaxpr(jaxpr, [linear.consts[k] for k in order])
 
 
 def _without_dead_code(linear: ClosedJaxpr) -> ClosedJaxpr:

@@ -23,6 +23,8 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Builder, TensorType, Value
+from justjax._src.interpreters import lowering_poly
+from justjax._src.core.shape_poly import all_dim_vars
 
 LoweringRule = Callable[..., Any]
 
@@ -66,6 +68,11 @@ class ModuleContext:
     replica_axes: dict[Any, int] = field(default_factory=dict)
     # Objects the compiled program must keep alive (callbacks a library's rule emitted).
     keepalives: list[Any] = field(default_factory=list)
+    # The dimension variables of a shape-polymorphic program (sorted): every function of
+    # the module takes their values as leading `tensor<i32>` arguments.
+    dim_vars: tuple[str, ...] = ()
+    # The dimension values of the functions being lowered, innermost last.
+    dim_values_stack: list[dict[str, Value]] = field(default_factory=list)
 
     def add_keepalive(self, keepalive: Any) -> None:
         if keepalive is not None:
@@ -91,6 +98,12 @@ class LoweringRuleContext:
     primitive: core.Primitive | None
     avals_in: tuple[ShapedArray, ...]
     avals_out: tuple[ShapedArray, ...]
+
+    @property
+    def dim_var_values(self) -> dict[str, Value]:
+        """The values of the dimension variables in the function being lowered."""
+        stack = self.module_context.dim_values_stack
+        return stack[-1] if stack else {}
 
     def replace(self, **changes: Any) -> LoweringRuleContext:
         fields_ = dict(module_context=self.module_context, builder=self.builder,
@@ -264,11 +277,48 @@ def lower_fun(fun: Callable[..., Any], multiple_results: bool = True) -> Lowerin
     return rule
 
 
+class _DimArgs:
+    """While a function of a shape-polymorphic module is lowered: its leading dimension
+    arguments are the current dimension values; afterwards its shape-dependent ops are
+    made dynamic (`lowering_poly`)."""
+
+    def __init__(self, ctx: ModuleContext, block: ir.Block) -> None:
+        self.ctx = ctx
+        self.block = block
+        self.values = dict(zip(ctx.dim_vars, block.args, strict=False))
+
+    def __enter__(self) -> None:
+        self.ctx.dim_values_stack.append(self.values)
+
+    def __exit__(self, *exc: Any) -> None:
+        self.ctx.dim_values_stack.pop()
+        if self.ctx.dim_vars and exc[0] is None:
+            lowering_poly.make_shapes_dynamic(self.block, self.values, self._add_function)
+
+    def _add_function(self, name: str, block: ir.Block) -> str:
+        """Adds `block` (ending in `func.return`) as a private function named `name`
+        (made unique); returns the name."""
+        fn_name = self.ctx.fresh_function_name(name)
+        self.ctx.module.functions.append(
+            ir.Function(fn_name, block, list(block.ops[-1].operand_types)))
+        return fn_name
+
+
+def _dim_arg_types(ctx: ModuleContext) -> list[TensorType]:
+    return [TensorType((), lowering_poly.dim_dtype())] * len(ctx.dim_vars)
+
+
 def lower_function(ctx: ModuleContext, name: str, closed: ClosedJaxpr, *,
                    public: bool = False, result_infos: Sequence[str] | None = None,
                    arg_attrs: Sequence[dict[str, Any]] | None = None) -> ir.Function:
-    """Lowers `closed` to a function of the module named `name` and adds it."""
-    block = ir.Block([Value(aval_to_type(a)) for a in closed.in_avals])
+    """Lowers `closed` to a function of the module named `name` and adds it (taking the
+    dimension values first in a shape-polymorphic module)."""
+    dim_types = _dim_arg_types(ctx)
+    block = ir.Block([Value(t) for t in dim_types]
+                     + [Value(aval_to_type(a)) for a in closed.in_avals])
+    if dim_types:
+        arg_attrs = lowering_poly.dim_arg_attrs(ctx.dim_vars) + list(
+            arg_attrs if arg_attrs is not None else [{}] * len(closed.in_avals))
     b = Builder(block)
     fn = ir.Function(name, block, [aval_to_type(a) for a in closed.out_avals],
                      visibility="public" if public else "private",
@@ -276,8 +326,10 @@ def lower_function(ctx: ModuleContext, name: str, closed: ClosedJaxpr, *,
                      result_attrs=([{"jax.result_info": info} for info in result_infos]
                                    if result_infos is not None else None))
     ctx.module.functions.append(fn)
-    outs = jaxpr_subcomp(ctx, b, closed.jaxpr, _consts(b, closed), block.args)
-    b.ret(outs, "func.return")
+    with _DimArgs(ctx, block):
+        outs = jaxpr_subcomp(ctx, b, closed.jaxpr, _consts(b, closed),
+                             block.args[len(dim_types):])
+        b.ret(outs, "func.return")
     return fn
 
 
@@ -288,15 +340,21 @@ def _call_private(ctx: LoweringRuleContext, key: tuple, name: str,
     """`func.call` of the private function lowered for `key`, lowering it first (named
     `name`, or `name_0`, ... if taken) when the module has none yet."""
     module_ctx = ctx.module_context
+    dim_types = _dim_arg_types(module_ctx)
     fn_name = module_ctx.function_names.get(key)
     if fn_name is None:
         fn_name = module_ctx.fresh_function_name(name)
         module_ctx.function_names[key] = fn_name
-        block = ir.Block([Value(t) for t in in_types])
-        module_ctx.module.functions.append(ir.Function(fn_name, block, list(out_types)))
+        block = ir.Block([Value(t) for t in (*dim_types, *in_types)])
+        attrs = (lowering_poly.dim_arg_attrs(module_ctx.dim_vars) + [{}] * len(in_types)
+                 if dim_types else None)
+        module_ctx.module.functions.append(ir.Function(fn_name, block, list(out_types),
+                                                       arg_attrs=attrs))
         body = Builder(block)
-        body.ret(list(emit_body(body, block.args)), "func.return")
-    call = ctx.builder.op("func.call", list(args), list(out_types),
+        with _DimArgs(module_ctx, block):
+            body.ret(list(emit_body(body, block.args[len(dim_types):])), "func.return")
+    dim_args = [ctx.dim_var_values[v] for v in module_ctx.dim_vars]
+    call = ctx.builder.op("func.call", [*dim_args, *args], list(out_types),
                           {"callee": ir.Symbol(fn_name)})
     return list(call.results)
 
@@ -358,7 +416,8 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, fun_name: str,
     module = ir.Module(module_name(fun_name, prefix), attributes={
         "mhlo.num_partitions": ir.IntegerAttr(1, "i32"),
         "mhlo.num_replicas": ir.IntegerAttr(replicas, "i32")})
-    ctx = ModuleContext(module, replica_axes=replica_axes)
+    ctx = ModuleContext(module, replica_axes=replica_axes,
+                        dim_vars=tuple(all_dim_vars(a.shape for a in closed.in_avals)))
     # main comes first; private functions follow in the order they were first called.
     lower_function(ctx, "main", closed, public=True, result_infos=result_infos,
                    arg_attrs=arg_attrs)

@@ -17,6 +17,7 @@ import numpy as np
 from justjax._src import source_info_util, tree_util
 from justjax._src.config import config
 from justjax._src.core import core, dtypes, leaks
+from justjax._src.core.shape_poly import DimExpr
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, check_jaxpr
 from justjax._src.runtime.array import Array
@@ -180,6 +181,8 @@ class DynamicJaxprTrace(core.Trace):
     """Stages primitives into a jaxpr under construction."""
 
     tracer_name = "JitTracer"
+    # Whether scalar Arrays read from outside become literals (Python and NumPy scalars do).
+    inline_arrays = True
 
     def __init__(self, debug: DebugInfo | None = None) -> None:
         super().__init__()
@@ -216,6 +219,8 @@ class DynamicJaxprTrace(core.Trace):
             return x
         if isinstance(x, core.Tracer) and not x._trace.is_valid():
             raise core.escaped_tracer_error(x)
+        if isinstance(x, DimExpr):  # a symbolic dimension used as a value
+            return self.to_jaxpr_tracer(x.dimension_as_value())
         return self.new_const(x)
 
     def process_primitive(self, primitive: core.Primitive, args: Sequence[Any], params: dict) -> Any:
@@ -240,7 +245,7 @@ class DynamicJaxprTrace(core.Trace):
         if primitive in core.effectful_abstract_eval_rules:
             effects = primitive.effects(*[t.aval for t in tracers], **params)
         self.eqns.append(JaxprEqn([t.jaxpr_var for t in tracers], [t.jaxpr_var for t in outs], primitive,
-                                  dict(params), effects, source_info_util.current()))
+                                  dict(params), effects, source_info_util.staged_here()))
         return outs if primitive.multiple_results else outs[0]
 
     def process_custom_jvp_call(self, primitive: core.Primitive, fun: Callable, jvp: Callable,
@@ -285,7 +290,7 @@ class DynamicJaxprTrace(core.Trace):
         self.invalidate()
         literals: dict[Var, Literal] = {}
         for var, value, _, _ in self.constvars.values():
-            if _is_literalable(value):
+            if _is_literalable(value) and (self.inline_arrays or type(value) is not Array):
                 # A Python scalar keeps its Python value: `lax.add(x, 0.1)` prints `0.1:f32[]`.
                 # Arrays stay Arrays so evaluating the jaxpr keeps their weak type.
                 literal = value if dtypes.is_python_scalar(value) or type(value) is Array \

@@ -16,6 +16,7 @@ import numpy as np
 from justjax._src.backends.reference.kernels import structural as kernels
 from justjax._src import dispatch
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.core.avals import ShapedArray
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Value
@@ -187,7 +188,7 @@ def conv_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
     out_space = tuple(_stride_dim(d, k, s)
                       for d, k, s in zip(padded, rhs_shape[2:], strides, strict=True))
     batch = lhs_shape[0] // batch_group_count if batch_group_count > 1 else lhs_shape[0]
-    return tuple(int(d) for d in (batch, rhs_shape[0], *out_space))
+    return tuple(d if is_symbolic_dim(d) else int(d) for d in (batch, rhs_shape[0], *out_space))
 
 
 def conv_general_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
@@ -234,7 +235,8 @@ def conv_transpose_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int
                 for i, k, s in zip(lhs_trans[2:], rhs_trans[2:], window_strides, strict=True)]
     out_trans = (lhs_trans[0], rhs_trans[0],
                  *(u + p for u, p in zip(unpadded, totals, strict=True)))
-    return tuple(int(d) for d in np.take(out_trans, np.argsort(out_perm)))
+    return tuple(d if is_symbolic_dim(d) else int(d)
+                 for d in (out_trans[i] for i in np.argsort(out_perm)))
 
 
 # -- the primitive -----------------------------------------------------------------------------
@@ -297,7 +299,8 @@ def _conv_shape_rule(lhs: ShapedArray, rhs: ShapedArray, *, window_strides: tupl
     rhs_trans = _dilate_shape(tuple(np.take(rhs.shape, rhs_perm)), rhs_dilation)
     out_trans = conv_shape_tuple(lhs_trans, rhs_trans, window_strides, padding,
                                  batch_group_count)
-    return tuple(int(d) for d in np.take(out_trans, np.argsort(out_perm)))
+    return tuple(d if is_symbolic_dim(d) else int(d)
+                 for d in (out_trans[i] for i in np.argsort(out_perm)))
 
 
 def validate_preferred_element_type(input_dtype: np.dtype, preferred: np.dtype) -> None:

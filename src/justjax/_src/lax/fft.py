@@ -70,6 +70,10 @@ def _real_dtype(dtype: np.dtype) -> np.dtype:
     return np.finfo(dtype).dtype
 
 
+def _dtype(x: Any) -> np.dtype:
+    return core.get_aval(x).dtype
+
+
 # -- fft_p --------------------------------------------------------------------------------------
 
 def _fft_abstract_eval(x: ShapedArray, *, fft_type: FftType, fft_lengths: tuple[int, ...]
@@ -181,10 +185,6 @@ lowering.register_lowering(fft_p, _fft_lowering)
 
 
 # -- the wrapper --------------------------------------------------------------------------------
-
-def _dtype(x: Any) -> np.dtype:
-    return core.get_aval(x).dtype
-
 
 @jit(static_argnums=(1, 2))
 def fft(x: Any, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Any:

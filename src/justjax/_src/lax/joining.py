@@ -13,6 +13,7 @@ import numpy as np
 
 from justjax._src import dispatch
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.hlo.ir import TensorType, Value
@@ -54,7 +55,8 @@ def _check_integer_shape(shape: tuple[Any, ...]) -> None:
         for d in shape:
             if isinstance(d, core.Tracer):
                 raise TypeError("traced dimension")
-            operator.index(d)
+            if not is_symbolic_dim(d):
+                operator.index(d)
         return
     except TypeError:
         pass

@@ -19,7 +19,7 @@ from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, lowering
 from justjax._src.lax import elementwise, reductions, structural
 from justjax._src.lax import linalg_common as lc
-from justjax._src.lax.linalg_triangular import lu, lu_solve
+from justjax._src.lax.linalg_triangular import solve as _solve
 
 __all__ = ["EigImplementation", "eig", "eig_p", "hessenberg", "hessenberg_p", "schur",
            "schur_p"]
@@ -104,12 +104,6 @@ def eig(x: Any, *, compute_left_eigenvectors: bool = True,
 def _mat(a: Any, b: Any) -> Any:
     """`a @ b` for matrices with batch dimensions, at HIGHEST precision."""
     return lc.dot_highest(a, b)
-
-
-def _solve(a: Any, b: Any) -> Any:
-    """`a^-1 b` for matrices `b`, from `lu(a)` (differentiable through `lu`)."""
-    lu_, _, permutation = lu(a)
-    return lu_solve(lu_, permutation, b, trans=0)
 
 
 def _eig_vec_jvp(w: Any, v: Any, da: Any) -> tuple[Any, Any]:

@@ -18,9 +18,11 @@ from justjax._src.config import config
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.jit import jit
-from justjax._src.lax import elementwise, slicing, sorting, structural
+from justjax._src.lax import dot, elementwise, slicing, sorting, structural
 from justjax._src.lax import linalg_common as lc
 from justjax._src.lax.control_flow.library import fori_loop
+from justjax._src.lax.control_flow.solves import custom_linear_solve
+from justjax._src.lax.utils import broadcast_shapes
 
 __all__ = ["lu", "lu_p", "lu_pivots_to_permutation", "lu_pivots_to_permutation_p", "lu_solve",
            "triangular_solve", "triangular_solve_p"]
@@ -422,3 +424,66 @@ def lu_solve(lu_: Any, permutation: Any, b: Any, trans: int = 0) -> Any:
       `x`, of `b`'s shape (batch dimensions broadcast).
     """
     return _lu_solve(lu_, permutation, b, trans)
+
+
+# ---------------------------------------------------------------------------------------------
+# General solves, differentiated implicitly.
+
+def check_solve_shapes(a: Any, b: Any) -> None:
+    """JAX's check of `solve(a, b)`'s shapes: `a` `[..., m, m]`, `b` `[..., m]` or
+    `[..., m, k]`."""
+    a_shape, b_shape = lc.shape(a), lc.shape(b)
+    if not (len(a_shape) >= 2 and len(b_shape) in (len(a_shape), len(a_shape) - 1)
+            and a_shape[-1] == a_shape[-2] == b_shape[len(a_shape) - 2]):
+        raise ValueError("The arguments to solve must have shapes a=[..., m, m] and "
+                         f"b=[..., m, k] or b=[..., m]; got a={a_shape} and b={b_shape}")
+
+
+def broadcasted_matvec(a: Any, b: Any) -> Any:
+    """`a @ b` for matrices `a` `[..., n, m]` and vectors `b` `[..., m]` (batch dimensions
+    broadcast), one `dot_general` at HIGHEST precision."""
+    batch = broadcast_shapes(lc.shape(a)[:-2], lc.shape(b)[:-1])
+    a = _broadcast_to(a, (*batch, *lc.shape(a)[-2:]))
+    b = _broadcast_to(b, (*batch, lc.shape(b)[-1]))
+    nb = len(batch)
+    dims = (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))))
+    return dot.dot_general(a, b, dims, precision=dot.Precision.HIGHEST)
+
+
+def solve(a: Any, b: Any) -> Any:
+    """`a^-1 b` from `lu(a)` through `custom_linear_solve`, so that derivatives reuse the
+    factorization (x' = a^-1 (b' - a' x)) instead of differentiating it (JAX's
+    `lax.linalg._solve`).
+
+    Args:
+      a: `[..., m, m]` matrices.
+      b: `[..., m]` vectors or `[..., m, k]` matrices (b's size-1 batch dimensions
+        broadcast to a's).
+    Returns:
+      `x`, of b's (broadcast) shape.
+    """
+    check_solve_shapes(a, b)
+    a_shape, b_shape = lc.shape(a), lc.shape(b)
+    out_shape = tuple(d_a if d_b == 1 else d_b
+                      for d_a, d_b in zip(a_shape[:-1] + (1,), b_shape, strict=False))
+    b = structural.broadcast_in_dim(b, out_shape, tuple(range(len(b_shape))))
+    lu_, _, permutation = lu(structural.stop_gradient(a))
+
+    def solve_one(x: Any) -> Any:
+        return custom_linear_solve(
+            lambda y: broadcasted_matvec(a, y), x,
+            solve=lambda _, y: lu_solve(lu_, permutation, y, trans=0),
+            transpose_solve=lambda _, y: lu_solve(lu_, permutation, y, trans=1))
+
+    if len(a_shape) == len(out_shape) + 1:
+        return solve_one(b)
+    # Matrices b: one solve per column, mapped over the last axis.
+    column = len(out_shape) - 1
+    out = batching.vmap_positional(solve_one, (column,))(b)
+    return _moveaxis(out, 0, max(len(a_shape), len(out_shape)) - 1)
+
+
+def _moveaxis(x: Any, src: int, dst: int) -> Any:
+    perm = list(range(len(lc.shape(x))))
+    perm.insert(dst, perm.pop(src))
+    return structural.transpose(x, tuple(perm))

@@ -74,7 +74,8 @@ def _input_dtype(operand: ShapedArray, **_: Any) -> np.dtype:
 def _delete_dims(shape: tuple[int, ...], dims: Sequence[int]) -> tuple[int, ...]:
     # JAX computes these shapes with np.delete, so negative dimensions are accepted here, and
     # out-of-range ones raise NumPy's IndexError; XLA rejects both later (see `_check_dims`).
-    return tuple(int(d) for d in np.delete(np.array(shape, dtype=np.int64), list(dims)))
+    kept = np.delete(np.arange(len(shape)), list(dims))  # NumPy's checks of `dims`
+    return tuple(shape[i] for i in kept)
 
 
 def _reduce_logical_shape_rule(operand: ShapedArray, *, axes: tuple[int, ...]

@@ -21,6 +21,8 @@ from justjax._src.backends.reference.kernels import structural as kernels
 from justjax._src.backends.reference.kernels.elementwise import convert_values
 from justjax._src import dispatch
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import exceeds
+from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import Jaxpr, tracing_cache
@@ -45,6 +47,11 @@ __all__ = [
 _slice = builtins.slice
 
 
+def _dim(d: Any) -> Any:
+    """A dimension as an int, or as itself if symbolic."""
+    return d if is_symbolic_dim(d) else int(d)
+
+
 def _check_shapelike(fun_name: str, arg_name: str, obj: Any) -> None:
     """JAX's checks that a static parameter is a sequence of nonnegative integers."""
     if not isinstance(obj, (tuple, list, np.ndarray)):
@@ -52,7 +59,8 @@ def _check_shapelike(fun_name: str, arg_name: str, obj: Any) -> None:
                         f"got {type(obj)}.")
     if not len(obj):
         return
-    if any(not isinstance(d, (int, np.integer)) or isinstance(d, bool) for d in obj):
+    if any(not (isinstance(d, (int, np.integer)) or is_symbolic_dim(d)) or isinstance(d, bool)
+           for d in obj):
         raise TypeError(f"{fun_name} {arg_name} must have every element be an integer type, "
                         f"got {tuple(map(type, obj))}.")
     if not all(d >= 0 for d in obj):
@@ -84,7 +92,7 @@ def _slice_shape(operand: ShapedArray, *, start_indices: tuple[int, ...],
     if not all(map(operator.ge, limit_indices, start_indices)):
         raise TypeError("slice limit_indices must be greater than or equal to start_indices, "
                         f"got start_indices {start_indices} and limit_indices {limit_indices}.")
-    diff = tuple(int(l) - int(s) for s, l in zip(start_indices, limit_indices, strict=True))
+    diff = tuple(_dim(l) - _dim(s) for s, l in zip(start_indices, limit_indices, strict=True))
     if strides is None or tuple(strides) == (1,) * operand.ndim:
         return diff
     _check_shapelike("slice", "strides", strides)
@@ -93,7 +101,7 @@ def _slice_shape(operand: ShapedArray, *, start_indices: tuple[int, ...],
                         f"the operand, got strides {strides} for operand shape {operand.shape}.")
     if not all(s > 0 for s in strides):
         raise TypeError(f"slice strides must be positive, got {strides}")
-    return tuple(builtins.max(0, (d - 1) // int(s) + 1) for d, s in zip(diff, strides, strict=True))
+    return tuple(core.max_dim(0, (d - 1) // int(s) + 1) for d, s in zip(diff, strides, strict=True))
 
 
 
@@ -105,8 +113,8 @@ dispatch.def_backend_impl(slice_p)
 def _slice_lower(ctx: LoweringRuleContext, x: Value, *, start_indices: tuple[int, ...],
                  limit_indices: tuple[int, ...], strides: tuple[int, ...] | None) -> Value:
     return ctx.builder.one("stablehlo.slice", [x], lowering.aval_to_type(ctx.avals_out[0]),
-                           start_indices=tuple(int(i) for i in start_indices),
-                           limit_indices=tuple(int(i) for i in limit_indices),
+                           start_indices=tuple(_dim(i) for i in start_indices),
+                           limit_indices=tuple(_dim(i) for i in limit_indices),
                            strides=tuple(int(i) for i in strides or (1,) * x.type.rank))
 
 
@@ -619,12 +627,13 @@ def _gather_lower(ctx: LoweringRuleContext, operand: Value, indices: Value, *,
     return ctx.builder.one("stablehlo.gather", [operand, indices],
                            lowering.aval_to_type(aval_out), dimension_numbers=ir_dn,
                            indices_are_sorted=bool(indices_are_sorted),
-                           slice_sizes=tuple(int(d) for d in slice_sizes))
+                           slice_sizes=tuple(d if core.is_symbolic_dim(d) else int(d)
+                                             for d in slice_sizes))
 
 
 def _index_dtype(shape: Sequence[int]) -> np.dtype:
     """int32, or int64 for a dimension int32 cannot index (JAX's `int_dtype_for_shape`)."""
-    if any(d > np.iinfo(np.int32).max for d in shape):
+    if any(exceeds(d, np.iinfo(np.int32).max) for d in shape):
         return np.dtype(np.int64)
     return np.dtype(np.int32)
 
@@ -642,7 +651,13 @@ def _gather_fill(operand: Any, indices: Any, *, dimension_numbers: GatherDimensi
     batch_rank = len(index_shape) - 1
     zero = structural.broadcast_in_dim(np.zeros((), index_dtype), index_shape, ())
     above = elementwise.ge(indices, zero)
-    upper = np.array([shape[d] - slice_sizes[d] for d in dn.start_index_map], index_dtype)
+    bounds = [shape[d] - slice_sizes[d] for d in dn.start_index_map]
+    if any(is_symbolic_dim(v) for v in bounds):
+        upper = structural.concatenate(
+            [structural.reshape(structural.convert_element_type(v, index_dtype), (1,))
+             for v in bounds], 0)
+    else:
+        upper = np.array(bounds, index_dtype)
     upper = structural.broadcast_in_dim(structural.expand_dims(upper, range(batch_rank)),
                                         index_shape, range(len(index_shape)))
     mask = elementwise.bitwise_and(above, elementwise.le(indices, upper))

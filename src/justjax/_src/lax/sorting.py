@@ -15,6 +15,7 @@ import numpy as np
 
 from justjax._src import dispatch
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import exceeds
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.hlo import ir
@@ -175,7 +176,7 @@ def _top_k_abstract_eval(operand: ShapedArray, *, k: int, axis: int) -> list[Sha
     if shape[axis] < k:
         raise ValueError("k argument to top_k must be no larger than size along axis;"
                          f" got k={k} with shape={shape} and axis={axis}")
-    if shape[axis] > _INT32_MAX + 1:
+    if exceeds(shape[axis], _INT32_MAX + 1):
         raise ValueError("top_k returns int32 indices, which will overflow for array dimensions "
                          f"larger than the maximum int32 ({_INT32_MAX}). Got "
                          f"operand.shape={operand.shape}")

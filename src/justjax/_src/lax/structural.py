@@ -11,6 +11,7 @@ from justjax._src import tree_util
 from justjax._src.backends.reference.kernels.elementwise import convert_values
 from justjax._src import dispatch
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_eqn_rules
@@ -162,6 +163,8 @@ lowering.register_lowering(convert_element_type_p, _convert_element_type_lower)
 def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any:
     """Casts `x` to `new_dtype` (StableHLO `convert`); a no-op when nothing would change."""
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    if is_symbolic_dim(x):
+        x = x.dimension_as_value()  # a symbolic dimension as a value (`dim_as_value`)
     aval = core.get_aval(x)
     if dtypes.is_extended(aval.dtype) or dtypes.is_extended(new_dtype):
         if aval.dtype == new_dtype:

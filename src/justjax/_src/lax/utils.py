@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 
@@ -85,7 +86,8 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
             raise TypeError("Only non-negative indices are allowed when broadcasting static "
                             f"shapes, but got shape {shape!r}.")
     rank = max(len(s) for s in shapes)
-    padded = [(1,) * (rank - len(s)) + tuple(int(d) for d in s) for s in shapes]
+    padded = [(1,) * (rank - len(s)) + tuple(d if is_symbolic_dim(d) else int(d) for d in s)
+              for s in shapes]
     try:
         return broadcast_shapes_or_error("broadcast_shapes", *padded)
     except TypeError:

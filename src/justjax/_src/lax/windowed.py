@@ -16,6 +16,7 @@ from justjax._src import tree_util
 from justjax._src.backends.reference.kernels import reductions as reduction_kernels
 from justjax._src import dispatch
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, tracing_cache
@@ -51,7 +52,7 @@ def _check_shapelike(fun_name: str, arg_name: str, obj: Any, non_zero_shape: boo
         return
     if np.ndim(obj) != 1:
         raise TypeError(f"{fun_name} {arg_name} must be 1-dimensional, got {np.ndim(obj)}.")
-    if not all(isinstance(d, (int, np.integer)) for d in obj):
+    if not all(isinstance(d, (int, np.integer)) or is_symbolic_dim(d) for d in obj):
         raise TypeError(f"{fun_name} {arg_name} must have every element be an integer type, "
                         f"got {tuple(map(type, obj))}.")
     lower, description = (1, "strictly positive") if non_zero_shape else (0, "nonnegative")
@@ -581,7 +582,10 @@ def _reduce_window_op(ctx: lowering.LoweringRuleContext, operands: Sequence[ir.V
                       base_dilation: tuple, window_dilation: tuple) -> list[ir.Value]:
     """`stablehlo.reduce_window` of `operands` from `inits` with `region`, every window
     attribute spelled out as JAX does."""
-    pads = np.asarray(padding, np.int64).reshape(len(window_dimensions), 2)
+    if any(is_symbolic_dim(d) for pair in padding for d in pair):
+        pads = tuple(tuple(pair) for pair in padding)  # made dynamic by `lowering_poly`
+    else:
+        pads = np.asarray(padding, np.int64).reshape(len(window_dimensions), 2)
     op = ctx.builder.op(
         "stablehlo.reduce_window", [*operands, *inits],
         [lowering.aval_to_type(a) for a in ctx.avals_out],

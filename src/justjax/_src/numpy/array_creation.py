@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import operator
 import types
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
 
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import exceeds, is_symbolic_dim
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import structural
 from justjax._src.lax.creation import full as lax_full
@@ -60,8 +62,9 @@ def canonicalize_shape(shape: Any, context: str = "") -> tuple[int, ...]:
 # ---------------------------------------------------------------------------------------------
 # array and asarray.
 
-def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None = "K",
-          ndmin: int = 0) -> Any:
+def array(object: Any, dtype: Any = None, *args: Any, copy: bool = True,
+          order: str | None = "K", ndmin: int = 0, device: Any = None,
+          out_sharding: Any = None) -> Any:
     """`jnp.array`: an Array from an array, scalar, or nested lists/tuples of them.
 
     Args:
@@ -72,9 +75,35 @@ def array(object: Any, dtype: Any = None, copy: bool = True, order: str | None =
       copy: whether an Array argument is copied (a `copy` equation inside a trace).
       order: only 'K' (or None) is supported.
       ndmin: the minimum number of dimensions; leading size-1 axes are added.
+      args: `copy, order, ndmin` passed positionally (deprecated, as in JAX).
+      device, out_sharding: where the result is committed (at most one of them).
     Returns:
       An Array (a tracer inside a trace when `object` holds tracers).
     """
+    if args:
+        copy, order, ndmin = _positional_array_args(args, copy, order, ndmin)
+    out = _array(object, dtype, copy, order, ndmin)
+    return util.place(out, device, out_sharding, "jnp.array")
+
+
+def _positional_array_args(args: tuple, copy: bool, order: str | None,
+                           ndmin: int) -> tuple[bool, str | None, int]:
+    """`jnp.array(x, dtype, copy, order, ndmin)`: JAX's checks and deprecation warning."""
+    if len(args) > 3:
+        raise TypeError(f"array() takes at most 5 positional arguments but {len(args) + 2} "
+                        "were given")
+    for i, name in enumerate(["copy", "order", "ndmin"]):
+        if i < len(args) and [copy, order, ndmin][i] != [True, "K", 0][i]:
+            raise TypeError(f"array() got multiple values for argument '{name}'")
+    copy, order, ndmin = (list(args) + [copy, order, ndmin][len(args):])[:3]
+    warnings.warn("Passing the copy, order, and ndmin arguments to jnp.array positionally is "
+                  "deprecated. Use keyword arguments instead.", DeprecationWarning,
+                  stacklevel=3)
+    return copy, order, ndmin
+
+
+def _array(object: Any, dtype: Any, copy: bool, order: str | None, ndmin: int) -> Any:
+    """`array` without placement."""
     if order is not None and order != "K":
         raise NotImplementedError("Only implemented for order='K'")
     aval = getattr(object, "aval", None)
@@ -173,11 +202,22 @@ def _check_valid_dtype(object: Any, value: np.ndarray) -> None:
 
 
 def asarray(a: Any, dtype: Any = None, order: str | None = None, *,
-            copy: bool | None = None) -> Any:
-    """`jnp.asarray`: like `array`, but Arrays and tracers are not copied by default."""
+            copy: bool | None = None, device: Any = None, out_sharding: Any = None) -> Any:
+    """`jnp.asarray`: like `array`, but Arrays and tracers are not copied by default.
+
+    Args:
+      a: the value.
+      dtype: the result dtype (by default `a`'s).
+      order: only 'K' (or None).
+      copy: True copies, otherwise an Array is returned as it is.
+      device, out_sharding: where the result is committed (at most one of them).
+    Returns:
+      An Array (or the tracer).
+    """
     if dtype is not None:
         dtype = check_and_canonicalize_user_dtype(dtype, "asarray")
-    return array(a, dtype=dtype, copy=bool(copy), order=order)
+    out = _array(a, dtype, bool(copy), order, 0)
+    return util.place(out, device, out_sharding, "jnp.asarray")
 
 
 def copy(a: Any, order: str | None = None) -> Any:
@@ -215,37 +255,49 @@ def _filled(name: str, shape: Any, value: int, dtype: Any) -> Any:
     return lax_full(shape, value, dtype)
 
 
-def zeros(shape: Any, dtype: Any = None) -> Any:
-    """`jnp.zeros`: an array of zeros (float32 by default)."""
-    return _filled("zeros", shape, 0, dtype)
+def zeros(shape: Any, dtype: Any = None, *, device: Any = None,
+          out_sharding: Any = None) -> Any:
+    """`jnp.zeros`: an array of zeros (float32 by default), committed to `device` (or laid
+    out as `out_sharding`) when one is given."""
+    out = _filled("zeros", shape, 0, dtype)
+    return util.place(out, device, out_sharding, "jnp.zeros")
 
 
-def ones(shape: Any, dtype: Any = None) -> Any:
-    """`jnp.ones`: an array of ones (float32 by default)."""
-    return _filled("ones", shape, 1, dtype)
+def ones(shape: Any, dtype: Any = None, *, device: Any = None,
+         out_sharding: Any = None) -> Any:
+    """`jnp.ones`: an array of ones (float32 by default), committed to `device` (or laid
+    out as `out_sharding`) when one is given."""
+    out = _filled("ones", shape, 1, dtype)
+    return util.place(out, device, out_sharding, "jnp.ones")
 
 
-def empty(shape: Any, dtype: Any = None) -> Any:
+def empty(shape: Any, dtype: Any = None, *, device: Any = None,
+          out_sharding: Any = None) -> Any:
     """`jnp.empty`: as `zeros` (XLA has no uninitialized memory to hand out)."""
     _check_forgot_shape_tuple("empty", shape, dtype)
     dtype = check_and_canonicalize_user_dtype(float if dtype is None else dtype, "empty")
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, device=device, out_sharding=out_sharding)
 
 
-def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
+def full(shape: Any, fill_value: Any, dtype: Any = None, *, device: Any = None,
+         out_sharding: Any = None) -> Any:
     """`jnp.full`: `shape` filled with `fill_value` (broadcast when it is an array).
 
-    Without `dtype` a Python scalar fill gives a weakly typed result.
+    Without `dtype` a Python scalar fill gives a weakly typed result. `device` or
+    `out_sharding` (at most one) says where the result is committed.
     """
     if dtype is not None:
         dtype = check_and_canonicalize_user_dtype(dtype, "full")
     util.check_arraylike("full", fill_value)
     if np.ndim(fill_value) == 0:
-        return lax_full(canonicalize_shape(shape), fill_value, dtype)
-    return broadcast_to(asarray(fill_value, dtype=dtype), shape)
+        out = lax_full(canonicalize_shape(shape), fill_value, dtype)
+    else:
+        out = broadcast_to(asarray(fill_value, dtype=dtype), shape)
+    return util.place(out, device, out_sharding, "jnp.full")
 
 
-def _like(name: str, a: Any, dtype: Any, shape: Any, value: int) -> Any:
+def _like(name: str, a: Any, dtype: Any, shape: Any, value: int, device: Any = None,
+          out_sharding: Any = None) -> Any:
     if not (hasattr(a, "dtype") and hasattr(a, "shape")):
         if hasattr(a, "__jax_array__"):
             a = a.__jax_array__()
@@ -254,27 +306,41 @@ def _like(name: str, a: Any, dtype: Any, shape: Any, value: int) -> Any:
         dtype = check_and_canonicalize_user_dtype(dtype, name)
     if shape is not None:
         shape = canonicalize_shape(shape)
-    return lax_full_like(a, value, dtype, shape)
+    out = lax_full_like(a, value, dtype, shape)
+    return util.place(out, device, out_sharding, f"jnp.{name}")
 
 
-def zeros_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
-    """`jnp.zeros_like`: zeros with `a`'s shape and dtype (and weak type)."""
-    return _like("zeros_like", a, dtype, shape, 0)
+def zeros_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None,
+               out_sharding: Any = None) -> Any:
+    """`jnp.zeros_like`: zeros with `a`'s shape and dtype (and weak type), committed to
+    `device` (or laid out as `out_sharding`) when one is given."""
+    return _like("zeros_like", a, dtype, shape, 0, device, out_sharding)
 
 
-def ones_like(a: Any, dtype: Any = None, shape: Any = None) -> Any:
-    """`jnp.ones_like`: ones with `a`'s shape and dtype (and weak type)."""
-    return _like("ones_like", a, dtype, shape, 1)
+def ones_like(a: Any, dtype: Any = None, shape: Any = None, *, device: Any = None,
+              out_sharding: Any = None) -> Any:
+    """`jnp.ones_like`: ones with `a`'s shape and dtype (and weak type), committed to
+    `device` (or laid out as `out_sharding`) when one is given."""
+    return _like("ones_like", a, dtype, shape, 1, device, out_sharding)
 
 
-def empty_like(prototype: Any, dtype: Any = None, shape: Any = None) -> Any:
+def empty_like(prototype: Any, dtype: Any = None, shape: Any = None, *,
+               device: Any = None) -> Any:
     """`jnp.empty_like`: as `zeros_like`."""
     # JAX names ones_like in this function's errors; kept for identical messages.
-    return _like("ones_like", prototype, dtype, shape, 0)
+    return _like("ones_like", prototype, dtype, shape, 0, device)
 
 
-def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
-    """`jnp.full_like`: `fill_value` with `a`'s shape and dtype (unless given)."""
+def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None, *,
+              device: Any = None, out_sharding: Any = None) -> Any:
+    """`jnp.full_like`: `fill_value` with `a`'s shape and dtype (unless given), committed
+    to `device` (or laid out as `out_sharding`) when one is given."""
+    out = _full_like(a, fill_value, dtype, shape)
+    return util.place(out, device, out_sharding, "jnp.full_like")
+
+
+def _full_like(a: Any, fill_value: Any, dtype: Any, shape: Any) -> Any:
+    """`full_like` without placement."""
     if hasattr(a, "dtype") and hasattr(a, "shape"):
         util.check_arraylike("full_like", 0, fill_value)
     else:
@@ -293,15 +359,25 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> 
 # ---------------------------------------------------------------------------------------------
 # Ranges.
 
-def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Any:
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
+           device: Any = None, out_sharding: Any = None) -> Any:
     """`jnp.arange`: evenly spaced values in `[start, stop)` (an `iota`, scaled and shifted).
 
     All arguments must be concrete scalars. The dtype is the promotion of the arguments
     (int32 for Python ints, float32 once any is a float); float16/bfloat16 ranges are
-    computed in float32.
+    computed in float32. `device` or `out_sharding` (at most one) says where the result
+    is committed.
     """
+    out = _arange(start, stop, step, dtype)
+    return util.place(out, device, out_sharding, "jnp.arange")
+
+
+def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
+    """`arange` without placement."""
     if dtype is not None:
         dtype = check_and_canonicalize_user_dtype(dtype, "arange")
+    if any(is_symbolic_dim(v) for v in (start, stop, step)):
+        return _arange_symbolic(start, stop, step, dtype)
     _check_arraylike_or_none("arange", start, stop, step)
     start_name = "stop" if stop is None and step is None else "start"
     start = _concrete_arg(start, start_name)
@@ -334,6 +410,24 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
                    structural.broadcasted_iota(dtype, (size,), 0))
 
 
+def _arange_symbolic(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
+    """`arange` with symbolic dimensions among its (integer) arguments: an iota of the
+    symbolic length, scaled and shifted (JAX's `_arange_dynamic`)."""
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    if not all(is_symbolic_dim(v) or isinstance(v, (int, np.integer)) for v in
+               (start, stop, step)) or step == 0:
+        raise ValueError("jax.numpy.arange with symbolic dimensions takes integer start, stop "
+                         f"and a nonzero integer step; got {start=}, {stop=}, {step=}")
+    dtype = dtypes.default_int_dtype() if dtype is None else dtype
+    size = core.max_dim(0, (stop - start + step - 1) // step if step > 0
+                        else (start - stop - step - 1) // -step)
+    iota = structural.broadcasted_iota(dtype, (size,), 0)
+    scaled = lax.mul(structural.convert_element_type(step, dtype), iota)
+    return lax.add(structural.convert_element_type(start, dtype), scaled)
+
+
 def _check_arraylike_or_none(name: str, *args: Any) -> None:
     for position, arg in enumerate(args):
         if arg is not None and not util.is_arraylike(arg):
@@ -356,7 +450,8 @@ def _to_python(x: Any) -> Any:
 
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
-             retstep: bool = False, dtype: Any = None, axis: int = 0) -> Any:
+             retstep: bool = False, dtype: Any = None, axis: int = 0, *,
+             device: Any = None) -> Any:
     """`jnp.linspace`: `num` evenly spaced values from `start` to `stop` (array bounds allowed).
 
     Computed as JAX does, `start * (1 - t) + stop * t` with `t = iota / div`, and `stop`
@@ -366,7 +461,10 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
     """
     num = core.concrete_dim(num, "'num' argument of jnp.linspace")
     axis = core.concrete_or_error(operator.index, axis, "'axis' argument of jnp.linspace")
-    return _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    out = _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    if retstep:
+        return util.place(out[0], device, None, "jnp.linspace"), out[1]
+    return util.place(out, device, None, "jnp.linspace")
 
 
 @util.jitted_as_in_jax(static_argnames=("num", "endpoint", "retstep", "dtype", "axis", "device"))
@@ -488,8 +586,10 @@ def _geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtyp
 # ---------------------------------------------------------------------------------------------
 # Matrices and grids.
 
-def eye(N: int, M: int | None = None, k: Any = 0, dtype: Any = None) -> Any:
-    """`jnp.eye`: ones on the `k`-th diagonal of an `N x M` matrix (float32 by default)."""
+def eye(N: int, M: int | None = None, k: Any = 0, dtype: Any = None, *,
+        device: Any = None) -> Any:
+    """`jnp.eye`: ones on the `k`-th diagonal of an `N x M` matrix (float32 by default),
+    committed to `device` when given."""
     from justjax._src.numpy import ufuncs
     dtype = check_and_canonicalize_user_dtype(float if dtype is None else dtype, "eye")
     if isinstance(k, int) and not isinstance(k, bool):
@@ -504,7 +604,8 @@ def eye(N: int, M: int | None = None, k: Any = 0, dtype: Any = None) -> Any:
         raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
     i = structural.broadcasted_iota(offset.dtype, (n, m), 0)
     j = structural.broadcasted_iota(offset.dtype, (n, m), 1)
-    return structural.convert_element_type(ufuncs.equal(ufuncs.add(i, offset), j), dtype)
+    out = structural.convert_element_type(ufuncs.equal(ufuncs.add(i, offset), j), dtype)
+    return util.place(out, device, None, "jnp.eye")
 
 
 def identity(n: int, dtype: Any = None) -> Any:
@@ -534,7 +635,7 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:
 def _index_dtype_for(shape: tuple[int, ...], offset_dtype: np.dtype) -> np.dtype:
     """int32 unless the shape or the offset's dtype need int64 (as JAX's lax._tri)."""
     info32 = np.iinfo(np.int32)
-    if any(d > info32.max for d in shape):
+    if any(exceeds(d, info32.max) for d in shape):
         return dtypes.int64
     offset_info = np.iinfo(offset_dtype)
     if offset_info.min < info32.min or offset_info.max > info32.max:

@@ -12,6 +12,9 @@ from typing import Any, Callable
 import numpy as np
 
 from justjax._src.core import core
+from justjax._src.numpy import array_api_metadata
+from justjax._src.runtime.array import put
+from justjax._src.runtime.sharding import device_put_target
 
 # name -> (module under justjax._src.numpy, function name, swap operands)
 _BINARY_OPERATORS: dict[str, tuple[str, str, bool]] = {
@@ -139,6 +142,23 @@ def _compress(self: Any, condition: Any, axis: int | None = None, **kwargs: Any)
     return _function("selection", "compress")(condition, self, axis, **kwargs)
 
 
+def _to_device(self: Any, device: Any, *, stream: Any = None) -> Any:
+    """The array committed to `device` (a `Device` or a `Sharding`), as `jax.device_put`.
+
+    Args:
+      device: where the result goes.
+      stream: must be None (no streams on CPU; JAX's NotImplementedError otherwise).
+    Returns:
+      The array on `device` (a traced value is returned as it is, as device_put does).
+    """
+    if stream is not None:
+        raise NotImplementedError("stream argument of array.to_device()")
+    target = device_put_target(device)
+    if target is None or isinstance(self, core.Tracer):
+        return self
+    return put(self, target)
+
+
 def _at(self: Any) -> Any:
     return _function("indexing", "IndexUpdateHelper")(self)
 
@@ -181,6 +201,8 @@ def install(cls: type) -> None:
     for name, (module, fn) in _METHODS.items():
         setattr(cls, name, _method(module, fn))
     cls.reshape = _reshape
+    cls.to_device = _to_device
+    cls.__array_namespace__ = array_api_metadata.__array_namespace__
     cls.compress = _compress
     cls.clip = _clip
     cls.transpose = _transpose

@@ -218,8 +218,7 @@ def irfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None)
 
 def hfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None) -> Any:
     """The transform of a Hermitian-symmetric signal given by its first half
-    (`numpy.fft.hfft`): `irfft(conj(a), n) * n`, as JAX computes it (so "ortho" and
-    "forward" scale as `irfft` does, times n).
+    (`numpy.fft.hfft`): `irfft(conj(a), n) * n`, `norm` scaling it as a forward transform.
 
     Args:
       a: the first half of the signal.

@@ -19,6 +19,7 @@ import numpy as np
 from justjax._src import errors
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import exceeds, is_symbolic_dim
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import slicing
 from justjax._src.lax import structural
@@ -252,7 +253,9 @@ def _normalize_array_index(index: Any, size: int) -> Any:
     # A weakly typed scalar index stays weak (JAX adds a Python int to it), so the scatter
     # path converts it; an index array gets a typed constant, as in JAX.
     weak_scalar = aval.weak_type and aval.ndim == 0
-    size_value = size if weak_scalar else dtypes.coerce_to_array(size, dtype)
+    size_value = size if weak_scalar else (
+        structural.convert_element_type(size, dtype) if is_symbolic_dim(size)
+        else dtypes.coerce_to_array(size, dtype))
     if isinstance(index, np.ndarray):
         negative = index < 0
     else:
@@ -267,7 +270,7 @@ def _full_like(x: Any, fill: Any, shape: Sequence[int]) -> Any:
 
 
 def _index_dtype(shape: Sequence[int]) -> np.dtype:
-    big = any(d > np.iinfo(np.int32).max for d in shape)
+    big = any(exceeds(d, np.iinfo(np.int32).max) for d in shape)
     return np.dtype(np.int64) if big and config.read("jax_enable_x64") else np.dtype(np.int32)
 
 
@@ -461,12 +464,41 @@ def _normalize_indices(indices: list[_Index], shape: tuple[int, ...]) -> list[_I
 def _slice_gather_indices(s: slice, size: int, dtype: np.dtype
                           ) -> tuple[int, int, int, Any]:
     """(start, step, length, iota indices or None) of a slice inside a gather."""
-    start, stop, step = s.indices(size)
-    length = len(range(start, stop, step))
+    if is_symbolic_dim(size):
+        start, step, length = _symbolic_slice(s, size)
+    else:
+        start, stop, step = s.indices(size)
+        length = len(range(start, stop, step))
     if step == 1:
         return start, step, length, None
     ramp = lax.mul(np.array(step, dtype), structural.iota(dtype, length))
-    return start, step, length, lax.add(np.array(start, dtype), ramp)
+    return start, step, length, lax.add(structural.convert_element_type(start, dtype), ramp)
+
+
+def _symbolic_slice(s: slice, size: Any) -> tuple[Any, int, Any]:
+    """`slice.indices` and the length for a symbolic `size` (start, stop and step static):
+    (start, step, length), the start and length possibly symbolic."""
+    step = 1 if s.step is None else operator.index(s.step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+
+    def clamp(bound: Any, default: Any, low: Any, high: Any) -> Any:
+        if bound is None:
+            return default
+        bound = operator.index(bound)
+        if bound < 0:
+            return core.max_dim(bound + size, low)
+        return core.min_dim(bound, high)
+
+    if step > 0:
+        start = clamp(s.start, 0, 0, size)
+        stop = clamp(s.stop, size, 0, size)
+        length = core.max_dim(0, (stop - start + step - 1) // step)
+    else:
+        start = clamp(s.start, size - 1, -1, size - 1)
+        stop = clamp(s.stop, -1, -1, size - 1)
+        length = core.max_dim(0, (start - stop - step - 1) // -step)
+    return start, step, length
 
 
 def _to_gather(parsed: list[_Index], shape: tuple[int, ...], normalize: bool
@@ -931,7 +963,7 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1,
     if wrap_negative_indices is None:
         wrap_negative_indices = mode != "promise_in_bounds"
     if wrap_negative_indices:
-        wide = axis_size > np.iinfo(np.int32).max and config.read("jax_enable_x64")
+        wide = exceeds(axis_size, np.iinfo(np.int32).max) and config.read("jax_enable_x64")
         indices = structural.convert_element_type(indices, np.int64 if wide else np.int32)
         indices = _normalize_array_index(indices, axis_size)
     if mode == "one_hot":
@@ -946,7 +978,8 @@ def _gather_along_axis(a: Any, indices: Any, axis: int, out_shape: Sequence[int]
     idx_shape = core.get_aval(indices).shape
     index_dims = [i for i, n in enumerate(idx_shape) if i == axis or n != 1]
     gather_indices = structural.reshape(
-        indices, tuple(int(out_shape[i]) for i in index_dims) + (1,))
+        indices, tuple(out_shape[i] if is_symbolic_dim(out_shape[i]) else int(out_shape[i])
+                       for i in index_dims) + (1,))
     slice_sizes, offset_dims, start_index_map, collapsed = [], [], [], []
     operand_batching, indices_batching, dims_to_squeeze = [], [], []
     new_i = j = 0

@@ -3,8 +3,7 @@
 The functions JAX wraps in `jit` are wrapped the same way (same names and static
 arguments), and the ones with hand-written derivatives (`det`, `slogdet`, `pinv`) use
 `custom_jvp` with JAX's rules, so their jaxprs print as JAX's. `solve` (and `inv`, built on
-it) differentiates through a `custom_jvp` rule where JAX uses `custom_linear_solve`, which
-justjax lacks: same values and derivatives, a different jaxpr.
+it) is `lax.linalg`'s LU solve inside `custom_linear_solve`, as JAX's.
 
 Norms, the triangle and diagonal helpers and the tensor forms live in `linalg_extra`.
 """
@@ -19,7 +18,7 @@ from justjax._src.config import config
 from justjax._src.custom_derivatives import custom_jvp
 from justjax._src.lax import linalg as lax_linalg
 from justjax._src.lax import dot, slicing, sorting, structural
-from justjax._src.lax.linalg_triangular import lu_solve
+from justjax._src.lax.linalg_triangular import solve as lax_solve
 from justjax._src.numpy import (array_creation, diagonals, indexing, reductions, shape_ops,
                                 tensor, ufuncs, util)
 from justjax._src.numpy.scalar_types import finfo
@@ -445,47 +444,6 @@ def det(a: Any) -> Any:
 # ---------------------------------------------------------------------------------------------
 # Solves and inverses.
 
-def _check_solve_shapes(a: Any, b: Any) -> None:
-    if not (a.ndim >= 2 and b.ndim in [a.ndim, a.ndim - 1]
-            and a.shape[-1] == a.shape[-2] == b.shape[a.ndim - 2]):
-        raise ValueError("The arguments to solve must have shapes a=[..., m, m] and "
-                         f"b=[..., m, k] or b=[..., m]; got a={a.shape} and b={b.shape}")
-
-
-def _matvec_highest(a: Any, x: Any) -> Any:
-    """`a @ x` at HIGHEST precision for x of a's rank (matrices) or one less (vectors)."""
-    if x.ndim == a.ndim:
-        return tensor.matmul(a, x, precision=dot.Precision.HIGHEST)
-    return tensor.matmul(a, x[..., None], precision=dot.Precision.HIGHEST)[..., 0]
-
-
-@custom_jvp
-def _lu_linear_solve(a: Any, b: Any) -> Any:
-    """`a^-1 b` from `lu(a)`, differentiated as JAX's `custom_linear_solve` does:
-    x' = a^-1 (b' - a' x). (No stop_gradient on `a` here: transposing this function in `b`
-    must keep its dependence on `a` for second derivatives.)"""
-    lu_, _, permutation = lax_linalg.lu(a)
-    return lu_solve(lu_, permutation, b, trans=0)
-
-
-@_lu_linear_solve.defjvp
-def _lu_linear_solve_jvp(primals: tuple, tangents: tuple) -> tuple[Any, Any]:
-    a, b = primals
-    a_dot, b_dot = tangents
-    # Both solves go through `_lu_linear_solve` itself, so that differentiating this rule
-    # (second derivatives) sees their dependence on `a`.
-    x = _lu_linear_solve(a, b)
-    return x, _lu_linear_solve(a, b_dot - _matvec_highest(a_dot, x))
-
-
-def _solve(a: Any, b: Any) -> Any:
-    _check_solve_shapes(a, b)
-    out_shape = tuple(d_a if d_b == 1 else d_b
-                      for d_a, d_b in zip(a.shape[:-1] + (1,), b.shape, strict=False))
-    b = structural.broadcast_in_dim(b, out_shape, tuple(range(b.ndim)))
-    return _lu_linear_solve(a, b)
-
-
 def _vectorized_shapes(a: Any, b: Any, vector: bool) -> tuple[Any, Any]:
     """a and b with their batch dimensions broadcast together, checking the core dimension
     as `jnp.vectorize` with solve's signature does."""
@@ -527,7 +485,7 @@ def solve(a: Any, b: Any) -> Any:
             "have been treated as a batched 1-dimensional solve. To recover this behavior, use "
             "solve(a, b[..., None]).squeeze(-1).")
     a, b = _vectorized_shapes(a, b, b.ndim == 1)
-    return _solve(a, b)
+    return lax_solve(a, b)
 
 
 @util.jitted_as_in_jax

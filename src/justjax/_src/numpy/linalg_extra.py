@@ -289,11 +289,13 @@ def matmul(x1: Any, x2: Any, /, *, precision: Any = None,
 
 
 def tensordot(x1: Any, x2: Any, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2,
-              precision: Any = None, preferred_element_type: Any = None) -> Any:
+              precision: Any = None, preferred_element_type: Any = None,
+              out_sharding: Any = None) -> Any:
     """`jnp.tensordot` with the array API's signature."""
     x1, x2 = util.ensure_arraylike("jnp.linalg.tensordot", x1, x2)
     return tensor.tensordot(x1, x2, axes=axes, precision=precision,
-                            preferred_element_type=preferred_element_type)
+                            preferred_element_type=preferred_element_type,
+                            out_sharding=out_sharding)
 
 
 def tensorinv(a: Any, ind: int = 2) -> Any:

@@ -22,7 +22,7 @@ from justjax._src.numpy import (array_creation, dtype_ops, joining, reductions, 
 from justjax._src.numpy.shape_ops import (_aval, _index_tuple, _ndim, _shape, _zeros_like_scalar,
                                          broadcast_to, moveaxis, ravel, reshape)
 
-__all__ = ["diff", "ediff1d", "gradient", "interp", "polyval", "trapezoid", "vander"]
+__all__ = ["diff", "ediff1d", "gradient", "interp", "polyval", "trapezoid", "unwrap", "vander"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -255,3 +255,36 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
     if not increasing:
         exponents = lax.sub(lax_struct.convert_element_type(count - 1, _aval(x).dtype), exponents)
     return ufuncs.power(lax_struct.expand_dims(x, (1,)), lax_struct.expand_dims(exponents, (0,)))
+
+
+def unwrap(p: Any, discont: Any = None, axis: int = -1, period: Any = 2 * np.pi) -> Any:
+    """`p` with jumps larger than `discont` along `axis` removed by adding multiples of
+    `period` (phase unwrapping).
+
+    Args:
+      p: the values (e.g. angles).
+      discont: the largest jump kept (default `period / 2`).
+      axis: the axis to unwrap along.
+      period: the period of the values.
+    Returns:
+      The unwrapped values.
+    """
+    p = util.ensure_arraylike("unwrap", p)
+    p, period = util.promote_dtypes(p, period)
+    if dtypes.issubdtype(p.dtype, np.complexfloating):
+        raise ValueError("jnp.unwrap does not support complex inputs.")
+    if p.shape[axis] == 0:
+        return p
+    if discont is None:
+        discont = period / 2
+    # Integer signals keep an integer half-period (narrow and unsigned ints unwrap exactly).
+    interval = period // 2 if dtypes.issubdtype(p.dtype, np.integer) else period / 2
+    dd = diff(p, axis=axis)
+    ddmod = ufuncs.mod(dd + interval, period) - interval
+    ddmod = selection.where((ddmod == -interval) & (dd > 0), interval, ddmod)
+    correction = selection.where(ufuncs.abs(dd) < discont, 0, ddmod - dd)
+    axis = util.canonicalize_axis(axis, p.ndim)
+    head = tuple(slice(None, 1) if d == axis else slice(None) for d in range(p.ndim))
+    tail = tuple(slice(1, None) if d == axis else slice(None) for d in range(p.ndim))
+    unwrapped = p[tail] + reductions.cumsum(correction, axis=axis)
+    return joining.concatenate([p[head], unwrapped.astype(p.dtype)], axis=axis)

@@ -13,6 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from justjax._src.core import core
+from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import joining as lax_joining
 from justjax._src.lax import slicing as lax_slicing
@@ -82,7 +83,8 @@ def _roll_static(a: Any, shift: Sequence[int], axis: Sequence[int]) -> Any:
         n = _shape(a)[ax]
         if n == 0:
             continue
-        i = int((-s) % n)
+        i = (-s) % n
+        i = i if is_symbolic_dim(i) else int(i)
         a = lax_struct.concatenate([lax_slicing.slice_in_dim(a, i, n, axis=int(ax)),
                                     lax_slicing.slice_in_dim(a, 0, i, axis=int(ax))], int(ax))
     return a

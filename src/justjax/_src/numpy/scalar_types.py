@@ -170,12 +170,17 @@ def promote_types(a: Any, b: Any) -> np.dtype:
     return result
 
 
-def result_type(*args: Any, return_weak_type_flag: builtins.bool = False) -> Any:
+def result_type(*args: Any) -> Any:
     """`jnp.result_type`: the canonical dtype that combining `args` gives.
 
     Python scalars and Python scalar types are weak; `None` stands for the default float type.
-    With `return_weak_type_flag=True`, returns `(dtype, weak_type)`.
     """
+    return dtypes_result_type(*args)
+
+
+def dtypes_result_type(*args: Any, return_weak_type_flag: builtins.bool = False) -> Any:
+    """`jax.dtypes.result_type`: `jnp.result_type`, and with `return_weak_type_flag=True`
+    `(dtype, weak_type)`."""
     if not args:
         raise ValueError("at least one array or dtype is required")
     canonical = [_canonical_promotion_arg(a) for a in args]
@@ -214,7 +219,7 @@ def issubdtype(arg1: Any, arg2: Any) -> builtins.bool:
     return dtypes.issubdtype(_scalar_type(arg1), _scalar_type(arg2))
 
 
-_DTYPE_KINDS: dict[str, set[np.dtype]] = {
+DTYPE_KINDS: dict[str, set[np.dtype]] = {
     "bool": {dtypes.bool_},
     "signed integer": set(dtypes.SIGNED_TYPES),
     "unsigned integer": set(dtypes.UNSIGNED_TYPES),
@@ -225,21 +230,28 @@ _DTYPE_KINDS: dict[str, set[np.dtype]] = {
 }
 
 
-def isdtype(dtype_like: Any, kind: Any) -> builtins.bool:
+def isdtype(dtype: Any, kind: Any) -> builtins.bool:
     """`jnp.isdtype`: whether a dtype is of a kind ('bool', 'integral', 'real floating', ...),
-    equal to a given dtype, or either for a tuple of kinds."""
-    the_dtype = np.dtype(dtype_like)
+    equal to a given dtype, or either for a tuple of kinds.
+
+    Args:
+      dtype: the dtype-like to classify.
+      kind: a kind name, a dtype-like, or a tuple of them.
+    Returns:
+      Whether `dtype` is of (any of) `kind`.
+    """
+    the_dtype = np.dtype(dtype)
     options: set[np.dtype] = set()
     for entry in kind if isinstance(kind, tuple) else (kind,):
-        if isinstance(entry, str) and entry in _DTYPE_KINDS:
-            options |= _DTYPE_KINDS[entry]
+        if isinstance(entry, str) and entry in DTYPE_KINDS:
+            options |= DTYPE_KINDS[entry]
             continue
         try:
             options.add(np.dtype(entry))
         except TypeError as err:
             if isinstance(entry, str):
                 raise ValueError(f"Unrecognized kind={entry!r} expected one of "
-                                 f"{list(_DTYPE_KINDS)}, or a compatible input for "
+                                 f"{list(DTYPE_KINDS)}, or a compatible input for "
                                  "jnp.dtype()") from None
             raise TypeError("Expected kind to be a dtype, string, or tuple; got "
                             f"kind={entry!r}") from err

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from justjax._src.core import core
+from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.core.avals import ShapedArray
 from justjax._src.lax import structural as lax_struct
 from justjax._src.numpy import scalar_types, util
@@ -58,6 +59,8 @@ def _index_tuple(x: Any) -> tuple[int, ...]:
 def _canonical_dim(d: Any) -> int:
     if isinstance(d, core.Tracer):
         raise TypeError("traced dimension")
+    if is_symbolic_dim(d):
+        return d
     return operator.index(d)
 
 
@@ -167,6 +170,11 @@ def _compute_newshape(arr: Any, newshape: Any) -> tuple[int, ...]:
     if neg1s:
         i = neg1s[0]
         others = math.prod(newshape[:i] + newshape[i + 1:])
+        remainder = size_in % (-others) if is_symbolic_dim(size_in) else 0
+        if remainder != 0:
+            raise core.InconclusiveDimensionOperation(
+                f"Cannot divide evenly the sizes of shapes {tuple(_shape(arr))} and "
+                f"{tuple(orig)}. The remainder {remainder} should be 0.")
         if others == 0 or size_in % others != 0:
             raise TypeError(f"cannot reshape array of shape {_shape(arr)} (size {size_in}) "
                             f"into shape {orig} because the product of specified axis sizes "

@@ -14,6 +14,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import exceeds
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import slicing as lax_slicing
 from justjax._src.lax import sorting as lax_sorting
@@ -34,7 +35,7 @@ _INT32_MAX = int(np.iinfo(np.int32).max)
 
 def _index_dtype_for(size: int) -> np.dtype:
     """The signed index type for an axis of `size` (JAX's int_dtype_for_dim)."""
-    if size > _INT32_MAX:
+    if exceeds(size, _INT32_MAX):
         return dtypes.canonicalize_dtype(dtypes.int64)
     return dtypes.default_int_dtype()
 
@@ -327,7 +328,7 @@ def _rank(x: Any, index_dtype: np.dtype) -> Any:
 def _searchsorted_sort(sorted_arr: Any, query: Any, side: str, dtype: np.dtype) -> Any:
     """Ranks of the queries among the sorted elements, from one joint sort."""
     total = sorted_arr.size + query.size
-    index_dtype = dtypes.int32 if total <= _INT32_MAX else dtypes.int64
+    index_dtype = dtypes.int64 if exceeds(total, _INT32_MAX) else dtypes.int32
     flat_query = structural.reshape(query, (query.size,))
     if side == "left":
         joint = _rank(structural.concatenate([flat_query, sorted_arr], 0), index_dtype)

@@ -12,6 +12,7 @@ import numpy as np
 import opt_einsum
 
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.lax import convolution as lax_conv
 from justjax._src.lax import dot as lax_dot
 from justjax._src.lax import elementwise as lax
@@ -336,6 +337,25 @@ def _path_type(optimize: Any) -> Any:
     return optimize
 
 
+class _StandIn:
+    """An operand for opt_einsum's path search: its shape with symbolic dimensions as 8."""
+
+    def __init__(self, x: Any) -> None:
+        self.shape = tuple(8 if is_symbolic_dim(d) else d for d in np.shape(x))
+        self.dtype = getattr(x, "dtype", None)
+
+
+def _contract_path(*operands: Any, **kwargs: Any) -> tuple[list, Any]:
+    """opt_einsum's `contract_path`; operands with symbolic dimensions are searched with
+    stand-ins (a symbolic dimension counted as 8, as JAX does) and given back as they are."""
+    if not any(hasattr(x, "shape") and not core.is_constant_shape(x.shape) for x in operands):
+        return opt_einsum.contract_path(*operands, **kwargs)
+    stand_ins = [_StandIn(x) if hasattr(x, "shape") else x for x in operands]
+    originals = {id(s): x for s, x in zip(stand_ins, operands, strict=True)}
+    arrays, contractions = opt_einsum.contract_path(*stand_ins, **kwargs)
+    return [originals.get(id(a), a) for a in arrays], contractions
+
+
 def einsum(subscripts: Any, /, *operands: Any, out: None = None, optimize: Any = "auto",
            precision: Any = None, preferred_element_type: Any = None,
            _dot_general: Callable[..., Any] | None = None, out_sharding: Any = None) -> Any:
@@ -348,7 +368,7 @@ def einsum(subscripts: Any, /, *operands: Any, out: None = None, optimize: Any =
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     all_operands = (subscripts, *operands)
-    operand_arrays, contractions = opt_einsum.contract_path(
+    operand_arrays, contractions = _contract_path(
         *all_operands, einsum_call=True, use_blas=True, optimize=_path_type(optimize))
     contractions = tuple((c[0], frozenset(c[1]), c[2]) for c in contractions)
     util.check_arraylike("einsum", *operand_arrays)

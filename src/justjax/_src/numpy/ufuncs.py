@@ -10,6 +10,7 @@ JAX wraps some of these in a non-inlined `jax.jit`, which shows in jaxprs as a
 """
 from __future__ import annotations
 
+import inspect
 import operator
 from typing import Any, Callable
 
@@ -103,9 +104,11 @@ def _inexact_unary(name: str, lax_fn: Callable, hlo: str) -> Callable:
 
 
 def _alias(name: str, target: Callable) -> Callable:
-    """Another name for `target` (NumPy's and the array API's spellings)."""
+    """Another name for `target` (NumPy's and the array API's spellings), with its
+    signature."""
     def fun(*args: Any, **kwargs: Any) -> Any:
         return target(*args, **kwargs)
+    fun.__signature__ = inspect.signature(target)
     return _named(name, f"Alias of `{target.__name__}`.", fun)
 
 
@@ -345,6 +348,7 @@ def _array_api_alias(name: str, target: Callable) -> Callable:
     """The array API spelling of a NumPy name (`acos` for `arccos`)."""
     def fun(*args: Any) -> Any:
         return target(*util.promote_args(name, *args))
+    fun.__signature__ = inspect.signature(target)
     return _named(name, f"Alias of `{target.__name__}` (array API name).", fun)
 
 

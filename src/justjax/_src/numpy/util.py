@@ -9,10 +9,12 @@ import numpy as np
 from justjax._src.config import config
 from justjax._src.jit import jit
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.lax import elementwise, structural
 from justjax._src.lax.prng import PRNGKeyArray
 from justjax._src.lax.utils import broadcast_shapes as lax_broadcast_shapes
-from justjax._src.runtime.array import Array
+from justjax._src.runtime.array import Array, put
+from justjax._src.runtime.sharding import device_put_target
 
 
 # name -> jitted function, for every library function JAX runs under `jax.jit` (inlined or not).
@@ -43,7 +45,7 @@ def jitted_as_in_jax(fun: Callable | None = None, /, *, static_argnums: Any = No
 
 def is_arraylike(x: Any) -> bool:
     return isinstance(x, (core.Tracer, Array, PRNGKeyArray, np.ndarray, np.generic)) or \
-        dtypes.is_python_scalar(x)
+        dtypes.is_python_scalar(x) or is_symbolic_dim(x)
 
 
 def check_for_prngkeys(fun_name: str, *args: Any) -> None:
@@ -257,3 +259,35 @@ def const(example: Any, value: Any) -> Any:
         if dtypes.dtype_of_value(scalar) == aval.dtype:
             return scalar
     return np.array(value, dtype=aval.dtype)
+
+
+def choose_device_or_out_sharding(device: Any, out_sharding: Any, name: str) -> Any:
+    """Where a creation function's result goes: its `device` or its `out_sharding` (at most
+    one may be given), as a device or sharding; None when neither is.
+
+    Raises:
+      ValueError: both are given, or either is not a device, sharding or PartitionSpec.
+    """
+    if device is not None and out_sharding is not None:
+        raise ValueError(f"Only one of `device` or `out_sharding` can be set. Got {device=} "
+                         f"and {out_sharding=}")
+    return device_put_target(device if device is not None else out_sharding)
+
+
+def place(x: Any, device: Any = None, out_sharding: Any = None, name: str = "") -> Any:
+    """`x` committed to `device` (or laid out as `out_sharding`) as JAX's creation functions
+    place their results; unchanged when neither is given. A traced value is left as it is
+    (inside a program, placement is the program's; jax.device_put does the same here).
+
+    Args:
+      x: the result (an Array or a tracer).
+      device: a `Device`, a `Sharding` or None.
+      out_sharding: a `Sharding`, a `PartitionSpec` (of the current mesh) or None.
+      name: the function's name, for errors.
+    Returns:
+      The placed result.
+    """
+    target = choose_device_or_out_sharding(device, out_sharding, name)
+    if target is None or isinstance(x, core.Tracer):
+        return x
+    return put(x, target)

@@ -14,7 +14,7 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.runtime.devices import Device, default_device
-from justjax._src.runtime.sharding import Sharding, SingleDeviceSharding
+from justjax._src.runtime.sharding import Sharding, SingleDeviceSharding, check_fits
 
 
 class Array(metaclass=abc.ABCMeta):
@@ -187,6 +187,34 @@ class Array(metaclass=abc.ABCMeta):
             return value.astype(dtype)
         return value.copy() if copy else value
 
+    def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[Any, int] | None = None, copy: bool | None = None) -> Any:
+        """A DLPack capsule of the array's memory (the array API's `__dlpack__`).
+
+        Args:
+          stream: must be None on CPU.
+          max_version: the highest DLPack version the consumer reads (>= 1.0: a
+            read-only versioned capsule).
+          dl_device: the `(DLDeviceType, id)` the consumer wants.
+          copy: True: export a copy; False: never copy; None: copy only if needed.
+        Returns:
+          A PyCapsule.
+        """
+        from justjax._src.runtime import dlpack
+        device_set = self.sharding.device_set
+        if len(device_set) > 1:
+            raise BufferError("to_dlpack can only pack a dlpack tensor from an array on a "
+                              f"singular device, but an array with a Sharding over "
+                              f"{len(device_set)} devices was provided.")
+        device, = device_set
+        return dlpack.to_dlpack(self, stream=stream, max_version=max_version,
+                                src_device=device, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple[Any, int]:
+        """`(DLDeviceType.kDLCPU, 0)`: where the array's memory is, for DLPack."""
+        from justjax._src.runtime import dlpack
+        return dlpack.dlpack_device(self)
+
     def block_until_ready(self) -> Array:
         """Waits until the program computing this array has finished (async dispatch)."""
         if self._ready is not None and self._buffer is not None:
@@ -246,7 +274,8 @@ class Array(metaclass=abc.ABCMeta):
     def __iter__(self) -> Iterator[Array]:
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
-        return (Array(row, device=self._device) for row in self._value)
+        # Each row its own buffer (a NumPy scalar row becomes a 0-d array), as JAX's slices.
+        return (Array(np.array(row), device=self._device) for row in self._value)
 
     def __hash__(self) -> int:
         raise TypeError("unhashable type: 'Array'")
@@ -354,6 +383,15 @@ def place(x: Array, sharding: Sharding) -> Array:
     out._owner = x._owner  # the same memory: a donation takes it once `x` lets go of it
     set_sharding(out, sharding)
     return out
+
+
+def put(x: Any, target: Device | Sharding) -> Array:
+    """`x` (an Array, a NumPy value or a scalar) as an Array laid out as `target` (a device
+    or a sharding) says, committed to it (`jax.device_put` of one concrete leaf)."""
+    if isinstance(target, Device):
+        target = SingleDeviceSharding(target)
+    check_fits(target, np.shape(x), "device_put args")
+    return place(to_array(x), target)
 
 
 def to_array(x: Any) -> Array:

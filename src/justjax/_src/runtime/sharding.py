@@ -18,6 +18,7 @@ import math
 from typing import Any, Mapping
 
 from justjax._src.core.avals import ShapedArray
+from justjax._src.runtime import mesh as mesh_lib
 from justjax._src.runtime.devices import Device
 from justjax._src.runtime.mesh import AbstractMesh, AxisType, Mesh, empty_abstract_mesh
 from justjax._src.runtime.partition_spec import UNCONSTRAINED, P, PartitionSpec
@@ -453,3 +454,24 @@ def check_fits(sharding: Sharding, shape: tuple[int, ...], what: str,
                              f"{sharding}: {e}") from None
     if not uneven and sharding._is_concrete:
         sharding.shard_shape(tuple(shape))
+
+
+def device_put_target(value: Any) -> Device | Sharding | None:
+    """What `device_put` moves a leaf to, from what it was given for it."""
+    if value is None or isinstance(value, Device):
+        return value
+    if isinstance(value, PartitionSpec):
+        mesh = mesh_lib.get_concrete_mesh()
+        if mesh.empty:
+            raise ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is "
+                             "passed to device_put")
+        return NamedSharding(mesh, value)
+    if isinstance(value, Sharding):
+        if not value._is_concrete:
+            # JAX's error: it first asks whether this process drives the devices.
+            raise ValueError("is_fully_addressable is not implemented for "
+                             "`jax.sharding.AbstractMesh`.")
+        return value
+    raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
+                     "`jax.Device`, `Format`, `jax.memory.Space` or a pytree of these values. "
+                     f"Received invalid value: {value}")

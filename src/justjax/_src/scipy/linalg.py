@@ -18,6 +18,7 @@ from justjax._src.lax import dot as lax_dot
 from justjax._src.lax import linalg as lax_linalg
 from justjax._src.lax import structural
 from justjax._src.lax.control_flow.solves import custom_linear_solve
+from justjax._src.lax.linalg_triangular import broadcasted_matvec, check_solve_shapes
 from justjax._src.interpreters import batching
 from justjax._src.numpy import (array_creation, diagonals, joining, linalg as jnp_linalg,
                                 shape_ops, tensor, ufuncs, util)
@@ -262,8 +263,9 @@ def _lu(a: Any, permute_l: bool) -> Any:
     lu_, _, permutation = lax_linalg.lu(a)
     dtype = a.dtype
     m, n = np.shape(a)
-    rows = array_creation.arange(m, dtype=permutation.dtype)
-    p = ufuncs.real(array_creation.array(permutation[None, :] == rows[:, None], dtype=dtype))
+    p = ufuncs.real(array_creation.array(
+        permutation[None, :] == array_creation.arange(m, dtype=permutation.dtype)[:, None],
+        dtype=dtype))
     k = min(m, n)
     lower = diagonals.tril(lu_, -1)[:, :k] + array_creation.eye(m, k, dtype=dtype)
     upper = diagonals.triu(lu_)[:k, :]
@@ -387,17 +389,12 @@ def qr_multiply(a: Any, c: Any, mode: str = "right", pivoting: bool = False,
 # ---------------------------------------------------------------------------------------------
 # Solves.
 
-def _matvec(a: Any, x: Any) -> Any:
-    """`a @ x` at HIGHEST precision, x a vector per matrix (batch dimensions broadcast)."""
-    return tensor.matmul(a, x[..., None], precision=_HIGHEST)[..., 0]
-
-
 @util.jitted_as_in_jax(static_argnames=("assume_a", "lower"))
 def _solve(a: Any, b: Any, assume_a: str, lower: bool) -> Any:
     if assume_a != "pos":
         return jnp_linalg.solve(a, b)
     a, b = util.promote_dtypes_inexact(array_creation.asarray(a), array_creation.asarray(b))
-    jnp_linalg._check_solve_shapes(a, b)
+    check_solve_shapes(a, b)
     out_shape = tuple(d_a if d_b == 1 else d_b
                       for d_a, d_b in zip(a.shape[:-1] + (1,), b.shape, strict=False))
     b = structural.broadcast_in_dim(b, out_shape, tuple(range(b.ndim)))
@@ -405,7 +402,7 @@ def _solve(a: Any, b: Any, assume_a: str, lower: bool) -> Any:
     # implicitly), so it needs no gradient of its own.
     factors = cho_factor(structural.stop_gradient(a), lower=lower)
     solve_one = functools.partial(
-        custom_linear_solve, lambda x: _matvec(a, x),
+        custom_linear_solve, lambda x: broadcasted_matvec(a, x),
         solve=lambda _, x: cho_solve(factors, x), symmetric=True)
     if a.ndim == b.ndim + 1:
         return solve_one(b)

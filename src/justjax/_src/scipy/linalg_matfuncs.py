@@ -58,19 +58,32 @@ _EXPM_PARAMS = {
 
 
 def _pade(order: int, a: Any) -> tuple[Any, Any]:
-    """The odd part `U = A sum b_{2k+1} A^2k` and even part `V = sum b_2k A^2k` of the
-    [order/order] Padé approximant's numerator."""
+    """The odd part `U = A (b_m A^(m-1) + ... + b_1 I)` and even part
+    `V = b_(m-1) A^(m-1) + ... + b_0 I` of the [order/order] Padé approximant's numerator."""
     b = _PADE[order]
     ident = array_creation.eye(*a.shape, dtype=a.dtype)
     a2 = _dot(a, a)
-    if order < 13:
-        powers = [ident, a2]
-        for _ in range(2, (order + 1) // 2):
-            powers.append(_dot(powers[-1], a2))
-        odd = sum(b[2 * k + 1] * p for k, p in enumerate(powers))
-        even = sum(b[2 * k] * p for k, p in enumerate(powers))
-        return _dot(a, odd), even
-    # Degree 13: Higham's evaluation with A^2, A^4, A^6 only.
+    if order == 13:
+        return _pade13(b, a, a2, ident)
+    # Even powers I, A^2, ..., A^(order-1), each from the last.
+    powers = [ident, a2]
+    for _ in range(2, (order + 1) // 2):
+        powers.append(_dot(powers[-1], a2))
+    odd = _descending_sum([b[2 * k + 1] for k in range(len(powers))], powers)
+    u = _dot(a, odd)
+    return u, _descending_sum([b[2 * k] for k in range(len(powers))], powers)
+
+
+def _descending_sum(coefficients: list[float], powers: list[Any]) -> Any:
+    """`c_k P_k + ... + c_0 P_0`, highest power first."""
+    total = coefficients[-1] * powers[-1]
+    for c, p in zip(coefficients[-2::-1], powers[-2::-1], strict=True):
+        total = total + c * p
+    return total
+
+
+def _pade13(b: tuple, a: Any, a2: Any, ident: Any) -> tuple[Any, Any]:
+    """Degree 13 with A^2, A^4, A^6 only (Higham 2005, (2.11))."""
     a4 = _dot(a2, a2)
     a6 = _dot(a4, a2)
     u = _dot(a, _dot(a6, b[13] * a6 + b[11] * a4 + b[9] * a2)
@@ -80,23 +93,25 @@ def _pade(order: int, a: Any) -> tuple[Any, Any]:
     return u, v
 
 
-def _expm_pq(a: Any) -> tuple[Any, Any, Any]:
+@util.jitted_as_in_jax
+def _calc_P_Q(A: Any) -> tuple[Any, Any, Any]:
     """The numerator and denominator of the scaled approximant, and the squarings."""
-    if a.dtype in (np.float64, np.complex128):
+    if A.dtype in (np.float64, np.complex128):
         maxnorm, thresholds, orders = _EXPM_PARAMS["64"]
-    elif a.dtype in (np.float32, np.complex64):
+    elif A.dtype in (np.float32, np.complex64):
         maxnorm, thresholds, orders = _EXPM_PARAMS["32"]
     else:
-        raise TypeError(f"A.dtype={a.dtype} is not supported.")
-    norm1 = linalg_extra.norm(a, 1)
+        raise TypeError(f"A.dtype={A.dtype} is not supported.")
+    norm1 = linalg_extra.norm(A, 1)
     n_squarings = ufuncs.maximum(0, ufuncs.floor(ufuncs.log2(norm1 / maxnorm)))
-    scaled = a / (2 ** n_squarings.astype(a.dtype))
+    scaled = A / 2 ** n_squarings.astype(A.dtype)
     index = sorting.digitize(norm1, array_creation.array(thresholds, dtype=norm1.dtype))
     u, v = switch(index, [functools.partial(_pade, order) for order in orders], scaled)
     return u + v, -u + v, n_squarings
 
 
-def _square(r: Any, n_squarings: Any, max_squarings: int) -> Any:
+@util.jitted_as_in_jax(static_argnums=2)
+def _squaring(r: Any, n_squarings: Any, max_squarings: int) -> Any:
     """`r` squared `n_squarings` times (at most `max_squarings`)."""
     def step(carry: Any, i: Any) -> tuple[Any, None]:
         return cond(i < n_squarings, lambda x: _dot(x, x), lambda x: x, carry), None
@@ -123,12 +138,12 @@ def expm(A: Any, *, upper_triangular: bool = False, max_squarings: int = 16) -> 
         return vectorize(functools.partial(expm, upper_triangular=upper_triangular,
                                            max_squarings=max_squarings),
                          signature="(n,n)->(n,n)")(A)
-    p, q, n_squarings = _expm_pq(array_creation.asarray(A))
+    p, q, n_squarings = _calc_P_Q(array_creation.asarray(A))
 
     def compute(args: tuple) -> Any:
         _, p, q = args
         r = solve_triangular(q, p) if upper_triangular else jnp_linalg.solve(q, p)
-        return _square(r, n_squarings, max_squarings)
+        return _squaring(r, n_squarings, max_squarings)
 
     def nan(args: tuple) -> Any:
         return array_creation.full_like(args[0], np.nan)

@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 
 from justjax._src.core import dtypes
+from justjax._src.lax import dot as lax_dot
 from justjax._src.lax import elementwise, slicing, structural
+from justjax._src.lax.convolution_patches import conv_general_dilated_patches
 from justjax._src.numpy import (array_creation, diagonals, joining, padding, rearranging,
                                 selection, shape_ops, tensor, ufuncs, util)
 from justjax._src.numpy.vectorize import vectorize
@@ -56,18 +58,25 @@ def block_diag(*arrs: Any) -> Any:
 # ---------------------------------------------------------------------------------------------
 # Matrices from vectors.
 
+def _sliding_windows(values: Any, width: int) -> Any:
+    """`[values[i:i + width] for i in ...]` as rows: the patches of a 1-D convolution (JAX
+    builds its Toeplitz and Hankel matrices this way)."""
+    length, = values.shape
+    patches = conv_general_dilated_patches(
+        values.reshape((1, length, 1)), (width,), (1,), "VALID",
+        dimension_numbers=("NTC", "IOT", "NTC"), precision=lax_dot.Precision.HIGHEST)
+    return patches[0]
+
+
 def _toeplitz_2d(c: Any, r: Any) -> Any:
-    """T[i, j] = c[i - j] below the diagonal, r[j - i] above: one gather from c reversed
-    followed by r[1:]."""
+    """T[i, j] = c[i - j] below the diagonal, r[j - i] above: the windows of c reversed
+    followed by r[1:], bottom row first."""
     nrows, = c.shape
     ncols, = r.shape
-    dtype = dtypes.promote_types(c.dtype, r.dtype)
     if nrows == 0 or ncols == 0:
-        return array_creation.empty((nrows, ncols), dtype=dtype)
-    elems = joining.concatenate((c[::-1], r[1:])).astype(dtype)
-    index = (nrows - 1) - array_creation.arange(nrows)[:, None] \
-        + array_creation.arange(ncols)[None, :]
-    return elems[index]
+        return array_creation.empty((nrows, ncols), dtype=dtypes.promote_types(c.dtype, r.dtype))
+    elems = joining.concatenate((c[::-1], r[1:]))
+    return rearranging.flip(_sliding_windows(elems, ncols), axis=0)
 
 
 def toeplitz(c: Any, r: Any = None) -> Any:
@@ -90,14 +99,13 @@ def toeplitz(c: Any, r: Any = None) -> Any:
 
 
 def _hankel_2d(c: Any, r: Any) -> Any:
-    """H[i, j] = c[i + j] for i + j < M, r[i + j - M + 1] beyond."""
+    """H[i, j] = c[i + j] for i + j < M, r[i + j - M + 1] beyond: the windows of c followed
+    by r[1:]."""
     nrows, = c.shape
     ncols, = r.shape
-    dtype = dtypes.result_type(c, r)
     if nrows == 0 or ncols == 0:
-        return array_creation.empty((nrows, ncols), dtype=dtype)
-    values = joining.concatenate((c, r[1:])).astype(dtype)
-    return values[array_creation.arange(nrows)[:, None] + array_creation.arange(ncols)[None, :]]
+        return array_creation.empty((nrows, ncols), dtype=dtypes.result_type(c, r))
+    return _sliding_windows(joining.concatenate((c, r[1:])), ncols)
 
 
 def hankel(c: Any, r: Any = None) -> Any:

@@ -322,6 +322,124 @@ def _atan64(z: _Z) -> _Z:
     return b, -a
 
 
+# -- C99's special values (Annex G, as NumPy's npy_cacos ... give them) ----------------------
+# The cores above are for finite operands; these give the results at infinities and nans
+# (selected in where either part is not finite), so the llvm backend answers as the
+# reference backend (NumPy) does.
+
+def _select_z(cond: ir.Value, a: _Z, b: _Z) -> _Z:
+    ctx = a[0].ctx
+    return ctx.select(cond, a[0], b[0]), ctx.select(cond, a[1], b[1])
+
+
+def _nonfinite(z: _Z) -> ir.Value:
+    ctx = z[0].ctx
+    return ctx.b.not_(ctx.and_(ctx.cmp("<", ctx.fabs(z[0]), math.inf),
+                               ctx.cmp("<", ctx.fabs(z[1]), math.inf)))
+
+
+def _special_parts(z: _Z) -> tuple[ir.Value, ...]:
+    """(x inf, x nan, y inf, y nan) of z = x + iy."""
+    ctx = z[0].ctx
+    return ctx.isinf(z[0]), ctx.isnan(z[0]), ctx.isinf(z[1]), ctx.isnan(z[1])
+
+
+def _acos_special(z: _Z) -> _Z:
+    """cacos at non-finite z: pi/2 - i inf for y infinite (pi/4, 3pi/4 when x is +-inf
+    too, nan when x is nan), +0 or pi - i inf for x = +-inf, nan +- i inf, nans else; the
+    imaginary part's sign opposite to y's."""
+    ctx = z[0].ctx
+    x, y = z
+    x_inf, x_nan, y_inf, y_nan = _special_parts(z)
+    corner = ctx.select(ctx.cmp(">", x, 0.0), math.pi / 4, 3 * math.pi / 4)
+    re_y_inf = ctx.select(x_inf, corner, ctx.select(x_nan, math.nan, math.pi / 2))
+    re_y_nan = ctx.select(ctx.cmp("==", x, 0.0), math.pi / 2, math.nan)
+    re_x_inf = ctx.select(ctx.cmp(">", x, 0.0), 0.0, math.pi)
+    re = ctx.select(y_inf, re_y_inf, ctx.select(y_nan, re_y_nan,
+                                                ctx.select(x_inf, re_x_inf, math.nan)))
+    minus_inf = -ctx.copysign(math.inf, y)
+    im_y_nan = ctx.select(x_inf, -math.inf, math.nan)
+    im = ctx.select(y_nan, im_y_nan, ctx.select(ctx.and_(x_nan, ctx.b.not_(y_inf)),
+                                                 math.nan, minus_inf))
+    return re, im
+
+
+def _acosh_from_acos(z: _Z, w: _Z) -> _Z:
+    """cacosh(z) from w = cacos(z), as NumPy's npy_cacosh derives it: (|Im w|, +-Re w)
+    with the nans moved as C99 says."""
+    ctx = z[0].ctx
+    rx, ry = w
+    rx_nan, ry_nan = ctx.isnan(rx), ctx.isnan(ry)
+    re = ctx.select(ry_nan, ry, ctx.fabs(ry))
+    im = ctx.select(ry_nan, ry, ctx.select(rx_nan, rx, ctx.copysign(rx, z[1])))
+    # glibc's choice where C99 leaves it open: cacosh(+-0 + i nan) = nan + i pi/2.
+    zero_nan = ctx.and_(ctx.cmp("==", z[0], 0.0), ctx.isnan(z[1]))
+    return re, ctx.select(zero_nan, math.pi / 2, im)
+
+
+def _asinh_special(z: _Z) -> _Z:
+    """casinh at non-finite z (odd, conjugate-symmetric): +inf + i pi/2 for y infinite
+    (pi/4 when x is infinite too), +inf + i0 for x infinite, nan + i0 at (nan, 0)."""
+    ctx = z[0].ctx
+    x, y = z
+    x_inf, x_nan, y_inf, y_nan = _special_parts(z)
+    re_y_inf = ctx.c(math.inf)
+    im_y_inf = ctx.select(x_inf, math.pi / 4, ctx.select(x_nan, math.nan, math.pi / 2))
+    re_y_nan = ctx.select(x_inf, math.inf, math.nan)
+    re_fin = ctx.select(x_inf, math.inf, math.nan)
+    im_fin = ctx.select(x_inf, 0.0, ctx.select(ctx.cmp("==", y, 0.0), 0.0, math.nan))
+    re = ctx.select(y_inf, re_y_inf, ctx.select(y_nan, re_y_nan, re_fin))
+    im = ctx.select(y_inf, im_y_inf, ctx.select(y_nan, math.nan, im_fin))
+    return ctx.copysign(re, x), ctx.copysign(im, y)
+
+
+def _atanh_special(z: _Z) -> _Z:
+    """catanh at non-finite z (odd, conjugate-symmetric): +0 + i pi/2 for an infinite
+    part (+0 + i nan at (inf, nan)), +-0 + i nan at (0, nan), nans else."""
+    ctx = z[0].ctx
+    x, y = z
+    x_inf, x_nan, y_inf, y_nan = _special_parts(z)
+    re_y_nan = ctx.select(ctx.or_(x_inf, ctx.cmp("==", x, 0.0)), 0.0, math.nan)
+    re = ctx.select(y_inf, 0.0, ctx.select(y_nan, re_y_nan,
+                                           ctx.select(x_inf, 0.0, math.nan)))
+    im = ctx.select(y_inf, math.pi / 2, ctx.select(y_nan, math.nan,
+                                                   ctx.select(x_inf, math.pi / 2, math.nan)))
+    return ctx.copysign(re, x), ctx.copysign(im, y)
+
+
+def _times_minus_i(w: _Z) -> _Z:
+    """-i w, for the functions defined through their hyperbolic twins at iz."""
+    return w[1], -w[0]
+
+
+def _acos_c99(z: _Z) -> _Z:
+    return _select_z(_nonfinite(z), _acos_special(z), _acos64(z))
+
+
+def _acosh_c99(z: _Z) -> _Z:
+    return _select_z(_nonfinite(z), _acosh_from_acos(z, _acos_special(z)), _acosh64(z))
+
+
+def _asinh_c99(z: _Z) -> _Z:
+    return _select_z(_nonfinite(z), _asinh_special(z), _asinh64(z))
+
+
+def _asin_c99(z: _Z) -> _Z:
+    """casin(z) = -i casinh(iz)."""
+    iz = (-z[1], z[0])
+    return _select_z(_nonfinite(z), _times_minus_i(_asinh_special(iz)), _asin64(z))
+
+
+def _atanh_c99(z: _Z) -> _Z:
+    return _select_z(_nonfinite(z), _atanh_special(z), _atanh64(z))
+
+
+def _atan_c99(z: _Z) -> _Z:
+    """catan(z) = -i catanh(iz)."""
+    iz = (-z[1], z[0])
+    return _select_z(_nonfinite(z), _times_minus_i(_atanh_special(iz)), _atan64(z))
+
+
 def _pow64(a: _Z, b: _Z) -> _Z:
     """exp(b log a) (C's cpow)."""
     return _exp64(_mul_plain(b, _log64(a)))
@@ -352,11 +470,23 @@ def _sign(z: _Z) -> _Z:
 
 
 def _expm1(z: _Z) -> _Z:
+    """NumPy's formula, with the reference backend's special values (C99's): a zero
+    imaginary part stays, -1 at -inf (-1 + 0j with an inf or nan imaginary part),
+    inf + nan j at (+inf, inf or nan)."""
     ctx = z[0].ctx
     x, y = z
     a = ctx.math("sin", y * 0.5)
-    return (ctx.math("expm1", x) * ctx.math("cos", y) - a * a * 2.0,
-            ctx.math("exp", x) * ctx.math("sin", y))
+    # + 0.0: expm1(-0 + 0j) is +0 + 0j (e^z - 1 = 1 - 1), where the formula gives -0.
+    re = ctx.math("expm1", x) * ctx.math("cos", y) - a * a * 2.0 + 0.0
+    im = ctx.math("exp", x) * ctx.math("sin", y)
+    im = ctx.select(ctx.cmp("==", y, 0.0), y, im)
+    bad_y = ctx.b.not_(ctx.cmp("<", ctx.fabs(y), math.inf))
+    at_minus_inf = ctx.and_(ctx.cmp("==", x, -math.inf), bad_y)
+    at_plus_inf = ctx.and_(ctx.cmp("==", x, math.inf), bad_y)
+    # At -inf the formula's -cos(y) - 2 sin(y/2)^2 is -1 up to rounding: -1 exactly.
+    re = ctx.select(ctx.cmp("==", x, -math.inf), -1.0, ctx.select(at_plus_inf, math.inf, re))
+    im = ctx.select(at_minus_inf, 0.0, ctx.select(at_plus_inf, math.nan, im))
+    return re, im
 
 
 def _log1p(z: _Z) -> _Z:
@@ -500,12 +630,12 @@ COMPLEX_OPS.update({
     "stablehlo.tanh": _unary(_in_f64(_tanh64)),
     "chlo.sinh": _unary(_in_f64(_sinh64)),
     "chlo.cosh": _unary(_in_f64(_cosh64)),
-    "chlo.asin": _unary(_in_f64(_asin64)),
-    "chlo.acos": _unary(_in_f64(_acos64)),
-    "chlo.atan": _unary(_in_f64(_atan64)),
-    "chlo.asinh": _unary(_in_f64(_asinh64)),
-    "chlo.acosh": _unary(_in_f64(_acosh64)),
-    "chlo.atanh": _unary(_in_f64(_atanh64)),
+    "chlo.asin": _unary(_in_f64(_asin_c99)),
+    "chlo.acos": _unary(_in_f64(_acos_c99)),
+    "chlo.atan": _unary(_in_f64(_atan_c99)),
+    "chlo.asinh": _unary(_in_f64(_asinh_c99)),
+    "chlo.acosh": _unary(_in_f64(_acosh_c99)),
+    "chlo.atanh": _unary(_in_f64(_atanh_c99)),
     "stablehlo.compare": _compare,
     "stablehlo.convert": _convert_op,
     "stablehlo.real": _part(0),

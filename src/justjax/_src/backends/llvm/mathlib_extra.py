@@ -11,8 +11,8 @@ the mathlib functions (called through `mathlink`).
             the asymptotic expansion of I1e beyond
   zeta      Hurwitz zeta by XLA's formula (the reference backend's): ten direct terms and an
             Euler-Maclaurin tail with twelve Bernoulli terms, in the operands' precision
-  polygamma digamma for m = 0, else (-1)^(m+1) m! zeta(m+1, x) (zeta in float64, the
-            product in the operands' precision, as SciPy), nan unless m is a non-negative
+  polygamma digamma for m = 0, else (-1)^(m+1) exp(lgamma(m+1)) zeta(m+1, x) in the
+            operands' precision (XLA's decomposition), nan unless m is a non-negative
             integer, as the reference backend
 
 float32 inputs are evaluated in float64 and rounded once (except zeta, which follows the
@@ -367,26 +367,15 @@ def _zeta(ctx: Ctx, x: V, q: V) -> V:
     return ctx.select(ctx.cmp("==", x, 1.0), math.inf, result)
 
 
-_MAX_FACTORIAL = 171  # 171! overflows float64
-
-
 def _polygamma(ctx: Ctx, m: V, x: V) -> V:
-    """As the reference (SciPy's polygamma in the operands' precision): the sign and m! in
-    this precision times zeta(m + 1, x) evaluated in float64 and rounded."""
+    """As XLA decomposes `chlo.polygamma` (and the reference backend computes it): digamma
+    for m = 0, else (-1)^(m+1) exp(lgamma(m + 1)) zeta(m + 1, x) in the operands' precision,
+    NaN unless m is a non-negative integer."""
     valid = ctx.and_(ctx.cmp(">=", m, 0.0), ctx.cmp("==", m, ctx.floor(m)))
-    index = ctx.select(ctx.and_(valid, ctx.cmp("<", m, float(_MAX_FACTORIAL))), m,
-                       float(_MAX_FACTORIAL))
-    row = ctx.b.fptosi(index.v, ir.IntType(32))
-    big = 3.4e38 if ctx.dtype == "f32" else math.inf
-    factorials = [float(math.factorial(k)) if math.factorial(k) < big else math.inf
-                  for k in range(_MAX_FACTORIAL)] + [math.inf]
-    fact = ctx.table(f"justjax_factorials_{ctx.dtype}", factorials, row)
     half = m * 0.5
     sign = ctx.select(ctx.cmp("==", half, ctx.floor(half)), -1.0, 1.0)
-    zeta = _in_f64(_zeta)(ctx, m + 1.0, x)
-    result = sign * fact * zeta
-    neg_inf = ctx.cmp("==", result, -math.inf)
-    result = ctx.select(ctx.or_(ctx.cmp("==", x, math.inf), neg_inf), math.nan, result)
+    m_plus_one = m + 1.0
+    result = (sign * ctx.math("exp", ctx.math("lgamma", m_plus_one))) * _zeta(ctx, m_plus_one, x)
     result = ctx.select(ctx.cmp("==", m, 0.0), ctx.math("digamma", x), result)
     return ctx.select(valid, result, math.nan)
 

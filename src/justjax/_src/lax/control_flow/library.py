@@ -17,6 +17,7 @@ import numpy as np
 from justjax._src import tree_util
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
+from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.interpreters import batching, staging
 from justjax._src.lax import elementwise, slicing, structural
 from justjax._src.lax.control_flow import common
@@ -50,6 +51,8 @@ def _static_bounds(lower: Any, upper: Any) -> tuple[int, int] | None:
     upper_value = core.to_concrete_value(upper)
     if lower_value is None or upper_value is None:
         return None
+    if is_symbolic_dim(lower_value) or is_symbolic_dim(upper_value):
+        return None  # a symbolic trip count: a while_loop on the dimension's value
     try:
         return int(lower_value), int(upper_value)
     except TypeError:

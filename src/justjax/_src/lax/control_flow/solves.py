@@ -233,29 +233,79 @@ def _linear_solve_transpose(cts: Sequence[Any], *args: Any, const_lengths: _Line
 ad.primitive_transposes[linear_solve_p] = _linear_solve_transpose
 
 
+def _batch_with_flags(jaxpr: ClosedJaxpr, axis_data: batching.AxisData,
+                      batched: Sequence[bool], instantiate: Sequence[bool]
+                      ) -> tuple[ClosedJaxpr, list[bool]]:
+    """`jaxpr` batched at axis 0 of its `batched` inputs; the outputs in `instantiate` are
+    batched (broadcast if need be), the others where they come out batched (at axis 0)."""
+    in_dims = [0 if b else None for b in batched]
+    out_dims = [0 if inst else batching.zero_if_mapped for inst in instantiate]
+    batched_jaxpr, dims = batching.batch_jaxpr(jaxpr, axis_data, in_dims, out_dims)
+    return batched_jaxpr, [d is not None for d in dims]
+
+
+def _or(*flag_lists: Sequence[bool]) -> list[bool]:
+    return [any(flags) for flags in zip(*flag_lists, strict=True)]
+
+
 def _linear_solve_batch(axis_data: batching.AxisData, vals: Sequence[Any],
                         dims: Sequence[int | None], *, const_lengths: _LinearSolveTuple,
-                        jaxprs: _LinearSolveTuple) -> tuple[list[Any], list[int]]:
-    """Every jaxpr batched with its consts as given and x and b batched at axis 0 (an
-    unbatched b is broadcast), so that the four stay consistent; outputs batched at 0."""
+                        jaxprs: _LinearSolveTuple) -> tuple[list[Any], list[int | None]]:
+    """Which parts of x and b are batched is a fixed point over the four jaxprs (a batched
+    matvec batches x through solve, x batches b through matvec, ...), so that they agree;
+    consts and b are then batched at axis 0 where needed, as in JAX."""
     consts, b = _split(vals, const_lengths)
     consts_dims, b_dims = _split(dims, const_lengths)
+    consts_bat = _LinearSolveTuple(*[[d is not None for d in group] for group in consts_dims])
+    matvec, vecmat, solve, solve_t = jaxprs
+    num_x = len(matvec.out_avals)
+    num_aux = len(solve.out_avals) - num_x
+    orig_b_bat = [d is not None for d in b_dims]
+    b_bat, x_bat = orig_b_bat, [False] * len(solve.out_avals)
+    cache: dict[tuple, tuple[ClosedJaxpr, list[bool]]] = {}
 
-    def batch_one(jaxpr: ClosedJaxpr | None, const_dims: Sequence[int | None]) -> Any:
-        if jaxpr is None:
-            return None
-        in_dims = [*const_dims, *[0] * (len(jaxpr.in_avals) - len(const_dims))]
-        batched, _ = batching.batch_jaxpr(jaxpr, axis_data, in_dims,
-                                          [0] * len(jaxpr.out_avals))
-        return batched
+    def _batch_flags(jaxpr: ClosedJaxpr, axis_data: batching.AxisData,
+                     batched: Sequence[bool], instantiate: Sequence[bool]
+                     ) -> tuple[ClosedJaxpr, list[bool]]:
+        # One batched jaxpr per (jaxpr, flags): a symmetric solve's matvec and vecmat stay
+        # one object, printed once as JAX prints it.
+        key = (id(jaxpr), tuple(batched), tuple(instantiate))
+        if key not in cache:
+            cache[key] = _batch_with_flags(jaxpr, axis_data, batched, instantiate)
+        return cache[key]
 
-    batched_jaxprs = _LinearSolveTuple(*[batch_one(j, d) for j, d in
-                                         zip(jaxprs, consts_dims, strict=True)])
-    new_b = [batching.bdim_at_front(x, d, axis_data.size) for x, d in
-             zip(b, b_dims, strict=True)]
-    outs = linear_solve_p.bind(*_flatten(consts), *new_b, const_lengths=const_lengths,
+    for _ in range(2 + len(orig_b_bat) + len(solve.out_avals)):
+        solve_batched, solve_x_bat = _batch_flags(solve, axis_data,
+                                                  consts_bat.solve + b_bat, x_bat)
+        vecmat_batched = None
+        x_bat_out = solve_x_bat
+        if vecmat is not None:
+            vecmat_batched, vecmat_x_bat = _batch_flags(vecmat, axis_data,
+                                                        consts_bat.vecmat + b_bat, b_bat)
+            x_bat_out = _or(vecmat_x_bat + [True] * num_aux, solve_x_bat)
+        x_bat_noaux = x_bat_out[:num_x]
+        matvec_batched, matvec_b_bat = _batch_flags(matvec, axis_data,
+                                                    consts_bat.matvec + x_bat_noaux, b_bat)
+        solve_t_batched = None
+        b_bat_out = _or(matvec_b_bat, orig_b_bat)
+        if solve_t is not None:
+            solve_t_batched, solve_t_bat = _batch_flags(
+                solve_t, axis_data, consts_bat.transpose_solve + x_bat_noaux, x_bat_out)
+            b_bat_out = _or(b_bat_out, solve_t_bat[:len(orig_b_bat)])
+        if x_bat_out == x_bat and b_bat_out == b_bat:
+            break
+        x_bat, b_bat = x_bat_out, b_bat_out
+    else:
+        raise AssertionError("custom_linear_solve batching: no fixed point")
+    batched_jaxprs = _LinearSolveTuple(matvec_batched, vecmat_batched, solve_batched,
+                                       solve_t_batched)
+    new_consts = [batching.moveaxis(x, d, 0) if d is not None else x
+                  for x, d in zip(_flatten(consts), _flatten(consts_dims), strict=True)]
+    new_b = [batching.bdim_at_front(x, d, axis_data.size) if now else x
+             for x, d, now in zip(b, b_dims, b_bat, strict=True)]
+    outs = linear_solve_p.bind(*new_consts, *new_b, const_lengths=const_lengths,
                                jaxprs=batched_jaxprs)
-    return outs, [0] * len(outs)
+    return outs, [0 if bat else None for bat in solve_x_bat]
 
 
 batching.primitive_batchers[linear_solve_p] = _linear_solve_batch

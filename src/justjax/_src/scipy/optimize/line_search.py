@@ -220,21 +220,23 @@ def _search_step(objective: _Objective, start: Any, gfk: Any,
     a_i = selection.where(state.i == 1, start, state.a_i1 * 2.)
     phi_i, dphi_i, g_i = objective(a_i)
     state = state._replace(nfev=state.nfev + 1, ngev=state.ngev + 1)
-    zoom_below = (objective.not_sufficient_decrease(a_i, phi_i)
-                  | ((phi_i >= state.phi_i1) & (state.i > 1)))
-    accept = objective.curvature_holds(dphi_i) & (~zoom_below)
-    zoom_above = (dphi_i >= 0.) & (~zoom_below) & (~accept)
-    # Both zooms are traced (only the chosen one iterates): no `cond` in the loop body.
-    below = _zoom(objective, state.a_i1, state.phi_i1, state.dphi_i1, a_i, phi_i, dphi_i,
-                  gfk, ~zoom_below)
-    above = _zoom(objective, a_i, phi_i, dphi_i, state.a_i1, state.phi_i1, state.dphi_i1,
-                  gfk, ~zoom_above)
-    state = state._replace(nfev=state.nfev + below.nfev + above.nfev,
-                           ngev=state.ngev + below.ngev + above.ngev)
-    state = _take_zoom(zoom_below, below, state)
+    from_previous_low = (objective.not_sufficient_decrease(a_i, phi_i)
+                         | ((phi_i >= state.phi_i1) & (state.i > 1)))
+    accept = objective.curvature_holds(dphi_i) & (~from_previous_low)
+    from_trial_low = (dphi_i >= 0.) & (~from_previous_low) & (~accept)
+    # The bracket is [a_{i-1}, a_i] either way; its low end (the lower objective) is the
+    # previous step when this one decreased too little, else this step. Both zooms are
+    # traced (only the chosen one iterates): no `cond` in the loop body.
+    from_previous = _zoom(objective, state.a_i1, state.phi_i1, state.dphi_i1,
+                          a_i, phi_i, dphi_i, gfk, ~from_previous_low)
+    from_trial = _zoom(objective, a_i, phi_i, dphi_i,
+                       state.a_i1, state.phi_i1, state.dphi_i1, gfk, ~from_trial_low)
+    state = state._replace(nfev=state.nfev + from_previous.nfev + from_trial.nfev,
+                           ngev=state.ngev + from_previous.ngev + from_trial.ngev)
+    state = _take_zoom(from_previous_low, from_previous, state)
     state = state._replace(done=accept | state.done)
     state = _choose(accept, state, a_star=a_i, phi_star=phi_i, dphi_star=dphi_i, g_star=g_i)
-    state = _take_zoom(zoom_above, above, state)
+    state = _take_zoom(from_trial_low, from_trial, state)
     return state._replace(i=state.i + 1, a_i1=a_i, phi_i1=phi_i, dphi_i1=dphi_i)
 
 

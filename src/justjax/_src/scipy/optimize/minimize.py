@@ -44,7 +44,8 @@ def minimize(fun: Callable[..., Any], x0: Any, args: tuple = (), *, method: str,
     """Minimizes a scalar function of one or more variables.
 
     JAX's `jax.scipy.optimize.minimize` (SciPy's interface, with gradients by autodiff).
-    Runs under jit and vmap; it is not differentiable.
+    Runs under jit and vmap. Not reverse-differentiable (its loops have no reverse-mode
+    rule, as in JAX); forward mode goes through.
 
     Args:
       fun: the objective, `fun(x, *args)`, a real scalar for a 1-D array `x`.

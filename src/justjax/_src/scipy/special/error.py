@@ -269,7 +269,7 @@ _FRESNEL_F64 = {
 
 
 @util.jitted_as_in_jax
-def _sin_cos_half_pi_square(x: Any) -> tuple[Any, Any]:
+def sincospisquaredhalf(x: Any) -> tuple[Any, Any]:
     """sin(pi x^2 / 2) and cos(pi x^2 / 2) with the argument reduced exactly: for
     x = 2k + s, x^2 / 2 = s (x - s / 2) mod 2, and the sine's argument is brought into
     [-pi/2, pi/2]."""
@@ -336,7 +336,7 @@ def _fresnel32(x_signed: Any) -> tuple[Any, Any]:
     x2 = x * x
     t = x2 * x2
     small = (x * x2 * _poly(coefficients["sn"], t), x * _poly(coefficients["cn"], t))
-    sinpi, cospi = _sin_cos_half_pi_square(x)
+    sinpi, cospi = sincospisquaredhalf(x)
     u = 1.0 / ((np.pi * x2) * (np.pi * x2))
     f = 1.0 - u * _poly(coefficients["fn"], u)
     g = (1.0 / (np.pi * x2)) * _poly(coefficients["gn"], u)
@@ -351,7 +351,7 @@ def _fresnel64(x_signed: Any) -> tuple[Any, Any]:
     t = x2 * x2
     small = (x * x2 * _poly(coefficients["sn"], t) / _poly(coefficients["sd"], t),
              x * _poly(coefficients["cn"], t) / _poly(coefficients["cd"], t))
-    sinpi, cospi = _sin_cos_half_pi_square(x)
+    sinpi, cospi = sincospisquaredhalf(x)
     large = (0.5 - 1 / (np.pi * x) * cospi, 0.5 + 1 / (np.pi * x) * sinpi)
     u = 1.0 / ((np.pi * x2) * (np.pi * x2))
     f = 1.0 - u * _poly(coefficients["fn"], u) / _poly(coefficients["fd"], u)
@@ -363,5 +363,5 @@ def _fresnel64(x_signed: Any) -> tuple[Any, Any]:
 @fresnel.defjvp
 def _fresnel_jvp(primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     (x,), (x_dot,) = primals, tangents
-    sinpi, cospi = _sin_cos_half_pi_square(x)
+    sinpi, cospi = sincospisquaredhalf(x)
     return fresnel(x), (sinpi * x_dot, cospi * x_dot)

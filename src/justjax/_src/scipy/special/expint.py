@@ -218,20 +218,21 @@ def expn(n: Any, x: Any) -> Any:
                   x > one]
     n1 = selection.where(n == c(1), n + n, n)
     values = [np.nan, np.inf, one / n1, ufuncs.exp(-x) / x, _expn_large_order,
-              _guarded(_expn_continued_fraction, x > one, 2.0, n < c(5000), 1.0),
+              _guarded(_expn_continued_fraction, x > one, 2.0),
               _guarded(_expn_series, ~(x > one), 0.5, ~(n >= c(5000)), 1.0)]
     return selection.piecewise(x, conditions, values, n=n)
 
 
-def _guarded(branch: Callable[..., Any], x_ok: Any, x_default: float, n_ok: Any,
-             n_default: float) -> Callable[..., Any]:
-    """`branch` fed a harmless x and n where its result is not used. Under vmap every branch
-    runs on every element, and the continued fraction near x = 0 (or the harmonic sum for a
-    huge n) would loop for ~1/x (n) steps; real JAX hangs there, the values where the
-    branch is used are the same."""
+def _guarded(branch: Callable[..., Any], x_ok: Any, x_default: float, n_ok: Any = None,
+             n_default: float = 1.0) -> Callable[..., Any]:
+    """`branch` fed a harmless x and n where its result is not used (the conditions are
+    piecewise's: the last true one wins). Under vmap every branch runs on every element, and
+    the continued fraction near x = 0 (or the harmonic sum for a huge n) would loop for
+    ~1/x (n) steps; real JAX hangs there, the values where the branch is used are the same."""
     def guarded(x: Any, n: Any) -> Any:
-        return branch(selection.where(x_ok, x, util.const(x, x_default)),
-                      selection.where(n_ok, n, util.const(n, n_default)))
+        if n_ok is not None:
+            n = selection.where(n_ok, n, util.const(n, n_default))
+        return branch(selection.where(x_ok, x, util.const(x, x_default)), n)
     return guarded
 
 

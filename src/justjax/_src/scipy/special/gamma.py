@@ -151,7 +151,7 @@ def loggamma(x: Any) -> Any:
     """
     [x] = promote_inexact("loggamma", x)
     if dtypes.is_complex(x.dtype):
-        return _complex_loggamma_principal(x)
+        return _complex_loggamma_scipy(x)
     return selection.where(x > 0, lax.lgamma(x), np.nan)
 
 
@@ -192,7 +192,7 @@ def _complex_gamma(z: Any) -> Any:
 
 
 @util.jitted_as_in_jax
-def _complex_loggamma_principal(z: Any) -> Any:
+def _complex_loggamma_scipy(z: Any) -> Any:
     """SciPy's principal branch: z is moved right by n = ceil(1/2 - Re z) steps and
     log Gamma(z) = log Gamma(z + n) - sum_k log(z + k), each log on its principal branch."""
     bad = _poles_or_nan(z)

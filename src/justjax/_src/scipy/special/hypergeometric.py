@@ -62,21 +62,26 @@ def _hyp1f1_asymptotic(a: Any, b: Any, x: Any) -> Any:
     return gamma(b) / gamma(a) * lax.exp(x) * x ** (a - b) * series
 
 
-def _hyp1f1_parameter_derivative(weight: Callable[..., Any]) -> Callable[..., Any]:
-    """d/da or d/db of the power series: each term times its digamma difference."""
-    @util.jitted_as_in_jax
-    @vectorize.vectorize
+def _hyp1f1_parameter_derivative(name: str, weight: Callable[..., Any]) -> Callable[..., Any]:
+    """d/da or d/db of the power series: each term times its digamma difference (jitted
+    under JAX's name for it)."""
     def derivative(a: Any, b: Any, x: Any) -> Any:
         eps = dtypes.finfo(x.dtype).eps
         return _sum_series(a / b * x, util.const(x, 0), _hyp1f1_ratio(a, b, x),
                            lambda k: weight(a, b, k), eps, True)
-    return derivative
+    derivative.__name__ = derivative.__qualname__ = name
+    return util.jitted_as_in_jax(vectorize.vectorize(derivative))
 
 
 _hyp1f1_a_derivative = _hyp1f1_parameter_derivative(
-    lambda a, b, k: digamma(a + k) - digamma(a))
+    "_hyp1f1_a_derivative", lambda a, b, k: digamma(a + k) - digamma(a))
 _hyp1f1_b_derivative = _hyp1f1_parameter_derivative(
-    lambda a, b, k: digamma(b) - digamma(b + k))
+    "_hyp1f1_b_derivative", lambda a, b, k: digamma(b) - digamma(b + k))
+
+
+@util.jitted_as_in_jax
+def _hyp1f1_x_derivative(a: Any, b: Any, x: Any) -> Any:
+    return a / b * hyp1f1(a + 1, b + 1, x)
 
 
 @custom_jvp
@@ -103,7 +108,7 @@ def hyp1f1(a: Any, b: Any, x: Any) -> Any:
 hyp1f1.defjvps(
     lambda a_dot, ans, a, b, x: _hyp1f1_a_derivative(a, b, x) * a_dot,
     lambda b_dot, ans, a, b, x: _hyp1f1_b_derivative(a, b, x) * b_dot,
-    lambda x_dot, ans, a, b, x: a / b * hyp1f1(a + 1, b + 1, x) * x_dot)
+    lambda x_dot, ans, a, b, x: _hyp1f1_x_derivative(a, b, x) * x_dot)
 
 
 # -- hyp2f1 -------------------------------------------------------------------------------------
@@ -219,24 +224,29 @@ def _hyp2f1_series_or_polynomial(a: Any, b: Any, c: Any, x: Any) -> Any:
                                _hyp2f1_near_one(a, b, c, x), _hyp2f1_terminating(a, b, c, x))
 
 
-def _hyp2f1_parameter_derivative(weight: Callable[..., Any]) -> Callable[..., Any]:
-    """d/da, d/db or d/dc of the power series: each term times its digamma difference."""
-    @util.jitted_as_in_jax
-    @vectorize.vectorize
+def _hyp2f1_parameter_derivative(name: str, weight: Callable[..., Any]) -> Callable[..., Any]:
+    """d/da, d/db or d/dc of the power series: each term times its digamma difference
+    (jitted under JAX's name for it)."""
     def derivative(a: Any, b: Any, c: Any, x: Any) -> Any:
         eps = dtypes.finfo(x.dtype).eps
         return _sum_series(a * b / c * x, util.const(x, 0),
                            lambda k: (a + k) * (b + k) / (c + k) / (k + 1) * x,
                            lambda k: weight(a, b, c, k), eps, True)
-    return derivative
+    derivative.__name__ = derivative.__qualname__ = name
+    return util.jitted_as_in_jax(vectorize.vectorize(derivative))
 
 
 _hyp2f1_a_derivative = _hyp2f1_parameter_derivative(
-    lambda a, b, c, k: digamma(a + k) - digamma(a))
+    "_hyp2f1_a_derivative", lambda a, b, c, k: digamma(a + k) - digamma(a))
 _hyp2f1_b_derivative = _hyp2f1_parameter_derivative(
-    lambda a, b, c, k: digamma(b + k) - digamma(b))
+    "_hyp2f1_b_derivative", lambda a, b, c, k: digamma(b + k) - digamma(b))
 _hyp2f1_c_derivative = _hyp2f1_parameter_derivative(
-    lambda a, b, c, k: digamma(c) - digamma(c + k))
+    "_hyp2f1_c_derivative", lambda a, b, c, k: digamma(c) - digamma(c + k))
+
+
+@util.jitted_as_in_jax
+def _hyp2f1_x_derivative(a: Any, b: Any, c: Any, x: Any) -> Any:
+    return a * b / c * hyp2f1(a + 1, b + 1, c + 1, x)
 
 
 @custom_jvp
@@ -284,7 +294,7 @@ hyp2f1.defjvps(
     lambda a_dot, ans, a, b, c, x: _hyp2f1_a_derivative(a, b, c, x) * a_dot,
     lambda b_dot, ans, a, b, c, x: _hyp2f1_b_derivative(a, b, c, x) * b_dot,
     lambda c_dot, ans, a, b, c, x: _hyp2f1_c_derivative(a, b, c, x) * c_dot,
-    lambda x_dot, ans, a, b, c, x: a * b / c * hyp2f1(a + 1, b + 1, c + 1, x) * x_dot)
+    lambda x_dot, ans, a, b, c, x: _hyp2f1_x_derivative(a, b, c, x) * x_dot)
 
 
 # -- owens_t ------------------------------------------------------------------------------------

@@ -187,10 +187,12 @@ def kl_div(p: Any, q: Any) -> Any:
     return rel_entr(p, q) - p + q
 
 
-def _boxcox_of_log(log_x: Any, lmbda: Any) -> Any:
-    """`(exp(lmbda log_x) - 1) / lmbda`, `log_x` itself where lmbda == 0."""
+def _boxcox_of_log(log: Any, x: Any, lmbda: Any) -> Any:
+    """`(exp(lmbda log(x)) - 1) / lmbda`, `log(x)` itself where lmbda == 0 (`log` is log or
+    log1p; the safe lambda first, as JAX orders it)."""
     lmbda_is_zero = lmbda == 0
     safe_lmbda = selection.where(lmbda_is_zero, array_creation.ones_like(lmbda), lmbda)
+    log_x = log(x)
     power = ufuncs.expm1(safe_lmbda * log_x) / safe_lmbda
     return selection.where(lmbda_is_zero, log_x, power)
 
@@ -205,7 +207,7 @@ def boxcox(x: Any, lmbda: Any) -> Any:
       The transform in the promoted inexact dtype.
     """
     x, lmbda = promote_inexact("boxcox", x, lmbda)
-    return _boxcox_of_log(ufuncs.log(x), lmbda)
+    return _boxcox_of_log(ufuncs.log, x, lmbda)
 
 
 def boxcox1p(x: Any, lmbda: Any) -> Any:
@@ -218,7 +220,7 @@ def boxcox1p(x: Any, lmbda: Any) -> Any:
       The transform in the promoted inexact dtype.
     """
     x, lmbda = promote_inexact("boxcox1p", x, lmbda)
-    return _boxcox_of_log(ufuncs.log1p(x), lmbda)
+    return _boxcox_of_log(ufuncs.log1p, x, lmbda)
 
 
 def softmax(x: Any, /, *, axis: int | tuple[int, ...] | None = None) -> Any:

@@ -29,7 +29,7 @@ def _recurrence_coefficients(l_max: int, normalized: bool) -> tuple[np.ndarray, 
 
 
 @util.jitted_as_in_jax(static_argnums=(0, 2))
-def _associated_legendre(l_max: int, x: Any, normalized: bool) -> Any:
+def _gen_associated_legendre(l_max: int, x: Any, normalized: bool) -> Any:
     """P_l^m(x) for 0 <= m, l <= l_max (zero where m > l), shape (l_max + 1, l_max + 1,
     len(x)) indexed [m, l, i]. Normalized: times sqrt((2l + 1) (l - m)! / (4 pi (l + m)!)),
     the spherical harmonics' normalization. The diagonal P_m^m by products of sqrt(1 - x^2),
@@ -71,7 +71,7 @@ def _associated_legendre(l_max: int, x: Any, normalized: bool) -> Any:
 
 @util.jitted_as_in_jax(static_argnums=(4,))
 def _sph_harm(n: Any, m: Any, theta: Any, phi: Any, n_max: int) -> Any:
-    legendre = _associated_legendre(n_max, ufuncs.cos(theta), True)
+    legendre = _gen_associated_legendre(n_max, ufuncs.cos(theta), True)
     abs_m = ufuncs.absolute(m)
     values = legendre.at[abs_m, n, array_creation.arange(shape_ops.shape(n)[0])].get(mode="clip")
     angle = abs_m * phi
@@ -107,3 +107,114 @@ def sph_harm_y(n: Any, m: Any, theta: Any, phi: Any, diff_n: int | None = None,
         int, n_max, "The `n_max` argument of `jnp.scipy.special.sph_harm` must be statically "
         "specified to use `sph_harm` within JAX transformations.")
     return _sph_harm(n, m, theta, phi, n_max)
+
+
+def _check_lpmn_arguments(m: Any, n: Any, z: Any) -> tuple[int, int]:
+    dtype = np.dtype(z.dtype)
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"z.dtype={dtype} is not supported, see docstring for supported types.")
+    if z.ndim != 1:
+        raise ValueError("z must be a 1D array.")
+    m = core.concrete_or_error(int, m, "Argument m of lpmn.")
+    n = core.concrete_or_error(int, n, "Argument n of lpmn.")
+    if m != n:
+        raise NotImplementedError("Computations for m!=n are not yet supported.")
+    return m, n
+
+
+def _shift(p: Any, axis: int, by: int) -> Any:
+    """`p` moved `by` places along `axis` (positive: towards higher indices), zero-filled."""
+    size = p.shape[axis]
+    if abs(by) >= size:
+        return array_creation.zeros_like(p)
+    index = [slice(None)] * p.ndim
+    pad_shape = list(p.shape)
+    pad_shape[axis] = abs(by)
+    zeros = array_creation.zeros(pad_shape, dtype=p.dtype)
+    if by > 0:
+        index[axis] = slice(0, size - by)
+        return joining.concatenate([zeros, p[tuple(index)]], axis=axis)
+    index[axis] = slice(-by, size)
+    return joining.concatenate([p[tuple(index)], zeros], axis=axis)
+
+
+@util.jitted_as_in_jax(static_argnums=(2,))
+def _gen_derivatives(p: Any, x: Any, normalized: bool) -> Any:
+    """dP_l^m/dx of the unnormalized functions, from P_l^{m-1} and P_l^{m+1} (each by a
+    recurrence in P_{l-1}), the negative orders P_n^-1, P_n^-2 from P_n^1, P_n^2; the row
+    m = 1 from P_l^0 and P_l^2 over sqrt(1 - x^2), as JAX's lpmn."""
+    if normalized:
+        raise NotImplementedError("Negative orders for normalization is not implemented yet.")
+    num_m, num_l, _ = p.shape
+    dtype = np.dtype(x.dtype)
+    m, l = np.meshgrid(np.arange(num_m, dtype=np.float64), np.arange(num_l, dtype=np.float64),
+                       indexing="ij")
+    upper = l >= m
+    p_lm1 = _shift(p, 1, 1)
+    p_mp2_lm1 = _shift(p_lm1, 0, -2)
+    p_mm2_lm1 = _shift(p_lm1, 0, 2)
+    if num_l > 1:
+        # P_{l-1}^{-1} = -P_{l-1}^1 / (l (l - 1)), into row m = 1 from l = 2 on.
+        ls = np.arange(1, num_l - 1, dtype=dtype)
+        p_mm2_lm1 = p_mm2_lm1.at[1, 2:num_l, :].set(
+            (-1.0 / ((ls + 1) * ls))[:, None] * p[1, 1:num_l - 1, :])
+    if num_l > 2:
+        # P_{l-1}^{-2} = P_{l-1}^2 / ((l + 1) l (l - 1) (l - 2)), into row m = 0 from l = 3.
+        ls = np.arange(2, num_l - 1, dtype=dtype)
+        p_mm2_lm1 = p_mm2_lm1.at[0, 3:num_l, :].set(
+            (1.0 / ((ls + 2) * (ls + 1) * ls * (ls - 1)))[:, None] * p[2, 2:num_l - 1, :])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a0 = np.where(upper, -0.5 / (m - 1.0), 0.0)
+        b0 = l + m
+        c0 = np.where(upper, -0.5 / (m - 1.0) * (b0 - 2.0) * (b0 - 1.0), 0.0)
+        # P_l^{m-1} for m = 1 is P_l^0: no recurrence (1 / (m - 1) is infinite there).
+        a0[1:2, :] = 0.0
+        c0[1:2, :] = 0.0
+        d0 = np.where(upper, -0.5 / (m + 1.0), 0.0)
+        e0 = np.where(upper, -0.5 / (m + 1.0) * b0 * (b0 + 1.0), 0.0)
+        f0 = np.where(upper, b0 * (l - m + 1.0) / 2.0, 0.0)
+    cast = lambda c: np.asarray(c, dtype)[:, :, None]  # noqa: E731
+    p_mm1 = cast(a0) * p_lm1 + cast(c0) * p_mm2_lm1
+    p_mp1 = cast(d0) * p_mp2_lm1 + cast(e0) * p_lm1
+    derivative = cast(f0) * p_mm1 - 0.5 * p_mp1
+    if num_m > 1:
+        ls = np.arange(num_l, dtype=dtype)
+        g0 = ((ls + 1) * ls)[:, None] * p[0, :, :]
+        if num_l > 2:
+            g0 = g0 - p[2, :, :]
+        row = (0.5 / ufuncs.sqrt(1 - x * x))[None, :] * g0
+        derivative = derivative.at[1, :, :].set(row)
+        derivative = derivative.at[1, 0, :].set(0)
+    return derivative
+
+
+def lpmn(m: int, n: int, z: Any) -> tuple[Any, Any]:
+    """The associated Legendre functions P_l^k(z) of the first kind for k <= m, l <= n, and
+    their derivatives in z (deprecated in JAX; only m == n).
+
+    Args:
+      m: the largest order, a concrete int.
+      n: the largest degree, a concrete int equal to m.
+      z: a 1-D float32 or float64 array.
+    Returns:
+      `(p, dp)`, each of shape (m + 1, n + 1, len(z)), indexed [order, degree, point].
+    """
+    _, n = _check_lpmn_arguments(m, n, z)
+    values = _gen_associated_legendre(n, z, False)
+    return values, _gen_derivatives(values, z, False)
+
+
+def lpmn_values(m: int, n: int, z: Any, is_normalized: bool) -> Any:
+    """The associated Legendre functions P_l^k(z) for k <= m, l <= n (deprecated in JAX; only
+    m == n), normalized as the spherical harmonics when `is_normalized`.
+
+    Args:
+      m: the largest order, a concrete int.
+      n: the largest degree, a concrete int equal to m.
+      z: a 1-D float32 or float64 array.
+      is_normalized: apply sqrt((2l + 1) (l - k)! / (4 pi (l + k)!)).
+    Returns:
+      An array of shape (m + 1, n + 1, len(z)), indexed [order, degree, point].
+    """
+    _, n = _check_lpmn_arguments(m, n, z)
+    return _gen_associated_legendre(n, z, is_normalized)

@@ -191,6 +191,29 @@ def power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return result.astype(x.dtype)
 
 
+def expm1(x: np.ndarray) -> np.ndarray:
+    """`stablehlo.exponential_minus_one`: NumPy's expm1, with C99's special values for
+    complex operands where NumPy's formula makes nans or -0: a zero imaginary part stays
+    (expm1(inf + 0j) = inf + 0j), -1 at -inf (-1 + 0j with an infinite or nan imaginary
+    part), inf + nan j at +inf with one."""
+    out = np.expm1(x)
+    if not dtypes.is_complex(np.asarray(x).dtype):
+        return out
+    # + 0.0: expm1(-0 + 0j) is +0 + 0j (e^z - 1 = 1 - 1), where NumPy's formula gives -0.
+    out = np.array(out, copy=True)
+    out.real = out.real + 0.0
+    re, im = np.real(x), np.imag(x)
+    zero_im = im == 0
+    out.imag = np.where(zero_im, im, out.imag)
+    bad_im = ~np.isfinite(im)
+    at_minus_inf = (re == -np.inf) & bad_im
+    at_plus_inf = (re == np.inf) & bad_im
+    # At -inf the formula's -cos(y) - 2 sin(y/2)^2 is -1 up to rounding: -1 exactly.
+    out.real = np.where(re == -np.inf, -1.0, np.where(at_plus_inf, np.inf, out.real))
+    out.imag = np.where(at_minus_inf, 0.0, np.where(at_plus_inf, np.nan, out.imag))
+    return out
+
+
 def make_complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """`x + i*y` built part by part, so infinite parts do not leak NaNs (as `x + 1j * y`
     would: `1j * inf` is `nan + inf*j`)."""
@@ -208,15 +231,17 @@ def digamma(x: np.ndarray) -> np.ndarray:
 
 
 def polygamma(m: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """The m-th derivative of digamma, as XLA computes it: NaN unless `m` is a non-negative
-    integer; `digamma` for m = 0; for m >= 1 (a signed Hurwitz zeta) NaN at x = +inf and
-    where the exact value is -inf (the poles for even m)."""
+    """The m-th derivative of digamma as XLA decomposes `chlo.polygamma`, in the operands'
+    dtype: digamma for m = 0, else (-1)^(m+1) exp(lgamma(m + 1)) zeta(m + 1, x) with XLA's
+    zeta (so -inf or inf where zeta overflows near a pole, NaN at the poles of odd order
+    and at x = +inf); NaN unless `m` is a non-negative integer."""
     m, x = np.broadcast_arrays(m, x)
+    one = x.dtype.type(1)
     valid = (m >= 0) & (m == np.floor(m))
     with np.errstate(all="ignore"):
-        result = scipy.special.polygamma(np.where(valid, m, 0), x)
+        sign = np.where(np.fmod(m, 2) == 0, -one, one)
+        result = (sign * np.exp(lgamma(m + one))) * zeta(m + one, x)
     result = np.where(m == 0, digamma(x), result)
-    result = np.where((m >= 1) & ((x == np.inf) | (result == -np.inf)), np.nan, result)
     return np.where(valid, result, np.nan).astype(x.dtype)
 
 
@@ -460,7 +485,7 @@ _MATH_OPS: dict[str, Callable[..., Any]] = {
     "chlo.square": np.square,
     # transcendental
     "stablehlo.exponential": np.exp,
-    "stablehlo.exponential_minus_one": np.expm1,
+    "stablehlo.exponential_minus_one": expm1,
     "stablehlo.log": np.log,
     "stablehlo.log_plus_one": np.log1p,
     "stablehlo.logistic": logistic,

@@ -323,6 +323,11 @@ def _geev(op: Op, compiler: Compiler) -> Kernel:
         if a.size == 0:
             w = np.zeros(0, a.dtype)
             return ((w, w) if not np.iscomplexobj(a) else (w,)) + (zeros, zeros, 0)
+        if not np.all(np.isfinite(a)):
+            # LAPACK rejects NaN/inf input (its balancing reports an illegal argument on
+            # stderr); any nonzero info makes the results NaN.
+            w = np.full(n, np.nan, a.dtype)
+            return ((w, w) if not np.iscomplexobj(a) else (w,)) + (zeros, zeros, -1)
         if np.iscomplexobj(a):
             w, vl, vr, info = _lapack("geev", a.dtype)(a, compute_vl=int(left),
                                                        compute_vr=int(right))
@@ -401,6 +406,11 @@ def _gtsv(op: Op, compiler: Compiler) -> Kernel:
                    ) -> tuple[Any, ...]:
         if b.size == 0:
             return dl, d, du, b, 0
+        if d.shape[0] == 1:
+            # One equation: gtsv's sub- and superdiagonals would be empty.
+            singular = d[0] == 0
+            x = b if singular else b / d[0]
+            return dl, d, du, x, int(singular)
         du2, d_out, du_out, x, info = _lapack("gtsv", b.dtype)(dl[1:], d, du[:-1], b)
         return dl, d_out, np.concatenate([du_out, du[-1:]]), x, info
 

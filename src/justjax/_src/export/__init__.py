@@ -1,0 +1,1 @@
+"""`jax.export`: exporting jitted functions as StableHLO, serializing and calling them."""
