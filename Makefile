@@ -11,7 +11,8 @@ $(BIN)/python:
 # The client libraries justjax runs unchanged, installed without their jax dependency:
 # real jax/jaxlib never enter the venv (their pure-Python dependencies are the `clients` extra).
 # flax 0.12.8 is the newest flax for Python 3.11.
-CLIENTS := optax==0.2.8 chex==0.1.92 flax==0.12.8 equinox==0.13.8
+CLIENTS := optax==0.2.8 chex==0.1.92 flax==0.12.8 equinox==0.13.8 \
+	lineax==0.1.1 optimistix==0.1.0 diffrax==0.7.2 numpyro==0.22.0
 
 $(VENV)/.installed-demo: pyproject.toml Makefile $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[demo,clients]'

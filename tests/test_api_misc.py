@@ -276,6 +276,14 @@ def test_eval_shape_on_shape_dtype_structs():
     assert repr(jax.eval_shape(lambda x: x, weak)) == \
         "ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True)"
 
+    # A function returning a scalar ShapeDtypeStruct it closed over (equinox's
+    # filter_closure_convert does): a constvar, not a literal, as JAX stages it.
+    scalar = jax.ShapeDtypeStruct((), np.int32)
+    assert repr(jax.eval_shape(lambda: (scalar, 2.0))) == (
+        "(ShapeDtypeStruct(shape=(), dtype=int32), "
+        "ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True))")
+    assert str(jax.make_jaxpr(lambda: scalar)()) == "{ lambda a:i32[]; . let  in (a,) }"
+
     def f(x, y):
         return x
 

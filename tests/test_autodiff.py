@@ -13,6 +13,9 @@ import pytest
 import justjax as jax
 import justjax.numpy as jnp
 from justjax import lax
+from justjax.extend import core as extend_core
+from justjax.interpreters import mlir
+from justjax._src.interpreters import partial_eval as pe
 from justjax.test_util import check_grads
 from tests.harness import x64_mode
 
@@ -136,6 +139,27 @@ def test_allow_int_gives_float0() -> None:
     assert np.asarray(cts[0]).dtype == jax.dtypes.float0 and float(cts[1]) == 3.0
     _, tangents = jax.jvp(lambda n: n * 2, (3,), (np.zeros((), jax.dtypes.float0),))
     assert np.asarray(tangents).dtype == jax.dtypes.float0
+
+
+def test_integer_only_primitive_needs_no_derivative_rule() -> None:
+    """A float0 tangent is a zero: a primitive without a jvp rule whose inputs are all
+    integers differentiates when its operands carry float0 tangents (equinox's
+    `unvmap_max` in a jvp of a jaxpr), as in JAX."""
+    no_rule = extend_core.Primitive("no_rule_int_max")
+    no_rule.def_impl(lambda n: np.max(n))
+    no_rule.def_abstract_eval(lambda n: jax.core.ShapedArray((), n.dtype))
+    mlir.register_lowering(no_rule, mlir.lower_fun(jnp.max, multiple_results=False))
+    ints, float0 = np.array([3, 5], np.int32), np.zeros((2,), jax.dtypes.float0)
+    for fun in (no_rule.bind, jax.jit(no_rule.bind)):
+        primal, tangent = jax.jvp(fun, (ints,), (float0,))
+        assert int(primal) == 5 and np.asarray(tangent).dtype == jax.dtypes.float0
+    # A jaxpr's jvp with the integer input marked perturbed (a jit's jvp rule does this
+    # when its operand's tangent is a float0 value, not a symbolic zero).
+    closed = jax.make_jaxpr(no_rule.bind)(ints)
+    jvp_closed, out_nonzeros = pe.jvp_jaxpr(closed, [True], instantiate=False)
+    assert out_nonzeros == [False]
+    assert [int(v) for v in jax.core.eval_jaxpr(jvp_closed.jaxpr, jvp_closed.consts, ints,
+                                                float0)] == [5]
 
 
 def test_holomorphic_grad() -> None:

@@ -225,3 +225,16 @@ def test_operand_keyword():
     with pytest.raises(TypeError, match="if 'operand' keyword is passed then no positional "
                                         "operands can be passed"):
         lax.cond(True, lambda x: x + 1, lambda x: x - 1, 1.0, operand=1.0)
+
+
+def test_old_five_argument_form() -> None:
+    """`cond(pred, true_operand, true_fun, false_operand, false_fun)`, which JAX still
+    accepts (numpyro's NUTS uses it); anything else not callable is JAX's TypeError."""
+    def pick(p):
+        return lax.cond(p, jnp.array([1.0, 2.0]), lambda x: x * 10, 3.0,
+                        lambda y: jnp.full((2,), y))
+    np.testing.assert_array_equal(pick(True), [10.0, 20.0])
+    np.testing.assert_array_equal(jax.jit(pick)(False), [3.0, 3.0])
+    with pytest.raises(TypeError, match="^lax.cond: true_fun and false_fun arguments should "
+                                        "be callable.$"):
+        lax.cond(True, 1.0, lambda x: x, 2.0)

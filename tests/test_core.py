@@ -276,3 +276,20 @@ def test_iterating_a_tracer_stages_a_slice_per_row() -> None:
         "  in (c, e) }")
     with pytest.raises(TypeError, match="iteration over a 0-d array"):
         jax.make_jaxpr(lambda x: list(x))(1.0)
+
+
+def test_trace_state_clean() -> None:
+    """`jax._src.core.trace_state_clean` (numpyro reads it): True only outside every
+    transformation and axis binding."""
+    from justjax._src.core.core import trace_state_clean
+    seen = []
+
+    def f(x):
+        seen.append(trace_state_clean())
+        return x
+
+    assert trace_state_clean()
+    jax.jit(f)(1.0)
+    jax.vmap(f)(np.ones(2))
+    jax.grad(f)(1.0)
+    assert seen == [False, False, False] and trace_state_clean()

@@ -68,6 +68,8 @@ def test_missing_names_are_clear_errors(tmp_path):
             print(e)
         import jax._src.traceback_util
         print(jax._src.traceback_util.register_exclusion.__module__)
+        from jax._src.ad_util import stop_gradient_p
+        print(stop_gradient_p is jax.lax.stop_gradient_p)
         """)
     result = _run(["-m", "justjax", "run", prog])
     assert result.returncode == 0, result.stderr
@@ -75,6 +77,7 @@ def test_missing_names_are_clear_errors(tmp_path):
     assert "No module named 'jax.no_such_module'" in lines[0]
     assert "'jax._src.interpreters' (a private JAX module justjax does not provide)" in lines[1]
     assert lines[2] == "justjax._src.traceback_util"
+    assert lines[3] == "True"  # lineax gives JAX's stop_gradient_p a transpose rule
 
 
 def test_install_as_jax_in_a_running_interpreter():
@@ -99,7 +102,9 @@ def test_usage_message():
     assert result.returncode == 2 and "python -m justjax run SCRIPT.py" in result.stderr
 
 
-@pytest.mark.parametrize("client", ["optax", "chex", "equinox", "flax.nnx", "flax.linen"])
+@pytest.mark.parametrize("client", ["optax", "chex", "equinox", "flax.nnx", "flax.linen",
+                                    "lineax", "optimistix", "diffrax", "numpyro",
+                                    "numpyro.infer"])
 def test_clients_import(client):
     result = _run(["-c", f"import justjax; justjax.install_as_jax(); import {client}"])
     assert result.returncode == 0, result.stderr[-3000:]

@@ -159,6 +159,41 @@ def test_globals_captured_at_trace_time():
     assert float(impure_uses_globals(jnp.ones(()))) == 3.0  # a new signature retraces
 
 
+def test_closing_over_an_enclosing_trace():
+    """A jitted function closing over a tracer of the trace calling it takes the tracer as
+    its first operand (its jaxpr keeps only concrete constants), as JAX stages it; the trace
+    is not cached, so a later call under another trace sees its own value."""
+
+    def outer(x):
+        return jax.jit(lambda y: x * y)(2.0)
+
+    # Printed by JAX 0.10.2 for make_jaxpr(outer)(jnp.ones(3)).
+    assert str(jax.make_jaxpr(outer)(jnp.ones(3))) == """{ lambda ; a:f32[3]. let
+    b:f32[3] = jit[
+      name=<lambda>
+      jaxpr={ lambda ; a:f32[3] c:f32[]. let
+          d:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c
+          b:f32[3] = mul a d
+        in (b,) }
+    ] a 2.0:f32[]
+  in (b,) }"""
+    np.testing.assert_array_equal(jax.jit(outer)(jnp.ones(3)), [2.0, 2.0, 2.0])
+    closed_over = {}
+    inner = jax.jit(lambda y: closed_over["x"] * y)
+
+    def scaled(x):
+        closed_over["x"] = x
+        return inner(2.0)
+
+    np.testing.assert_array_equal(jax.vmap(scaled)(jnp.arange(3.0)), [0.0, 2.0, 4.0])
+    np.testing.assert_array_equal(jax.vmap(scaled)(jnp.arange(3.0) + 1), [2.0, 4.0, 6.0])
+    in_cond = jax.jit(lambda x: jax.lax.cond(x[0] > 0, lambda: jax.jit(lambda y: x * y)(2.0),
+                                             lambda: x))
+    np.testing.assert_array_equal(in_cond(jnp.ones(2)), [2.0, 2.0])
+    grads = jax.grad(lambda x: jnp.sum(jax.jit(lambda y: x * y)(3.0)))(jnp.ones(2))
+    np.testing.assert_array_equal(grads, [3.0, 3.0])
+
+
 def test_log_compiles(caplog):
     f = jax.jit(lambda x: x + 1)
     with jax.config.override("jax_log_compiles", True), caplog.at_level(logging.WARNING):

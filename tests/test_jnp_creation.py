@@ -965,3 +965,25 @@ def test_jitted_in_jax_registry() -> None:
         assert isinstance(util.JAX_JITTED[name], PjitFunction), name
         assert util.JAX_JITTED[name].__name__ == name
     assert getattr(ufuncs, "floor_divide") is util.JAX_JITTED["floor_divide"]
+
+
+def test_array_of_named_tuples() -> None:
+    """A sequence of named tuples is a nested sequence, as for NumPy (numpyro's adaptation
+    schedule is a list of `AdaptWindow(start, end)`), also holding a JAX array."""
+    import collections
+    window = collections.namedtuple("Window", ["start", "end"])
+    schedule = [window(0, 4), window(5, jnp.int32(9))]
+    np.testing.assert_array_equal(jnp.asarray(schedule), [[0, 4], [5, 9]])
+    assert jnp.asarray(schedule).dtype == np.int32
+
+
+def test_result_type_of_a_jax_scalar_type_does_not_warn() -> None:
+    """`jnp.result_type(jnp.float64)` canonicalizes silently without x64, as JAX's does
+    (numpyro's von Mises sampler asks it); a NumPy type asked for explicitly warns."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert jnp.result_type(jnp.float64) == np.float32
+        assert jnp.result_type(jnp.int64, jnp.float32) == np.float32
+    with pytest.warns(UserWarning, match="Explicitly requested dtype float64 requested in "
+                                         "dtype is not available"):
+        assert jnp.result_type(np.float64) == np.float32

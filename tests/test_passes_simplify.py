@@ -608,3 +608,20 @@ def test_simplify_folds_a_long_chain_in_one_run() -> None:
 ], ids=["arith", "extrema", "reduce", "outer", "where"])
 def test_results_unchanged_on_special_values(fun: Callable[..., Any]) -> None:
     _jit(fun, SPECIAL)
+
+
+def test_multiply_by_a_converted_boolean_is_a_select() -> None:
+    """As XLA rewrites it: x * convert(p) = select(p, x, 0), so inf * False is 0 (JAX's
+    compiled `x * b` gives [0, nan] for x = [inf, nan], b = [False, True])."""
+    def fun(b, x):
+        return x * b
+
+    b, x = np.array([False, True]), np.array([np.inf, np.nan], np.float32)
+    module = util.clone_module(jax.jit(fun).lower(b, x).compiler_ir())
+    # Not `_simplified`: the rewrite changes inf * 0 (NaN) into 0, as XLA's does.
+    Pipeline([AlgebraicSimplify()], verify=True).run(module)
+    assert "multiply" not in _ops(module) and "select" in _ops(module)
+    got = run_reference(module, b, x)[0]
+    assert got[0] == 0.0 and np.isnan(got[1])
+    np.testing.assert_array_equal(jax.jit(lambda b, x: b * x)(b, np.float32([np.inf, 2.0])),
+                                  [0.0, 2.0])

@@ -49,7 +49,7 @@ PASSING = ("passed", "xpassed")
 STATUSES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 
 # The goal: the share of the tests passing on real JAX that pass on justjax.
-TARGETS = {"optax": 0.95, "chex": 0.95, "equinox": 0.90}
+TARGETS = {"optax": 0.95, "chex": 0.95, "equinox": 0.90, "diffrax": 0.90, "numpyro": 0.90}
 
 # Restarts of a run whose process died (a crash in native code, a hung test ended).
 MAX_RESTARTS = 200
@@ -86,6 +86,23 @@ SUITES = {
                                  ":DeprecationWarning"),
         options=("--jaxtyping-packages=equinox,beartype.beartype(conf=beartype.BeartypeConf("
                  "strategy=beartype.BeartypeStrategy.On))",)),
+    # diffrax's pyproject.toml [tool.pytest.ini_options] at v0.7.2 (tests: its repository's
+    # test/ folder at the tag).
+    "diffrax": Suite(
+        None,
+        options=("--jaxtyping-packages=diffrax,beartype.beartype(conf=beartype.BeartypeConf("
+                 "strategy=beartype.BeartypeStrategy.On))",)),
+    # numpyro's pyproject.toml [tool.pytest.ini_options] at 0.22.0 (tests: the sdist's test/
+    # folder, which holds its top-level test modules).
+    "numpyro": Suite(
+        None,
+        filterwarnings=("error", "ignore:.*Attempting to hash a tracer:FutureWarning",
+                        "ignore:numpy.ufunc size changed,:RuntimeWarning",
+                        "ignore:Using a non-tuple sequence:FutureWarning",
+                        "ignore:jax.tree_structure is deprecated:FutureWarning",
+                        "ignore:numpy.linalg support is experimental:UserWarning",
+                        "ignore:scipy.linalg support is experimental:UserWarning",
+                        "once:No GPU:UserWarning", "once::DeprecationWarning")),
 }
 
 

@@ -51,6 +51,8 @@ PRIVATE_MODULES = {
     "jax._src.checkify": "justjax._src.checkify",
     # chex: _backends (set_n_cpu_devices asks whether the CPU backend is up)
     "jax._src.xla_bridge": "justjax._src.xla_bridge",
+    # lineax: stop_gradient_p (it registers a transpose rule for it)
+    "jax._src.ad_util": "justjax._src.ad_util",
 }
 
 

@@ -111,6 +111,12 @@ class _Entry:
                                 [consts[i] for i in traced])
         return self.hoisted
 
+    @functools.cached_property
+    def closes_over_tracers(self) -> bool:
+        """Whether the function closed over values of an enclosing trace (consts that are
+        tracers): such a trace is valid for that trace's call only."""
+        return any(isinstance(c, core.Tracer) for c in self.closed.consts)
+
 
 class _Cache:
     """The traced signatures of one function, and direct calls for all-Array signatures."""
@@ -288,7 +294,10 @@ class PjitFunction:
                 names = staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset())
                 _explain_miss(self._name, self._fun, self._cache.traced, key, names)
             entry = self._trace(args, kwargs, dyn_args, dyn_kwargs, static, in_tree, avals)
-            self._cache.traced[key] = entry
+            # A trace closing over an enclosing trace's tracers holds them: it is valid for
+            # this call only (JAX's cache keys on the current trace to the same effect).
+            if not entry.closes_over_tracers:
+                self._cache.traced[key] = entry
         return entry, flat_args
 
     def _trace(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,

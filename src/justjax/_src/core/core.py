@@ -371,6 +371,12 @@ def nonempty_axis_env() -> bool:
     return bool(trace_state.axis_env)
 
 
+def trace_state_clean() -> bool:
+    """Whether no transformation is running: the current trace is the eager one and no
+    axis is bound (numpyro caches closures only then)."""
+    return trace_state.trace is eval_trace and not trace_state.axis_env
+
+
 @contextlib.contextmanager
 def extend_axis_env(name: Any, size: int) -> Iterator[None]:
     """Makes the axis `name` of size `size` visible to collectives in the `with` body."""

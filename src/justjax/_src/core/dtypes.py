@@ -644,8 +644,10 @@ def dtype(x: Any) -> np.dtype:
         return x
     if hasattr(x, "aval"):  # an Array or a tracer
         return x.dtype
-    if isinstance(x, (str, np.dtype)) or (isinstance(x, type) and (
-            hasattr(x, "dtype") or issubclass(x, np.generic))):
+    # A NumPy scalar type or dtype (name) asked for explicitly warns when truncated; a JAX
+    # scalar type (`jnp.float64`, which only carries a `dtype`) is canonicalized silently
+    # below, as JAX does.
+    if isinstance(x, (str, np.dtype)) or (isinstance(x, type) and issubclass(x, np.generic)):
         np_dtype = np.dtype(x)
         _check_valid_array_type(x, np_dtype)
         return canonicalize_explicit_dtype(np_dtype, "dtype")

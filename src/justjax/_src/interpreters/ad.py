@@ -316,7 +316,9 @@ class JVPTrace(core.Trace):
         return ""
 
     def new_tracer(self, primal: Any, tangent: Any) -> Any:
-        if type(tangent) is Zero:
+        # A float0 tangent (an integer's) is zero too, as in JAX: rules then see `Zero`, and
+        # a primitive all of whose tangents are zero (an integer-only one) needs no rule.
+        if type(tangent) is Zero or is_float0(tangent):
             return primal
         return JVPTracer(self, primal, tangent)
 

@@ -169,7 +169,11 @@ class DynamicJaxprTracer(core.Tracer):
 
 
 def _is_literalable(value: Any) -> bool:
-    return (not isinstance(value, core.Tracer) and np.shape(value) == ()
+    # Only a concrete value: a scalar stand-in with no value (a ShapeDtypeStruct, which
+    # `eval_shape` may return) stays a constvar, as in JAX.
+    concrete = (dtypes.is_python_scalar(value) or isinstance(value, (np.ndarray, np.generic))
+                or type(value) is Array)
+    return (concrete and np.shape(value) == ()
             and not dtypes.is_extended(core.get_aval(value).dtype))
 
 

@@ -202,7 +202,10 @@ def _build(object: Any, leaves: Sequence[Any], dtype: np.dtype, copy: bool) -> A
 
 def _replace_jax_arrays(x: Any) -> Any:
     if isinstance(x, (list, tuple)):
-        return type(x)(_replace_jax_arrays(item) for item in x)
+        # A plain list or tuple (NumPy reads either as a sequence): a namedtuple's type
+        # cannot be rebuilt from one iterable.
+        items = [_replace_jax_arrays(item) for item in x]
+        return items if isinstance(x, list) else tuple(items)
     if not _is_array(x) and hasattr(x, "__jax_array__"):
         return np.asarray(x.__jax_array__())
     return x

@@ -1,5 +1,7 @@
 """`jax.extend.core.primitives`: the primitives justjax defines under JAX's names (re-exports
 only; a JAX primitive justjax lacks is absent)."""
+from justjax._src.call_primitive import call_p as call_p
+from justjax._src.call_primitive import closed_call_p as closed_call_p
 from justjax._src.checkpoint import name_p as name_p
 from justjax._src.checkpoint import remat_p as remat_p
 from justjax._src.custom_derivatives import custom_jvp_call_p as custom_jvp_call_p

@@ -13,7 +13,8 @@ before. Where XLA takes a liberty with floats we do not:
   max(x, -inf), min(x, +inf), --x, not not x, |abs(x)|: exact for every real type.
 
 Complex values get only the structural rewrites (a complex x * 1 computes inf * 0 inside).
-Also: select with a constant predicate, equal branches or a negated predicate; and/or/xor
+Not exact but XLA's, so kept: x * convert(p) of a boolean p is select(p, x, 0) (inf * False
+is 0). Also: select with a constant predicate, equal branches or a negated predicate; and/or/xor
 with themselves, zero or all ones; convert round trips through a type holding every value;
 real/imag of complex; dynamic slices with constant starts (clamped) to slices; a replica's
 own block of an all_gather to the operand it gave.
@@ -584,8 +585,17 @@ def _subtract(rw: _Rewriter, op: Op) -> Value | None:
 
 
 def _multiply(rw: _Rewriter, op: Op) -> Value | None:
-    """x * 1 (real types); x * 0 = 0 and x * -1 = -x (integers); either way round."""
+    """x * 1 (real types); x * 0 = 0 and x * -1 = -x (integers); either way round.
+    x * convert(p) of a boolean p = select(p, x, 0), as XLA rewrites it (so inf * False is
+    0, not NaN: numpy-like code relies on it, numpyro's binary cross-entropy does)."""
     dtype = op.result.type.dtype
+    for x, y in (op.operands, op.operands[::-1]):
+        mask = rw.source(y, "stablehlo.convert")
+        if mask is not None and dtypes.is_bool(mask.operands[0].type.dtype) \
+                and not dtypes.is_bool(dtype):
+            return rw.emit("stablehlo.select", [mask.operands[0], x,
+                                                rw.filled(0, op.result.type)],
+                           op.result.type)
     if not _real(dtype):
         return None
     for x, y in (op.operands, op.operands[::-1]):

@@ -93,13 +93,19 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any,
     Returns:
       The chosen branch's result. Lowers to `stablehlo.case`.
     """
+    if not (callable(true_fun) and callable(false_fun)):
+        # The old form `cond(pred, true_operand, true_fun, false_operand, false_fun)`, which
+        # JAX still accepts (numpyro's samplers use it): each branch gets its own operand.
+        if callable(false_fun) and len(operands) == 2 and callable(operands[1]):
+            x_true, f_true, x_false, f_false = true_fun, false_fun, *operands
+            return cond(pred, lambda x, _: f_true(x), lambda _, x: f_false(x), x_true,
+                        x_false)
+        raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     if operand is not _NO_OPERAND:
         if operands:
             raise TypeError("if 'operand' keyword is passed then no positional operands can be "
                             f"passed, got operand={operand} and positional operands {operands}")
         operands = (operand,)
-    if not (callable(true_fun) and callable(false_fun)):
-        raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     if pred is None:
         raise TypeError("cond predicate is None")
     if isinstance(pred, Sequence) or np.ndim(pred) != 0:
