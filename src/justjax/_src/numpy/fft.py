@@ -13,7 +13,6 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 
 from justjax._src.core import core, dtypes
 from justjax._src.lax import fft as lax_fft

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from justjax._src.lax import elementwise as lax
-from justjax._src.numpy import selection, ufuncs
+from justjax._src.numpy import selection, ufuncs, util
 
 NEG_INF = -np.inf
 NAN = np.nan
@@ -23,6 +23,17 @@ def standardize(x: Any, loc: Any, scale: Any) -> Any:
       An array of the operands' dtype.
     """
     return lax.div(lax.sub(x, loc), scale)
+
+
+def positive(value: Any) -> Any:
+    """Where `value > 0` (a scale's domain; NaN fails).
+
+    Args:
+      value: an inexact array.
+    Returns:
+      A boolean array of `value`'s shape.
+    """
+    return lax.gt(value, util.const(value, 0))
 
 
 def fill_where(condition: Any, fill: Any, values: Any) -> Any:

@@ -10,14 +10,10 @@ from typing import Any
 from justjax._src.lax import elementwise as lax
 from justjax._src.numpy import selection, ufuncs, util
 from justjax._src.scipy import special
-from justjax._src.scipy.stats.common import NAN, standardize
+from justjax._src.scipy.stats.common import NAN, positive, standardize
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
-
-def _positive(value: Any) -> Any:
-    """Where `value > 0` (the scale's domain; NaN fails)."""
-    return lax.gt(value, util.const(value, 0))
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -31,7 +27,7 @@ def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("gumbel_l.logpdf", x, loc, scale)
-    ok = _positive(scale)
+    ok = positive(scale)
     z = standardize(x, loc, scale)
     values = lax.add(special.xlogy(-1, scale), lax.sub(z, lax.exp(z)))
     return selection.where(ok, values, NAN)
@@ -61,7 +57,7 @@ def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("gumbel_l.logcdf", x, loc, scale)
-    ok = _positive(scale)
+    ok = positive(scale)
     z = standardize(x, loc, scale)
     values = lax.log(lax.neg(lax.expm1(lax.neg(lax.exp(z)))))
     return selection.where(ok, values, NAN)
@@ -91,7 +87,7 @@ def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("gumbel_l.logsf", x, loc, scale)
-    ok = _positive(scale)
+    ok = positive(scale)
     z = standardize(x, loc, scale)
     return selection.where(ok, lax.neg(lax.exp(z)), NAN)
 

@@ -11,14 +11,10 @@ from justjax._src.lax import elementwise as lax
 from justjax._src.nn import functions as nn
 from justjax._src.numpy import selection, util
 from justjax._src.scipy import special
-from justjax._src.scipy.stats.common import NAN, standardize
+from justjax._src.scipy.stats.common import NAN, positive, standardize
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
-
-def _positive(value: Any) -> Any:
-    """Where `value > 0` (the scale's domain; NaN fails)."""
-    return lax.gt(value, util.const(value, 0))
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -32,7 +28,7 @@ def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("gumbel_r.logpdf", x, loc, scale)
-    ok = _positive(scale)
+    ok = positive(scale)
     z = standardize(x, loc, scale)
     values = lax.add(special.xlogy(-1, scale), lax.neg(lax.add(z, lax.exp(lax.neg(z)))))
     return selection.where(ok, values, NAN)
@@ -62,7 +58,7 @@ def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("gumbel_r.logcdf", x, loc, scale)
-    ok = _positive(scale)
+    ok = positive(scale)
     z = standardize(x, loc, scale)
     return selection.where(ok, lax.neg(lax.exp(lax.neg(z))), NAN)
 
@@ -91,7 +87,7 @@ def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("gumbel_r.sf", x, loc, scale)
-    ok = _positive(scale)
+    ok = positive(scale)
     neg_z = lax.div(lax.sub(loc, x), scale)
     values = lax.sub(util.const(x, 1), lax.exp(lax.neg(lax.exp(neg_z))))
     return selection.where(ok, values, NAN)
@@ -108,7 +104,7 @@ def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, loc, scale = util.promote_args_inexact("gumbel_r.logsf", x, loc, scale)
-    ok = _positive(scale)
+    ok = positive(scale)
     neg_z = lax.div(lax.sub(loc, x), scale)
     return selection.where(ok, nn.log1mexp(lax.exp(neg_z)), NAN)
 
