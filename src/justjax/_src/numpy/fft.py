@@ -13,7 +13,6 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-
 from justjax._src.core import core, dtypes
 from justjax._src.lax import fft as lax_fft
 from justjax._src.lax.fft import FftType
