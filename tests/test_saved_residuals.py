@@ -167,3 +167,31 @@ def test_nested_closures_become_leading_arguments():
     text = str(jax.make_jaxpr(
         lambda a: jax.jit(lambda x: jax.jit(lambda y: y + a + x)(x))(a))(1.))
     assert text == NESTED
+
+
+SHARED = """\
+let inner = { lambda ; a:f32[] b:f32[]. let
+    c:f32[] = sin a
+    d:f32[3] = broadcast_in_dim 1.0:f32[]
+    e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c
+    f:f32[3] = mul e d
+    g:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b
+    h:f32[3] = add g f
+  in (h,) } in
+{ lambda ; i:f32[]. let
+    j:f32[3] = jit[name=inner jaxpr=inner] i i
+    k:f32[] = mul 2.0:f32[] i
+    l:f32[3] = jit[name=inner jaxpr=inner] i k
+    m:f32[3] = add j l
+  in (m,) }"""
+
+
+def test_calls_closing_over_the_same_tracer_share_one_jaxpr():
+    # Within one trace the inner jit's trace is reused (JAX prints it once, as a `let`).
+    def func(arg):
+        @jax.jit
+        def inner(x):
+            return x + jnp.sin(arg) * jnp.ones(3)
+        return inner(arg) + inner(2 * arg)
+
+    assert str(jax.make_jaxpr(func)(1.)) == SHARED

@@ -92,6 +92,8 @@ class _Entry:
     compiled: stages.CompiledCall | None = None
     # `closed` with the tracers it closes over as leading invars, and those tracers.
     hoisted: tuple[ClosedJaxpr, list[Any]] | None = None
+    # For a trace closing over tracers: the trace it was made under (the only one it serves).
+    traced_under: Any = None
 
     def staged_call(self) -> tuple[ClosedJaxpr, list[Any]]:
         """The jaxpr a `jit` equation holds, and the values it closes over that become its
@@ -289,15 +291,20 @@ class PjitFunction:
         static_key = (static, tuple(type(v) for _, v in static))
         key = (in_tree, avals, static_key, config.trace_context())
         entry = self._cache.traced.get(key)
+        if entry is not None and entry.closes_over_tracers \
+                and entry.traced_under is not core.trace_state.trace:
+            entry = None
         if entry is None:
             if config.read("jax_explain_cache_misses"):
                 names = staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset())
                 _explain_miss(self._name, self._fun, self._cache.traced, key, names)
             entry = self._trace(args, kwargs, dyn_args, dyn_kwargs, static, in_tree, avals)
-            # A trace closing over an enclosing trace's tracers holds them: it is valid for
-            # this call only (JAX's cache keys on the current trace to the same effect).
-            if not entry.closes_over_tracers:
-                self._cache.traced[key] = entry
+            # A trace closing over an enclosing trace's tracers holds them: it serves the
+            # calls made under the same trace only (JAX keys its cache on the current trace
+            # to the same effect), so two calls in one traced function share one jaxpr.
+            if entry.closes_over_tracers:
+                entry.traced_under = core.trace_state.trace
+            self._cache.traced[key] = entry
         return entry, flat_args
 
     def _trace(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,
