@@ -130,6 +130,9 @@ COVERED_ELSEWHERE: dict[str, str] = {
     # No jvp or batching rules (as JAX); platform_index has no operands.
     "composite": "tests/test_lax_extras.py (values, StableHLO, both backends, errors)",
     "platform_index": "tests/test_lax_extras.py (platform_dependent)",
+    # Calls of a jaxpr (numpyro keys its handlers on them): their bodies are the records.
+    "call": "tests/test_call_primitive.py (values, jit, grad, vmap through the body)",
+    "closed_call": "tests/test_call_primitive.py",
     # A symbolic dimension as a value exists only while tracing symbolic shapes.
     "dim_as_value": "tests/test_export.py (polymorphic programs using mean, arange(b), ...)",
     "reshard": "tests/test_sharding.py",
