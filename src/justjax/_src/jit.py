@@ -92,7 +92,8 @@ class _Entry:
     compiled: stages.CompiledCall | None = None
     # `closed` with the tracers it closes over as leading invars, and those tracers.
     hoisted: tuple[ClosedJaxpr, list[Any]] | None = None
-    # For a trace closing over tracers: the trace it was made under (the only one it serves).
+    # For a trace closing over tracers: the trace it was made under (the only one it serves);
+    # None for every other trace.
     traced_under: Any = None
 
     def staged_call(self) -> tuple[ClosedJaxpr, list[Any]]:
@@ -112,12 +113,6 @@ class _Entry:
                 self.hoisted = (ClosedJaxpr(inner, [consts[i] for i in kept]),
                                 [consts[i] for i in traced])
         return self.hoisted
-
-    @functools.cached_property
-    def closes_over_tracers(self) -> bool:
-        """Whether the function closed over values of an enclosing trace (consts that are
-        tracers): such a trace is valid for that trace's call only."""
-        return any(isinstance(c, core.Tracer) for c in self.closed.consts)
 
 
 class _Cache:
@@ -291,8 +286,7 @@ class PjitFunction:
         static_key = (static, tuple(type(v) for _, v in static))
         key = (in_tree, avals, static_key, config.trace_context())
         entry = self._cache.traced.get(key)
-        if entry is not None and entry.closes_over_tracers \
-                and entry.traced_under is not core.trace_state.trace:
+        if entry is not None and entry.traced_under not in (None, core.trace_state.trace):
             entry = None
         if entry is None:
             if config.read("jax_explain_cache_misses"):
@@ -302,7 +296,7 @@ class PjitFunction:
             # A trace closing over an enclosing trace's tracers holds them: it serves the
             # calls made under the same trace only (JAX keys its cache on the current trace
             # to the same effect), so two calls in one traced function share one jaxpr.
-            if entry.closes_over_tracers:
+            if entry.staged_call()[1]:
                 entry.traced_under = core.trace_state.trace
             self._cache.traced[key] = entry
         return entry, flat_args

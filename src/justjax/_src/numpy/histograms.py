@@ -7,6 +7,7 @@ needs concrete input, as in JAX.
 """
 from __future__ import annotations
 
+import builtins
 import operator
 from typing import Any, Sequence
 
@@ -178,22 +179,20 @@ def histogramdd(sample: Any, bins: Any = 10, range: Sequence[Any] | None = None,
     if len(per_dim_bins) != num_dims:
         raise ValueError("should be a bin for each dimension.")
     edges, flat_index, shape = [], 0, []
-    for d in builtin_range(num_dims):
+    for d in builtins.range(num_dims):
         edges_d = _edges_for(sample[:, d], per_dim_bins[d], None if range is None else range[d])
         edges.append(edges_d)
         shape.append(edges_d.shape[0] + 1)
         flat_index = flat_index * shape[-1] + _bin_index(sample[:, d], edges_d)
     counts = array_creation.zeros(int(np.prod(shape)), weights.dtype).at[flat_index].add(weights)
-    counts = counts.reshape(shape)[tuple(slice(1, -1) for _ in builtin_range(num_dims))]
+    counts = counts.reshape(shape)[tuple(slice(1, -1) for _ in builtins.range(num_dims))]
     if density:
         counts = counts / reductions.sum(counts)
         for d, edges_d in enumerate(edges):
             widths = edges_d[1:] - edges_d[:-1]
-            counts = counts / widths.reshape([-1 if i == d else 1 for i in builtin_range(num_dims)])
+            counts = counts / widths.reshape([-1 if i == d else 1 for i in builtins.range(num_dims)])
     return counts, edges
 
-
-builtin_range = range
 
 
 def histogram2d(x: Any, y: Any, bins: Any = 10, range: Sequence[Any] | None = None,

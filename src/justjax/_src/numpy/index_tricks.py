@@ -158,7 +158,8 @@ def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
 
 
 def _shape_2d(name: str, arr: Any) -> tuple[int, ...]:
-    shape = np.shape(arr) if not hasattr(arr, "shape") else tuple(arr.shape)
+    # An array's (or tracer's) own shape; np.shape would convert the value.
+    shape = tuple(arr.shape) if hasattr(arr, "shape") else np.shape(arr)
     if len(shape) != 2:
         raise ValueError("Only 2-D inputs are accepted")
     return shape

@@ -111,12 +111,8 @@ def union1d(ar1: Any, ar2: Any, *, size: int | None = None, fill_value: Any = No
     Returns:
       The union.
     """
-    arr1, arr2 = util.ensure_arraylike("union1d", ar1, ar2)
-    if size is None:
-        arr1, arr2 = _concrete_inputs("union1d", arr1, arr2)
-    else:
-        size = core.concrete_dim(size, "size argument of jnp.union1d")
-    both = joining.concatenate([shape_ops.ravel(arr1), shape_ops.ravel(arr2)])
+    arr1, arr2, size = _prepare("union1d", ar1, ar2, size)
+    both = joining.concatenate([arr1, arr2])
     return sorting.unique(both, size=size, fill_value=fill_value)
 
 

@@ -364,6 +364,15 @@ def _log_add_exp_reducer(base_two: bool) -> Callable[..., Any]:
     return reduce
 
 
+def _extremum_reducer(reduction: Callable[..., Any]) -> Callable[..., Any]:
+    """`jnp.max`/`jnp.min` with the ufunc reduce signature (they take no dtype)."""
+    def reduce(a: Any, axis: Any = 0, dtype: Any = None, keepdims: bool = False,
+               initial: Any = None, where: Any = None) -> Any:
+        result = reduction(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
+        return result if dtype is None else result.astype(dtype)
+    return reduce
+
+
 def _at_method(method: str) -> Callable[..., Any]:
     def at(a: Any, indices: Any, b: Any) -> Any:
         return getattr(array_creation.asarray(a).at[indices], method)(b)
@@ -375,12 +384,8 @@ add = _binary(ufuncs.add, 0, reduce=reductions.sum, accumulate=reductions.cumsum
 multiply = _binary(ufuncs.multiply, 1, reduce=reductions.prod,
                    accumulate=reductions.cumprod, at=_at_method("multiply"))
 subtract = _binary(ufuncs.subtract, None, at=_at_method("subtract"))
-maximum = _binary(ufuncs.maximum, None, reduce=lambda a, axis=0, dtype=None, keepdims=False,
-                  initial=None, where=None: _with_dtype(reductions.max(
-                      a, axis=axis, keepdims=keepdims, initial=initial, where=where), dtype))
-minimum = _binary(ufuncs.minimum, None, reduce=lambda a, axis=0, dtype=None, keepdims=False,
-                  initial=None, where=None: _with_dtype(reductions.min(
-                      a, axis=axis, keepdims=keepdims, initial=initial, where=where), dtype))
+maximum = _binary(ufuncs.maximum, None, reduce=_extremum_reducer(reductions.max))
+minimum = _binary(ufuncs.minimum, None, reduce=_extremum_reducer(reductions.min))
 bitwise_and = _binary(ufuncs.bitwise_and, -1,
                       reduce=_bitwise_reducer("bitwise_and", "and", -1))
 bitwise_or = _binary(ufuncs.bitwise_or, 0, reduce=_bitwise_reducer("bitwise_or", "or", 0))
@@ -394,8 +399,3 @@ logical_xor = _binary(ufuncs.logical_xor, False,
 logaddexp = _binary(ufuncs.logaddexp, -np.inf, reduce=_log_add_exp_reducer(False))
 logaddexp2 = _binary(ufuncs.logaddexp2, -np.inf, reduce=_log_add_exp_reducer(True))
 negative = ufunc(ufuncs.negative, 1, 1, name="negative", call=ufuncs.negative)
-
-
-def _with_dtype(x: Any, dtype: Any) -> Any:
-    return x if dtype is None else x.astype(dtype)
-
