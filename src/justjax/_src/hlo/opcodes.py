@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
-__all__ = ["Opcode", "OPCODES", "lookup", "is_registered", "names", "hlo_name",
+__all__ = ["Keyword", "Opcode", "OPCODES", "lookup", "is_registered", "names", "hlo_name",
            "is_elementwise"]
 
 # Values of `Opcode.expense` (XLA CPU's `IsExpensive`).
@@ -39,6 +39,18 @@ READS_UPDATE = "update"    # reads and writes only its update (dynamic_update_sl
 LOOP = "loop"          # regions run an unknown number of times: counted once
 BRANCH = "branch"      # one region runs: the dearest counts
 CALL = "call"          # runs the callee function
+
+
+@dataclass(frozen=True)
+class Keyword:
+    """One `keyword = value` of a pretty form (`dims = [0, 1]`): the attribute it prints,
+    the kind of value (`dims`, `int`, `enum`, `string`, `bool`), and whether it may be
+    absent."""
+
+    keyword: str
+    attribute: str
+    kind: str
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,10 +77,16 @@ class Opcode:
       permuting: reads its operand's elements in another order (slice, transpose ...).
       in_place: its result may overwrite operand 0 (dynamic_update_slice, scatter).
       hlo: its XLA HLO opcode (`dot`, `broadcast`, `exponential-minus-one`).
+      hlo_attributes: whether the HLO printer spells its attributes as XLA does (by a
+        printer of its own, or it has none to print); else each prints as `key=value`.
       properties: its MLIR inherent attributes, printed in `<{...}>` in generic form.
       print_form: its StableHLO pretty form: "operands" (`op %a, %b : type`),
-        "chlo_unary", "chlo_binary", "chlo_broadcast", or None (a printer of its own or
-        the generic form).
+        "functional" (`op %a : (types) -> type`), "nullary" (`op : type`), "keywords"
+        (`op %a, kw = v : (types) -> type`), "keywords_same" (the same with one type
+        when all agree), "chlo" (`op %a : type -> type`), "chlo_broadcast"
+        (`op %a, %b : (types) -> type`), or None (a printer of its own or the generic form).
+      keywords: the `kw = value` pairs of a keywords form, in order.
+      result_names: the names MLIR gives its results (`%values, %indices`), if any.
     """
 
     name: str
@@ -87,8 +105,11 @@ class Opcode:
     permuting: bool = False
     in_place: bool = False
     hlo: str = ""
+    hlo_attributes: bool = False
     properties: frozenset[str] = frozenset()
     print_form: str | None = None
+    keywords: tuple[Keyword, ...] = ()
+    result_names: tuple[str, ...] = ()
 
     @property
     def dialect(self) -> str:
@@ -154,7 +175,7 @@ _add("bitcast_convert reduce_precision", arity=1, **dict(_ELEMENTWISE, print_for
 # as their expansions (but square and conj).
 
 _CHLO = dict(elementwise=True, fusible=True, wrapped=True, transcendentals=1.0,
-             expense=EXPENSIVE, print_form="chlo_unary")
+             expense=EXPENSIVE, print_form="chlo")
 _add("acos acosh asin asinh atan atanh bessel_i1e cosh digamma erf erf_inv erfc lgamma sinh",
      dialect="chlo", arity=1, **_CHLO)
 _add("square", dialect="chlo", arity=1, **dict(_CHLO, transcendentals=0.0, flops=1.0,
@@ -162,7 +183,7 @@ _add("square", dialect="chlo", arity=1, **dict(_CHLO, transcendentals=0.0, flops
 _add("conj", dialect="chlo", arity=1, **dict(_CHLO, transcendentals=0.0, flops=4.0,
                                               expense=CHEAP))
 _add("next_after polygamma zeta", dialect="chlo", arity=2,
-     **dict(_CHLO, print_form="chlo_binary"))
+     **dict(_CHLO, print_form="chlo"))
 # Read from StableHLO text only: no backend implements them, so they do not fuse. XLA
 # expands is_inf into abs and compare, is_pos_inf/is_neg_inf into one compare.
 _TEXT_ONLY = dict(_CHLO, fusible=False, wrapped=False)
@@ -171,7 +192,8 @@ _add("is_inf", dialect="chlo", arity=1,
      **dict(_TEXT_ONLY, transcendentals=0.0, flops=2.0, expense=CHEAP))
 _add("is_neg_inf is_pos_inf", dialect="chlo", arity=1,
      **dict(_TEXT_ONLY, transcendentals=0.0, flops=1.0, expense=CHEAP))
-_add("top_k", dialect="chlo", arity=1, expense=EXPENSIVE, properties=_props("k"))
+_add("top_k", dialect="chlo", arity=1, expense=EXPENSIVE, properties=_props("k"),
+     result_names=("values", "indices"))
 
 # ---------------------------------------------------------------------------------------------
 # Data movement: free in flops.
@@ -222,7 +244,7 @@ _add("map", properties=_props("dimensions"))
 for _name in ("batch_norm_grad", "batch_norm_inference", "batch_norm_training"):
     _add(_name, properties=_props("epsilon", "feature_index"))
 _add("rng", arity=3, expense=EXPENSIVE)
-_add("rng_bit_generator", arity=1, expense=EXPENSIVE)
+_add("rng_bit_generator", arity=1, expense=EXPENSIVE, result_names=("output_state", "output"))
 
 # ---------------------------------------------------------------------------------------------
 # Control flow, calls, custom calls, tuples and tokens.
@@ -263,6 +285,56 @@ _add("collective_broadcast", arity=1, properties=_props("channel_handle", "repli
 _add("collective_permute", arity=1,
      properties=_props("channel_handle", "source_target_pairs"))
 _add("replica_id partition_id", arity=0)
+
+
+def _update(names: str, **facts: Any) -> None:
+    """Sets `facts` on each of the space-separated registered `names`."""
+    for name in names.split():
+        _table[name] = dataclasses.replace(_table[name], **facts)
+
+
+# The ops the HLO printer knows the XLA spelling of (the rest print generic attributes).
+_update(" ".join("stablehlo." + n for n in (
+    "abs add after_all and atan2 bitcast_convert broadcast_in_dim case cbrt ceil cholesky "
+    "clamp compare complex concatenate constant convert convolution cosine "
+    "count_leading_zeros custom_call divide dot_general dynamic_slice dynamic_update_slice "
+    "exponential exponential_minus_one fft floor gather imag iota is_finite log log_plus_one "
+    "logistic maximum minimum multiply negate not optimization_barrier or pad popcnt power "
+    "real reduce reduce_precision reduce_window remainder reshape reverse rng_bit_generator "
+    "round_nearest_afz round_nearest_even rsqrt scatter select select_and_scatter "
+    "shift_left shift_right_arithmetic shift_right_logical sign sine slice sort sqrt "
+    "subtract tan tanh transpose triangular_solve tuple while xor").split()) + " func.call",
+    hlo_attributes=True)
+
+_FUNCTIONAL = "stablehlo.reshape stablehlo.bitcast_convert stablehlo.dynamic_update_slice"
+_update(_FUNCTIONAL + " stablehlo.dynamic_reshape", print_form="functional")
+_update("stablehlo.replica_id stablehlo.partition_id", print_form="nullary")
+
+
+def _keywords(name: str, *keywords: tuple[str, ...], same: bool = False) -> None:
+    """Gives `name` a keywords pretty form with `keywords` (keyword, attribute, kind[,
+    "optional"])."""
+    entries = tuple(Keyword(k, a, kind, bool(rest)) for k, a, kind, *rest in keywords)
+    _update("stablehlo." + name, keywords=entries,
+            print_form="keywords_same" if same else "keywords")
+
+
+for _name in ("broadcast_in_dim", "dynamic_broadcast_in_dim"):
+    _keywords(_name, ("dims", "broadcast_dimensions", "dims"))
+_keywords("transpose", ("dims", "permutation", "dims"))
+_keywords("reverse", ("dims", "dimensions", "dims"), same=True)
+_keywords("concatenate", ("dim", "dimension", "int"))
+_keywords("dynamic_slice", ("sizes", "slice_sizes", "dims"))
+_keywords("pad", ("low", "edge_padding_low", "dims"), ("high", "edge_padding_high", "dims"),
+          ("interior", "interior_padding", "dims"))
+_keywords("fft", ("type", "fft_type", "enum"), ("length", "fft_length", "dims"))
+_keywords("get_dimension_size", ("dim", "dimension", "int"))
+_keywords("dynamic_iota", ("dim", "iota_dimension", "int"))
+_keywords("broadcast", ("sizes", "broadcast_sizes", "dims"))
+_keywords("rng", ("distribution", "rng_distribution", "enum"))
+_keywords("rng_bit_generator", ("algorithm", "rng_algorithm", "enum"))
+_keywords("einsum", ("config", "einsum_config", "string"))
+_keywords("cholesky", ("lower", "lower", "bool", "optional"), same=True)
 
 # CHLO's implicitly broadcasting binary ops (from StableHLO text only: JAX's lowering
 # broadcasts first), costing what the op they broadcast costs.
