@@ -60,7 +60,7 @@ _S = "stablehlo."
 # The fusion facts of the opcode registry: what fuses into loop kernels, what XLA's CPU
 # pipeline wraps into a fusion of its own when nothing fused with it (`wrapped_exponential`,
 # `wrapped_reduce` ...), XLA's `IsExpensive` where the element type does not decide it.
-_ELEMENTWISE = opcodes.names(elementwise=True)
+_ELEMENTWISE = opcodes.names(elementwise=True, fusible=True)
 _LOOP_FUSIBLE = opcodes.names(fusible=True)
 _WRAPPED = opcodes.names(wrapped=True)
 _EXPENSIVE = opcodes.names(expense=opcodes.EXPENSIVE)
