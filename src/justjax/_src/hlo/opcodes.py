@@ -76,6 +76,8 @@ class Opcode:
         remainder and convert depend on their operands, decided by the fusion pass).
       permuting: reads its operand's elements in another order (slice, transpose ...).
       in_place: its result may overwrite operand 0 (dynamic_update_slice, scatter).
+      side_effect: it matters beyond its results, or must run once per call (I/O, random
+        state, tokens, barriers); never removed, duplicated or moved by a pass.
       hlo: its XLA HLO opcode (`dot`, `broadcast`, `exponential-minus-one`).
       hlo_attributes: whether the HLO printer spells its attributes as XLA does (by a
         printer of its own, or it has none to print); else each prints as `key=value`.
@@ -104,6 +106,7 @@ class Opcode:
     expense: str = CHEAP
     permuting: bool = False
     in_place: bool = False
+    side_effect: bool = False
     hlo: str = ""
     hlo_attributes: bool = False
     properties: frozenset[str] = frozenset()
@@ -335,6 +338,12 @@ _keywords("rng", ("distribution", "rng_distribution", "enum"))
 _keywords("rng_bit_generator", ("algorithm", "rng_algorithm", "enum"))
 _keywords("einsum", ("config", "einsum_config", "string"))
 _keywords("cholesky", ("lower", "lower", "bool", "optional"), same=True)
+
+# Collectives without a channel are not effectful (as in XLA): every replica runs the same
+# optimized program, so an unused one is removed from all replicas alike.
+_update("stablehlo.outfeed stablehlo.infeed stablehlo.send stablehlo.recv stablehlo.rng "
+        "stablehlo.rng_bit_generator stablehlo.optimization_barrier stablehlo.create_token "
+        "stablehlo.after_all", side_effect=True)
 
 # CHLO's implicitly broadcasting binary ops (from StableHLO text only: JAX's lowering
 # broadcasts first), costing what the op they broadcast costs.

@@ -75,7 +75,7 @@ class _Scope:
 _KEYWORD_FORMS: dict[str, dict[str, tuple[str, str]]] = {
     entry.name: {k.keyword: (k.attribute, k.kind) for k in entry.keywords}
     for entry in opcodes.OPCODES.values() if entry.keywords}
-_PLAIN_FUNCTIONAL = opcodes.names(print_form="functional")
+_PLAIN_FUNCTIONAL = opcodes.names(lambda e: e.print_form in ("functional", "chlo_broadcast"))
 _NULLARY = opcodes.names(print_form="nullary")
 
 
@@ -198,7 +198,7 @@ class _ModuleParser(TextParser):
         if parser is None:
             if opcode in _KEYWORD_FORMS:
                 return self.keyword_form(opcode, scope)
-            if opcode.startswith("chlo.broadcast_") or opcode in _PLAIN_FUNCTIONAL:
+            if opcode in _PLAIN_FUNCTIONAL:
                 return self.functional_form(opcode, scope)
             if opcode in _NULLARY:
                 return self.nullary(opcode, scope)
