@@ -158,5 +158,12 @@ def test_calls_check_callee_and_types() -> None:
         verify(module)
 
 
-def test_unknown_ops_get_generic_checks_only() -> None:
-    verify(_module(lambda b, x: [b.one("chlo.frobnicate", [x], T, anything=3)]))
+def test_unknown_ops_are_rejected() -> None:
+    # Issue #23: an opcode without an entry in the opcode registry is an error.
+    _rejects(lambda b, x: [b.one("chlo.frobnicate", [x], T, anything=3)],
+             "chlo.frobnicate", "unknown opcode", "opcode registry")
+
+
+def test_registered_ops_without_rules_get_generic_checks_and_arity() -> None:
+    verify(_module(lambda b, x: [b.one("chlo.erf", [x], T, anything=3)]))
+    _rejects(lambda b, x: [b.one("chlo.erf", [x, x], T)], "chlo.erf", "has 2 operands, expected 1")

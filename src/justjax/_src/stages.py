@@ -26,7 +26,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.shape_poly import canonicalize_shape, is_constant_shape
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
-from justjax._src.hlo.passes import optimize
+from justjax._src.hlo.passes import cost, optimize
 from justjax._src.hlo import hlo_printer, ir, stablehlo_printer
 from justjax._src.interpreters import lowering
 from justjax._src.interpreters import partial_eval as pe
@@ -496,55 +496,14 @@ def compile_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: tuple[bool, ..
 
 
 # ---------------------------------------------------------------------------------------------
-# Cost analysis of the module as lowered (`Lowered.cost_analysis`); `Compiled` reports the
-# optimized module's (`passes/cost.py`) and its buffer assignment (`passes/buffers.py`).
-
-_TRANSCENDENTAL = {
-    "exponential", "exponential_minus_one", "log", "log_plus_one", "logistic", "sine",
-    "cosine", "tan", "tanh", "sqrt", "rsqrt", "cbrt", "power", "atan2",
-}
-
-
-def _op_cost(op: ir.Op) -> tuple[float, float]:
-    """(flops, transcendentals) of one op, as XLA's HloCostAnalysis counts them."""
-    if not op.results or not isinstance(op.results[0].type, ir.TensorType):
-        return 0.0, 0.0
-    out = op.results[0].type
-    kind = op.opcode.split(".", 1)[-1]
-    if op.opcode == "stablehlo.dot_general":
-        dims = op.attributes["dot_dimension_numbers"]
-        lhs = op.operands[0].type
-        contracted = int(np.prod([lhs.shape[d] for d in dims.lhs_contracting_dimensions],
-                                 dtype=np.int64))
-        return 2.0 * out.size * contracted, 0.0
-    if op.opcode.startswith("chlo.") or kind in _TRANSCENDENTAL:
-        return 0.0, float(out.size)
-    if op.opcode == "stablehlo.reduce":
-        return float(op.operands[0].type.size), 0.0
-    elementwise = {"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum",
-                   "negate", "abs", "compare", "select", "and", "or", "xor", "not", "sign",
-                   "floor", "ceil", "round_nearest_even", "round_nearest_afz", "clamp"}
-    if kind in elementwise:
-        return float(out.size), 0.0
-    return 0.0, 0.0
-
+# Cost analysis: `Lowered` reports the lowered module's, `Compiled` the optimized module's
+# (`optimize.analyze`), both by the one cost model (`passes/cost.py`).
 
 def cost_analysis(module: ir.Module) -> dict[str, float]:
-    """`flops`, `transcendentals` and `bytes accessed` of the module's ops: two flops per
-    multiply-add of a dot, one per element of an elementwise op or reduction input, and the
-    bytes each op reads and writes (constants and the terminator excluded)."""
-    flops = transcendentals = bytes_accessed = 0.0
-    for op in module.walk():
-        if op.opcode in ("stablehlo.constant", "func.return", "stablehlo.return", "func.call"):
-            continue
-        f, t = _op_cost(op)
-        flops += f
-        transcendentals += t
-        for value in (*op.operands, *op.results):
-            if isinstance(value.type, ir.TensorType):
-                bytes_accessed += value.type.nbytes
-    return {"flops": flops, "transcendentals": transcendentals,
-            "bytes accessed": bytes_accessed}
+    """`flops`, `transcendentals`, `bytes accessed` and the per-operand byte keys of
+    `module` as given, as XLA's HloCostAnalysis counts them (`passes/cost.py`); properties
+    equal to zero are left out, as in JAX."""
+    return cost.cost_analysis(module)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src.core import dtypes
-from justjax._src.hlo import ir
+from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op, Value
 
 _ELEMENT_TYPES = {
@@ -117,46 +117,10 @@ def _row(array: np.ndarray) -> str:
 # ---------------------------------------------------------------------------------------------
 # Opcodes and their attributes.
 
-_SIMPLE = ("add", "subtract", "multiply", "divide", "remainder", "power", "maximum", "minimum",
-           "and", "or", "xor", "not", "negate", "abs", "exponential", "log", "logistic",
-           "sine", "cosine", "tan", "tanh", "sqrt", "rsqrt", "cbrt", "floor", "ceil", "sign",
-           "popcnt", "atan2", "real", "imag", "complex", "convert", "select", "clamp",
-           "compare", "reshape", "transpose", "slice", "concatenate", "iota", "reverse",
-           "pad", "reduce", "sort", "while", "gather", "scatter", "convolution", "fft",
-           "cholesky", "constant", "tuple")
-_OPCODES: dict[str, str] = {f"stablehlo.{name}": name for name in _SIMPLE}
-_OPCODES.update({
-    "stablehlo.exponential_minus_one": "exponential-minus-one",
-    "stablehlo.log_plus_one": "log-plus-one",
-    "stablehlo.round_nearest_afz": "round-nearest-afz",
-    "stablehlo.round_nearest_even": "round-nearest-even",
-    "stablehlo.is_finite": "is-finite",
-    "stablehlo.count_leading_zeros": "clz",
-    "stablehlo.shift_left": "shift-left",
-    "stablehlo.shift_right_arithmetic": "shift-right-arithmetic",
-    "stablehlo.shift_right_logical": "shift-right-logical",
-    "stablehlo.bitcast_convert": "bitcast-convert",
-    "stablehlo.broadcast_in_dim": "broadcast",
-    "stablehlo.dot_general": "dot",
-    "stablehlo.dynamic_slice": "dynamic-slice",
-    "stablehlo.dynamic_update_slice": "dynamic-update-slice",
-    "stablehlo.reduce_window": "reduce-window",
-    "stablehlo.select_and_scatter": "select-and-scatter",
-    "stablehlo.custom_call": "custom-call",
-    "stablehlo.optimization_barrier": "opt-barrier",
-    "stablehlo.rng_bit_generator": "rng-bit-generator",
-    "stablehlo.reduce_precision": "reduce-precision",
-    "stablehlo.after_all": "after-all",
-    "stablehlo.triangular_solve": "triangular-solve",
-    "stablehlo.case": "conditional",
-    "func.call": "call",
-})
-
-
 def hlo_opcode(opcode: str) -> str:
-    """The HLO opcode of a StableHLO one (`stablehlo.dot_general` -> `dot`); unknown ops keep
-    their name without dialect, `_` written `-`."""
-    return _OPCODES.get(opcode) or opcode.split(".", 1)[-1].replace("_", "-")
+    """The HLO opcode of a StableHLO one (`stablehlo.dot_general` -> `dot`), from the opcode
+    registry; unknown ops keep their name without dialect, `_` written `-`."""
+    return opcodes.hlo_name(opcode)
 
 
 def _braces(values: Sequence[int]) -> str:
@@ -287,7 +251,8 @@ def _attributes(op: Op) -> list[str]:
     printer = _ATTRIBUTE_PRINTERS.get(op.opcode)
     if printer is not None:
         return printer(op)
-    if op.opcode in _OPCODES:
+    entry = opcodes.lookup(op.opcode)
+    if entry is not None and entry.hlo_attributes:
         return []
     return [f"{k}={_generic_attribute(v)}" for k, v in sorted(op.attributes.items())]
 

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from justjax._src.hlo import ir
+from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op, Region, Value
 from justjax._src.hlo.mlir_text import (IDENT, VALUE, StableHLOParseError,
                                         TextParser)
@@ -70,30 +70,13 @@ class _Scope:
 # ---------------------------------------------------------------------------------------------
 # Ops, functions, modules.
 
-# Pretty forms `op %operands, kw = value, ... {rest} : type` (the printer's `_keyword_form`):
-# keyword -> (attribute name, kind of value).
+# Pretty forms `op %operands, kw = value, ... {rest} : type` (the opcode registry's
+# keywords): keyword -> (attribute name, kind of value).
 _KEYWORD_FORMS: dict[str, dict[str, tuple[str, str]]] = {
-    "stablehlo.broadcast_in_dim": {"dims": ("broadcast_dimensions", "dims")},
-    "stablehlo.dynamic_broadcast_in_dim": {"dims": ("broadcast_dimensions", "dims")},
-    "stablehlo.transpose": {"dims": ("permutation", "dims")},
-    "stablehlo.reverse": {"dims": ("dimensions", "dims")},
-    "stablehlo.concatenate": {"dim": ("dimension", "int")},
-    "stablehlo.dynamic_slice": {"sizes": ("slice_sizes", "dims")},
-    "stablehlo.pad": {"low": ("edge_padding_low", "dims"), "high": ("edge_padding_high", "dims"),
-                      "interior": ("interior_padding", "dims")},
-    "stablehlo.fft": {"type": ("fft_type", "enum"), "length": ("fft_length", "dims")},
-    "stablehlo.get_dimension_size": {"dim": ("dimension", "int")},
-    "stablehlo.dynamic_iota": {"dim": ("iota_dimension", "int")},
-    "stablehlo.broadcast": {"sizes": ("broadcast_sizes", "dims")},
-    "stablehlo.rng": {"distribution": ("rng_distribution", "enum")},
-    "stablehlo.rng_bit_generator": {"algorithm": ("rng_algorithm", "enum")},
-    "stablehlo.einsum": {"config": ("einsum_config", "string")},
-    "stablehlo.cholesky": {"lower": ("lower", "bool")},
-}
-
-_PLAIN_FUNCTIONAL = frozenset(("stablehlo.reshape", "stablehlo.bitcast_convert",
-                               "stablehlo.dynamic_update_slice", "stablehlo.dynamic_reshape"))
-_NULLARY = frozenset(("stablehlo.replica_id", "stablehlo.partition_id"))
+    entry.name: {k.keyword: (k.attribute, k.kind) for k in entry.keywords}
+    for entry in opcodes.OPCODES.values() if entry.keywords}
+_PLAIN_FUNCTIONAL = opcodes.names(lambda e: e.print_form in ("functional", "chlo_broadcast"))
+_NULLARY = opcodes.names(print_form="nullary")
 
 
 class _ModuleParser(TextParser):
@@ -215,7 +198,7 @@ class _ModuleParser(TextParser):
         if parser is None:
             if opcode in _KEYWORD_FORMS:
                 return self.keyword_form(opcode, scope)
-            if opcode.startswith("chlo.broadcast_") or opcode in _PLAIN_FUNCTIONAL:
+            if opcode in _PLAIN_FUNCTIONAL:
                 return self.functional_form(opcode, scope)
             if opcode in _NULLARY:
                 return self.nullary(opcode, scope)

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src.core import dtypes
-from justjax._src.hlo import ir
+from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op, Value
 
 INDENT = "  "
@@ -407,12 +407,6 @@ def attribute_dict(attributes: dict[str, Any]) -> str:
 # after all values of its parent region, sibling regions restart from the same counters, and
 # a name clash takes the suffix `_<n>` from a counter shared down the region nesting.
 
-_RESULT_NAMES: dict[str, tuple[str, ...]] = {
-    "chlo.top_k": ("values", "indices"),
-    "stablehlo.rng_bit_generator": ("output_state", "output"),
-}
-
-
 @dataclasses.dataclass
 class _Counters:
     value: int = 0
@@ -484,11 +478,12 @@ class Namer:
     def _number_op(self, op: Op, counters: _Counters, scope: _Scope) -> None:
         if not op.results:
             return
-        hint = _RESULT_NAMES.get(op.opcode)
+        entry = opcodes.lookup(op.opcode)
+        hint = entry.result_names if entry is not None else ()
         if op.opcode == "stablehlo.constant":
             dtype = op.results[0].type.dtype
             hint = ("c",) if dtypes.kind(dtype) in "biu" else ("cst",)
-        if hint is not None and len(hint) == len(op.results):
+        if hint and len(hint) == len(op.results):
             for value, name in zip(op.results, hint, strict=True):
                 self.names[value] = "%" + self._unique(name, counters, scope)
             return
@@ -513,80 +508,17 @@ class Namer:
 # ---------------------------------------------------------------------------------------------
 # Printing ops.
 
-# Inherent attributes (MLIR "properties") of the ops printed in generic form, from the
-# StableHLO / CHLO op definitions. Generic form prints them in `<{...}>`; any other
-# attribute goes in the discardable `{...}` (which MLIR also accepts for inherent ones).
-_PROPERTIES: dict[str, frozenset[str]] = {name: frozenset(props) for name, props in {
-    "stablehlo.all_gather": ("all_gather_dim", "channel_handle", "replica_groups",
-                             "use_global_device_ids"),
-    "stablehlo.all_reduce": ("channel_handle", "replica_groups", "use_global_device_ids"),
-    "stablehlo.all_to_all": ("channel_handle", "concat_dimension", "replica_groups",
-                             "split_count", "split_dimension"),
-    "stablehlo.batch_norm_grad": ("epsilon", "feature_index"),
-    "stablehlo.batch_norm_inference": ("epsilon", "feature_index"),
-    "stablehlo.batch_norm_training": ("epsilon", "feature_index"),
-    "stablehlo.collective_broadcast": ("channel_handle", "replica_groups"),
-    "stablehlo.collective_permute": ("channel_handle", "source_target_pairs"),
-    "stablehlo.composite": ("composite_attributes", "decomposition", "name", "version"),
-    "stablehlo.dynamic_gather": ("dimension_numbers", "indices_are_sorted"),
-    "stablehlo.fft": ("fft_length", "fft_type"),
-    "stablehlo.gather": ("dimension_numbers", "indices_are_sorted", "slice_sizes"),
-    "stablehlo.get_tuple_element": ("index",),
-    "stablehlo.infeed": ("infeed_config", "layout"),
-    "stablehlo.map": ("dimensions",),
-    "stablehlo.outfeed": ("outfeed_config",),
-    "stablehlo.recv": ("channel_handle", "is_host_transfer", "source_target_pairs"),
-    "stablehlo.reduce": ("dimensions",),
-    "stablehlo.reduce_scatter": ("channel_handle", "replica_groups", "scatter_dimension",
-                                 "use_global_device_ids"),
-    "stablehlo.reduce_window": ("base_dilations", "padding", "window_dilations",
-                                "window_dimensions", "window_strides"),
-    "stablehlo.scatter": ("indices_are_sorted", "scatter_dimension_numbers", "unique_indices"),
-    "stablehlo.select_and_scatter": ("padding", "window_dimensions", "window_strides"),
-    "stablehlo.send": ("channel_handle", "is_host_transfer", "source_target_pairs"),
-    "stablehlo.sort": ("dimension", "is_stable"),
-    "stablehlo.triangular_solve": ("left_side", "lower", "transpose_a", "unit_diagonal"),
-    "stablehlo.case": (),
-    "stablehlo.while": (),
-    "chlo.top_k": ("k",),
-    "func.call": ("arg_attrs", "callee", "res_attrs"),
-}.items()}
-
-_SAME_TYPE_OPS = frozenset(f"stablehlo.{name}" for name in (
-    # unary
-    "abs", "cbrt", "ceil", "convert", "cosine", "count_leading_zeros", "exponential",
-    "exponential_minus_one", "floor", "imag", "is_finite", "log", "log_plus_one", "logistic",
-    "not", "negate", "popcnt", "real", "round_nearest_afz", "round_nearest_even", "rsqrt",
-    "sign", "sine", "sqrt", "tan", "tanh",
-    # binary
-    "add", "and", "atan2", "divide", "maximum", "minimum", "multiply", "or", "power",
-    "remainder", "shift_left", "shift_right_arithmetic", "shift_right_logical", "subtract",
-    "xor",
-    # ternary
-    "clamp"))
-
-_CHLO_UNARY = frozenset(f"chlo.{name}" for name in (
-    "acos", "acosh", "asin", "asinh", "atan", "atanh", "bessel_i1e", "conj", "cosh",
-    "digamma", "erf", "erf_inv", "erfc", "is_inf", "is_neg_inf", "is_pos_inf", "lgamma",
-    "sinh", "square", "tan"))
-_CHLO_BINARY = frozenset(("chlo.next_after", "chlo.polygamma", "chlo.zeta"))
-_CHLO_BROADCAST = frozenset(f"chlo.broadcast_{name}" for name in (
-    "add", "and", "atan2", "complex", "divide", "maximum", "minimum", "multiply",
-    "next_after", "or", "polygamma", "power", "remainder", "shift_left",
-    "shift_right_arithmetic", "shift_right_logical", "subtract", "xor", "zeta"))
-
 # StableHLO ops that qualify as the one op of a reduce printed `applies <op>`: binary,
-# elementwise, commutative.
-_COMMUTATIVE = frozenset(f"stablehlo.{name}" for name in (
-    "add", "and", "maximum", "minimum", "multiply", "or", "xor"))
+# elementwise, commutative (the opcode registry's facts).
+_COMMUTATIVE = opcodes.names(dialect="stablehlo", elementwise=True, commutative=True)
 
 PrettyPrinter = Callable[["_FunctionPrinter", Op, str], "str | None"]
 _pretty: dict[str, PrettyPrinter] = {}
 
 
-def _register(*opcodes: str) -> Callable[[PrettyPrinter], PrettyPrinter]:
+def _register(*names: str) -> Callable[[PrettyPrinter], PrettyPrinter]:
     def decorate(fn: PrettyPrinter) -> PrettyPrinter:
-        for opcode in opcodes:
+        for opcode in names:
             _pretty[opcode] = fn
         return fn
     return decorate
@@ -667,7 +599,10 @@ class _FunctionPrinter:
 
     def generic(self, op: Op, indent: str) -> str:
         """`"dialect.op"(operands) <{properties}> ({regions}) {attributes} : type`."""
-        properties = _PROPERTIES.get(op.opcode, frozenset())
+        # Inherent attributes (MLIR "properties") go in `<{...}>`; any other attribute in
+        # the discardable `{...}` (which MLIR also accepts for inherent ones).
+        entry = opcodes.lookup(op.opcode)
+        properties = entry.properties if entry is not None else frozenset()
         inherent = {k: v for k, v in op.attributes.items() if k in properties}
         other = {k: v for k, v in op.attributes.items() if k not in properties}
         text = f'"{op.opcode}"({self.operands(op.operands)})'
@@ -690,7 +625,7 @@ def _attr(op: Op, name: str, default: Any = None) -> Any:
     return op.attributes.get(name, default)
 
 
-@_register(*_SAME_TYPE_OPS)
+@_register(*opcodes.names(print_form="operands"))
 def _same_type(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
     if len(op.results) != 1 or not op.operands:
         return None
@@ -760,28 +695,14 @@ def _bool(value: Any) -> str:
     return "true" if value else "false"
 
 
-_register("stablehlo.broadcast_in_dim")(
-    _keyword_form([("dims", "broadcast_dimensions", _dims)]))
-_register("stablehlo.dynamic_broadcast_in_dim")(
-    _keyword_form([("dims", "broadcast_dimensions", _dims)]))
-_register("stablehlo.transpose")(_keyword_form([("dims", "permutation", _dims)]))
-_register("stablehlo.reverse")(_keyword_form([("dims", "dimensions", _dims)], same_type=True))
-_register("stablehlo.concatenate")(_keyword_form([("dim", "dimension", _int)]))
-_register("stablehlo.dynamic_slice")(_keyword_form([("sizes", "slice_sizes", _dims)]))
-_register("stablehlo.pad")(_keyword_form([
-    ("low", "edge_padding_low", _dims), ("high", "edge_padding_high", _dims),
-    ("interior", "interior_padding", _dims)]))
-_register("stablehlo.fft")(_keyword_form([("type", "fft_type", _enum_value),
-                                          ("length", "fft_length", _dims)]))
-_register("stablehlo.get_dimension_size")(_keyword_form([("dim", "dimension", _int)]))
-_register("stablehlo.dynamic_iota")(_keyword_form([("dim", "iota_dimension", _int)]))
-_register("stablehlo.broadcast")(_keyword_form([("sizes", "broadcast_sizes", _dims)]))
-_register("stablehlo.rng")(_keyword_form([("distribution", "rng_distribution", _enum_value)]))
-_register("stablehlo.rng_bit_generator")(
-    _keyword_form([("algorithm", "rng_algorithm", _enum_value)]))
-_register("stablehlo.einsum")(_keyword_form([("config", "einsum_config", escape_string)]))
-_register("stablehlo.cholesky")(
-    _keyword_form([("lower", "lower", _bool)], same_type=True, optional=("lower",)))
+_FORMATS: dict[str, Callable[[Any], str]] = {
+    "dims": _dims, "int": _int, "enum": _enum_value, "string": escape_string, "bool": _bool}
+for _entry in opcodes.OPCODES.values():
+    if _entry.keywords:
+        _register(_entry.name)(_keyword_form(
+            [(k.keyword, k.attribute, _FORMATS[k.kind]) for k in _entry.keywords],
+            same_type=_entry.print_form == "keywords_same",
+            optional=[k.attribute for k in _entry.keywords if k.optional]))
 
 
 @_register("stablehlo.reduce_precision")
@@ -802,8 +723,7 @@ def _iota(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
             f"{p.extra(op, ('iota_dimension',))} : {op.result.type}")
 
 
-@_register("stablehlo.reshape", "stablehlo.bitcast_convert", "stablehlo.dynamic_update_slice",
-           "stablehlo.dynamic_reshape")
+@_register(*opcodes.names(print_form="functional"))
 def _functional(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
     return f"{op.opcode} {p.operands(op.operands)}{p.extra(op, ())} : {functional_type(op)}"
 
@@ -883,7 +803,7 @@ def _composite(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
             f"{functional_type(op)}")
 
 
-@_register("stablehlo.replica_id", "stablehlo.partition_id")
+@_register(*opcodes.names(print_form="nullary"))
 def _nullary(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
     return f"{op.opcode}{p.extra(op, ())} : {op.result.type}"
 
@@ -927,23 +847,16 @@ def _return(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
     return f"{name} {p.operands(op.operands)}{p.extra(op, ())} : {_types(op.operands)}"
 
 
-@_register(*_CHLO_UNARY)
-def _chlo_unary(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
-    if len(op.operands) != 1 or len(op.results) != 1:
-        return None
-    return (f"{op.opcode} {p.operands(op.operands)}{p.extra(op, ())} : "
-            f"{op.operands[0].type} -> {op.result.type}")
-
-
-@_register(*_CHLO_BINARY)
-def _chlo_binary(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
-    if len(op.operands) != 2 or len(op.results) != 1:
+@_register(*opcodes.names(print_form="chlo"))
+def _chlo(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
+    """`chlo.erf %0 : tensor<3xf32> -> tensor<3xf32>` (operand types, then the result's)."""
+    if len(op.operands) != opcodes.OPCODES[op.opcode].arity or len(op.results) != 1:
         return None
     return (f"{op.opcode} {p.operands(op.operands)}{p.extra(op, ())} : "
             f"{_types(op.operands)} -> {op.result.type}")
 
 
-@_register(*_CHLO_BROADCAST)
+@_register(*opcodes.names(print_form="chlo_broadcast"))
 def _chlo_broadcast(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
     if len(op.operands) != 2 or len(op.results) != 1:
         return None

@@ -7,7 +7,8 @@ it, as StableHLO allows), terminators (`func.return` ending a function with its 
 types, `stablehlo.return` ending a region), calls (the callee exists, types match its
 signature), the block arguments and returns of the regions of reduce, sort, scatter,
 reduce_window, select_and_scatter, while and case, and the shape and type rules of the
-common ops. Ops it does not know get the generic checks only.
+common ops. An opcode without an entry in the opcode registry (`hlo/opcodes.py`) is an
+error; a registered op without rules of its own gets the generic checks and its arity.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from justjax._src.hlo import ir
+from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op, TensorType, Value
 
 
@@ -58,9 +59,9 @@ Check = Callable[[Op, "ir.Module"], None]
 _checks: dict[str, Check] = {}
 
 
-def _register(*opcodes: str) -> Callable[[Check], Check]:
+def _register(*names: str) -> Callable[[Check], Check]:
     def decorate(fn: Check) -> Check:
-        for opcode in opcodes:
+        for opcode in names:
             _checks[opcode] = fn
         return fn
     return decorate
@@ -89,23 +90,13 @@ def _dims_attr(op: Op, name: str) -> tuple[int, ...]:
     return tuple(int(v) for v in value)
 
 
-_SAME_TYPE = frozenset(f"stablehlo.{name}" for name in (
-    "add", "subtract", "multiply", "divide", "remainder", "power", "maximum", "minimum",
-    "and", "or", "xor", "atan2", "shift_left", "shift_right_arithmetic",
-    "shift_right_logical", "negate", "exponential", "exponential_minus_one", "log",
-    "log_plus_one", "logistic", "sine", "cosine", "tan", "tanh", "sqrt", "rsqrt", "cbrt",
-    "floor", "ceil", "round_nearest_afz", "round_nearest_even", "sign", "not", "popcnt",
-    "count_leading_zeros"))
-_UNARY = {"negate", "exponential", "exponential_minus_one", "log", "log_plus_one",
-          "logistic", "sine", "cosine", "tan", "tanh", "sqrt", "rsqrt", "cbrt", "floor",
-          "ceil", "round_nearest_afz", "round_nearest_even", "sign", "not", "popcnt",
-          "count_leading_zeros"}
+# Ops whose operands and result have one type (the registry's `same_type`).
+_SAME_TYPE = opcodes.names(same_type=True)
 
 
 @_register(*_SAME_TYPE)
 def _same_type(op: Op, module: ir.Module) -> None:
-    arity = 1 if op.opcode.split(".", 1)[1] in _UNARY else 2
-    _counts(op, arity, 1)
+    _counts(op, opcodes.OPCODES[op.opcode].arity, 1)
     for i, operand in enumerate(op.operands):
         _require(operand.type == op.result.type,
                  f"operand #{i} is {operand.type}, the result {op.result.type}: elementwise "
@@ -607,9 +598,15 @@ class _Walker:
             self.block(region.block, visible, "stablehlo.return")
         for i, result in enumerate(op.results):
             self.define(result, f"result #{i}")
+        entry = opcodes.lookup(op.opcode)
+        if entry is None:
+            _fail(f"unknown opcode {op.opcode}: it has no entry in the opcode registry "
+                  "(hlo/opcodes.py)")
         check = _checks.get(op.opcode)
         if check is not None:
             check(op, self.module)
+        elif entry.arity is not None:
+            _counts(op, entry.arity, None, len(op.regions))
 
 
 def _verify_function(module: ir.Module, fn: ir.Function) -> None:

@@ -23,6 +23,7 @@ import numpy as np
 from justjax._src import caches
 from justjax._src.backends.llvm import cache, codegen, emitter, parallel
 from justjax._src.hlo import ir as hlo
+from justjax._src.hlo import opcodes
 from justjax._src.hlo.ir import Op, Value
 from justjax._src.hlo.passes import fusion
 
@@ -51,7 +52,7 @@ def _fits(op: Op, shape: tuple[int, ...]) -> bool:
         return result.rank == 0
     if op.opcode == "stablehlo.broadcast_in_dim":
         return op.operand_types[0].rank == 0 and result.shape == shape
-    return op.opcode in fusion._ELEMENTWISE and len(op.results) == 1 and result.shape == shape
+    return opcodes.is_elementwise(op.opcode) and len(op.results) == 1 and result.shape == shape
 
 
 def signature(module: hlo.Module) -> tuple | None:

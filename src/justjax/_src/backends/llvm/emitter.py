@@ -38,6 +38,7 @@ from llvmlite import ir
 from justjax._src.backends.llvm import jit, mathlink
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir as hlo
+from justjax._src.hlo import opcodes
 from justjax._src.hlo.ir import Op, Value
 
 __all__ = ["compile_fusion", "CompiledFusion", "compute_type", "emit_fusion", "emit_region",
@@ -451,9 +452,16 @@ def _close_counted(em: _Emitter, i: ir.Value, count: int | ir.Value, done: ir.Bl
     em.b.position_at_end(done)
 
 
+# Transcendentals (the opcode registry's) this backend computes with instructions rather
+# than a math-library function.
+_BY_INSTRUCTIONS = frozenset({"stablehlo.sqrt", "stablehlo.rsqrt"})
+
+
 def is_transcendental(opcode: str) -> bool:
-    """Whether `opcode` computes a math-library function (exp, log, sin, erf, ...)."""
-    return opcode in _MATH or opcode.startswith("chlo.")
+    """Whether `opcode` is a transcendental (the opcode registry's fact) that this backend
+    computes by a math-library function (exp, log, sin, erf, ...), not by instructions."""
+    entry = opcodes.lookup(opcode)
+    return entry is not None and entry.transcendental and opcode not in _BY_INSTRUCTIONS
 
 
 def parallel_units(type_: hlo.TensorType) -> int:

@@ -45,21 +45,17 @@ import bisect
 import heapq
 from dataclasses import dataclass, field
 
-from justjax._src.hlo import ir
+from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op, Value
 from justjax._src.hlo.passes import util
 
 __all__ = ["Allocation", "BufferAssignment", "assign_buffers", "memory_analysis"]
 
-_CONTROL_FLOW = frozenset({"stablehlo.while", "stablehlo.case", "func.call"})
-_IN_PLACE_UPDATES = frozenset({"stablehlo.dynamic_update_slice", "stablehlo.scatter"})
-_ELEMENTWISE = frozenset(f"stablehlo.{k}" for k in (
-    "add", "subtract", "multiply", "divide", "remainder", "power", "maximum", "minimum",
-    "and", "or", "xor", "atan2", "negate", "abs", "exponential", "exponential_minus_one",
-    "log", "log_plus_one", "logistic", "sine", "cosine", "tan", "tanh", "sqrt", "rsqrt",
-    "cbrt", "floor", "ceil", "round_nearest_afz", "round_nearest_even", "sign", "not",
-    "convert", "select", "clamp", "compare", "shift_left", "shift_right_arithmetic",
-    "shift_right_logical", "popcnt", "count_leading_zeros", "is_finite"))
+# From the opcode registry: ops running nested computations, ops whose result may overwrite
+# their operand 0, and elementwise ops (each element read before the same one is written).
+_CONTROL_FLOW = opcodes.names(lambda entry: entry.control_flow is not None)
+_IN_PLACE_UPDATES = opcodes.names(in_place=True)
+_ELEMENTWISE = opcodes.names(elementwise=True)
 _TUPLE_POINTER_BYTES = 8
 _END = 1 << 62
 

@@ -1,6 +1,9 @@
-"""Cost analysis of an (optimized) module, as XLA's HloCostAnalysis counts it.
+"""Cost analysis of a module, as XLA's HloCostAnalysis counts it: the one cost model, of
+the optimized module (`compiled.cost_analysis()`) and of the module as lowered
+(`lowered.cost_analysis()`). What each opcode costs per element, which bytes it reads and
+which ops are control flow are read from the opcode registry (`hlo/opcodes.py`).
 
-The figures `compiled.cost_analysis()` reports:
+The figures:
 
     flops              one per output element of an elementwise op (compare, select, convert
                        and clamp included); 2·(result elements)·(contracted size) per
@@ -10,9 +13,10 @@ The figures `compiled.cost_analysis()` reports:
                        ceil(log2 n) per `sort`; 8·(operand elements)·Π floor(log2 n) per
                        `fft`; data movement (broadcast, reshape, slice,
                        transpose, pad, concatenate, gather ...) is free
-    transcendentals    one per output element of exp, expm1, log, log1p, sin, cos, tan, tanh,
-                       sqrt, rsqrt, cbrt, pow, atan2, erf (`logistic` is expanded by XLA CPU
-                       into negate, exp, add, divide: 3 flops and 1 transcendental)
+    transcendentals    one per output element of exp, expm1, log, log1p, logistic, sin, cos,
+                       tan, tanh, sqrt, rsqrt, cbrt, pow, atan2, erf and CHLO's other special
+                       functions (JAX lowers `lax.logistic` to negate, exp, add, divide: 3
+                       flops and 1 transcendental)
     bytes accessed     per top-level op of the entry function, the bytes of its operands and
                        results; for an `hlo.fusion`, each operand read once and each result
                        written once (the fused ops themselves move nothing); slices and
@@ -31,34 +35,12 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from typing import Callable
 
-from justjax._src.hlo import ir
+from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op
 
 __all__ = ["cost_analysis", "op_cost", "Cost"]
-
-_TRANSCENDENTAL = frozenset(f"stablehlo.{k}" for k in (
-    "exponential", "exponential_minus_one", "log", "log_plus_one", "sine", "cosine", "tan",
-    "tanh", "sqrt", "rsqrt", "cbrt", "power", "atan2")) | {"chlo.erf"}
-
-_ELEMENTWISE = frozenset(f"stablehlo.{k}" for k in (
-    "add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "negate",
-    "abs", "compare", "select", "and", "or", "xor", "not", "sign", "floor", "ceil",
-    "round_nearest_even", "round_nearest_afz", "clamp", "convert", "shift_left",
-    "shift_right_arithmetic", "shift_right_logical", "popcnt", "count_leading_zeros",
-    "is_finite", "real", "imag", "complex"))
-
-# Ops that read only as many operand bytes as they produce.
-_READS_OUTPUT_SIZE = frozenset({"stablehlo.slice", "stablehlo.dynamic_slice",
-                                "stablehlo.gather"})
-# Ops whose bytes XLA does not count.
-_FREE = frozenset({"stablehlo.constant", "func.return", "stablehlo.return",
-                   "stablehlo.get_tuple_element", "stablehlo.tuple",
-                   "stablehlo.optimization_barrier", "stablehlo.after_all",
-                   "stablehlo.create_token"})
-# Ops whose regions are control flow: their nested ops are counted as ops of their own.
-_CONTROL_FLOW = frozenset({"stablehlo.while", "stablehlo.case", "func.call"})
-
 
 class Cost:
     """Accumulated properties: `flops`, `transcendentals`, `bytes accessed` and the
@@ -104,41 +86,38 @@ def _block_flops(block: ir.Block, module: ir.Module | None) -> Cost:
 
 
 def _compute(op: Op, module: ir.Module | None) -> tuple[float, float]:
-    """(flops, transcendentals) of an op without regions of control flow."""
-    if not op.results:
+    """(flops, transcendentals) of an op without regions of control flow: its registry
+    entry's figures per output element, or its cost rule's."""
+    entry = opcodes.lookup(op.opcode)
+    if not op.results or entry is None:
         return 0.0, 0.0
+    if entry.cost_rule is not None:
+        return _RULES[entry.cost_rule](op, module), 0.0
     out = _size(op.results[0])
-    opcode = op.opcode
-    if opcode in _ELEMENTWISE:
-        return float(out), 0.0
-    if opcode in _TRANSCENDENTAL:
-        return 0.0, float(out)
-    if opcode == "stablehlo.logistic":
-        return 3.0 * out, float(out)
-    if opcode.startswith("chlo."):
-        # XLA expands these into polynomial code; count one transcendental per element.
-        return 0.0, float(out)
-    if opcode == "stablehlo.dot_general":
-        return _dot_flops(op), 0.0
-    if opcode == "stablehlo.convolution":
-        return _conv_flops(op), 0.0
-    if opcode == "stablehlo.reduce":
-        body = _block_flops(op.regions[0].block, module).values["flops"]
-        return float(_size(op.operands[0]) - out) * body, 0.0
-    if opcode == "stablehlo.reduce_window":
-        body = _block_flops(op.regions[0].block, module).values["flops"]
-        window = math.prod(op.attributes.get("window_dimensions", ()))
-        return float(out) * (window - 1) * body, 0.0
-    if opcode == "stablehlo.fft":
-        return _fft_flops(op), 0.0
-    if opcode == "stablehlo.sort":
-        dim = int(op.attributes.get("dimension", 0))
-        n = op.operands[0].type.shape[dim] if op.operands[0].type.rank else 1
-        return float(_size(op.operands[0]) * math.ceil(math.log2(max(n, 1)))), 0.0
-    return 0.0, 0.0
+    return entry.flops * out, entry.transcendentals * out
 
 
-def _dot_flops(op: Op) -> float:
+def _reduce_flops(op: Op, module: ir.Module | None) -> float:
+    """(input elements - output elements) applications of the reducer."""
+    body = _block_flops(op.regions[0].block, module).values["flops"]
+    return float(_size(op.operands[0]) - _size(op.results[0])) * body
+
+
+def _reduce_window_flops(op: Op, module: ir.Module | None) -> float:
+    """(window size - 1) applications of the reducer per output element."""
+    body = _block_flops(op.regions[0].block, module).values["flops"]
+    window = math.prod(op.attributes.get("window_dimensions", ()))
+    return float(_size(op.results[0])) * (window - 1) * body
+
+
+def _sort_flops(op: Op, module: ir.Module | None) -> float:
+    """elements·ceil(log2 n) comparisons along the sorted dimension of length n."""
+    dim = int(op.attributes.get("dimension", 0))
+    n = op.operands[0].type.shape[dim] if op.operands[0].type.rank else 1
+    return float(_size(op.operands[0]) * math.ceil(math.log2(max(n, 1))))
+
+
+def _dot_flops(op: Op, module: ir.Module | None) -> float:
     """2·(result elements)·(contracted elements): one multiply and one add per product."""
     dims = op.attributes["dot_dimension_numbers"]
     lhs = op.operands[0].type
@@ -146,7 +125,7 @@ def _dot_flops(op: Op) -> float:
     return 2.0 * _size(op.results[0]) * contracted
 
 
-def _fft_flops(op: Op) -> float:
+def _fft_flops(op: Op, module: ir.Module | None) -> float:
     """XLA's count: 8 (a complex multiply's four FMAs) per operand element per
     floor(log2(n)) of each transformed length."""
     log_factors = 1
@@ -155,7 +134,7 @@ def _fft_flops(op: Op) -> float:
     return 8.0 * log_factors * _size(op.operands[0])
 
 
-def _conv_flops(op: Op) -> float:
+def _conv_flops(op: Op, module: ir.Module | None) -> float:
     """2·(result elements)·(kernel spatial elements)·(input features per group)."""
     dims = op.attributes["dimension_numbers"]
     kernel = op.operands[1].type
@@ -164,15 +143,23 @@ def _conv_flops(op: Op) -> float:
     return 2.0 * _size(op.results[0]) * spatial * features
 
 
+# The cost rules of the registry (`Opcode.cost_rule`): flops of one op.
+_RULES: dict[str, Callable[[Op, "ir.Module | None"], float]] = {
+    "dot": _dot_flops, "convolution": _conv_flops, "reduce": _reduce_flops,
+    "reduce_window": _reduce_window_flops, "fft": _fft_flops, "sort": _sort_flops}
+
+
 def _bytes(op: Op, cost: Cost) -> None:
     """Adds the bytes `op` reads and writes, in total and per operand."""
-    if op.opcode in _FREE:
+    entry = opcodes.lookup(op.opcode)
+    counted = opcodes.READS_ALL if entry is None else entry.bytes_read
+    if counted == opcodes.READS_NOTHING:
         return
     reads = [_nbytes(v) for v in op.operands]
     writes = sum(_nbytes(v) for v in op.results)
-    if op.opcode in _READS_OUTPUT_SIZE:
+    if counted == opcodes.READS_OUTPUT:
         reads[0] = writes
-    elif op.opcode == "stablehlo.dynamic_update_slice":
+    elif counted == opcodes.READS_UPDATE:
         reads[0] = 0
         writes = reads[1]
     for index, amount in enumerate(reads):
@@ -186,12 +173,13 @@ def _control_flow(op: Op, module: ir.Module | None, count_bytes: bool) -> Cost:
     """The cost of a while (condition and body once), a case (its most expensive branch)
     or a call (the callee's body)."""
     cost = Cost()
-    if op.opcode == "func.call":
+    kind = opcodes.OPCODES[op.opcode].control_flow
+    if kind == opcodes.CALL:
         if module is not None:
             callee = module.function(op.attributes["callee"].name)
             cost.merge(block_cost(callee.body, module, count_bytes))
         return cost
-    if op.opcode == "stablehlo.case":
+    if kind == opcodes.BRANCH:
         for region in op.regions:
             cost.max_with(block_cost(region.block, module, count_bytes))
         return cost
@@ -211,7 +199,8 @@ def op_cost(op: Op, module: ir.Module | None = None, count_bytes: bool = True) -
     Returns:
       Its `Cost`.
     """
-    if op.opcode in _CONTROL_FLOW:
+    entry = opcodes.lookup(op.opcode)
+    if entry is not None and entry.control_flow is not None:
         return _control_flow(op, module, count_bytes)
     cost = Cost()
     if op.opcode == "hlo.fusion":

@@ -44,8 +44,7 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from justjax._src.hlo import ir
-from justjax._src.hlo.hlo_printer import hlo_opcode
+from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Block, Op, Region, Value
 from justjax._src.hlo.passes import util
 from justjax._src.hlo.passes.pipeline import Pass
@@ -58,38 +57,15 @@ KIND_OUTPUT = "kOutput"
 KINDS = ("kLoop", "kInput", "kOutput")
 
 _S = "stablehlo."
-_ELEMENTWISE = frozenset(_S + name for name in (
-    "abs", "add", "and", "atan2", "bitcast_convert", "cbrt", "ceil", "clamp", "compare",
-    "complex", "convert", "cosine", "count_leading_zeros", "divide", "exponential",
-    "exponential_minus_one", "floor", "imag", "is_finite", "log", "log_plus_one", "logistic",
-    "maximum", "minimum", "multiply", "negate", "not", "or", "popcnt", "power", "real",
-    "reduce_precision", "remainder", "round_nearest_afz", "round_nearest_even", "rsqrt",
-    "select", "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sine",
-    "sqrt", "subtract", "tan", "tanh", "xor"))
-# CHLO's elementwise ops: XLA expands them into StableHLO before fusion, so their pieces
-# fuse like any elementwise op; here they fuse whole (and are expensive, as their expansions).
-_CHLO_ELEMENTWISE = frozenset("chlo." + name for name in (
-    "acos", "acosh", "asin", "asinh", "atan", "atanh", "bessel_i1e", "conj", "cosh",
-    "digamma", "erf", "erf_inv", "erfc", "lgamma", "next_after", "polygamma", "sinh",
-    "square", "zeta"))
-_ELEMENTWISE = _ELEMENTWISE | _CHLO_ELEMENTWISE
-_LOOP_FUSIBLE = _ELEMENTWISE | frozenset(_S + name for name in (
-    "broadcast_in_dim", "concatenate", "dynamic_slice", "dynamic_update_slice", "gather",
-    "iota", "pad", "reduce", "reshape", "reverse", "slice", "transpose"))
-# Ops XLA's CPU pipeline leaves alone in a fusion of their own when nothing fused with them
-# (seen in XLA's output: `wrapped_exponential`, `wrapped_reduce`, `wrapped_broadcast`...).
-# Reshape, transpose and concatenate are not wrapped (they become bitcasts/copies there).
-_WRAPPED = _ELEMENTWISE | frozenset(_S + name for name in (
-    "broadcast_in_dim", "dynamic_slice", "dynamic_update_slice", "gather", "iota", "pad",
-    "reduce", "reverse", "scatter", "slice"))
-# XLA's `IsExpensive`, for the ops not decided by their element type below.
-_EXPENSIVE = frozenset(_S + name for name in (
-    "atan2", "tanh", "cbrt", "power", "rsqrt", "sqrt", "exponential",
-    "exponential_minus_one", "log", "log_plus_one", "logistic", "gather", "reduce",
-    "dot_general", "convolution", "fft", "sort", "while", "case", "custom_call", "scatter",
-    "reduce_window", "select_and_scatter", "cholesky", "triangular_solve", "rng",
-    "rng_bit_generator")) | {"func.call", FUSION} | (_CHLO_ELEMENTWISE - {"chlo.square", "chlo.conj"})
-_CHEAP_FOR_REALS = frozenset(_S + name for name in ("abs", "sign", "sine", "cosine", "tan"))
+# The fusion facts of the opcode registry: what fuses into loop kernels, what XLA's CPU
+# pipeline wraps into a fusion of its own when nothing fused with it (`wrapped_exponential`,
+# `wrapped_reduce` ...), XLA's `IsExpensive` where the element type does not decide it.
+_ELEMENTWISE = opcodes.names(elementwise=True, fusible=True)
+_LOOP_FUSIBLE = opcodes.names(fusible=True)
+_WRAPPED = opcodes.names(wrapped=True)
+_EXPENSIVE = opcodes.names(expense=opcodes.EXPENSIVE)
+_CHEAP_FOR_REALS = opcodes.names(expense=opcodes.COMPLEX_ONLY)
+_PERMUTING = opcodes.names(permuting=True)
 
 _MAX_REDUCTIONS_IN_FUSION = 5
 # XLA's `kAllowedCodeDuplication`: a producer is not fused where it would be emitted more
@@ -165,10 +141,6 @@ def _operand_use(op: Op, index: int) -> int:
     if opcode == FUSION:
         return _fusion_param_use(op, index)
     return _USE if opcode in _ELEMENTWISE else _REUSE
-
-
-_PERMUTING = frozenset(_S + name for name in (
-    "slice", "reshape", "transpose", "reverse", "concatenate"))
 
 
 def _plus(a: int, b: int) -> int:
@@ -522,7 +494,7 @@ class _BlockFusion:
         if not is_fusion(consumer):
             kind = KIND_OUTPUT if self._output_fusible(producer, consumer) else KIND_LOOP
             name = self.names.fresh(
-                f"{hlo_opcode(producer.opcode)}_{hlo_opcode(consumer.opcode)}_fusion")
+                f"{opcodes.hlo_name(producer.opcode)}_{opcodes.hlo_name(consumer.opcode)}_fusion")
             fusion = _new_fusion(consumer, kind, name, self.names.fresh("fused_computation"))
             self._replace_op(consumer, fusion)
         if producer.opcode == _S + "reduce" or consumer.opcode == _S + "reduce":
@@ -614,7 +586,7 @@ class FusionWrapper(Pass):
             for i, op in enumerate(block.ops[:-1]):
                 if not self._wrappable(op):
                     continue
-                base = f"wrapped_{hlo_opcode(op.opcode)}"
+                base = f"wrapped_{opcodes.hlo_name(op.opcode)}"
                 block.ops[i] = _new_fusion(op, KIND_LOOP, names.fresh(base),
                                            names.fresh(f"{base}_computation"))
                 changed = True

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import heapq
 
-from justjax._src.hlo import ir
+from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op, Value
 from justjax._src.hlo.passes import util
 from justjax._src.hlo.passes.pipeline import Pass
@@ -207,7 +207,8 @@ def _retire_reads(state: _State, i: int, ready: dict[int, int], push) -> None:
                 push(last)
 
 
-_CONTROL_FLOW = frozenset({"stablehlo.while", "stablehlo.case", "stablehlo.if"})
+# Ops whose regions run in sequence with the block (loops and branches, not calls).
+_CONTROL_FLOW = opcodes.names(lambda entry: entry.control_flow in (opcodes.LOOP, opcodes.BRANCH))
 
 
 def _sequential_blocks(block: ir.Block) -> list[ir.Block]:

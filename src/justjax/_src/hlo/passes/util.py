@@ -5,15 +5,11 @@ from __future__ import annotations
 import copy
 from typing import Iterator
 
-from justjax._src.hlo import ir
+from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Block, Op, Value
 
-# Ops whose execution matters beyond their results, or that must run once per call.
-# Collectives without a channel are not among them (as in XLA): every replica runs the same
-# optimized program, so an unused one is removed from all replicas alike.
-_EFFECTFUL = {"stablehlo.outfeed", "stablehlo.infeed", "stablehlo.send", "stablehlo.recv",
-              "stablehlo.rng", "stablehlo.rng_bit_generator", "stablehlo.optimization_barrier",
-              "stablehlo.create_token", "stablehlo.after_all"}
+# Ops whose execution matters beyond their results (the opcode registry's `side_effect`).
+_EFFECTFUL = opcodes.names(side_effect=True)
 
 
 def has_side_effect(op: Op) -> bool:

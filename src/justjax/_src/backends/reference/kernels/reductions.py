@@ -23,7 +23,7 @@ import numpy as np
 from justjax._src.backends.reference import Compiler, Kernel, kernel_builders, register
 from justjax._src.backends.reference.kernels import elementwise as elementwise_kernels
 from justjax._src.core import dtypes
-from justjax._src.hlo import ir
+from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op
 
 __all__ = [
@@ -171,27 +171,12 @@ def _bitwise(ufunc: np.ufunc) -> Callable[[np.ndarray, Sequence[int]], np.ndarra
 # ---------------------------------------------------------------------------------------------
 # Running regions.
 
-# Ops whose kernels compute elementwise with NumPy broadcasting, so a region made of them can
-# run on whole arrays at once.
-_ELEMENTWISE = frozenset(
-    [f"stablehlo.{name}" for name in (
-        "abs", "add", "and", "atan2", "bitcast_convert", "cbrt", "ceil", "clamp", "compare",
-        "complex", "convert", "cosine", "count_leading_zeros", "divide", "exponential",
-        "exponential_minus_one", "floor", "imag", "is_finite", "log", "log_plus_one",
-        "logistic", "maximum", "minimum", "multiply", "negate", "not", "or", "popcnt", "power",
-        "real", "reduce_precision", "remainder", "round_nearest_afz", "round_nearest_even",
-        "rsqrt", "select", "shift_left", "shift_right_arithmetic", "shift_right_logical",
-        "sign", "sine", "sqrt", "subtract", "tan", "tanh", "xor")]
-    + [f"chlo.{name}" for name in (
-        "acos", "acosh", "asin", "asinh", "atan", "atanh", "bessel_i1e", "conj", "cosh",
-        "digamma", "erf", "erf_inv", "erfc", "is_inf", "is_neg_inf", "is_pos_inf", "lgamma",
-        "next_after", "polygamma", "sinh", "square", "tan", "zeta")])
-
-
 def _vectorizable(block: ir.Block) -> bool:
-    """Whether every op of the block is elementwise (or a scalar constant)."""
+    """Whether every op of the block is elementwise (or a scalar constant): the kernels of
+    elementwise ops compute with NumPy broadcasting, so such a region runs on whole arrays
+    at once."""
     for op in block.ops[:-1]:
-        if op.regions or op.opcode not in _ELEMENTWISE:
+        if op.regions or not opcodes.is_elementwise(op.opcode):
             if op.opcode != "stablehlo.constant" or op.result.type.rank != 0:
                 return False
     return True
