@@ -1,9 +1,37 @@
-"""Facts about the windows of StableHLO's `reduce_window` that lax and the backends share."""
+"""Facts about the windows of StableHLO's `reduce_window` and `select_and_scatter` that the
+backends share: their attributes spelled out per dimension, and which windows are those of
+a cumulative reduction."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
-__all__ = ["cumulative_axis"]
+import numpy as np
+
+from justjax._src.hlo.ir import Op
+
+__all__ = ["cumulative_axis", "window_attributes"]
+
+
+def window_attributes(op: Op, rank: int) -> dict[str, Any]:
+    """The window of a `reduce_window` / `select_and_scatter` over a rank-`rank` operand,
+    with StableHLO's defaults filled in (strides and dilations 1, no padding).
+
+    Returns:
+      `window_dimensions`, `window_strides`, `base_dilation`, `window_dilation` (tuples of
+      ints) and `padding` (a tuple of `(low, high)` pairs): the keyword arguments of
+      `cumulative_axis`.
+    """
+    ones = (1,) * rank
+    padding = op.attributes.get("padding")
+    pads = ((0, 0),) * rank if padding is None else tuple(
+        (int(lo), int(hi)) for lo, hi in np.asarray(padding, np.int64).reshape(rank, 2))
+
+    def ints(name: str) -> tuple[int, ...]:
+        return tuple(int(n) for n in op.attributes.get(name, ones))
+
+    return dict(window_dimensions=ints("window_dimensions"),
+                window_strides=ints("window_strides"), padding=pads,
+                base_dilation=ints("base_dilations"), window_dilation=ints("window_dilations"))
 
 
 def cumulative_axis(shape: Sequence[int], window_dimensions: Sequence[int],

@@ -24,7 +24,6 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-import numpy as np
 from llvmlite import ir
 
 from justjax._src.backends.llvm import codegen, reductions
@@ -35,7 +34,7 @@ from justjax._src.backends.llvm.reductions import (apply_body, combine, entry_al
                                                    tile_size, versioned)
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op
-from justjax._src.numerics.windows import cumulative_axis
+from justjax._src.numerics.windows import cumulative_axis, window_attributes
 
 __all__: list[str] = []
 
@@ -58,14 +57,9 @@ class _Window:
 
 
 def _window(op: Op, rank: int) -> _Window:
-    ones = (1,) * rank
-    padding = op.attributes.get("padding")
-    pads = ((0, 0),) * rank if padding is None else tuple(
-        (int(lo), int(hi)) for lo, hi in np.asarray(padding, np.int64).reshape(rank, 2))
-    return _Window(tuple(int(n) for n in op.attributes["window_dimensions"]),
-                   tuple(int(n) for n in op.attributes.get("window_strides", ones)), pads,
-                   tuple(int(n) for n in op.attributes.get("base_dilations", ones)),
-                   tuple(int(n) for n in op.attributes.get("window_dilations", ones)))
+    w = window_attributes(op, rank)
+    return _Window(w["window_dimensions"], w["window_strides"], w["padding"],
+                   w["base_dilation"], w["window_dilation"])
 
 
 def _check(ctx: codegen.KernelContext) -> None:

@@ -27,7 +27,8 @@ Evaluator = Callable[[ir.Module], OpEvaluator]
 # time, and the ops that make them (broadcasts, iotas, pads) are cheap in a fused kernel.
 FOLD_LIMIT = 1024
 # Ops reading more constant elements than this (all operands together) are not evaluated at
-# compile time: the evaluator (the reference kernels) is slow, and XLA leaves big computations to run time.
+# compile time: the evaluator (the reference kernels) is slow, and XLA leaves big
+# computations to run time.
 FOLD_INPUT_LIMIT = 1 << 16
 
 # Never folded: broadcasts and iotas only make constants bigger (XLA keeps scalar constants

@@ -67,7 +67,8 @@ class Pipeline:
 
     Args:
       passes: the passes, in order.
-      verify: verify after every pass (default: config `justjax_verify_passes`).
+      verify: verify after every pass run that changed the module (default: config
+        `justjax_verify_passes`).
       dump_to: a folder for the IR after each pass (default: config `justjax_dump_ir_to`);
         files are `<module>.<index>.<pass>.mlir`, the input first as `.000.input.mlir`.
       disabled: names of passes to skip (default: config `justjax_disable_passes`); a
@@ -124,7 +125,8 @@ class Pipeline:
         did = p.run(module)
         seconds = time.perf_counter() - start
         self._record(label, did, seconds)
-        if self.verify:
+        # A run that changed nothing leaves the module verified as it was.
+        if self.verify and did:
             try:
                 verifier.verify(module)
             except verifier.VerificationError as err:

@@ -29,7 +29,7 @@ from justjax._src.numerics import monoids
 from justjax._src.numerics.conversions import round_from_float32, widen_low_precision
 from justjax._src.numerics.monoids import max_identity, min_identity
 from justjax._src.numerics.shapes import to_last_axis
-from justjax._src.numerics.windows import cumulative_axis
+from justjax._src.numerics.windows import cumulative_axis, window_attributes
 
 __all__ = [
     "RegionFn", "reduce_sum", "reduce_prod", "reduce_minmax", "complex_choose", "fix_zero_signs", "zero_of_sign", "positive_zero_sum",
@@ -334,23 +334,11 @@ def window_fold(x: np.ndarray, init: Any, combine: Callable, out_shape: Sequence
     return acc
 
 
-def _window_params(op: Op, rank: int) -> dict[str, Any]:
-    ones = (1,) * rank
-    padding = op.attributes.get("padding")
-    pads = [(0, 0)] * rank if padding is None else \
-        [(int(lo), int(hi)) for lo, hi in np.asarray(padding).reshape(rank, 2)]
-    return dict(window_dimensions=tuple(op.attributes["window_dimensions"]),
-                window_strides=tuple(op.attributes.get("window_strides", ones)),
-                padding=pads,
-                base_dilation=tuple(op.attributes.get("base_dilations", ones)),
-                window_dilation=tuple(op.attributes.get("window_dilations", ones)))
-
-
 @register("stablehlo.reduce_window")
 def _reduce_window(op: Op, compiler: Compiler) -> Kernel:
     count = len(op.results)
     out_types = op.result_types
-    params = _window_params(op, op.operands[0].type.rank)
+    params = window_attributes(op, op.operands[0].type.rank)
     region = op.regions[0]
     monoid = _monoid(region, op.operands[0].type.dtype) if count == 1 else None
     body = RegionFn(region, compiler)
@@ -424,7 +412,7 @@ def _select_and_scatter(op: Op, compiler: Compiler) -> Kernel:
     select = RegionFn(op.regions[0], compiler)
     scatter = RegionFn(op.regions[1], compiler)
     rank = op.operands[0].type.rank
-    params = _window_params(op, rank)
+    params = window_attributes(op, rank)
     dtype = op.result.type.dtype
 
     def kernel(operand: np.ndarray, source: np.ndarray, init: np.ndarray) -> np.ndarray:
