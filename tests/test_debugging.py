@@ -11,7 +11,7 @@ import pytest
 import justjax as jax
 import justjax.numpy as jnp
 from justjax._src import debugging
-from justjax._src.backends.reference.kernels import callbacks as host_kernels
+from justjax._src.runtime import host_callbacks as host_kernels
 from justjax._src.errors import JaxRuntimeError
 from justjax.experimental import io_callback
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from justjax._src.backends.llvm import accuracy, jit, mathlib, mathlib_coeffs, mathlib_fit, mathlib_rare
-from justjax._src.backends.reference import polynomials
+from justjax._src.numerics import polynomials
 
 # Max error bounds in ULPs (measured figures in docs/mathlib.md, bounds leave a little room).
 BOUNDS: dict[str, dict[str, float]] = {

@@ -20,6 +20,7 @@ import justjax
 import justjax.ad_checkpoint  # noqa: F401  (the golden cases reach it as jax.ad_checkpoint)
 from justjax import lax
 from justjax._src.backends.reference.kernels import reductions as kernels
+from justjax._src.numerics import windows
 from justjax._src.hlo import ir
 from justjax._src.interpreters import lowering
 from justjax._src.lax import windowed
@@ -924,7 +925,7 @@ def test_cumulative_windows_scan_as_the_windows_fold(combine, axis, reverse) -> 
                     for d in range(2))
     params = dict(window_dimensions=window, window_strides=(1, 1), padding=padding,
                   base_dilation=(1, 1), window_dilation=(1, 1))
-    assert kernels._cumulative_axis(x.shape, **params) == (axis, reverse)
+    assert windows.cumulative_axis(x.shape, **params) == (axis, reverse)
     identity = {np.add: 0.0, np.multiply: 1.0, np.maximum: -np.inf, np.minimum: np.inf}
     folded = kernels.window_fold(x, np.float32(identity[combine]), combine, x.shape, **params)
     np.testing.assert_allclose(kernels._accumulate(x, combine, axis, reverse), folded,

@@ -1,4 +1,5 @@
-"""The cleanup passes (`passes/cleanup.py`, `passes/loops.py`): DCE, CSE, constant folding,
+"""The cleanup passes (`passes/dce.py`, `cse.py`, `constant_folding.py`, `inline.py`,
+`simplify_case.py`, `loops.py`): DCE, CSE, constant folding,
 call inlining, case with a known index, and while-loop invariant code motion. Each test
 builds a module (lowered from a jitted function or by hand), runs passes with the verifier
 after each, checks the ops that remain, and checks on the reference backend that results
@@ -15,13 +16,17 @@ import justjax.numpy as jnp
 from justjax import lax
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import TensorType
-from justjax._src.hlo.passes.cleanup import (
-    FOLD_LIMIT, CallInlining, CaseSimplification, CommonSubexpressionElimination,
-    ConstantFolding, DeadCodeElimination)
+from justjax._src.hlo.passes.constant_folding import FOLD_LIMIT
+from justjax._src.hlo.passes.constant_folding import ConstantFolding as _ConstantFolding
+from justjax._src.hlo.passes.cse import CommonSubexpressionElimination
+from justjax._src.hlo.passes.dce import DeadCodeElimination
+from justjax._src.hlo.passes.inline import CallInlining
+from justjax._src.hlo.passes.optimize import reference_evaluator
+from justjax._src.hlo.passes.simplify_case import CaseSimplification
 from justjax._src.hlo.passes.loops import WhileLoopInvariantCodeMotion
 from justjax._src.hlo.passes.pipeline import FixedPoint, Pass, Pipeline
 from justjax._src.hlo.passes.util import clone_module
-from justjax._src.backends.reference.kernels.callbacks import CALL_TARGET, HostCallback
+from justjax._src.runtime.host_callbacks import CALL_TARGET, HostCallback
 from tests.harness import hand_built_module, run_reference
 
 F32 = np.dtype(np.float32)
@@ -29,6 +34,11 @@ I32 = np.dtype(np.int32)
 V3 = TensorType((3,), F32)
 S = TensorType((), F32)
 SI = TensorType((), I32)
+
+
+def ConstantFolding() -> _ConstantFolding:  # noqa: N802 - stands for the pass's class
+    """Constant folding with the evaluator the default pipeline gives it."""
+    return _ConstantFolding(reference_evaluator())
 
 
 # ---------------------------------------------------------------------------------------------

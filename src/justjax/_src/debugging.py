@@ -12,7 +12,7 @@ Four primitives, named and parametrized as JAX's:
 - `io_callback[callback ordered result_avals sharding]`: an impure host function with results.
 
 All lower to `stablehlo.custom_call @xla_ffi_python_cpu_callback` holding the Python function
-(see `backends/reference/kernels/callbacks.py`); the effectful ones carry `has_side_effect`
+(see `runtime/host_callbacks.py`); the effectful ones carry `has_side_effect`
 and ordered ones thread a `!stablehlo.token`. Callbacks receive Arrays, as in JAX. Effectful
 equations survive dead-code elimination and run on known values under differentiation.
 Under `vmap`, debug callbacks and io_callback run once per batch element in order;
@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src import tree_util
-from justjax._src.backends.reference.kernels import callbacks as host
+from justjax._src.runtime import host_callbacks as host
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple, Sequence, Union
 
 import numpy as np
 
-from justjax._src.backends.reference.kernels import structural as kernels
+from justjax._src.numerics import shapes
 from justjax._src import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import is_symbolic_dim
@@ -107,7 +107,7 @@ def _dilate_shape(shape: Sequence[int], dilation: Sequence[int]) -> tuple:
                  for d, r in zip(shape, dilation, strict=True))
 
 
-_stride_dim = kernels.stride_dim
+_stride_dim = shapes.stride_dim
 
 
 # -- dimension numbers -------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, Sequence, Union
 
 import numpy as np
 
-from justjax._src.backends.reference.kernels import structural as kernels
+from justjax._src.numerics import shapes
 from justjax._src.config import config
 from justjax._src import dispatch
 from justjax._src.core import core, dtypes
@@ -296,7 +296,7 @@ def _dot_general_shape_rule(lhs: ShapedArray, rhs: ShapedArray, *, dimension_num
     return dot_general_shape(lhs.shape, rhs.shape, dimension_numbers)
 
 
-_free_dims = kernels.free_dims
+_free_dims = shapes.free_dims
 
 
 def dot_general_shape(lhs_shape: Sequence[int], rhs_shape: Sequence[int],

@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src import tree_util
-from justjax._src.backends.reference.kernels import reductions as reduction_kernels
+from justjax._src.numerics import monoids, shapes
 from justjax._src import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
@@ -38,13 +38,12 @@ __all__ = [
 
 
 # -- identities ---------------------------------------------------------------------------------
-# The NumPy side of the reductions (identities, XLA's max/min and sum semantics) lives with the
-# reference backend's kernels, which run the same code.
+# The identities of the monoids are `numerics.monoids`', shared with the passes and backends.
 
-_max_identity = reduction_kernels.max_identity
-_min_identity = reduction_kernels.min_identity
-_and_identity = reduction_kernels.and_identity
-_or_identity = reduction_kernels.or_identity
+_max_identity = monoids.max_identity
+_min_identity = monoids.min_identity
+_and_identity = monoids.and_identity
+_or_identity = monoids.or_identity
 
 
 # -- shape and dtype rules ----------------------------------------------------------------------
@@ -395,7 +394,7 @@ def _reduce_impl(*args: Any, computation: Callable, jaxpr: ClosedJaxpr,
     if not dimensions:
         # XLA turns a reduction over no dimensions into its operand.
         return [from_numpy(op, av) for op, av in zip(operands, out_avals, strict=True)]
-    flats = [reduction_kernels.to_last_axis(op, dimensions) for op in operands]
+    flats = [shapes.to_last_axis(op, dimensions) for op in operands]
     out_shape = flats[0].shape[:-1]
     n = flats[0].shape[-1]
     flats = [f.reshape((int(np.prod(out_shape, dtype=np.int64)), n)) for f in flats]

@@ -17,8 +17,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from justjax._src.backends.reference.kernels import structural as kernels
-from justjax._src.backends.reference.kernels.elementwise import convert_values
+from justjax._src.numerics import shapes
+from justjax._src.numerics.conversions import convert_values
 from justjax._src import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import exceeds
@@ -583,7 +583,7 @@ def _gather_shape(operand: ShapedArray, indices: ShapedArray, *,
 
 def _gather_out_shape(indices_shape: Sequence[int], dn: GatherDimensionNumbers,
                       slice_sizes: Sequence[int]) -> tuple[int, ...]:
-    return kernels.gather_out_shape(indices_shape, dn.offset_dims, dn.collapsed_slice_dims,
+    return shapes.gather_out_shape(indices_shape, dn.offset_dims, dn.collapsed_slice_dims,
                                     dn.operand_batching_dims, slice_sizes)
 
 

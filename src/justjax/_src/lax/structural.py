@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src import tree_util
-from justjax._src.backends.reference.kernels.elementwise import convert_values
+from justjax._src.numerics.conversions import convert_values
 from justjax._src import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import is_symbolic_dim

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src import tree_util
-from justjax._src.backends.reference.kernels import reductions as reduction_kernels
+from justjax._src.numerics import monoids
 from justjax._src import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import is_symbolic_dim
@@ -106,10 +106,10 @@ def _common_shape_rule(operand: ShapedArray, window_dimensions: tuple, window_st
 
 
 # -- window views ------------------------------------------------------------------------------
-# The NumPy window machinery is the reference backend's (its `reduce_window` kernel runs it).
+# The identities are `numerics.monoids`'.
 
-max_identity = reduction_kernels.max_identity
-min_identity = reduction_kernels.min_identity
+max_identity = monoids.max_identity
+min_identity = monoids.min_identity
 
 
 

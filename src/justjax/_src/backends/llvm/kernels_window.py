@@ -24,7 +24,6 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-import numpy as np
 from llvmlite import ir
 
 from justjax._src.backends.llvm import codegen, reductions
@@ -35,6 +34,7 @@ from justjax._src.backends.llvm.reductions import (apply_body, combine, entry_al
                                                    tile_size, versioned)
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op
+from justjax._src.numerics.windows import cumulative_axis, window_attributes
 
 __all__: list[str] = []
 
@@ -57,14 +57,9 @@ class _Window:
 
 
 def _window(op: Op, rank: int) -> _Window:
-    ones = (1,) * rank
-    padding = op.attributes.get("padding")
-    pads = ((0, 0),) * rank if padding is None else tuple(
-        (int(lo), int(hi)) for lo, hi in np.asarray(padding, np.int64).reshape(rank, 2))
-    return _Window(tuple(int(n) for n in op.attributes["window_dimensions"]),
-                   tuple(int(n) for n in op.attributes.get("window_strides", ones)), pads,
-                   tuple(int(n) for n in op.attributes.get("base_dilations", ones)),
-                   tuple(int(n) for n in op.attributes.get("window_dilations", ones)))
+    w = window_attributes(op, rank)
+    return _Window(w["window_dimensions"], w["window_strides"], w["padding"],
+                   w["base_dilation"], w["window_dilation"])
 
 
 def _check(ctx: codegen.KernelContext) -> None:
@@ -162,22 +157,6 @@ class _Fold:
 # ---------------------------------------------------------------------------------------------
 # stablehlo.reduce_window
 
-def _cumulative_axis(shape: Sequence[int], w: _Window) -> tuple[int, bool] | None:
-    """`(axis, reverse)` when the windows are the prefixes (`reverse`: suffixes) along one axis."""
-    found = None
-    for axis, n in enumerate(shape):
-        s, b, d, size, pads = (w.strides[axis], w.base[axis], w.dilation[axis], w.size[axis],
-                               w.padding[axis])
-        if s != 1 or b != 1 or d != 1:
-            return None
-        if size == 1 and pads == (0, 0):
-            continue
-        if found is not None or size != n or pads not in ((n - 1, 0), (0, n - 1)):
-            return None
-        found = (axis, pads == (0, n - 1))
-    return found
-
-
 @codegen.register("stablehlo.reduce_window")
 def _reduce_window(ctx: codegen.KernelContext) -> None:
     """`stablehlo.reduce_window` (variadic, any window, strides, padding, base and window
@@ -198,7 +177,8 @@ def _reduce_window(ctx: codegen.KernelContext) -> None:
              for p, v in zip(ctx.operands[count:], op.operands[count:], strict=True)]
     exact = exact_mode(em, kind, dtype, inits[0])
     folds = _windows_minor if _passes_minor(w, shape) else _windows
-    cumulative = _cumulative_axis(shape, w) if math.prod(shape) else None
+    cumulative = (cumulative_axis(shape, w.size, w.strides, w.padding, w.base, w.dilation)
+                  if math.prod(shape) else None)
     if cumulative is not None and not cumulative[1]:
         # A prefix fold from the initial value is a running fold, for any region.
         starts = [monoid_start(em, kind, dtype, inits[0]), *inits[1:]]

@@ -6,7 +6,7 @@ float32 (in float32, fitted polynomials, no tables):
   the float32 evaluation errs by up to 2**-25), |x| clamped there (erf rounds to 1 beyond).
 float64: erf from a table of 48 Taylor expansions of erfc (gathers).
 erf_inv (both): XLA's algorithm (Giles's polynomials), bit for bit where log1p agrees, as the
-reference backend (`reference/polynomials.py`, whose coefficients it uses): random.normal is
+reference backend (`numerics/polynomials.py`, whose coefficients it uses): random.normal is
 sqrt(2) erf_inv(uniform) and must give JAX's numbers.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from llvmlite import ir
 from justjax._src.backends.llvm import mathlib_fit
 from justjax._src.backends.llvm.mathlib import _PI, _Emitter, _erf_at, _in_f64, _log1p, _V
 from justjax._src.backends.llvm.mathlib_coeffs import COEFFS
-from justjax._src.backends.reference import polynomials
+from justjax._src.numerics import polynomials
 
 __all__ = ["erf", "erf_inv"]
 

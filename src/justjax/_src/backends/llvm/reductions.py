@@ -38,17 +38,15 @@ from justjax._src.backends.llvm.emitter import (MULTI_RESULT_GENERATORS, ROOT_EM
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op, Value
+from justjax._src.numerics import monoids
 
-__all__ = ["monoid", "identity", "is_identity", "combine", "exact_mode", "monoid_start",
+__all__ = ["monoid", "is_identity", "combine", "exact_mode", "monoid_start",
            "apply_body", "loop", "entry_alloca", "tile_size", "versioned", "emit_reduce",
            "constant", "TILE_BYTES", "ROW_TILE"]
 
 _I1, _I64 = ir.IntType(1), ir.IntType(64)
 _LOW = (np.dtype(dtypes.float16), np.dtype(dtypes.bfloat16))
 _S = "stablehlo."
-_MONOID_OPS = frozenset(_S + n for n in ("add", "multiply", "maximum", "minimum", "and", "or",
-                                         "xor"))
-_BITWISE = frozenset(_S + n for n in ("and", "or", "xor"))
 _ROUNDED = frozenset((_S + "add", _S + "multiply"))
 _REASSOC = ("reassoc",)
 # Bytes of accumulators a column reduction keeps in a stack tile: 256 float32, which LLVM holds
@@ -74,39 +72,11 @@ def _i64(n: int) -> ir.Constant:
 # Monoids.
 
 def monoid(block: hlo.Block, dtype: np.dtype) -> str | None:
-    """The opcode of a one-op monoid region `return op(arg0, arg1)` (either argument order)
-    over `dtype`, or None: add, multiply, maximum, minimum, and bitwise and/or/xor for
-    integers and bools."""
-    dtype = np.dtype(dtype)
-    if len(block.args) != 2 or len(block.ops) != 2 or dtype.kind == "c":
+    """The opcode of a monoid region over `dtype` (`numerics.monoids.region_monoid`), or None;
+    complex monoids are left to the general path."""
+    if np.dtype(dtype).kind == "c":
         return None
-    op, ret = block.ops
-    if op.opcode not in _MONOID_OPS or ret.operands != [op.result] or len(op.operands) != 2:
-        return None
-    if sorted(map(id, op.operands)) != sorted(map(id, block.args)):
-        return None
-    if _is_float(dtype) and op.opcode in _BITWISE:
-        return None
-    return op.opcode
-
-
-def identity(opcode: str, dtype: np.dtype) -> object:
-    """The identity of monoid `opcode` over `dtype` (max: -inf, the minimum integer, False)."""
-    dtype = np.dtype(dtype)
-    name = opcode[len(_S):]
-    if name in ("add", "or", "xor"):
-        return 0
-    if name == "multiply":
-        return 1
-    if name == "and":
-        return True if dtype == np.bool_ else -1
-    biggest = name == "minimum"
-    if _is_float(dtype):
-        return math.inf if biggest else -math.inf
-    if dtype == np.bool_:
-        return biggest
-    info = np.iinfo(dtype)
-    return info.max if biggest else info.min
+    return monoids.region_monoid(block, dtype)
 
 
 def constant(dtype: np.dtype, value: object) -> ir.Constant:
@@ -120,7 +90,7 @@ def constant(dtype: np.dtype, value: object) -> ir.Constant:
 def is_identity(em: _Emitter, opcode: str, dtype: np.dtype, value: ir.Value) -> ir.Value:
     """Whether `value` equals the identity of monoid `opcode` (an `i1`; -0.0 counts for +0.0,
     as the reference's `==` test)."""
-    ident = constant(dtype, identity(opcode, dtype))
+    ident = constant(dtype, monoids.identity(opcode, dtype))
     if _is_float(np.dtype(dtype)):
         return em.b.fcmp_ordered("==", value, ident)
     return em.b.icmp_unsigned("==", value, ident)

@@ -32,7 +32,7 @@ import numpy as np
 from justjax._src.backends.llvm import cache, codegen, emitter, jit, parallel
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.passes import util
-from justjax._src.hlo.passes.cleanup import CallInlining
+from justjax._src.hlo.passes.inline import CallInlining
 from justjax._src.hlo.passes import fusion
 from justjax._src.hlo.passes.fusion import FusionWrapper, InstructionFusion
 

@@ -214,6 +214,22 @@ def _write_back(results: list[np.ndarray], targets: list[np.ndarray],
         results[j] = target
 
 
+def evaluator(module: ir.Module) -> Callable[[Op, Sequence[np.ndarray]], list[Any] | None]:
+    """Constant folding's evaluator (`passes.constant_folding.Evaluator`): a function running
+    one op of `module` on NumPy operands with its kernel, giving its results (None for an op
+    without a kernel)."""
+    compiler = Compiler(module)
+
+    def evaluate(op: Op, operands: Sequence[np.ndarray]) -> list[Any] | None:
+        builder = kernel_builders.get(op.opcode)
+        if builder is None:
+            return None
+        out = builder(op, compiler)(*operands)
+        return [out] if len(op.results) == 1 else list(out)
+
+    return evaluate
+
+
 class ReferenceBackend:
     name = "reference"
     # It runs programs for the same (CPU) devices as the native backend.
@@ -221,6 +237,11 @@ class ReferenceBackend:
 
     def compile(self, module: ir.Module) -> ReferenceExecutable:
         return ReferenceExecutable(module)
+
+    def evaluator(self, module: ir.Module) -> Callable[[Op, Sequence[np.ndarray]],
+                                                        list[Any] | None]:
+        """Constant folding's evaluator of `module`'s ops (see the module-level `evaluator`)."""
+        return evaluator(module)
 
 
 BACKEND = ReferenceBackend()

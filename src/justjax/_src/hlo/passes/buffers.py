@@ -178,7 +178,7 @@ def _liveness(fn: ir.Function, module: ir.Module) -> _Liveness:
     constants: set[Value] = set()
     body = fn.body.ops
     for t, op in enumerate(body):
-        reads = [v for inner in util._walk_op(op) for v in inner.operands]
+        reads = [v for inner in util.walk_op(op) for v in inner.operands]
         for v in reads:
             if v in start:
                 if end[v] != t:

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Block, Op, Value
-from justjax._src.hlo.passes.cleanup import (
-    clone_ops, dce_block, effectful_functions, free_values, is_effectful, sweep)
+from justjax._src.hlo.passes.dce import dce_block
 from justjax._src.hlo.passes.pipeline import Pass
+from justjax._src.hlo.passes.util import (clone_ops, effectful_functions, free_values,
+                                          is_effectful, sweep)
 
 __all__ = ["WhileLoopInvariantCodeMotion"]
 

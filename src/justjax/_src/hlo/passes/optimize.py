@@ -6,43 +6,59 @@ input and output fusions, then single ops wrapped as XLA CPU does); clean up; sc
 `optimize(module)` returns an optimized copy, leaving the lowered module (which
 `Lowered.as_text` prints) alone; `analyze(module)` gives the buffer assignment and cost of an
 optimized module.
+
+Constant folding evaluates ops with the reference backend's kernels: the pipeline built here
+hands it the reference backend's `evaluator`, found through the backend registry (the passes
+import no backend).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from justjax._src import backends
 from justjax._src.hlo import ir
 from justjax._src.hlo.passes import buffers, cost, util
-from justjax._src.hlo.passes.cleanup import (CallInlining, CaseSimplification,
-                                             CommonSubexpressionElimination, ConstantFolding,
-                                             DeadCodeElimination)
+from justjax._src.hlo.passes.constant_folding import ConstantFolding, Evaluator
+from justjax._src.hlo.passes.cse import CommonSubexpressionElimination
+from justjax._src.hlo.passes.dce import DeadCodeElimination
 from justjax._src.hlo.passes.fusion import FusionWrapper, InstructionFusion
+from justjax._src.hlo.passes.inline import CallInlining
 from justjax._src.hlo.passes.layout import TransposeFolding
 from justjax._src.hlo.passes.loops import WhileLoopInvariantCodeMotion
 from justjax._src.hlo.passes.pipeline import FixedPoint, Pass, Pipeline
 from justjax._src.hlo.passes.schedule import ListScheduler
 from justjax._src.hlo.passes.simplify import Simplify
+from justjax._src.hlo.passes.simplify_case import CaseSimplification
 
-__all__ = ["Analysis", "analyze", "default_passes", "optimize"]
+__all__ = ["Analysis", "analyze", "default_passes", "optimize", "reference_evaluator"]
 
 
-def default_passes() -> list[Pass]:
-    """A fresh list of the default pipeline's passes, in order."""
+def reference_evaluator() -> Evaluator:
+    """Constant folding's evaluator: the reference backend's kernels (the oracle's numerics,
+    so folding gives what running the op would)."""
+    return backends.get_backend("reference").evaluator
+
+
+def default_passes(evaluator: Evaluator | None = None) -> list[Pass]:
+    """A fresh list of the default pipeline's passes, in order; constant folding evaluates
+    with `evaluator` (default: `reference_evaluator()`)."""
     simplification = FixedPoint(
-        [ConstantFolding(), CaseSimplification(), Simplify(), CommonSubexpressionElimination(),
-         DeadCodeElimination(), WhileLoopInvariantCodeMotion()], max_iters=8,
-        name="simplification")
+        [ConstantFolding(evaluator or reference_evaluator()), CaseSimplification(), Simplify(),
+         CommonSubexpressionElimination(), DeadCodeElimination(),
+         WhileLoopInvariantCodeMotion()], max_iters=8, name="simplification")
     return [CallInlining(), simplification, TransposeFolding(), DeadCodeElimination(),
             InstructionFusion(), FusionWrapper(), CommonSubexpressionElimination(),
             DeadCodeElimination(), ListScheduler()]
 
 
 def optimize(module: ir.Module, *, verify: bool | None = None, dump_to: str | None = None,
-             disabled: Any = None, on_pass: Any = None) -> ir.Module:
-    """An optimized copy of `module` (the pipeline's options as `Pipeline`'s)."""
+             disabled: Any = None, on_pass: Any = None,
+             evaluator: Evaluator | None = None) -> ir.Module:
+    """An optimized copy of `module` (the pipeline's options as `Pipeline`'s; `evaluator`
+    as `default_passes`')."""
     optimized = util.clone_module(module)
-    Pipeline(default_passes(), verify=verify, dump_to=dump_to, disabled=disabled,
+    Pipeline(default_passes(evaluator), verify=verify, dump_to=dump_to, disabled=disabled,
              on_pass=on_pass).run(optimized)
     return optimized
 

@@ -30,8 +30,9 @@ class Pass(abc.ABC):
 
 
 class FixedPoint(Pass):
-    """Runs `passes` in order again and again until a round changes nothing (at most
-    `max_iters` rounds)."""
+    """A nested pipeline: runs `passes` in order again and again until a round changes
+    nothing (at most `max_iters` rounds). Inside a `Pipeline` its inner passes are
+    disabled, verified, dumped, timed and reported one by one like top-level ones."""
 
     def __init__(self, passes: Pass | Sequence[Pass], max_iters: int = 10,
                  name: str | None = None) -> None:
@@ -39,20 +40,18 @@ class FixedPoint(Pass):
         self.max_iters = max_iters
         self.name = name or "fixed-point(" + ",".join(p.name for p in self.passes) + ")"
 
-    def run(self, module: ir.Module,
-            on_pass: Callable[[str, ir.Module, bool, float], None] | None = None) -> bool:
-        """Runs the rounds; `on_pass`, if given, hears of every inner pass run as
-        `<name> (round k)`."""
+    def run(self, module: ir.Module) -> bool:
+        """Runs the rounds on `module` alone (no verifying, dumping or disabling)."""
+        return self.rounds(lambda p, round_index: p.run(module))
+
+    def rounds(self, run_pass: Callable[[Pass, int], bool]) -> bool:
+        """Runs the rounds, each inner pass `p` of round k as `run_pass(p, k)` (which returns
+        whether it changed the module); returns whether any did."""
         changed = False
         for round_index in range(1, self.max_iters + 1):
             round_changed = False
             for p in self.passes:
-                start = time.perf_counter()
-                did = p.run(module)
-                if on_pass is not None:
-                    on_pass(f"{p.name} (round {round_index})", module, did,
-                            time.perf_counter() - start)
-                round_changed |= did
+                round_changed |= run_pass(p, round_index)
             changed |= round_changed
             if not round_changed:
                 break
@@ -68,13 +67,19 @@ class Pipeline:
 
     Args:
       passes: the passes, in order.
-      verify: verify after every pass (default: config `justjax_verify_passes`).
+      verify: verify after every pass run that changed the module (default: config
+        `justjax_verify_passes`).
       dump_to: a folder for the IR after each pass (default: config `justjax_dump_ir_to`);
         files are `<module>.<index>.<pass>.mlir`, the input first as `.000.input.mlir`.
-      disabled: names of passes to skip (default: config `justjax_disable_passes`).
+      disabled: names of passes to skip (default: config `justjax_disable_passes`); a
+        `FixedPoint`'s inner passes are disabled by their own names.
       on_pass: called after each pass run as `on_pass(name, module, changed, seconds)`
-        (the pipeline explorer, `justjax.explain`, records the IR there); a `FixedPoint`'s
-        inner passes are reported each time they run, as `<fixed point>: <pass> (round k)`.
+        (the pipeline explorer, `justjax.explain`, records the IR there).
+
+    A `FixedPoint` is a nested pipeline: each run of an inner pass is verified, dumped,
+    timed and reported like a top-level pass, named `<fixed point>: <pass> (round k)`
+    (dumped as `<fixed point>.<pass>.round<k>`); the fixed point itself is recorded in
+    `changes` and `seconds` after its inner runs, and neither dumped nor reported again.
     """
 
     def __init__(self, passes: Sequence[Pass], *, verify: bool | None = None,
@@ -90,42 +95,56 @@ class Pipeline:
         self.disabled = {n for n in disabled if n}
         self.changes: list[tuple[str, bool]] = []
         self.seconds: list[tuple[str, float]] = []
+        self._dumped = 0
 
     def run(self, module: ir.Module) -> bool:
         """Runs every enabled pass on `module` in place; returns whether any changed it.
         `self.changes` records (pass name, changed) and `self.seconds` (pass name, time
-        taken) for each pass run."""
+        taken) for each pass run, inner runs of a fixed point under their long names."""
         self.changes = []
         self.seconds = []
-        self._dump(module, 0, "input")
+        self._dumped = 0
+        self._dump(module, "input")
         changed = False
-        for index, p in enumerate(self.passes, start=1):
-            if p.name in self.disabled:
-                continue
-            start = time.perf_counter()
-            if isinstance(p, FixedPoint) and self.on_pass is not None:
-                # Its inner passes are reported one by one, named after it.
-                outer = p.name
-                did = p.run(module, lambda name, *rest: self.on_pass(f"{outer}: {name}", *rest))
-            else:
-                did = p.run(module)
-            seconds = time.perf_counter() - start
-            self.seconds.append((p.name, seconds))
-            self.changes.append((p.name, did))
-            changed |= did
-            if self.verify:
-                try:
-                    verifier.verify(module)
-                except verifier.VerificationError as err:
-                    raise PassError(f"after pass {p.name}: {err}") from err
-            self._dump(module, index, p.name)
-            if self.on_pass is not None and not isinstance(p, FixedPoint):
-                self.on_pass(p.name, module, did, seconds)
+        for p in self.passes:
+            changed |= self._run(p, module, p.name, p.name)
         return changed
 
-    def _dump(self, module: ir.Module, index: int, name: str) -> None:
+    def _run(self, p: Pass, module: ir.Module, label: str, dump_name: str) -> bool:
+        """Runs `p` (unless disabled) as the pipeline runs any pass: a fixed point's inner
+        passes one by one, any other pass timed, verified, dumped and reported."""
+        if p.name in self.disabled:
+            return False
+        start = time.perf_counter()
+        if isinstance(p, FixedPoint):
+            did = p.rounds(lambda inner, k: self._run(
+                inner, module, f"{label}: {inner.name} (round {k})",
+                f"{dump_name}.{inner.name}.round{k}"))
+            self._record(label, did, time.perf_counter() - start)
+            return did
+        did = p.run(module)
+        seconds = time.perf_counter() - start
+        self._record(label, did, seconds)
+        # A run that changed nothing leaves the module verified as it was.
+        if self.verify and did:
+            try:
+                verifier.verify(module)
+            except verifier.VerificationError as err:
+                raise PassError(f"after pass {label}: {err}") from err
+        self._dump(module, dump_name)
+        if self.on_pass is not None:
+            self.on_pass(label, module, did, seconds)
+        return did
+
+    def _record(self, label: str, changed: bool, seconds: float) -> None:
+        self.changes.append((label, changed))
+        self.seconds.append((label, seconds))
+
+    def _dump(self, module: ir.Module, name: str) -> None:
         if not self.dump_to:
             return
+        index = self._dumped
+        self._dumped += 1
         folder = pathlib.Path(self.dump_to)
         folder.mkdir(parents=True, exist_ok=True)
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)

@@ -44,7 +44,7 @@ def _read_values(op: Op) -> list[Value]:
     """The distinct values `op` reads, its regions included."""
     seen: set[int] = set()
     found: list[Value] = []
-    for inner in util._walk_op(op):
+    for inner in util.walk_op(op):
         for v in inner.operands:
             if id(v) not in seen:
                 seen.add(id(v))

@@ -48,6 +48,7 @@ from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Block, Op, TensorType, Value
 from justjax._src.hlo.passes import util
 from justjax._src.hlo.passes.pipeline import Pass
+from justjax._src.numerics import monoids
 
 __all__ = ["Canonicalize", "AlgebraicSimplify", "Simplify"]
 
@@ -725,36 +726,17 @@ def _convert(rw: _Rewriter, op: Op) -> Value | None:
 # ---------------------------------------------------------------------------------------------
 # Algebraic simplification: reductions and dots.
 
-def _identity(opcode: str, dtype: np.dtype) -> Any:
-    """The identity element of a reduction body op for `dtype`, or None."""
-    if dtypes.is_complex(dtype):
+def _identity(region: ir.Region, dtype: np.dtype) -> Any:
+    """The identity of a monoid reduction body (`numerics.monoids`) over `dtype`, when
+    combining with it changes nothing bit for bit; else None."""
+    opcode = monoids.region_monoid(region, dtype)
+    if opcode is None or dtypes.is_complex(dtype):
         return None
-    kind = opcode.rsplit(".", 1)[1]
-    if kind in ("add", "multiply") and dtypes.is_bool(dtype):
+    if opcode in ("stablehlo.add", "stablehlo.multiply") and dtypes.is_bool(dtype):
         return None
-    if kind == "add" and dtypes.is_float(dtype):
+    if opcode == "stablehlo.add" and dtypes.is_float(dtype):
         return None  # see the module docstring: sums of -0.0
-    table = {"add": 0, "multiply": 1, "maximum": _lowest(dtype), "minimum": _highest(dtype),
-             "or": 0, "xor": 0}
-    if kind == "and":
-        return _all_ones(dtype) if _integral(dtype) else None
-    if kind in ("or", "xor") and not _integral(dtype):
-        return None
-    return table.get(kind)
-
-
-def _body_op(region: ir.Region) -> str | None:
-    """The opcode of a reduction body `return op(acc, x)` (either operand order)."""
-    block = region.block
-    if len(block.ops) != 2 or len(block.args) != 2:
-        return None
-    body, ret = block.ops
-    if ret.operands != body.results or body.regions or len(body.operands) != 2:
-        return None
-    if set(map(id, body.operands)) != set(map(id, block.args)) or body.operands[0] is \
-            body.operands[1]:
-        return None
-    return body.opcode
+    return monoids.identity(opcode, dtype)
 
 
 def _reduce(rw: _Rewriter, op: Op) -> list[Value] | None:
@@ -772,8 +754,7 @@ def _reduce(rw: _Rewriter, op: Op) -> list[Value] | None:
         return [rw.broadcast(init, t, ()) for init, t in zip(inits, op.result_types, strict=True)]
     if count != 1 or any(shape[d] != 1 for d in dims):
         return None
-    body = _body_op(op.regions[0])
-    identity = None if body is None else _identity(body, inits[0].type.dtype)
+    identity = _identity(op.regions[0], inits[0].type.dtype)
     if identity is None or not rw.is_value(inits[0], identity):
         return None
     return [rw.reshape(inputs[0], op.result.type.shape)]

@@ -1,6 +1,6 @@
 """Reference kernels of StableHLO's and CHLO's elementwise ops, constants, conversions,
-comparisons, `select` and `clamp`; and the NumPy functions with XLA CPU's semantics they run,
-which lax's eager implementations import from here (lax sits above the backends).
+comparisons, `select` and `clamp`, and the NumPy functions with XLA CPU's semantics they run
+(conversions and the float32 detour of narrow floats are `numerics.conversions`').
 
 XLA CPU's semantics: integer division truncates toward zero, `x / 0` is -1 and `x % 0` is x
 (`INT_MIN / -1` is INT_MIN), shifts by the bit width or more give 0 (or the sign for
@@ -16,39 +16,22 @@ import scipy.special
 
 from justjax._src.backends.reference import Compiler, Kernel, KernelBuilder, register
 from justjax._src.core import dtypes
-from justjax._src.backends.reference import polynomials
 from justjax._src.hlo.ir import Op
+from justjax._src.numerics import polynomials
+from justjax._src.numerics.conversions import (UNSIGNED_NAN_FLOATS, convert_values,
+                                               round_from_float32, widen_low_precision)
 
 __all__ = [
-    "bessel_i1e", "clz", "convert_values", "digamma", "divide", "erf_inv", "int_div", "int_rem",
+    "bessel_i1e", "clz", "digamma", "divide", "erf_inv", "int_div", "int_rem",
     "lgamma", "logistic", "make_complex", "maximum", "minimum", "nextafter", "polygamma",
     "population_count", "power", "reduce_precision", "remainder", "round_away_from_zero",
     "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "total_order_keys",
-    "round_from_float32", "widen_low_precision", "zeta",
+    "zeta",
 ]
 
 
 # ---------------------------------------------------------------------------------------------
-# NumPy functions with XLA's semantics (shared with the eager implementations in lax).
-
-def widen_low_precision(x: np.ndarray) -> np.ndarray:
-    """float16/bfloat16 and narrower float values as float32 (XLA CPU computes their math in
-    float32); other arrays unchanged."""
-    x = np.asarray(x)
-    if x.dtype in dtypes.FLOATS_COMPUTED_IN_FLOAT32:
-        return x.astype(np.float32)
-    return x
-
-
-def round_from_float32(x: Any, dtype: np.dtype) -> np.ndarray:
-    """A result computed in float32 as `dtype`, rounded as XLA CPU rounds it (narrow floats
-    through float16, `dtypes.rounding_path`)."""
-    x = np.asarray(x)
-    with np.errstate(all="ignore"):
-        for step in dtypes.rounding_path(dtype):
-            x = x.astype(step, copy=False)
-    return x
-
+# NumPy functions with XLA's semantics.
 
 def int_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Integer division truncating toward zero; `x / 0 == -1`, `INT_MIN / -1 == INT_MIN`."""
@@ -361,56 +344,6 @@ def reduce_precision(x: np.ndarray, exponent_bits: int, mantissa_bits: int) -> n
     return result.astype(x.dtype)
 
 
-# Narrow floats whose NaN has no sign bit.
-_UNSIGNED_NAN_FLOATS = (dtypes.float8_e4m3fnuz, dtypes.float8_e5m2fnuz, dtypes.float8_e4m3b11fnuz,
-                        dtypes.float8_e8m0fnu)
-
-
-def _float8_with_nans(x: np.ndarray, nans: np.ndarray) -> np.ndarray:
-    """`x` with the NaN XLA gives converting between narrow floats where `nans`: positive,
-    every other bit set (0x7F), or the one NaN of the types that have one."""
-    if not nans.any():
-        return x
-    one_nan = {dtypes.float8_e8m0fnu: 0xFF}.get(
-        x.dtype, 0x80 if x.dtype in _UNSIGNED_NAN_FLOATS else 0x7F)
-    bits = np.where(nans, np.uint8(one_nan), np.ascontiguousarray(x).view(np.uint8))
-    return bits.astype(np.uint8).view(x.dtype)
-
-
-def convert_values(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
-    """NumPy conversion with XLA's rules: complex -> real drops the imaginary part, float -> int
-    truncates and saturates at the integer type's range with NaN -> 0, anything -> bool is
-    `x != 0`, integer -> narrower integer wraps. Narrow types (ml_dtypes') convert through
-    float32 or int32, which hold their values exactly; a narrow float's NaN becomes a positive
-    NaN in another narrow float, and the NaN of the types whose NaN has no sign (fnuz,
-    e8m0fnu) is positive everywhere."""
-    new_dtype = np.dtype(new_dtype)
-    if new_dtype == dtypes.bool_:
-        return np.asarray(x != 0)
-    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
-        x = np.real(x)
-    if x.dtype in dtypes.NARROW_FLOAT_TYPES and x.dtype != new_dtype:
-        wide = x.astype(np.float32)
-        if new_dtype in dtypes.FLOAT8_TYPES:
-            return _float8_with_nans(wide.astype(new_dtype), np.isnan(wide))
-        if x.dtype in _UNSIGNED_NAN_FLOATS:
-            wide = np.where(np.isnan(wide), np.float32(np.nan), wide)
-        x = wide
-    elif x.dtype in dtypes.INTN_TYPES and x.dtype != new_dtype:
-        x = x.astype(np.int32)
-    if dtypes.is_inexact(x.dtype) and dtypes.is_int(new_dtype):
-        info = dtypes.iinfo(new_dtype)
-        wide = x.astype(np.float64)
-        wide = np.where(np.isnan(wide), 0, np.clip(np.trunc(wide), info.min, info.max))
-        # float64 cannot hold int64's max exactly; clamp again in the integer domain.
-        out = np.where(wide >= float(info.max), info.max,
-                       np.where(wide <= float(info.min), info.min, wide.astype(np.int64)
-                                if dtypes.is_signed(new_dtype) else wide.astype(np.uint64)))
-        return out.astype(new_dtype)
-    with np.errstate(all="ignore"):
-        return np.asarray(x).astype(new_dtype)
-
-
 # ---------------------------------------------------------------------------------------------
 # Kernel builders.
 
@@ -582,7 +515,7 @@ def total_order_keys(x: np.ndarray) -> np.ndarray:
     if x.dtype == dtypes.float8_e8m0fnu:
         # No sign bit: the bits order the values (NaN, 0xFF, last).
         return np.ascontiguousarray(x).view(np.uint8).astype(np.int16)
-    if x.dtype in _UNSIGNED_NAN_FLOATS:
+    if x.dtype in UNSIGNED_NAN_FLOATS:
         # Their NaN is the bit pattern of -0.0, which XLA's total order puts first.
         bits = np.ascontiguousarray(x).view(np.int8).astype(np.int16)
         return np.where(bits == -128, -129, np.where(bits < 0, bits ^ 0x7F, bits))

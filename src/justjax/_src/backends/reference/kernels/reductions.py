@@ -10,8 +10,8 @@ Monoid regions (a single `add`, `multiply`, `maximum`, `minimum`, `and`, `or` or
 the two block arguments) with their identity as the initial value take a NumPy fast path
 with XLA CPU's semantics: max/min propagate NaN, sums start from +0.0, and float16/bfloat16
 are accumulated in float32 and rounded once (as XLA CPU does, where the general region path
-rounds after every step). The NumPy helpers here are also the eager implementations of the
-corresponding lax primitives.
+rounds after every step). Which regions are monoids, and their identities, is
+`numerics.monoids`'s to say.
 """
 from __future__ import annotations
 
@@ -25,59 +25,17 @@ from justjax._src.backends.reference.kernels import elementwise as elementwise_k
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op
+from justjax._src.numerics import monoids
+from justjax._src.numerics.conversions import round_from_float32, widen_low_precision
+from justjax._src.numerics.monoids import max_identity, min_identity
+from justjax._src.numerics.shapes import to_last_axis
+from justjax._src.numerics.windows import cumulative_axis, window_attributes
 
 __all__ = [
-    "RegionFn", "max_identity", "min_identity", "and_identity", "or_identity", "reduce_sum",
-    "reduce_prod", "reduce_minmax",
-    "to_last_axis", "complex_choose", "fix_zero_signs", "zero_of_sign", "positive_zero_sum",
+    "RegionFn", "reduce_sum", "reduce_prod", "reduce_minmax", "complex_choose", "fix_zero_signs", "zero_of_sign", "positive_zero_sum",
     "dilated_padded", "window_taps", "window_fold", "real_window_taps", "total_order_key", "top_k",
 ]
 
-
-
-# ---------------------------------------------------------------------------------------------
-# Identities.
-
-def max_identity(dtype: Any) -> np.ndarray:
-    """The identity of max: -inf for inexact types (their lowest value for the floats with no
-    infinities, as in JAX), the minimum integer, False."""
-    dtype = np.dtype(dtype)
-    if dtypes.is_inexact(dtype):
-        return np.array(-np.inf if dtypes.supports_inf(dtype) else dtypes.finfo(dtype).min,
-                        dtype)
-    if dtypes.is_int(dtype):
-        return np.array(dtypes.iinfo(dtype).min, dtype)
-    if dtypes.is_bool(dtype):
-        return np.array(False)
-    raise ValueError(f"Unsupported dtype for max: {dtype}")
-
-
-def min_identity(dtype: Any) -> np.ndarray:
-    """The identity of min: inf for inexact types (their largest value for the floats with no
-    infinities, as in JAX), the maximum integer, True."""
-    dtype = np.dtype(dtype)
-    if dtypes.is_inexact(dtype):
-        return np.array(np.inf if dtypes.supports_inf(dtype) else dtypes.finfo(dtype).max,
-                        dtype)
-    if dtypes.is_int(dtype):
-        return np.array(dtypes.iinfo(dtype).max, dtype)
-    if dtypes.is_bool(dtype):
-        return np.array(True)
-    raise ValueError(f"Unsupported dtype for min: {dtype}")
-
-
-def and_identity(dtype: Any) -> np.ndarray:
-    """The identity of bitwise and: all bits set (True for bool)."""
-    return np.array(-1).astype(dtype)
-
-
-def or_identity(dtype: Any) -> np.ndarray:
-    """The identity of bitwise or and xor (and of addition): zero."""
-    return np.zeros((), dtype)
-
-
-def _one(dtype: Any) -> np.ndarray:
-    return np.ones((), dtype)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -112,14 +70,6 @@ def complex_choose(acc: np.ndarray, x: np.ndarray, direction: str) -> np.ndarray
     pick_acc = np.where(real_eq, compare(np.imag(acc), np.imag(x)),
                         compare(np.real(acc), np.real(x)))
     return np.where(pick_acc, acc, x)
-
-
-def to_last_axis(x: np.ndarray, axes: Sequence[int]) -> np.ndarray:
-    """Moves `axes` to the end and flattens them into one axis (row-major)."""
-    kept = [d for d in range(x.ndim) if d not in axes]
-    moved = np.transpose(x, kept + list(axes))
-    reduced_size = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
-    return moved.reshape(moved.shape[:len(kept)] + (reduced_size,))
 
 
 def _complex_fold(x: np.ndarray, axes: Sequence[int], direction: str) -> np.ndarray:
@@ -229,56 +179,41 @@ class RegionFn:
 
 
 class _Monoid(NamedTuple):
-    """A monoid region's fast path: its identity for a dtype, the reduction over axes with
-    XLA's semantics (float max/min: NaN wins, +0.0 > -0.0) and the NumPy ufunc combining
-    two arrays (XLA's max/min for those, which NumPy's ufuncs are not on signed zeros)."""
+    """A monoid region's fast path: its opcode (`numerics.monoids` gives its identity), the
+    reduction over axes with XLA's semantics (float max/min: NaN wins, +0.0 > -0.0) and the
+    NumPy ufunc combining two arrays (XLA's max/min for those, which NumPy's ufuncs are not
+    on signed zeros)."""
 
-    identity: Callable[[Any], np.ndarray]
+    opcode: str
     reduce: Callable[[np.ndarray, Sequence[int]], np.ndarray]
     combine: Callable[[np.ndarray, np.ndarray], np.ndarray]
 
-
-_MONOIDS: dict[str, _Monoid] = {
-    "stablehlo.add": _Monoid(or_identity, reduce_sum, np.add),
-    "stablehlo.multiply": _Monoid(_one, reduce_prod, np.multiply),
-    "stablehlo.maximum": _Monoid(max_identity, lambda x, axes: reduce_minmax(x, axes, "max"),
-                                 elementwise_kernels.maximum),
-    "stablehlo.minimum": _Monoid(min_identity, lambda x, axes: reduce_minmax(x, axes, "min"),
-                                 elementwise_kernels.minimum),
-    "stablehlo.and": _Monoid(and_identity, _bitwise(np.bitwise_and), np.bitwise_and),
-    "stablehlo.or": _Monoid(or_identity, _bitwise(np.bitwise_or), np.bitwise_or),
-    "stablehlo.xor": _Monoid(or_identity, _bitwise(np.bitwise_xor), np.bitwise_xor),
-}
+    def starts_from_identity(self, init: np.ndarray) -> bool:
+        """Whether `init` is the monoid's identity (the fast path's condition)."""
+        return bool(np.asarray(init) == monoids.identity(self.opcode, init.dtype))
 
 
-def _monoid(region: ir.Region, dtype: np.dtype, inits: Sequence[Any] | None = None
-            ) -> _Monoid | None:
-    """The fast path of a one-operand region `return op(arg0, arg1)` (either argument
-    order) of a monoid defined for `dtype`."""
-    block = region.block
-    if len(block.args) != 2 or len(block.ops) != 2:
-        return None
-    op, ret = block.ops
-    if op.opcode not in _MONOIDS or ret.operands != [op.result] or len(op.operands) != 2:
-        return None
-    if set(map(id, op.operands)) != set(map(id, block.args)):
-        return None
-    monoid = _MONOIDS[op.opcode]
-    try:
-        monoid.identity(dtype)
-    except ValueError:
-        return None
-    return monoid
+_MONOIDS: dict[str, _Monoid] = {m.opcode: m for m in (
+    _Monoid("stablehlo.add", reduce_sum, np.add),
+    _Monoid("stablehlo.multiply", reduce_prod, np.multiply),
+    _Monoid("stablehlo.maximum", lambda x, axes: reduce_minmax(x, axes, "max"),
+            elementwise_kernels.maximum),
+    _Monoid("stablehlo.minimum", lambda x, axes: reduce_minmax(x, axes, "min"),
+            elementwise_kernels.minimum),
+    _Monoid("stablehlo.and", _bitwise(np.bitwise_and), np.bitwise_and),
+    _Monoid("stablehlo.or", _bitwise(np.bitwise_or), np.bitwise_or),
+    _Monoid("stablehlo.xor", _bitwise(np.bitwise_xor), np.bitwise_xor))}
+
+
+def _monoid(region: ir.Region, dtype: np.dtype) -> _Monoid | None:
+    """The fast path of a monoid region over `dtype` (`numerics.monoids.region_monoid`)."""
+    opcode = monoids.region_monoid(region, dtype)
+    return None if opcode is None else _MONOIDS[opcode]
 
 
 def _starts_from_identity(monoid: _Monoid | None, init: np.ndarray) -> bool:
     """Whether the fast path applies: a monoid region and its identity as initial value."""
-    return monoid is not None and bool(np.asarray(init) == monoid.identity(init.dtype))
-
-
-def _widened(x: np.ndarray) -> np.ndarray:
-    """float16/bfloat16 (and narrower floats) as float32, where XLA CPU accumulates them."""
-    return x.astype(np.float32) if x.dtype in dtypes.FLOATS_COMPUTED_IN_FLOAT32 else x
+    return monoid is not None and monoid.starts_from_identity(init)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -310,8 +245,8 @@ def _reduce(op: Op, compiler: Compiler) -> Kernel:
             # XLA turns a reduction over no dimensions into its operand.
             results = [np.array(x, copy=True) for x in operands]
         elif _starts_from_identity(monoid, inits[0]):
-            total = monoid.reduce(_widened(operands[0]), dims)
-            results = [elementwise_kernels.round_from_float32(total, out_types[0].dtype)]
+            total = monoid.reduce(widen_low_precision(operands[0]), dims)
+            results = [round_from_float32(total, out_types[0].dtype)]
         else:
             results = _reduce_general(body, operands, inits, dims)
         results = [np.asarray(r).astype(t.dtype, copy=False).reshape(t.shape)
@@ -384,23 +319,11 @@ def window_fold(x: np.ndarray, init: Any, combine: Callable, out_shape: Sequence
     return acc
 
 
-def _window_params(op: Op, rank: int) -> dict[str, Any]:
-    ones = (1,) * rank
-    padding = op.attributes.get("padding")
-    pads = [(0, 0)] * rank if padding is None else \
-        [(int(lo), int(hi)) for lo, hi in np.asarray(padding).reshape(rank, 2)]
-    return dict(window_dimensions=tuple(op.attributes["window_dimensions"]),
-                window_strides=tuple(op.attributes.get("window_strides", ones)),
-                padding=pads,
-                base_dilation=tuple(op.attributes.get("base_dilations", ones)),
-                window_dilation=tuple(op.attributes.get("window_dilations", ones)))
-
-
 @register("stablehlo.reduce_window")
 def _reduce_window(op: Op, compiler: Compiler) -> Kernel:
     count = len(op.results)
     out_types = op.result_types
-    params = _window_params(op, op.operands[0].type.rank)
+    params = window_attributes(op, op.operands[0].type.rank)
     region = op.regions[0]
     monoid = _monoid(region, op.operands[0].type.dtype) if count == 1 else None
     body = RegionFn(region, compiler)
@@ -409,8 +332,8 @@ def _reduce_window(op: Op, compiler: Compiler) -> Kernel:
         operands, inits = args[:count], args[count:]
         out_shape = out_types[0].shape
         if _starts_from_identity(monoid, inits[0]):
-            x = _widened(operands[0])
-            cumulative = _cumulative_axis(x.shape, **params)
+            x = widen_low_precision(operands[0])
+            cumulative = cumulative_axis(x.shape, **params)
             if cumulative is not None:
                 results = [_accumulate(x, monoid.combine, *cumulative)]
             else:
@@ -423,25 +346,6 @@ def _reduce_window(op: Op, compiler: Compiler) -> Kernel:
         return results[0] if count == 1 else results
 
     return kernel
-
-
-def _cumulative_axis(shape: tuple[int, ...], *, window_dimensions: tuple, window_strides: tuple,
-                     padding: Sequence[tuple[int, int]], base_dilation: tuple,
-                     window_dilation: tuple) -> tuple[int, bool] | None:
-    """`(axis, reverse)` when the windows are the prefixes (`reverse`: the suffixes) along one
-    axis, as JAX lowers cumulative reductions; then a scan computes them in linear time."""
-    found = None
-    for axis, (n, w, s, pads, b, d) in enumerate(zip(
-            shape, window_dimensions, window_strides, padding, base_dilation, window_dilation,
-            strict=True)):
-        if s != 1 or b != 1 or d != 1:
-            return None
-        if w == 1 and tuple(pads) == (0, 0):
-            continue
-        if found is not None or w != n or tuple(pads) not in ((n - 1, 0), (0, n - 1)):
-            return None
-        found = (axis, tuple(pads) == (0, n - 1))
-    return found
 
 
 def _accumulate(x: np.ndarray, combine: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -493,7 +397,7 @@ def _select_and_scatter(op: Op, compiler: Compiler) -> Kernel:
     select = RegionFn(op.regions[0], compiler)
     scatter = RegionFn(op.regions[1], compiler)
     rank = op.operands[0].type.rank
-    params = _window_params(op, rank)
+    params = window_attributes(op, rank)
     dtype = op.result.type.dtype
 
     def kernel(operand: np.ndarray, source: np.ndarray, init: np.ndarray) -> np.ndarray:

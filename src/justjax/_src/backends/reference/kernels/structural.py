@@ -2,12 +2,11 @@
 reshape, transpose, iota, concatenate, slice, dynamic_slice, dynamic_update_slice, pad,
 reverse, gather, scatter, dot_general and convolution.
 
-The NumPy functions here are also the eager implementations of the matching lax primitives
-(`_src/lax/structural.py`, `slicing.py`, `dot.py`, `convolution.py` import them), so eager
-and compiled code share one piece of index arithmetic. Semantics are StableHLO's as XLA's
-CPU backend runs them: dynamic_slice/dynamic_update_slice and gather clamp start indices so
-the whole window is in bounds; scatter skips every update window that is not entirely in
-bounds; contractions accumulate integers with wraparound and float16/bfloat16 in float32.
+The shape arithmetic they share with lax's shape rules lives in `numerics.shapes`. Semantics
+are StableHLO's as XLA's CPU backend runs them: dynamic_slice/dynamic_update_slice and
+gather clamp start indices so the whole window is in bounds; scatter skips every update
+window that is not entirely in bounds; contractions accumulate integers with wraparound and
+float16/bfloat16 in float32.
 """
 from __future__ import annotations
 
@@ -17,11 +16,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src.backends.reference import Compiler, Kernel, register
-from justjax._src.backends.reference.kernels.elementwise import (convert_values,
-                                                                 round_from_float32)
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Op
+from justjax._src.numerics.conversions import convert_values, round_from_float32
+from justjax._src.numerics.shapes import free_dims, gather_out_shape, stride_dim
 
 
 # ---------------------------------------------------------------------------------------------
@@ -129,17 +128,6 @@ def _window_bounds(indices: np.ndarray, operand_shape: Sequence[int], start_dims
         starts = np.where(indices > np.iinfo(np.int64).max, -1, starts)  # wrapped: out of bounds
     in_bounds = np.all((starts >= 0) & (starts <= upper), axis=-1)
     return np.clip(starts, 0, np.maximum(upper, 0)), in_bounds
-
-
-def gather_out_shape(indices_shape: Sequence[int], offset_dims: Sequence[int],
-                     collapsed_slice_dims: Sequence[int], operand_batching_dims: Sequence[int],
-                     slice_sizes: Sequence[int]) -> tuple[int, ...]:
-    """The result shape of a gather whose index vector is the last index dimension."""
-    batch = iter(indices_shape[:-1])
-    windows = iter(s for i, s in enumerate(slice_sizes)
-                   if i not in collapsed_slice_dims and i not in operand_batching_dims)
-    rank = len(offset_dims) + len(indices_shape) - 1
-    return tuple(next(windows) if i in offset_dims else next(batch) for i in range(rank))
 
 
 def gather(operand: np.ndarray, indices: np.ndarray, *, offset_dims: Sequence[int],
@@ -358,12 +346,6 @@ def finish_accumulation(result: np.ndarray, dtype: Any) -> np.ndarray:
     return round_from_float32(result, dtype)
 
 
-def free_dims(ndim: int, *used: Sequence[int]) -> list[int]:
-    """The dimensions of a rank-`ndim` operand in none of `used`, in order."""
-    taken = {d for dims in used for d in dims}
-    return [d for d in range(ndim) if d not in taken]
-
-
 def contract(lhs: np.ndarray, rhs: np.ndarray, lhs_contracting: Sequence[int],
              rhs_contracting: Sequence[int], lhs_batch: Sequence[int],
              rhs_batch: Sequence[int]) -> np.ndarray:
@@ -409,11 +391,6 @@ def _dot_general(op: Op, compiler: Compiler) -> Kernel:
     return lambda lhs, rhs: dot_general(lhs, rhs, dtype, dn.lhs_contracting_dimensions,
                                         dn.rhs_contracting_dimensions,
                                         dn.lhs_batching_dimensions, dn.rhs_batching_dimensions)
-
-
-def stride_dim(size: int, window: int, stride: int) -> int:
-    """Positions of a `window` sliding with `stride` over `size` elements."""
-    return max((size - window) // stride + 1, 0)
 
 
 def _dilate_values(x: np.ndarray, dilation: Sequence[int]) -> np.ndarray:
