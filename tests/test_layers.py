@@ -29,13 +29,16 @@ LAYER_OF_PREFIX = [
     # it sits beside them.
     ("justjax._src.hlo.passes", 3),
     ("justjax._src.hlo", 1),
+    # The backend interface and registry: what `runtime` and `config`'s platforms check.
+    ("justjax._src.backends.interface", 1), ("justjax._src.backends.registry", 1),
     ("justjax._src.backends.reference", 2),
     ("justjax._src.backends", 3),
     ("justjax._src.interpreters", 4),
     ("justjax._src.lax", 5), ("justjax._src.custom_derivatives", 5),
     ("justjax._src.checkpoint", 5), ("justjax._src.jit_primitive", 5),
     ("justjax._src.call_primitive", 5),
-    ("justjax._src.jit", 5), ("justjax._src.stages", 5), ("justjax._src.compiler", 5), ("justjax._src.xla_bridge", 5),
+    ("justjax._src.jit", 5), ("justjax._src.stages", 5), ("justjax._src.compiler", 5),
+    ("justjax._src.execution", 5), ("justjax._src.xla_bridge", 5),
     ("justjax._src.shard_map", 5), ("justjax._src.hijax", 5), ("justjax._src.debugging", 5),
     ("justjax._src.debugger", 5), ("justjax._src.custom_batching", 5),
     ("justjax._src.dispatch", 5), ("justjax._src.ad_util", 5),
