@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from justjax._src import caches
 from justjax._src.config import config
 
 if TYPE_CHECKING:
@@ -38,7 +39,8 @@ def register_backend(name: str, factory: Callable[[], Backend], *,
 
     Args:
       name: what `jax_platforms` and `get_backend` call it; registering a name again
-        replaces its backend.
+        replaces its backend. The programs compiled so far are dropped: the compile caches
+        know a backend by the name `jax_platforms` gives it, which may now mean another.
       factory: builds the backend (an `interface.Backend`), called once, on first use.
       platform: the platform of the devices its programs run on (`cpu`, the only one).
     """
@@ -49,6 +51,7 @@ def register_backend(name: str, factory: Callable[[], Backend], *,
         raise ValueError(f"{name!r} is a platform's name, not a backend's")
     _registered[name] = _Entry(factory, platform)
     _used.pop(name, None)
+    caches.clear_all_caches()
 
 
 def registered_backends() -> dict[str, str]:
