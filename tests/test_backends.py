@@ -8,7 +8,7 @@ import pathlib
 import re
 import subprocess
 import sys
-from typing import Any, Collection, Sequence
+from typing import Collection, Sequence
 
 import numpy as np
 import pytest

@@ -4,7 +4,9 @@
 A `CompiledCall` holds an executable and the bookkeeping of its call: which arguments the
 program reads, the buffers handed to it (donation), the transfer guards, SPMD replicas, and
 the Arrays its results become (committed to the arguments' device, laid out as the program
-shards them). `compiler.compile_jaxpr` makes them.
+shards them). `compiler.compile_jaxpr` makes them; the executable comes from the backend
+through its declared interface (`backends.interface`): `execute_async` (a backend without
+asynchronous runs runs inline), `prepare_replica_thread` for each replica's thread.
 """
 from __future__ import annotations
 
@@ -36,7 +38,6 @@ class ModuleInfo:
     in_avals: tuple[ShapedArray, ...]
     out_avals: tuple[ShapedArray, ...]
     donated_invars: tuple[bool, ...]
-
 
 
 @dataclass(eq=False)

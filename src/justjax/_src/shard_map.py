@@ -179,7 +179,7 @@ class _ReplicaProgram:
                                                 replica_axes={mesh_axis(mesh): mesh.size},
                                                 prefix="pmap", arg_attrs=aliases)
         info = execution.ModuleInfo(module, tuple(range(len(avals))), avals,
-                                 tuple(jaxpr.out_avals), donated)
+                                    tuple(jaxpr.out_avals), donated)
         self.call = compiler.compile_lowered(info, name, jaxpr)
         self.thread_setup = get_backend().prepare_replica_thread
         # Argument -> the output its blocks are donated to.
