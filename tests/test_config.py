@@ -12,6 +12,7 @@ import pytest
 import justjax as jax
 import justjax.numpy as jnp
 from justjax._src import config as config_lib
+from justjax._src.backends import registry
 from justjax._src.config import Config
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
@@ -72,7 +73,7 @@ def test_environment_read_at_import():
 @pytest.mark.parametrize("platforms", [None, "", "cpu"])
 def test_platforms_cpu_accepted(platforms):
     with jax.config.override("jax_platforms", platforms):
-        config_lib.check_platforms()
+        registry.check_platforms()
 
 
 @pytest.mark.parametrize("platforms,bad", [("tpu", "tpu"), ("cpu,gpu", "gpu"), ("CPU", "CPU")])
@@ -82,7 +83,7 @@ def test_platforms_others_raise_jaxs_error(platforms, bad):
                 f"^Unable to initialize backend '{bad}': Backend '{bad}' is not in the list of "
                 r"known backends: \['cpu'\]. \(set JAX_PLATFORMS='' to automatically choose an "
                 r"available backend\)$")):
-            config_lib.check_platforms()
+            registry.check_platforms()
 
 
 def test_disable_jit_runs_python():
@@ -122,7 +123,7 @@ def test_platform_message_matches_jax_for_unknown_platforms():
                          cwd="/tmp").stdout.strip()
     with jax.config.override("jax_platforms", "foo"):
         with pytest.raises(RuntimeError) as info:
-            config_lib.check_platforms()
+            registry.check_platforms()
     # JAX lists the platforms it knows (['cpu', 'tpu']); justjax knows cpu only.
     assert str(info.value) == out.replace("['cpu', 'tpu']", "['cpu']")
 

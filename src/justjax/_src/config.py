@@ -535,7 +535,9 @@ enum_flag("jax_traceback_filtering", "auto", TRACEBACK_FILTERING_MODES, "Hide th
 # It keys the jit caches (`affects_tracing`): a program compiled by one backend is not
 # handed out when another is selected.
 typed_flag("jax_platforms", None, str, "Comma-separated platforms to use, in order of "
-           "preference; None or '' picks the available one (cpu).", affects_tracing=True)
+           "preference: a platform (cpu) or a registered backend (llvm, reference: "
+           "backends.register_backend); None or '' picks the available one (cpu).",
+           affects_tracing=True)
 typed_flag("jax_compilation_cache_dir", None, str, "Folder of the persistent compilation "
            "cache (native object code); None: no cache. compilation_cache.set_cache_dir() "
            "sets it.")
@@ -643,24 +645,6 @@ default_device = config.define("jax_default_device", None,
                                "computations, e.g. pmapped function calls). Set to None to use "
                                "the system default device.",
                                validate=_default_device_value)
-
-
-def check_platforms() -> str:
-    """Checks `jax_platforms` before a backend is used and returns the backend to use:
-    `cpu` (the native backend) or `reference` (justjax's NumPy interpreter, for checking).
-    Any other platform asked for raises JAX's RuntimeError, as JAX does when it cannot
-    initialize a backend."""
-    requested = config.read("jax_platforms") or ""
-    chosen = None
-    for platform in (p.strip() for p in requested.split(",")):
-        if platform in ("cpu", "reference"):
-            chosen = chosen or platform
-        elif platform:
-            raise RuntimeError(
-                f"Unable to initialize backend '{platform}': Backend '{platform}' is not in "
-                "the list of known backends: ['cpu']. (set JAX_PLATFORMS='' to automatically "
-                "choose an available backend)")
-    return chosen or "cpu"
 
 
 @contextlib.contextmanager

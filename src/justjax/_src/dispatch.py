@@ -10,14 +10,15 @@ from __future__ import annotations
 import collections
 from typing import Any, Sequence
 
-from justjax._src import caches, monitoring, stages
+from justjax._src import caches, compiler, monitoring
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from justjax._src.execution import CompiledCall
 
 _CACHE_SIZE = 4096
-_cache: collections.OrderedDict[tuple, stages.CompiledCall] = collections.OrderedDict()
+_cache: collections.OrderedDict[tuple, CompiledCall] = collections.OrderedDict()
 caches.register_cache(_cache.clear)
 
 
@@ -35,13 +36,13 @@ def _one_equation_jaxpr(primitive: core.Primitive, avals: Sequence[ShapedArray],
 
 
 def compile_primitive(primitive: core.Primitive, avals: Sequence[ShapedArray],
-                      params: dict[str, Any]) -> stages.CompiledCall:
+                      params: dict[str, Any]) -> CompiledCall:
     """The executable running `primitive` once on arguments of `avals`."""
     with monitoring.log_elapsed_time("Finished tracing {fun_name} for jit in "
                                      "{elapsed_time:.9f} sec", primitive.name,
                                      monitoring.JAXPR_TRACE_EVENT):
         closed = _one_equation_jaxpr(primitive, avals, params)
-    return stages.compile_jaxpr(closed, primitive.name, (False,) * len(avals), True, False)
+    return compiler.compile_jaxpr(closed, primitive.name, (False,) * len(avals), True, False)
 
 
 def apply_primitive(primitive: core.Primitive, *args: Any, **params: Any) -> Any:

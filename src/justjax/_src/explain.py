@@ -185,7 +185,7 @@ def explain(fun: Callable, *args: Any, static_argnums: int | Sequence[int] = (),
     # Compiled afresh (with the cycle counters), so the time is the compiler's even when
     # the jitted function's own program was compiled before.
     start = time.perf_counter()
-    built = _profiled_build(backend, optimized)
+    built = backend.compile_profiled(optimized)
     if built is None:
         backend.compile(optimized)  # timed all the same: the backend's own preparation
     compile_seconds = time.perf_counter() - start
@@ -201,7 +201,7 @@ def explain(fun: Callable, *args: Any, static_argnums: int | Sequence[int] = (),
                      "kernels are not timed one by one")
     elif concrete and time_kernels:
         buffers = compiled._call.input_buffers(flat)
-        _measure(built, buffers, positions)
+        _measure(built, buffers, positions, backend.cycle_counter_hz())
     return Explanation(
         name=name, backend=backend.name, jaxpr=traced.jaxpr, stablehlo=stablehlo,
         passes=passes, optimized_hlo=optimized_hlo,
@@ -230,15 +230,6 @@ def _time_call(call: Callable[[], Any], budget: float = 0.3) -> float:
 
 # ---------------------------------------------------------------------------------------------
 # The kernels of the optimized module.
-
-def _profiled_build(backend: Any, optimized: ir.Module) -> Any:
-    """The native backend's executable of `optimized` with per-op cycle counters, or None
-    for a backend without machine code."""
-    if backend.name != "llvm":
-        return None
-    from justjax._src.backends.llvm import runtime
-    return runtime.LLVMExecutable(runtime.prepare(optimized), prepared=True, profile=True)
-
 
 _KINDS = {"kLoop": "loop fusion", "kInput": "reduction fusion", "kOutput": "output fusion"}
 _OPCODE_KINDS = {
@@ -372,9 +363,9 @@ def _native_texts(built: Any) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def _measure(built: Any, buffers: Sequence[np.ndarray], positions: dict[int, Kernel],
-             budget: float = 0.3) -> None:
-    """Runs the profiled program a few times; each kernel's time is its cycles per run."""
-    from justjax._src.backends.llvm import runtime
+             hz: float, budget: float = 0.3) -> None:
+    """Runs the profiled program a few times; each kernel's time is its cycles per run
+    (`hz`: cycles per second)."""
     built.execute(list(buffers))
     built.profile_counters[:] = 0
     runs = 0
@@ -382,7 +373,6 @@ def _measure(built: Any, buffers: Sequence[np.ndarray], positions: dict[int, Ker
     while runs < 3 or (runs < 50 and time.perf_counter() < deadline):
         built.execute(list(buffers))
         runs += 1
-    hz = runtime.cycle_counter_hz()
     for position, kernel in positions.items():
         kernel.seconds = float(built.profile_counters[position]) / runs / hz
 

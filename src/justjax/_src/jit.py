@@ -3,7 +3,7 @@
 A call flattens the dynamic arguments, looks up the cache by (pytree structure, avals with
 weak types, static arguments, config that changes tracing) and, on a miss, traces the
 function to a closed jaxpr. Called eagerly, the jaxpr's executable runs (compiled once per
-jaxpr by `stages.compile_jaxpr`); called under a transformation or while tracing, one `jit`
+jaxpr by `compiler.compile_jaxpr`); called under a transformation or while tracing, one `jit`
 equation is bound, which the transformation handles with the primitive's rules.
 """
 from __future__ import annotations
@@ -15,11 +15,13 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from justjax._src import caches, monitoring, source_info_util, stages, tree_util, util
+from justjax._src import (caches, compiler, monitoring, source_info_util, stages, tree_util,
+                          util)
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from justjax._src.execution import CompiledCall
 from justjax._src.interpreters import staging
 from justjax._src.jit_primitive import jit_p
 from justjax._src.runtime.array import Array
@@ -89,7 +91,7 @@ class _Entry:
 
     closed: ClosedJaxpr
     signature: stages.Signature
-    compiled: stages.CompiledCall | None = None
+    compiled: CompiledCall | None = None
     # `closed` with the tracers it closes over as leading invars, and those tracers.
     hoisted: tuple[ClosedJaxpr, list[Any]] | None = None
     # For a trace closing over tracers: the trace it was made under (the only one it serves);
@@ -221,8 +223,8 @@ class PjitFunction:
         if eager:
             if entry.compiled is None:
                 sig = entry.signature
-                entry.compiled = stages.compile_jaxpr(entry.closed, sig.name,
-                                                      sig.donated_invars, sig.keep_unused)
+                entry.compiled = compiler.compile_jaxpr(entry.closed, sig.name,
+                                                        sig.donated_invars, sig.keep_unused)
             if fast_key is not None:
                 self._cache.fast[fast_key] = _fast_call(entry)
             outs = entry.compiled.call_flat(flat_args)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Sequence
 
-from justjax._src import stages
+from justjax._src import compiler, execution
 from justjax._src.core import core
 from justjax._src.core import pretty as pp
 from justjax._src.core.avals import ShapedArray
@@ -36,13 +36,13 @@ jit_p.def_abstract_eval(_jit_abstract_eval)
 def _jit_impl(*args: Any, jaxpr: ClosedJaxpr, name: str, donated_invars: tuple[bool, ...],
               keep_unused: bool, inline: bool) -> list[Any]:
     """Runs the call: compiled once per jaxpr (and options), then executed."""
-    executable = stages.compile_jaxpr(jaxpr, name, donated_invars, keep_unused)
+    executable = compiler.compile_jaxpr(jaxpr, name, donated_invars, keep_unused)
     return executable.call_flat(args)
 
 
 core.impl_rules[jit_p] = _jit_impl
 # A jit's results keep the shardings its body gives them (a pmap's, say).
-stages.result_shardings[jit_p] = lambda eqn: stages.out_shardings(eqn.params["jaxpr"].jaxpr)
+execution.result_shardings[jit_p] = lambda eqn: execution.out_shardings(eqn.params["jaxpr"].jaxpr)
 
 
 def _params_for(params: dict, jaxpr: ClosedJaxpr, donated: Sequence[bool]) -> dict:

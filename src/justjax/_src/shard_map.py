@@ -30,7 +30,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from justjax._src import stages
+from justjax._src import compiler, execution
 from justjax._src.backends import get_backend
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
@@ -174,14 +174,14 @@ class _ReplicaProgram:
         count = len(jaxpr.out_avals)
         infos = ["result"] if count == 1 else [f"result[{i}]" for i in range(count)]
         avals = tuple(jaxpr.in_avals)
-        aliases = stages.donation_aliases(avals, donated, jaxpr.out_avals)
+        aliases = compiler.donation_aliases(avals, donated, jaxpr.out_avals)
         module = lowering.lower_jaxpr_to_module(jaxpr, name, infos,
                                                 replica_axes={mesh_axis(mesh): mesh.size},
                                                 prefix="pmap", arg_attrs=aliases)
-        info = stages.ModuleInfo(module, tuple(range(len(avals))), avals,
-                                 tuple(jaxpr.out_avals), donated)
-        self.call = stages.CompiledCall(info, name, jaxpr)
-        self.thread_setup = getattr(get_backend(), "prepare_replica_thread", None)
+        info = execution.ModuleInfo(module, tuple(range(len(avals))), avals,
+                                    tuple(jaxpr.out_avals), donated)
+        self.call = compiler.compile_lowered(info, name, jaxpr)
+        self.thread_setup = get_backend().prepare_replica_thread
         # Argument -> the output its blocks are donated to.
         self.aliased = module.function("main").aliased_outputs
 
@@ -219,7 +219,7 @@ def run_sharded(jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: Sequence[PartitionSpec
                                      program.thread_setup, frozenset(given))
     except BaseException:
         for k in given:  # the replicas may have written the buffers before they failed
-            stages.device_array(args[k]).delete()
+            execution.device_array(args[k]).delete()
         raise
     donor_of = {j: k for k, j in program.aliased.items() if k in given}
     results = []
@@ -232,13 +232,13 @@ def run_sharded(jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: Sequence[PartitionSpec
                   and all(b is per_replica[i][k] for i, b in enumerate(blocks)) else None)
         results.append(_join(blocks, split_dim(spec, axis), aval, mesh, reused))
     for k in taken:
-        stages.device_array(args[k]).delete()
+        execution.device_array(args[k]).delete()
     return results
 
 
 def _placed_as(x: Any, spec: PartitionSpec, mesh: Mesh) -> bool:
     """Whether `x` is an Array (or key array) laid out on `mesh` as `spec` cuts it."""
-    array = stages.device_array(x)
+    array = execution.device_array(x)
     return array is not None and not array.is_deleted() and array.sharding.is_equivalent_to(
         NamedSharding(mesh, spec), array.ndim)
 
@@ -249,8 +249,8 @@ def _given_buffer(args: Sequence[Any], k: int, dim: int | None, aval: ShapedArra
     their blocks of it: it belongs to the Array alone (`donatable_buffer`), the Array is no
     other argument, and each replica's block is a contiguous piece (the blocks of a split
     along the leading dimensions; a replicated value only on one device)."""
-    array = stages.device_array(args[k])
-    if any(stages.device_array(x) is array for i, x in enumerate(args) if i != k):
+    array = execution.device_array(args[k])
+    if any(execution.device_array(x) is array for i, x in enumerate(args) if i != k):
         return None
     buffer = donatable_buffer(array)
     physical = aval.dtype.physical_dtype if dtypes.is_extended(aval.dtype) else aval.dtype
@@ -273,7 +273,7 @@ def _block(x: Any, dim: int | None, index: int, aval: ShapedArray,
     the replicas, a view."""
     if given is not None:
         return given if dim is None else _cut(given, dim, index, aval.shape[dim])
-    value = stages.host_buffer(x, aval.dtype)
+    value = execution.host_buffer(x, aval.dtype)
     if dim is None:
         return value
     return np.ascontiguousarray(_cut(value, dim, index, aval.shape[dim]))
@@ -285,17 +285,17 @@ def _join(blocks: Sequence[np.ndarray], dim: int | None, aval: ShapedArray,
     mesh's devices (its `sharding`, `devices()` and `addressable_shards` say so); `reused`:
     the donated buffer the blocks were written over, which the Array then holds."""
     if reused is not None:
-        out = stages.result_array(reused, _global_aval(aval, spec_for(dim, mesh_axis(mesh)),
+        out = execution.result_array(reused, _global_aval(aval, spec_for(dim, mesh_axis(mesh)),
                                                        mesh))
     elif dim is None:
         # A replicated result is the same on every device (JAX returns device 0's).
-        out = stages.result_array(np.array(blocks[0], copy=True), aval)
+        out = execution.result_array(np.array(blocks[0], copy=True), aval)
     else:
         joined = np.concatenate([np.asarray(b) for b in blocks], axis=dim)
-        out = stages.result_array(joined,
+        out = execution.result_array(joined,
                                   _global_aval(aval, spec_for(dim, mesh_axis(mesh)), mesh))
     # A key array's sharding is its base array's; a float0 result (NumPy) has none.
-    array = stages.device_array(out)
+    array = execution.device_array(out)
     if array is not None:
         set_sharding(array, NamedSharding(mesh, spec_for(dim, mesh_axis(mesh))))
     return out
@@ -359,7 +359,7 @@ def _result_shardings(eqn: JaxprEqn) -> list[NamedSharding]:
             for s in eqn.params["out_specs"]]
 
 
-stages.result_shardings[shard_map_p] = _result_shardings
+execution.result_shardings[shard_map_p] = _result_shardings
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from justjax._src import stages, tree_util
+from justjax._src import compiler, stages, tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.custom_derivatives import custom_vjp
@@ -337,7 +337,7 @@ def _export_traced(traced: stages.Traced, platforms: tuple[str, ...],
         _check_one_scope(closed.in_avals, sig.in_tree, sig.name)
         # Every input is kept: the dimension values are read off their shapes.
         steps, _ = symbolic_specs.solve_plan(closed.in_avals, sig.in_tree)
-    info = stages.lower_jaxpr(closed, sig.name, (False,) * len(closed.in_avals),
+    info = compiler.lower_jaxpr(closed, sig.name, (False,) * len(closed.in_avals),
                               sig.keep_unused or symbolic, sig.out_paths)
     module = info.module
     if symbolic:

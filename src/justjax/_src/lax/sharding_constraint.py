@@ -8,7 +8,7 @@ lives:
   `sharding`, `devices()` and `addressable_shards` say so);
 - inside a jitted program they lower to nothing (StableHLO has no sharding ops until the
   partitioner, issue #25), the program runs on one device, and a result the annotation
-  gives back directly is laid out as it says (`stages.result_shardings`).
+  gives back directly is laid out as it says (`execution.result_shardings`).
 A value JAX would give a shape that does not divide evenly into the blocks comes out of a
 program replicated, as in JAX.
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from justjax._src import stages, tree_util
+from justjax._src import execution, tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import JaxprEqn, pp_eqn_default, pp_eqn_rules
@@ -272,7 +272,7 @@ core.impl_rules[sharding_constraint_p] = _constraint_impl
 ad.deflinear(sharding_constraint_p, lambda ct, **params: [sharding_constraint_p.bind(ct, **params)])
 batching.primitive_batchers[sharding_constraint_p] = _constraint_batcher
 lowering.register_lowering(sharding_constraint_p, _identity_lowering)
-stages.result_shardings[sharding_constraint_p] = _constraint_results
+execution.result_shardings[sharding_constraint_p] = _constraint_results
 
 
 # ---------------------------------------------------------------------------------------------
@@ -376,7 +376,7 @@ core.impl_rules[reshard_p] = _reshard_impl
 ad.deflinear(reshard_p, lambda ct, **params: [ct])
 batching.primitive_batchers[reshard_p] = _reshard_batcher
 lowering.register_lowering(reshard_p, _identity_lowering)
-stages.result_shardings[reshard_p] = _reshard_results
+execution.result_shardings[reshard_p] = _reshard_results
 pp_eqn_rules[reshard_p] = _pp_reshard
 
 

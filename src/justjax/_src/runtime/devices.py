@@ -6,7 +6,8 @@ from typing import Any, Sequence
 import os
 import re
 
-from justjax._src.config import check_platforms, config
+from justjax._src.backends.registry import check_platforms
+from justjax._src.config import config
 
 
 class Device:

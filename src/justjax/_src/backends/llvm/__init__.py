@@ -7,12 +7,13 @@ loops, native `control_flow`, and calls back to the reference backend for the re
 """
 from __future__ import annotations
 
+from justjax._src.backends.interface import Backend
 from justjax._src.hlo import ir as hlo
 
 __all__ = ["BACKEND", "LLVMBackend"]
 
 
-class LLVMBackend:
+class LLVMBackend(Backend):
     name = "llvm"
     platform = "cpu"
 
@@ -32,6 +33,16 @@ class LLVMBackend:
         from justjax._src.backends.llvm import codegen  # noqa: F401  (loads the kernels)
         from justjax._src.backends.llvm import kernels_dot
         kernels_dot.use_one_blas_thread_here()
+
+    def compile_profiled(self, module: hlo.Module):
+        """`module` compiled with a cycle counter per op of `main` (`profile_counters`)."""
+        from justjax._src.backends.llvm import runtime
+        return runtime.LLVMExecutable(runtime.prepare(module), prepared=True, profile=True)
+
+    def cycle_counter_hz(self) -> float:
+        """How fast `llvm.readcyclecounter` counts (measured once)."""
+        from justjax._src.backends.llvm import runtime
+        return runtime.cycle_counter_hz()
 
 
 BACKEND = LLVMBackend()

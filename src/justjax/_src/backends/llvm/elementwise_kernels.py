@@ -21,6 +21,7 @@ from typing import Any, Collection, Sequence
 import numpy as np
 
 from justjax._src import caches
+from justjax._src.backends.interface import Executable
 from justjax._src.backends.llvm import cache, codegen, emitter, parallel
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo import opcodes
@@ -148,7 +149,7 @@ def _contiguous(a: Any) -> np.ndarray:
     return a if a.flags.c_contiguous else np.array(a, order="C", copy=True)
 
 
-class ElementwiseExecutable:
+class ElementwiseExecutable(Executable):
     """A one-elementwise-op program run by a shape-independent kernel."""
 
     def __init__(self, module: hlo.Module, key: tuple, large: bool) -> None:

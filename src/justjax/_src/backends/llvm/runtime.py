@@ -29,6 +29,7 @@ from typing import Any, Collection, Sequence
 import llvmlite.binding as llvm
 import numpy as np
 
+from justjax._src.backends.interface import Executable
 from justjax._src.backends.llvm import cache, codegen, emitter, jit, parallel
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.passes import util
@@ -202,7 +203,7 @@ def _aligned_bytes(nbytes: int) -> np.ndarray:
     return raw[start:start + nbytes]
 
 
-class LLVMExecutable:
+class LLVMExecutable(Executable):
     """A module compiled to one native entry point.
 
     Attributes:

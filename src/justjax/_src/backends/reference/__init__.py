@@ -23,6 +23,7 @@ from typing import Any, Callable, Collection, Sequence
 
 import numpy as np
 
+from justjax._src.backends.interface import Backend, Executable
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Op
 
@@ -161,7 +162,7 @@ class Compiler:
         return BlockRunner(region.block, self, self.scopes[-1] if self.scopes else None)
 
 
-class ReferenceExecutable:
+class ReferenceExecutable(Executable):
     """A module compiled for the reference backend."""
 
     def __init__(self, module: ir.Module) -> None:
@@ -230,7 +231,10 @@ def evaluator(module: ir.Module) -> Callable[[Op, Sequence[np.ndarray]], list[An
     return evaluate
 
 
-class ReferenceBackend:
+class ReferenceBackend(Backend):
+    """The NumPy interpreter: no asynchronous runs, no machine code (the interface's
+    defaults)."""
+
     name = "reference"
     # It runs programs for the same (CPU) devices as the native backend.
     platform = "cpu"

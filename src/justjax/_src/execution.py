@@ -1,0 +1,285 @@
+"""Running a compiled program on Arrays: JAX's execution of a jit call (`pxla`'s
+`ExecuteReplicated`, `dispatch`'s result handlers).
+
+A `CompiledCall` holds an executable and the bookkeeping of its call: which arguments the
+program reads, the buffers handed to it (donation), the transfer guards, SPMD replicas, and
+the Arrays its results become (committed to the arguments' device, laid out as the program
+shards them). `compiler.compile_jaxpr` makes them; the executable comes from the backend
+through its declared interface (`backends.interface`): `execute_async` (a backend without
+asynchronous runs runs inline), `prepare_replica_thread` for each replica's thread.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Collection, Sequence
+
+import numpy as np
+
+from justjax._src import errors
+from justjax._src.backends import Executable, get_backend
+from justjax._src.config import config, transfer_guards_unset
+from justjax._src.core import core, dtypes
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from justjax._src.hlo import ir
+from justjax._src.runtime import devices as devices_lib
+from justjax._src.runtime import replicas, transfer_guard
+from justjax._src.runtime.sharding import SingleDeviceSharding
+from justjax._src.runtime.array import (Array, donatable_buffer, from_numpy,
+                                        set_sharding, to_numpy)
+
+
+@dataclass(frozen=True)
+class ModuleInfo:
+    """A lowered jaxpr: the module, which jaxpr inputs it keeps, and the output avals."""
+
+    module: ir.Module
+    kept_inputs: tuple[int, ...]
+    in_avals: tuple[ShapedArray, ...]
+    out_avals: tuple[ShapedArray, ...]
+    donated_invars: tuple[bool, ...]
+
+
+@dataclass(eq=False)
+class Program:
+    """A module after the optimizing pipeline and its executable (compiled once, shared by
+    every call of a same module: `compiler`'s cache holds it weakly)."""
+
+    optimized: ir.Module
+    executable: Executable
+    backend: str  # the name of the backend that compiled it
+
+
+class CompiledCall:
+    """An executable with the bookkeeping of its call: which arguments it reads and the
+    avals (weak types included) of its results."""
+
+    def __init__(self, info: ModuleInfo, name: str, closed: ClosedJaxpr,
+                 program: Program) -> None:
+        self.info = info
+        self.name = name
+        self.closed = closed
+        self._program = program  # held: the compile cache keeps it as long as a call does
+        self.optimized = program.optimized
+        if self.optimized.name != info.module.name:  # compiled for a same program's module
+            self.optimized = ir.Module(info.module.name, self.optimized.functions,
+                                       self.optimized.attributes,
+                                       info.module.device_assignment)
+        self.executable = program.executable
+        self.backend = program.backend
+        self._kept = info.kept_inputs
+        self._in_dtypes = [info.in_avals[i].dtype for i in self._kept]
+        self._out_avals = info.out_avals
+        # The parameters (positions among the kept inputs) donated to an output: their
+        # Arrays are deleted by the call, and their buffers may hold the outputs. A donated
+        # input no output can use, or that the program does not read, stays (as in JAX).
+        self._aliased = frozenset(info.module.function("main").aliased_outputs)
+        # A program holding a pmap runs replicated on the pmap's devices (`shard_map.py`).
+        self._replica_devices = info.module.device_assignment
+        # Results the program lays out over devices (a pmap's, a sharding constraint's).
+        found = out_shardings(closed.jaxpr)
+        self._out_shardings = found if any(s is not None for s in found) else None
+
+    def call_flat(self, args: Sequence[Any]) -> list[Array]:
+        """Runs on concrete flat arguments (Arrays, NumPy values, scalars). Results live on
+        the device of the committed arguments, committed to it (JAX's rule)."""
+        if config.read("jax_no_execution"):
+            raise RuntimeError(f"JAX tried to execute function jit({self.name}), but the "
+                               "no_execution config option is set")
+        debug = self.closed.jaxpr.debug_info
+        device = devices_lib.committed_device(
+            args, debug.arg_names if debug is not None else None, self.name)
+        if not transfer_guards_unset():
+            _check_transfers(args, device)
+        given = self._given_buffers(args) if self._aliased else _NOTHING
+        buffers = self.input_buffers(args)
+        try:
+            outs, ready = self._run(buffers, given)
+        except BaseException:
+            # The program may have written the buffers it was given before it failed.
+            self._delete_donated(args, given)
+            raise
+        # An output in a buffer given up is adopted as it is (the same memory, as in JAX);
+        # one that is another input is copied.
+        input_ids = {id(b) for k, b in enumerate(buffers) if k not in given}
+        results = [_wrap_result(out, aval, input_ids, ready)
+                   for out, aval in zip(outs, self._out_avals, strict=True)]
+        if device is not None:
+            for result in results:
+                _commit(result, device)
+        if self._out_shardings is not None:
+            for result, sharding in zip(results, self._out_shardings, strict=True):
+                array = device_array(result)  # None for a float0 result (NumPy)
+                if sharding is not None and array is not None:
+                    set_sharding(array, sharding)
+        self._delete_donated(args, self._aliased)
+        if config.read("jax_debug_nans") or config.read("jax_debug_infs"):
+            from justjax._src import debugging  # only when asked: it imports lax
+            debugging.check_nans(self.name, self.closed, args, results)
+        return results
+
+    def input_buffers(self, args: Sequence[Any]) -> list[np.ndarray]:
+        """The buffers the executable reads for the flat arguments `args`."""
+        return [host_buffer(args[i], dtype)
+                for i, dtype in zip(self._kept, self._in_dtypes, strict=True)]
+
+    def _run(self, buffers: list[np.ndarray], given: frozenset[int]) -> tuple[list[Any], Any]:
+        """Runs the executable on `buffers` (`given`: the parameters whose buffers it may
+        write); returns the outputs and the future of a run still going on (or None)."""
+        if self._replica_devices is not None:
+            return self._run_replicated(buffers), None
+        return self.executable.execute_async(buffers, given)
+
+    def _given_buffers(self, args: Sequence[Any]) -> frozenset[int]:
+        """The donated parameters whose buffers the program may write its outputs into: a
+        donated Array's buffer that belongs to it alone (`donatable_buffer`). NumPy values
+        and buffers shared with anything else are copied by the executable instead. Raises
+        JAX's error when a donated Array is also another argument of the call."""
+        arrays = [device_array(args[i]) for i in self._kept]
+        _check_donated_once(arrays, self._aliased)
+        if self._replica_devices is not None:
+            return frozenset()  # every replica writes its own copy
+        return frozenset(k for k in self._aliased
+                         if arrays[k] is not None and donatable_buffer(arrays[k]) is not None)
+
+    def _delete_donated(self, args: Sequence[Any], params: frozenset[int]) -> None:
+        """Deletes the Arrays (and key arrays) passed for the parameters `params`."""
+        for k in params:
+            array = device_array(args[self._kept[k]])
+            if array is not None:
+                array.delete()
+
+    def _run_replicated(self, buffers: list[np.ndarray]) -> list[Any]:
+        """Runs the program on every device of its assignment at once; the replicas compute
+        the same results (the first replica's are returned). No replica writes `buffers`:
+        each works on its own copies of the donated ones."""
+        count = len(self._replica_devices)
+        return replicas.run_replicas(self.executable, [buffers] * count,
+                                     self._replica_devices,
+                                     get_backend().prepare_replica_thread)[0]
+
+
+_NOTHING: frozenset[int] = frozenset()
+
+
+def device_array(arg: Any) -> Array | None:
+    """The Array holding the buffer of argument `arg` (a key array's base array), or None
+    for a NumPy value or a scalar."""
+    # `type(...) is Array`: key arrays and tracers are Arrays to isinstance (jax.Array).
+    if type(arg) is Array:
+        return arg
+    base = getattr(arg, "_base_array", None)
+    return base if type(base) is Array else None
+
+
+def _check_donated_once(arrays: Sequence[Array | None], donated: frozenset[int]) -> None:
+    """Raises JAX's INVALID_ARGUMENT error when an Array donated to the call is passed for
+    another parameter too (donated twice, or donated and read)."""
+    first: dict[int, tuple[int, bool]] = {}
+    for k, array in enumerate(arrays):
+        if array is None:
+            continue
+        seen = first.setdefault(id(array), (k, k in donated))
+        if seen[0] == k or not (seen[1] or k in donated):
+            continue
+        if seen[1] and k in donated:
+            what, toy = "donate the same buffer twice in", "f(donate(a), donate(a))"
+        elif k in donated:
+            what, toy = "donate a buffer which is also used by the same call to", \
+                "f(a, donate(a))"
+        else:
+            what, toy = "use a buffer that was previously donated in the same call to", \
+                "f(donate(a), a)"
+        raise errors.JaxRuntimeError(
+            f"INVALID_ARGUMENT: Attempt to {what} Execute() (flattened argument {k}, "
+            f"replica 0, partition 0, first use: {seen[0]}). Toy example for this bug: "
+            f"`{toy}`.")
+
+
+# Primitives whose results are laid out over devices (`shard_map`, `sharding_constraint`,
+# `reshard`) or come from an inner program (`jit`): equation -> one sharding (or None) per
+# result.
+result_shardings: dict[core.Primitive, Callable[[JaxprEqn], list[Any]]] = {}
+
+
+def out_shardings(jaxpr: Jaxpr) -> list[Any]:
+    """The sharding of each output of `jaxpr` that an equation of `result_shardings` gives
+    back as it is, else None."""
+    found: dict[Var, Any] = {}
+    for eqn in jaxpr.eqns:
+        rule = result_shardings.get(eqn.primitive)
+        if rule is not None:
+            found.update(zip(eqn.outvars, rule(eqn), strict=True))
+    return [found.get(v) if isinstance(v, Var) else None for v in jaxpr.outvars]
+
+
+def _commit(result: Any, device: Any) -> None:
+    """Places `result` (an Array, or a key array over one) on `device`, committed."""
+    array = device_array(result)
+    if array is not None:
+        array._device, array._committed = device, True
+
+
+
+def result_array(out: np.ndarray, aval: ShapedArray) -> Any:
+    """The Array (or key array) of a program's result buffer `out`, of `aval`."""
+    return _wrap_result(out, aval, ())
+
+
+def _is_host_data(arg: Any) -> bool:
+    """A user's host value: a NumPy array of at least one dimension or a Python scalar.
+    NumPy scalars (and 0-d arrays) are left out: justjax's rules evaluated eagerly pass
+    their constants so, where JAX's run staged and transfer nothing."""
+    if type(arg) in (bool, int, float, complex):
+        return True
+    return isinstance(arg, np.ndarray) and arg.ndim > 0 and arg.dtype != dtypes.float0
+
+
+def _check_transfers(args: Sequence[Any], device: Any) -> None:
+    """The transfers running on `args` implies (on `device`, or the default one): host
+    values copied in, uncommitted arrays moved to the committed arguments' device."""
+    target = device or devices_lib.default_device_override() or devices_lib.default_device()
+    dst = SingleDeviceSharding(target)
+    for arg in args:
+        if type(arg) is Array:
+            if device is not None and not arg.committed and arg.device != device:
+                transfer_guard.device_to_device(arg.aval, SingleDeviceSharding(arg.device),
+                                                dst)
+        elif _is_host_data(arg):
+            transfer_guard.host_to_device(core.get_aval(arg), dst)
+
+
+def host_buffer(arg: Any, dtype: np.dtype) -> np.ndarray:
+    """The buffer a program reads for argument `arg` of `dtype` (a key array's is its base
+    array)."""
+    if dtypes.is_extended(dtype):
+        # A key array runs as its base array (uint32, one trailing key dimension more).
+        return to_numpy(core.physical_value(arg), dtype.physical_dtype)
+    # float0 (the tangent type of integers) has no bits: it travels as bool, as JAX lowers it.
+    if dtype == dtypes.float0:
+        return np.zeros(np.shape(arg), np.bool_)
+    return to_numpy(arg, dtype)
+
+
+def _wrap_result(out: np.ndarray, aval: ShapedArray, input_ids: Collection[int],
+                 ready: Any = None) -> Any:
+    """The Array of result `out` (`ready`: the future of the program still writing it;
+    `input_ids`: the ids of the program's input buffers not given up)."""
+    if dtypes.is_extended(aval.dtype):
+        physical = ShapedArray(np.shape(out), aval.dtype.physical_dtype)
+        base = _wrap_result(out, physical, input_ids, ready)
+        return core.logical_value_handlers[type(aval.dtype)](aval, base)
+    if aval.dtype == dtypes.float0:
+        # A float0 result holds no data: JAX hands it back as a NumPy array (its
+        # TypedNdArray), which compares and prints as NumPy's.
+        return np.zeros(aval.shape, dtypes.float0)
+    # A fresh buffer (or a donated one given up, not in `input_ids`) is adopted as it is;
+    # an input passed through, a view or a constant is copied by `from_numpy`, so no Array
+    # shares memory anyone can write.
+    if (type(out) is np.ndarray and out.base is None and out.flags.c_contiguous
+            and out.dtype == aval.dtype and id(out) not in input_ids):
+        return Array.adopt(out, aval, ready)
+    if ready is not None:
+        ready.result()  # a result that is copied must be complete first
+    return from_numpy(out, aval, input_ids)
+
