@@ -133,7 +133,7 @@ def test_jax_platforms_environment_selects_a_registered_backend() -> None:
 # The optional hooks: declared on the interface, with defaults that do without them.
 
 BACKEND_HOOKS = ("effects_barrier", "prepare_replica_thread", "compile_profiled",
-                 "cycle_counter_hz")
+                 "cycle_counter_hz", "reset_persistent_cache")
 EXECUTABLE_HOOKS = ("execute_async", "as_text")
 
 
@@ -150,6 +150,7 @@ def test_hook_defaults(toy) -> None:
     assert toy.prepare_replica_thread() is None
     assert toy.compile_profiled(ir.Module("m", [])) is None
     assert toy.cycle_counter_hz() is None
+    assert toy.reset_persistent_cache() is None
     module = jax.jit(lambda x: x * 2).lower(np.ones(2, np.float32)).compiler_ir()
     executable = toy.compile(module)
     outs, future = executable.execute_async([np.arange(2, dtype=np.float32)])

@@ -81,6 +81,11 @@ class Backend(abc.ABC):
         and `profile_counters`), or None (the default): no machine code to profile."""
         return None
 
+    def reset_persistent_cache(self) -> None:
+        """Forgets where its persistent compilation cache is, so that the next compile reads
+        `jax_compilation_cache_dir` again (`compilation_cache.reset_cache`); the default
+        keeps no persistent cache."""
+
     def cycle_counter_hz(self) -> float | None:
         """How fast the cycle counter of `compile_profiled`'s programs counts, or None (the
         default) without one."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from justjax._src import backends
 from justjax._src.config import config
 
 __all__ = ["set_cache_dir", "reset_cache"]
@@ -27,5 +28,5 @@ def set_cache_dir(path: str | os.PathLike[str] | None) -> None:
 def reset_cache() -> None:
     """Returns the cache to its pristine, uninitialized state: the next compile reads
     `jax_compilation_cache_dir` again. Entries already on disk are kept."""
-    from justjax._src.backends.llvm import cache
-    cache.reset_cache()
+    for name in backends.registered_backends():
+        backends.get_backend(name).reset_persistent_cache()

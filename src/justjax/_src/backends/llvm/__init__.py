@@ -39,6 +39,11 @@ class LLVMBackend(Backend):
         from justjax._src.backends.llvm import runtime
         return runtime.LLVMExecutable(runtime.prepare(module), prepared=True, profile=True)
 
+    def reset_persistent_cache(self) -> None:
+        """Forgets the object-code cache's folder (entries on disk are kept)."""
+        from justjax._src.backends.llvm import cache
+        cache.reset_cache()
+
     def cycle_counter_hz(self) -> float:
         """How fast `llvm.readcyclecounter` counts (measured once)."""
         from justjax._src.backends.llvm import runtime
