@@ -255,23 +255,6 @@ def _integral(dtype: np.dtype) -> bool:
     return dtypes.is_int(dtype) or dtypes.is_bool(dtype)
 
 
-def _all_ones(dtype: np.dtype) -> Any:
-    return True if dtypes.is_bool(dtype) else dtypes.iinfo(dtype).max if \
-        dtypes.is_unsigned(dtype) else -1
-
-
-def _lowest(dtype: np.dtype) -> Any:
-    if dtypes.is_bool(dtype):
-        return False
-    return -np.inf if dtypes.is_float(dtype) else dtypes.iinfo(dtype).min
-
-
-def _highest(dtype: np.dtype) -> Any:
-    if dtypes.is_bool(dtype):
-        return True
-    return np.inf if dtypes.is_float(dtype) else dtypes.iinfo(dtype).max
-
-
 def _holds_exactly(small: np.dtype, big: np.dtype) -> bool:
     """Whether every value of `small` converts to `big` and back unchanged."""
     if small == big or dtypes.is_bool(small):
@@ -658,7 +641,8 @@ def _extremum(rw: _Rewriter, op: Op) -> Value | None:
     x, y = op.operands
     if x is y:
         return x
-    bound = _lowest(dtype) if op.opcode == "stablehlo.maximum" else _highest(dtype)
+    # The identity of max is the lowest value (of min the highest), which NaN beats too.
+    bound = monoids.identity(op.opcode, dtype)
     for a, b in ((x, y), (y, x)):
         if rw.is_value(b, bound):
             return a
@@ -674,7 +658,7 @@ def _logic(rw: _Rewriter, op: Op) -> Value | None:
     kind = op.opcode.rsplit(".", 1)[1]
     if x is y:
         return rw.filled(0, op.result.type) if kind == "xor" else x
-    ones = _all_ones(dtype)
+    ones = monoids.and_identity(dtype)
     for a, b in ((x, y), (y, x)):
         if rw.is_value(b, 0):
             return b if kind == "and" else a
