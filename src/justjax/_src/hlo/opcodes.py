@@ -309,8 +309,8 @@ _update(" ".join("stablehlo." + n for n in (
     "subtract tan tanh transpose triangular_solve tuple while xor").split()) + " func.call",
     hlo_attributes=True)
 
-_FUNCTIONAL = "stablehlo.reshape stablehlo.bitcast_convert stablehlo.dynamic_update_slice"
-_update(_FUNCTIONAL + " stablehlo.dynamic_reshape", print_form="functional")
+_update("stablehlo.reshape stablehlo.bitcast_convert stablehlo.dynamic_update_slice "
+        "stablehlo.dynamic_reshape", print_form="functional")
 _update("stablehlo.replica_id stablehlo.partition_id", print_form="nullary")
 
 
