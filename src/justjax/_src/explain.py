@@ -236,8 +236,8 @@ def _profiled_build(backend: Any, optimized: ir.Module) -> Any:
     for a backend without machine code."""
     if backend.name != "llvm":
         return None
-    from justjax._src.backends.llvm import runtime
-    return runtime.LLVMExecutable(runtime.prepare(optimized), prepared=True, profile=True)
+    from justjax._src.backends.llvm.runtime import executable
+    return executable.LLVMExecutable(executable.prepare(optimized), prepared=True, profile=True)
 
 
 _KINDS = {"kLoop": "loop fusion", "kInput": "reduction fusion", "kOutput": "output fusion"}
@@ -374,7 +374,7 @@ def _native_texts(built: Any) -> tuple[dict[str, str], dict[str, str]]:
 def _measure(built: Any, buffers: Sequence[np.ndarray], positions: dict[int, Kernel],
              budget: float = 0.3) -> None:
     """Runs the profiled program a few times; each kernel's time is its cycles per run."""
-    from justjax._src.backends.llvm import runtime
+    from justjax._src.backends.llvm.runtime import executable
     built.execute(list(buffers))
     built.profile_counters[:] = 0
     runs = 0
@@ -382,7 +382,7 @@ def _measure(built: Any, buffers: Sequence[np.ndarray], positions: dict[int, Ker
     while runs < 3 or (runs < 50 and time.perf_counter() < deadline):
         built.execute(list(buffers))
         runs += 1
-    hz = runtime.cycle_counter_hz()
+    hz = executable.cycle_counter_hz()
     for position, kernel in positions.items():
         kernel.seconds = float(built.profile_counters[position]) / runs / hz
 

@@ -27,5 +27,5 @@ def set_cache_dir(path: str | os.PathLike[str] | None) -> None:
 def reset_cache() -> None:
     """Returns the cache to its pristine, uninitialized state: the next compile reads
     `jax_compilation_cache_dir` again. Entries already on disk are kept."""
-    from justjax._src.backends.llvm import cache
-    cache.reset_cache()
+    from justjax._src.backends.llvm.runtime import object_cache
+    object_cache.reset_cache()

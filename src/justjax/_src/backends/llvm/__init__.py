@@ -1,9 +1,9 @@
 """The native CPU backend: optimized HLO to machine code through LLVM (llvmlite).
 
-`codegen` turns a module into one LLVM function (`entry`) over a table of buffers, with the
-elemental `emitter` for fusions, registered kernels (`kernels_*.py`) for the ops that are not
-loops, native `control_flow`, and calls back to the reference backend for the rest;
-`runtime` compiles and runs it.
+`codegen/` turns a module into one LLVM function (`entry`) over a table of buffers, with the
+elemental `emitter` for fusions, registered `kernels/` for the ops that are not loops, native
+`control_flow`, and calls back to the reference backend for the rest; `mathlib/` is the
+vectorizable math the emitter calls; `runtime/` compiles the IR for the host and runs it.
 """
 from __future__ import annotations
 
@@ -18,20 +18,20 @@ class LLVMBackend:
 
     def compile(self, module: hlo.Module):
         """Compiles `module` (entry point `main`) to a native `LLVMExecutable`."""
-        from justjax._src.backends.llvm import runtime
-        return runtime.compile_module(module)
+        from justjax._src.backends.llvm.runtime import executable
+        return executable.compile_module(module)
 
     def effects_barrier(self) -> None:
         """Waits for the programs queued on the device's executor thread."""
-        from justjax._src.backends.llvm import runtime
-        runtime.wait_for_device()
+        from justjax._src.backends.llvm.runtime import executable
+        executable.wait_for_device()
 
     def prepare_replica_thread(self) -> None:
         """Readies a device thread to run one replica of an SPMD program (`pmap`): its BLAS
         calls use one thread, the replicas sharing the cores between them."""
-        from justjax._src.backends.llvm import codegen  # noqa: F401  (loads the kernels)
-        from justjax._src.backends.llvm import kernels_dot
-        kernels_dot.use_one_blas_thread_here()
+        from justjax._src.backends.llvm.codegen import program  # noqa: F401  (loads the kernels)
+        from justjax._src.backends.llvm.kernels import dot
+        dot.use_one_blas_thread_here()
 
 
 BACKEND = LLVMBackend()
