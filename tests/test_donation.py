@@ -16,7 +16,7 @@ import pytest
 import justjax as jax
 import justjax.numpy as jnp
 from justjax._src import backends
-from justjax._src.backends.llvm import runtime
+from justjax._src.backends.llvm.runtime import executable
 from justjax._src.runtime.array import Array
 from justjax.experimental.compilation_cache import compilation_cache
 
@@ -182,7 +182,7 @@ def test_numpy_arguments_are_never_written(platform):
 # Asynchronous dispatch.
 
 def test_donating_an_array_still_being_computed():
-    n = runtime.ASYNC_ELEMENTS  # dispatched to the device thread
+    n = executable.ASYNC_ELEMENTS  # dispatched to the device thread
     x = jnp.ones(n) * 3
     before = _pointer(x)
     y = jax.jit(lambda x: x + 1, donate_argnums=0)(x)
@@ -193,7 +193,7 @@ def test_donating_an_array_still_being_computed():
 
 
 def test_donating_an_array_a_running_program_still_reads():
-    n = runtime.ASYNC_ELEMENTS
+    n = executable.ASYNC_ELEMENTS
     x = jnp.ones(n)
     tripled = jax.jit(lambda x: jnp.cumsum(x * 3))(x)  # may still be running
     y = jax.jit(lambda x: x.at[0].set(-1.0), donate_argnums=0)(x)

@@ -486,11 +486,11 @@ def test_backends_run_the_fft_op(backend: str) -> None:
 
 
 def test_native_backend_runs_fft_through_its_fallback() -> None:
-    from justjax._src.backends.llvm import runtime
+    from justjax._src.backends.llvm.runtime import executable as llvm_executable
     from justjax._src.hlo.passes.optimize import optimize
     module = lower_to_module(lambda x: jnp.fft.rfft(x * 2.0) * 3.0, _real(3, 8))
     optimize(module)
-    executable = runtime.compile_module(module)
+    executable = llvm_executable.compile_module(module)
     assert [f.op.opcode for f in executable.program.fallbacks] == ["stablehlo.fft"]
 
 

@@ -135,8 +135,8 @@ def test_error_in_callback_stops_the_program() -> None:
 
 
 def test_async_dispatch_gives_the_values_and_isolates_inputs() -> None:
-    from justjax._src.backends.llvm import runtime
-    x = np.random.default_rng(1).random(runtime.ASYNC_ELEMENTS, np.float32)
+    from justjax._src.backends.llvm.runtime import executable
+    x = np.random.default_rng(1).random(executable.ASYNC_ELEMENTS, np.float32)
     f = justjax.jit(lambda v: justjax.numpy.exp(justjax.numpy.sin(v)) * 2)
     mutable = x.copy()
     y = f(mutable)
@@ -174,32 +174,32 @@ def test_fusions_computed_in_place_read_each_element_before_writing_it() -> None
 
 @pytest.mark.parametrize("n,tasks", [(1, 2), (7, 2), (1000, 2), (1001, 3), (5, 8)])
 def test_run_split_covers_every_element_once(n, tasks):
-    from justjax._src.backends.llvm import parallel
+    from justjax._src.backends.llvm.runtime import parallel_for
     seen = np.zeros(n, np.int64)
 
     def task(begin, end):
         seen[begin:end] += 1
 
-    parallel.run_split(task, n, tasks)
+    parallel_for.run_split(task, n, tasks)
     np.testing.assert_array_equal(seen, np.ones(n, np.int64))
 
 
 def test_run_split_raises_a_task_error():
-    from justjax._src.backends.llvm import parallel
+    from justjax._src.backends.llvm.runtime import parallel_for
 
     def task(begin, end):
         if begin > 0:
             raise ValueError("piece failed")
 
     with pytest.raises(ValueError, match="piece failed"):
-        parallel.run_split(task, 100, 2)
+        parallel_for.run_split(task, 100, 2)
 
 
 def test_large_elementwise_op_is_split_and_exact():
-    from justjax._src.backends.llvm import parallel
+    from justjax._src.backends.llvm.runtime import parallel_for
     jnp = justjax.numpy
     x = np.random.default_rng(5).random(1 << 22, np.float32)
     fun = justjax.jit(lambda v: jnp.exp(v) * 2)
     # 16 MiB written: one task per 4 MiB, at most one per core.
-    assert fun.lower(x).compile()._call.executable._tasks == min(4, parallel.core_count())
+    assert fun.lower(x).compile()._call.executable._tasks == min(4, parallel_for.core_count())
     np.testing.assert_array_equal(np.asarray(fun(x)), np.asarray(jnp.exp(x) * 2))

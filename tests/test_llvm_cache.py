@@ -1,4 +1,4 @@
-"""The llvm backend's persistent compilation cache (`backends/llvm/cache.py`).
+"""The llvm backend's persistent compilation cache (`backends/llvm/runtime/object_cache.py`).
 
 Across processes: a first process compiling jitted programs with the cache folder set writes
 entries, a second loads every program from them (LLVM generates no code) and computes the
@@ -22,7 +22,7 @@ from typing import Any, Iterator
 import pytest
 
 import justjax
-from justjax._src.backends.llvm import cache
+from justjax._src.backends.llvm.runtime import object_cache
 from justjax.experimental.compilation_cache import compilation_cache
 
 _CACHE_ENV = ("JAX_COMPILATION_CACHE_DIR", "JUSTJAX_COMPILATION_CACHE_DIR",
@@ -38,7 +38,7 @@ _PROGRAMS = """
 import hashlib, json, sys
 import numpy as np
 import justjax as jax, justjax.numpy as jnp
-from justjax._src.backends.llvm import cache
+from justjax._src.backends.llvm.runtime import object_cache
 
 big = jax.jit(lambda x, y: jnp.tanh(x @ y) * 2 + jnp.sum(jnp.exp(y), axis=0))
 small = jax.jit(lambda x: jnp.where(x > 0, jnp.sin(x), x * 3) + jnp.cumsum(x))
@@ -66,7 +66,7 @@ def _result(process: subprocess.Popen) -> dict[str, Any]:
 
 
 def _report(extra: str = "") -> str:
-    return _PROGRAMS + extra + "\nprint(json.dumps({'stats': vars(cache.stats), " \
+    return _PROGRAMS + extra + "\nprint(json.dumps({'stats': vars(object_cache.stats), " \
         "'digest': digest}))\n"
 
 
@@ -101,7 +101,7 @@ def test_off_by_default(tmp_path: Path) -> None:
 _WRITER = """
 import json, os, sys, time
 from pathlib import Path
-from justjax._src.backends.llvm import cache
+from justjax._src.backends.llvm.runtime import object_cache
 
 folder, me = Path(sys.argv[1]), sys.argv[2]
 key = "ab" * 32
@@ -114,13 +114,13 @@ while not all((folder.parent / ("ready-" + w)).exists() for w in "AB"):
     assert time.time() < deadline, "the other writer never started"
 seen = set()
 for i in range(300):
-    cache.write_atomically(path, cache.encode_entry(key, objects[me], "; ir " + me))
-    entry, problem = cache.decode_entry(path.read_bytes(), key)
+    object_cache.write_atomically(path, object_cache.encode_entry(key, objects[me], "; ir " + me))
+    entry, problem = object_cache.decode_entry(path.read_bytes(), key)
     assert not problem, problem
     assert entry[0] == objects[entry[1][-1]]
     seen.add(entry[1][-1])
 """ + _PROGRAMS + """
-print(json.dumps({"seen": sorted(seen), "stats": vars(cache.stats), "digest": digest}))
+print(json.dumps({"seen": sorted(seen), "stats": vars(object_cache.stats), "digest": digest}))
 """
 
 
@@ -140,7 +140,7 @@ def test_concurrent_writers(tmp_path: Path) -> None:
     assert results[0]["digest"] == results[1]["digest"]
     assert not list(folder.glob(".*")), "temporary files left behind"
     for path in _entries(folder):
-        entry, problem = cache.decode_entry(path.read_bytes(), path.name.removeprefix("llvm-"))
+        entry, problem = object_cache.decode_entry(path.read_bytes(), path.name.removeprefix("llvm-"))
         assert entry is not None, (path.name, problem)
 
 
@@ -158,7 +158,7 @@ def _ir(multiplier: int) -> str:
     return _IR.replace("MULTIPLIER", str(multiplier))
 
 
-def _call(compiled: cache.CompiledObject, x: int) -> int:
+def _call(compiled: object_cache.CompiledObject, x: int) -> int:
     address = compiled.engine.get_function_address("entry")
     return ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(address)(x)
 
@@ -175,20 +175,20 @@ def cache_folder(tmp_path: Path) -> Iterator[Path]:
 
 
 def _counts() -> dict[str, int]:
-    return dict(vars(cache.stats))
+    return dict(vars(object_cache.stats))
 
 
 def _delta(before: dict[str, int]) -> dict[str, int]:
-    return {k: v - before[k] for k, v in vars(cache.stats).items() if v != before[k]}
+    return {k: v - before[k] for k, v in vars(object_cache.stats).items() if v != before[k]}
 
 
 @pytest.mark.parametrize("opt_level", [0, 3])
 def test_hit_loads_without_codegen(cache_folder: Path, opt_level: int) -> None:
     before = _counts()
-    fresh = cache.compile(_ir(3), opt_level)
+    fresh = object_cache.compile(_ir(3), opt_level)
     assert _delta(before) == {"codegen": 1, "misses": 1, "writes": 1}
     before = _counts()
-    loaded = cache.compile(_ir(3), opt_level)
+    loaded = object_cache.compile(_ir(3), opt_level)
     assert _delta(before) == {"hits": 1}
     assert loaded.cache_hit and not fresh.cache_hit
     assert _call(fresh, 7) == _call(loaded, 7) == 21
@@ -218,7 +218,7 @@ def _corrupt_magic(data: bytes, other: bytes) -> bytes:
 
 
 def _corrupt_version(data: bytes, other: bytes) -> bytes:
-    return data[:8] + (cache.FORMAT_VERSION + 1).to_bytes(4, "little") + data[12:]
+    return data[:8] + (object_cache.FORMAT_VERSION + 1).to_bytes(4, "little") + data[12:]
 
 
 def _corrupt_foreign(data: bytes, other: bytes) -> bytes:
@@ -235,14 +235,14 @@ def _corrupt_appended(data: bytes, other: bytes) -> bytes:
     _corrupt_magic, _corrupt_version, _corrupt_foreign, _corrupt_appended])
 def test_bad_entry_is_recompiled_not_loaded(cache_folder: Path, corrupt: Any,
                                             caplog: pytest.LogCaptureFixture) -> None:
-    cache.compile(_ir(5), 3)
-    cache.compile(_ir(3), 3)
-    path = cache_folder / ("llvm-" + cache.cache_key(_ir(3), 3))
-    other = cache_folder / ("llvm-" + cache.cache_key(_ir(5), 3))
+    object_cache.compile(_ir(5), 3)
+    object_cache.compile(_ir(3), 3)
+    path = cache_folder / ("llvm-" + object_cache.cache_key(_ir(3), 3))
+    other = cache_folder / ("llvm-" + object_cache.cache_key(_ir(5), 3))
     good = path.read_bytes()
     path.write_bytes(corrupt(good, other.read_bytes()))
     before = _counts()
-    compiled = cache.compile(_ir(3), 3)
+    compiled = object_cache.compile(_ir(3), 3)
     assert _delta(before) == {"codegen": 1, "misses": 1, "rejected": 1, "writes": 1}
     assert _call(compiled, 7) == 21
     assert "Ignoring persistent compilation cache entry" in caplog.text
@@ -250,12 +250,12 @@ def test_bad_entry_is_recompiled_not_loaded(cache_folder: Path, corrupt: Any,
 
 
 def test_bad_entry_under_threshold_is_removed(cache_folder: Path) -> None:
-    cache.compile(_ir(3), 0)
-    path = cache_folder / ("llvm-" + cache.cache_key(_ir(3), 0))
+    object_cache.compile(_ir(3), 0)
+    path = cache_folder / ("llvm-" + object_cache.cache_key(_ir(3), 0))
     path.write_bytes(path.read_bytes()[:-1])
     before = _counts()
     with justjax.config.override("jax_persistent_cache_min_compile_time_secs", 1e9):
-        assert _call(cache.compile(_ir(3), 0), 2) == 6
+        assert _call(object_cache.compile(_ir(3), 0), 2) == 6
     assert _delta(before) == {"codegen": 1, "misses": 1, "rejected": 1}
     assert not path.exists()
 
@@ -264,21 +264,21 @@ def test_thresholds(cache_folder: Path) -> None:
     # JAX's defaults: entries of compiles under one second are not written; no size floor.
     assert justjax.config.values["jax_persistent_cache_min_entry_size_bytes"] == 0
     with justjax.config.override("jax_persistent_cache_min_compile_time_secs", 1.0):
-        cache.compile(_ir(11), 0)
+        object_cache.compile(_ir(11), 0)
     with justjax.config.override("jax_persistent_cache_min_entry_size_bytes", 1 << 30):
-        cache.compile(_ir(12), 0)
+        object_cache.compile(_ir(12), 0)
     assert _entries(cache_folder) == []
     with justjax.config.override("jax_persistent_cache_min_entry_size_bytes", 100):
-        cache.compile(_ir(13), 0)
+        object_cache.compile(_ir(13), 0)
     assert len(_entries(cache_folder)) == 1
 
 
 def test_key_parts(cache_folder: Path) -> None:
-    key = cache.cache_key(_ir(3), 3)
-    assert key == cache.cache_key(_ir(3), 3)
-    assert len({key, cache.cache_key(_ir(3), 0), cache.cache_key(_ir(4), 3)}) == 3
+    key = object_cache.cache_key(_ir(3), 3)
+    assert key == object_cache.cache_key(_ir(3), 3)
+    assert len({key, object_cache.cache_key(_ir(3), 0), object_cache.cache_key(_ir(4), 3)}) == 3
     # Tools, CPU and format are part of the key: a different CPU never shares an entry.
-    parts = cache._host_parts()
+    parts = object_cache._host_parts()
     assert any(p.startswith("cpu=") for p in parts)
     assert any(p.startswith("features=") for p in parts)
     assert any(p.startswith("llvm=") for p in parts)
@@ -291,16 +291,16 @@ def test_unusable_folder_warns_once(tmp_path: Path) -> None:
     try:
         with justjax.config.override("jax_compilation_cache_dir", str(blocker / "cache")):
             with pytest.warns(UserWarning, match="cannot be used; compiling without"):
-                assert _call(cache.compile(_ir(3), 0), 3) == 9
+                assert _call(object_cache.compile(_ir(3), 0), 3) == 9
             before = _counts()
             with warnings.catch_warnings():
                 warnings.simplefilter("error")
-                assert _call(cache.compile(_ir(3), 0), 4) == 12
+                assert _call(object_cache.compile(_ir(3), 0), 4) == 12
             assert _delta(before) == {"codegen": 1}
             compilation_cache.reset_cache()
             with justjax.config.override("jax_raise_persistent_cache_errors", True):
                 with pytest.raises(OSError):
-                    cache.compile(_ir(3), 0)
+                    object_cache.compile(_ir(3), 0)
     finally:
         compilation_cache.reset_cache()
 
@@ -312,17 +312,17 @@ def test_set_cache_dir_and_reset(tmp_path: Path) -> None:
         with justjax.config.override("jax_persistent_cache_min_compile_time_secs", 0.0):
             compilation_cache.set_cache_dir(tmp_path / "one")
             assert justjax.config.read("jax_compilation_cache_dir") == str(tmp_path / "one")
-            cache.compile(_ir(21), 0)
+            object_cache.compile(_ir(21), 0)
             # As in JAX, the folder is chosen once: a new one takes effect after reset_cache.
             compilation_cache.set_cache_dir(tmp_path / "two")
-            cache.compile(_ir(22), 0)
+            object_cache.compile(_ir(22), 0)
             assert len(_entries(tmp_path / "one")) == 2
             compilation_cache.reset_cache()
-            cache.compile(_ir(23), 0)
+            object_cache.compile(_ir(23), 0)
             assert len(_entries(tmp_path / "two")) == 1
             with justjax.config.override("jax_enable_compilation_cache", False):
                 before = _counts()
-                cache.compile(_ir(21), 0)
+                object_cache.compile(_ir(21), 0)
                 assert _delta(before) == {"codegen": 1}
     finally:
         justjax.config.update("jax_compilation_cache_dir", old)

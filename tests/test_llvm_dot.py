@@ -1,5 +1,5 @@
-"""dot_general, the output fusion and convolution on the llvm backend (`kernels_dot.py`,
-`kernels_conv.py`), against the reference backend on the same module.
+"""dot_general, the output fusion and convolution on the llvm backend (`kernels/dot.py`,
+`kernels/conv.py`), against the reference backend on the same module.
 
 Each case must run natively (no dot/convolution/output fusion handed back to the reference
 backend). Float dots and convolutions run twice: through BLAS (the size threshold lowered
@@ -18,7 +18,9 @@ import justjax as jax
 import justjax.numpy as jnp
 from justjax import lax
 from justjax._src import backends
-from justjax._src.backends.llvm import emitter, kernels_conv, kernels_dot
+from justjax._src.backends.llvm.codegen import emitter
+from justjax._src.backends.llvm.kernels import conv as kernels_conv
+from justjax._src.backends.llvm.kernels import dot as kernels_dot
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir
 from justjax._src.hlo.passes import fusion, optimize

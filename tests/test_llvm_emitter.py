@@ -13,7 +13,8 @@ import pytest
 import justjax as jax
 import justjax.numpy as jnp
 from justjax._src import backends
-from justjax._src.backends.llvm import emitter, jit
+from justjax._src.backends.llvm.codegen import emitter
+from justjax._src.backends.llvm.runtime import host
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir
 from justjax._src.hlo.passes import fusion, optimize
@@ -591,7 +592,7 @@ def test_float16_bit_conversions_are_exact(f16c):
 def _assembly_without_f16c(op: ir.Op) -> str:
     """The fusion compiled for a generic x86-64 (which has no F16C)."""
     module = llvm.parse_assembly(str(emitter.build_module(op)))
-    jit.optimize(module)
+    host.optimize(module)
     target = llvm.Target.from_triple("x86_64-unknown-linux-gnu")
     return target.create_target_machine(cpu="x86-64", features="", opt=2).emit_assembly(module)
 
@@ -617,8 +618,8 @@ def _run_in_place(op: ir.Op, operands: list[np.ndarray], in_place: int) -> np.nd
     module = emitter.new_module("in_place")
     emitter.emit_fusion(module, op, "fused", frozenset({in_place, n}))
     compiled = llvm.parse_assembly(str(module))
-    jit.optimize(compiled)
-    engine = llvm.create_mcjit_compiler(compiled, jit.new_target_machine())
+    host.optimize(compiled)
+    engine = llvm.create_mcjit_compiler(compiled, host.new_target_machine())
     engine.finalize_object()
     fn = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * (n + 1))(
         engine.get_function_address("fused"))

@@ -10,7 +10,8 @@ import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
-from justjax._src.backends.llvm import accuracy, jit, mathlib, mathlib_coeffs, mathlib_fit, mathlib_rare
+from justjax._src.backends.llvm.mathlib import accuracy, coeffs, fitting, harness, rare, scalar
+from justjax._src.backends.llvm.runtime import host
 from justjax._src.numerics import polynomials
 
 # Max error bounds in ULPs (measured figures in docs/mathlib.md, bounds leave a little room).
@@ -43,7 +44,7 @@ BOUNDS: dict[str, dict[str, float]] = {
 
 CASES = [(name, dt) for name in BOUNDS for dt in ("f32", "f64")]
 
-# Functions with a rare path (mathlib_rare), per dtype, and where it starts (|x| >= bound).
+# Functions with a rare path (mathlib/rare.py), per dtype, and where it starts (|x| >= bound).
 RARE = {("sin", "f32"): 2.0**16, ("cos", "f32"): 2.0**16, ("tan", "f32"): 2.0**50,
         ("sin", "f64"): 2.0**50, ("cos", "f64"): 2.0**50, ("tan", "f64"): 2.0**50}
 
@@ -53,7 +54,7 @@ _SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, 1e-3
 
 
 def test_every_function_has_a_bound() -> None:
-    assert set(BOUNDS) == set(mathlib.names())
+    assert set(BOUNDS) == set(scalar.names())
 
 
 @pytest.mark.parametrize("name,dtype", CASES)
@@ -65,9 +66,9 @@ def test_max_ulp_error(name: str, dtype: str) -> None:
     assert err[worst] <= BOUNDS[name][dtype], f"{name} {dtype}: {err[worst]} ULP at {at}"
 
 
-def _check_specials(kernel: jit.CompiledMath, name: str, dtype: str) -> None:
+def _check_specials(kernel: harness.CompiledMath, name: str, dtype: str) -> None:
     dt = _NP[dtype]
-    grids = np.meshgrid(*[np.array(_SPECIALS, dt)] * mathlib.arity(name), indexing="ij")
+    grids = np.meshgrid(*[np.array(_SPECIALS, dt)] * scalar.arity(name), indexing="ij")
     xs = [g.ravel() for g in grids]
     with np.errstate(all="ignore"):
         y = kernel(*xs)
@@ -82,7 +83,7 @@ def _check_specials(kernel: jit.CompiledMath, name: str, dtype: str) -> None:
 
 @pytest.mark.parametrize("name,dtype", CASES)
 def test_special_values_exact(name: str, dtype: str) -> None:
-    _check_specials(jit.compile_elementwise(name, dtype), name, dtype)
+    _check_specials(harness.compile_elementwise(name, dtype), name, dtype)
 
 
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
@@ -90,9 +91,9 @@ def test_subnormal_results_not_flushed(dtype: str) -> None:
     dt = _NP[dtype]
     tiny = np.finfo(dt).smallest_subnormal
     x = np.array([np.log(float(tiny)) + 1.0], dt)
-    y = jit.compile_elementwise("exp", dtype)(x)
+    y = harness.compile_elementwise("exp", dtype)(x)
     assert 0 < y[0] < np.finfo(dt).tiny
-    z = jit.compile_elementwise("log", dtype)(np.array([tiny], dt))
+    z = harness.compile_elementwise("log", dtype)(np.array([tiny], dt))
     np.testing.assert_allclose(z, np.log(np.array([tiny], np.float64)).astype(dt), rtol=1e-6)
 
 
@@ -105,14 +106,14 @@ _INLINE_INTRINSICS = {"llvm.fma", "llvm.fmuladd", "llvm.rint", "llvm.floor", "ll
                       "llvm.masked.load", "llvm.masked.store"}
 
 
-def _loop_ir(kernel: jit.CompiledMath) -> str:
+def _loop_ir(kernel: harness.CompiledMath) -> str:
     start = kernel.optimized_ir.index("define void @loop")
     return kernel.optimized_ir[start:kernel.optimized_ir.index("\n}", start)]
 
 
 @pytest.mark.parametrize("name,dtype", CASES)
 def test_no_libm_calls_and_vectorized(name: str, dtype: str) -> None:
-    kernel = jit.compile_elementwise(name, dtype)
+    kernel = harness.compile_elementwise(name, dtype)
     callees = set(re.findall(r"\bcall\b[^@]*@([\w.$]+)", kernel.optimized_ir))
     rare = {c for c in callees if c.startswith(f"justjax_{name}_{dtype}_")}
     bases = {re.sub(r"\.(v\d+)?[fi]\d+.*$", "", c) for c in callees - rare}
@@ -144,7 +145,7 @@ def _mixed(name: str, dtype: str, n: int) -> np.ndarray:
 
 @pytest.mark.parametrize("name,dtype", sorted(RARE))
 def test_rare_path_mixed_vectors(name: str, dtype: str) -> None:
-    kernel = jit.compile_elementwise(name, dtype)
+    kernel = harness.compile_elementwise(name, dtype)
     x = _mixed(name, dtype, 1000)
     y = kernel(x)
     # Element by element (the scalar loop: branches instead of vector functions) gives the same bits.
@@ -157,25 +158,25 @@ def test_rare_path_mixed_vectors(name: str, dtype: str) -> None:
 
 @pytest.mark.parametrize("name,dtype", sorted(RARE))
 def test_rare_path_vector_functions(name: str, dtype: str) -> None:
-    kernel = jit.compile_elementwise(name, dtype)
-    for n in mathlib_rare.LANES[dtype]:
+    kernel = harness.compile_elementwise(name, dtype)
+    for n in rare.LANES[dtype]:
         # Each vector version is defined, with its early return when no lane is rare.
         match = re.search(rf"define [^@]*@justjax_{name}_{dtype}_rare_v{n}\(.*?\n}}", kernel.optimized_ir, re.S)
         assert match, n
         assert "ret " in match.group(0) and "br i1" in match.group(0)
 
 
-def _compile_uncached(name: str, dtype: str) -> tuple[jit.CompiledMath, llvm.ExecutionEngine]:
-    """`jit.compile_elementwise` without its cache (the module is built under the current flags)."""
-    arity = mathlib.arity(name)
-    mod = llvm.parse_assembly(str(jit._loop_module(name, dtype, arity)))
+def _compile_uncached(name: str, dtype: str) -> tuple[harness.CompiledMath, llvm.ExecutionEngine]:
+    """`harness.compile_elementwise` without its cache (the module is built under the current flags)."""
+    arity = scalar.arity(name)
+    mod = llvm.parse_assembly(str(harness._loop_module(name, dtype, arity)))
     mod.verify()
-    jit.optimize(mod)
-    engine = llvm.create_mcjit_compiler(mod, jit.new_target_machine())
+    host.optimize(mod)
+    engine = llvm.create_mcjit_compiler(mod, host.new_target_machine())
     engine.finalize_object()
     proto = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * (arity + 1)), ctypes.c_int64)
     cfunc = proto(engine.get_function_address("loop"))
-    return jit.CompiledMath(name, dtype, str(mod), "", engine, cfunc), engine
+    return harness.CompiledMath(name, dtype, str(mod), "", engine, cfunc), engine
 
 
 _SCALED = [(name, dt) for name in ("exp", "exp2", "expm1", "logistic", "sinh", "cosh", "pow")
@@ -185,9 +186,9 @@ _SCALED = [(name, dt) for name in ("exp", "exp2", "expm1", "logistic", "sinh", "
 @pytest.mark.parametrize("scalef", [False, True])
 @pytest.mark.parametrize("name,dtype", _SCALED)
 def test_both_ways_of_scaling(name: str, dtype: str, scalef: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    if scalef and not mathlib._host_has_avx512f():
+    if scalef and not scalar._host_has_avx512f():
         pytest.skip("llvm.ldexp is only emitted for AVX-512 hosts")
-    monkeypatch.setattr(mathlib, "SCALEF", scalef)
+    monkeypatch.setattr(scalar, "SCALEF", scalef)
     kernel, _ = _compile_uncached(name, dtype)
     assert ("llvm.ldexp" in kernel.optimized_ir) == scalef
     xs = accuracy.sweep(name, dtype, 1 << 12)
@@ -208,7 +209,7 @@ def test_erf_inv_is_xlas(dtype: str) -> None:
     dt = _NP[dtype]
     edges = [1, -1, 0, -0.0, 2, np.nan]
     x = np.concatenate([np.random.default_rng(3).uniform(-1, 1, 100_000), edges]).astype(dt)
-    y = jit.compile_elementwise("erf_inv", dtype)(x)
+    y = harness.compile_elementwise("erf_inv", dtype)(x)
     want = polynomials.erf_inv(x)
     same = (y == want) | (np.isnan(y) & np.isnan(want))
     assert same.mean() > 0.98
@@ -222,7 +223,7 @@ def test_erf_inv_is_xlas(dtype: str) -> None:
 
 @pytest.mark.parametrize("name,dtype", [("exp", "f32"), ("log", "f32"), ("sin", "f32"), ("tanh", "f32")])
 def test_scalar_loop_matches_vector_loop(name: str, dtype: str) -> None:
-    kernel = jit.compile_elementwise(name, dtype)
+    kernel = harness.compile_elementwise(name, dtype)
     x = accuracy.sweep(name, dtype, 1 << 9)[0]
     y = kernel(x)
     one_by_one = np.array([kernel(x[i:i + 1])[0] for i in range(x.size)])
@@ -230,9 +231,9 @@ def test_scalar_loop_matches_vector_loop(name: str, dtype: str) -> None:
 
 
 def test_stored_coefficients_are_the_fits() -> None:
-    # mathlib_coeffs.py is generated by tools/mathlib_fit.py: a fresh fit gives the same values
+    # mathlib/coeffs.py is generated by tools/mathlib_fit.py: a fresh fit gives the same values
     # (up to float32 rounding decisions that a different BLAS could flip).
-    fresh = mathlib_fit.generate()
-    assert set(fresh) == set(mathlib_coeffs.COEFFS)
+    fresh = fitting.generate()
+    assert set(fresh) == set(coeffs.COEFFS)
     for name, values in fresh.items():
-        np.testing.assert_allclose(values, mathlib_coeffs.COEFFS[name], rtol=1e-5, atol=1e-12, err_msg=name)
+        np.testing.assert_allclose(values, coeffs.COEFFS[name], rtol=1e-5, atol=1e-12, err_msg=name)

@@ -17,7 +17,7 @@ from justjax._src.hlo import ir
 from justjax._src.hlo.passes import optimize
 
 # Registers the window and reduce kernels (until the codegen loads the module itself).
-importlib.import_module("justjax._src.backends.llvm.kernels_window")
+importlib.import_module("justjax._src.backends.llvm.kernels.window")
 
 BF16, F16 = np.dtype(dtypes.bfloat16), np.dtype(dtypes.float16)
 LOW = (BF16, F16)
@@ -528,7 +528,7 @@ def test_initial_value_from_an_argument(where, init, dtype):
 def test_variadic_reduce_roots_of_one_fusion(dims):
     # XLA CPU forms no multi-output fusions; build one: both results of an argmax-like reduce
     # are roots, written by one loop nest.
-    from justjax._src.backends.llvm import emitter
+    from justjax._src.backends.llvm.codegen import emitter
     from justjax._src.hlo.passes import fusion
     f32, i32 = ir.TensorType((30, 20), np.float32), ir.TensorType((30, 20), np.int32)
     s32, si = ir.TensorType((), np.float32), ir.TensorType((), np.int32)

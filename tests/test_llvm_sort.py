@@ -1,4 +1,4 @@
-"""Native `stablehlo.sort` and `chlo.top_k` (`backends/llvm/kernels_sort.py`) against the
+"""Native `stablehlo.sort` and `chlo.top_k` (`backends/llvm/kernels/sort.py`) against the
 reference backend on the same optimized modules: sorted results must be equal bit for bit
 (a sort only moves elements), and the op must run natively (no fallback)."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import justjax as jax
 import justjax.numpy as jnp
 from justjax import lax
 from justjax._src import backends
-from justjax._src.backends.llvm import kernels_sort
+from justjax._src.backends.llvm.kernels import sort
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir
 from justjax._src.hlo.passes import optimize
@@ -238,7 +238,7 @@ def test_sort_in_a_loop() -> None:
 
 def test_insertion_runs_and_merges_cover_odd_lengths() -> None:
     # Lengths around the run size and the paired merges' boundaries.
-    run, pairs = kernels_sort.RUN, kernels_sort.PAIRS
+    run, pairs = sort.RUN, sort.PAIRS
     for n in sorted({run - 1, run, run + 1, 2 * run + 3, 2 * pairs * run, 2 * pairs * run + 1,
                      4 * pairs * run - 1, 5 * run + 7}):
         x = _values((n,), np.int16, seed=n)

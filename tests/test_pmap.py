@@ -281,8 +281,8 @@ def test_each_replica_thread_uses_one_blas_thread(monkeypatch):
     from justjax._src import backends
     if backends.get_backend().name != "llvm":
         pytest.skip("the native backend's BLAS")
-    from justjax._src.backends.llvm import codegen  # noqa: F401  (loads the kernels first)
-    from justjax._src.backends.llvm import kernels_dot
+    from justjax._src.backends.llvm.codegen import program  # noqa: F401  (loads the kernels first)
+    from justjax._src.backends.llvm.kernels import dot as kernels_dot
     prepared: list[str] = []
     monkeypatch.setattr(kernels_dot, "use_one_blas_thread_here",
                         lambda: prepared.append(threading.current_thread().name))
@@ -292,8 +292,8 @@ def test_each_replica_thread_uses_one_blas_thread(monkeypatch):
 
 
 def test_scipy_openblas_sets_threads_per_thread():
-    from justjax._src.backends.llvm import codegen  # noqa: F401  (loads the kernels first)
-    from justjax._src.backends.llvm import kernels_dot
+    from justjax._src.backends.llvm.codegen import program  # noqa: F401  (loads the kernels first)
+    from justjax._src.backends.llvm.kernels import dot as kernels_dot
     function = kernels_dot._openblas_set_threads_local()
     if function is None:
         pytest.skip("this SciPy's OpenBLAS has no openblas_set_num_threads_local")

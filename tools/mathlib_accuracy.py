@@ -3,7 +3,7 @@
 Accuracy (default): for each function and dtype, the swept domain, the number of points (evenly
 spaced plus evenly spaced in bit pattern, so subnormals and edge regions are covered), the maximum
 and mean error in ULPs.
-Speed (`--speed`): for each function, the time of its elementwise loop (`jit.compile_elementwise`)
+Speed (`--speed`): for each function, the time of its elementwise loop (`harness.compile_elementwise`)
 over 1,000,000 float32 (and float64) elements on this process's cores (run it under `taskset -c 0`
 for one core), minimum of `--repeat` runs, beside NumPy's or SciPy's function on the same inputs
 and output buffer, and the SIMD widths of the loop's vector code.
@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 import scipy.special
 
-from justjax._src.backends.llvm import accuracy, jit, mathlib
+from justjax._src.backends.llvm.mathlib import accuracy, harness, scalar
 
 _NUMPY: dict[str, Callable[..., np.ndarray]] = {
     "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "log2": np.log2,
@@ -69,7 +69,7 @@ def _best_ms(f: Callable[[], object], repeat: int) -> float:
 
 def speed_row(name: str, dtype: str, n: int, repeat: int) -> tuple[float, float, list[int]]:
     """(loop ms, NumPy ms, SIMD widths of the loop) for `name` over n elements of `dtype`."""
-    kernel = jit.compile_elementwise(name, dtype)
+    kernel = harness.compile_elementwise(name, dtype)
     args = speed_inputs(name, dtype, n)
     out = np.empty_like(args[0])
     ptrs = [a.ctypes.data_as(ctypes.c_void_p) for a in args + [out]]
@@ -91,7 +91,7 @@ def main() -> None:
     parser.add_argument("--dtypes", default="f32,f64", help="comma-separated dtypes")
     parser.add_argument("names", nargs="*", help="functions (default: all)")
     args = parser.parse_args()
-    names = args.names or mathlib.names()
+    names = args.names or scalar.names()
     dtypes = args.dtypes.split(",")
     if args.speed:
         print("| function | dtype | justjax ms | NumPy/SciPy ms | ratio | SIMD widths |")

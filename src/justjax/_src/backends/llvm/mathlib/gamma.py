@@ -1,4 +1,4 @@
-"""lgamma and digamma for the LLVM math library (see mathlib.py for the conventions).
+"""lgamma and digamma for the LLVM math library (see scalar.py for the conventions).
 
 Both are evaluated in float64 (float32 inputs widened, rounded once):
 - 0.4375 <= x < 8.0625: Taylor expansions around c = j/8 (|x - c| <= 1/16), one gathered coefficient
@@ -20,8 +20,8 @@ from typing import Callable
 
 from llvmlite import ir
 
-from justjax._src.backends.llvm import mathlib
-from justjax._src.backends.llvm.mathlib import _Emitter, _V
+from justjax._src.backends.llvm.mathlib import scalar
+from justjax._src.backends.llvm.mathlib.scalar import _Emitter, _V
 
 _DEGREE = 18
 _FIRST_ROW = 4  # centre 4/8
@@ -71,7 +71,7 @@ def _digamma_dec(c: Decimal, n: int = 40, terms: int = 25) -> Decimal:
 def _lgamma_dec(c: Decimal, n: int = 40, terms: int = 25) -> Decimal:
     b = _bernoulli(2 * terms)
     a = c + n
-    total = (a - Decimal("0.5")) * a.ln() - a + (2 * mathlib._pi_decimal()).ln() / 2
+    total = (a - Decimal("0.5")) * a.ln() - a + (2 * scalar._pi_decimal()).ln() / 2
     for j in range(1, terms + 1):
         total += _dec(b[2 * j]) / (2 * j * (2 * j - 1)) * a ** (1 - 2 * j)
     prod = Decimal(1)
@@ -114,7 +114,7 @@ def _taylor_rows(em: _Emitter, name: str, table: tuple[float, ...], row: ir.Valu
     base = em.b.mul(row, ir.Constant(i64, _DEGREE + 1))
 
     def coeff(n: int) -> _V:
-        return mathlib._table_load(em, name, table, em.b.add(base, ir.Constant(i64, n)))
+        return scalar._table_load(em, name, table, em.b.add(base, ir.Constant(i64, n)))
 
     acc = coeff(_DEGREE)
     for n in range(_DEGREE - 1, -1, -1):
@@ -136,7 +136,7 @@ def _sincospi(em: _Emitter, x: _V) -> tuple[_V, _V]:
     z = r * r
     with localcontext() as ctx:
         ctx.prec = 50
-        pi = mathlib._pi_decimal()
+        pi = scalar._pi_decimal()
         s = [float((-1) ** n * pi ** (2 * n + 1) / math.factorial(2 * n + 1)) for n in range(13)]
         c = [float((-1) ** n * pi ** (2 * n) / math.factorial(2 * n)) for n in range(13)]
     return r * em.horner(z, s), em.horner(z, c)
@@ -157,12 +157,12 @@ def _lgamma_pos(em: _Emitter, a: _V) -> _V:
         row = em.b.select(near, ir.Constant(ir.IntType(64), int(zero * 8) - _FIRST_ROW), row)
         t = em.select(near, u - zero, t)
     mid = _taylor_rows(em, "justjax_lgamma_table", _lgamma_table(), row, t)
-    mid = em.select(small, mid - mathlib._log(em, a), mid)
+    mid = em.select(small, mid - scalar._log(em, a), mid)
     b = _bernoulli(20)
     w = 1.0 / a
     series = w * em.horner(w * w, [float(b[2 * j] / (2 * j * (2 * j - 1))) for j in range(1, 11)])
-    half_log_2pi = float((2 * mathlib._pi_decimal()).ln() / 2)
-    big = em.fma(a - 0.5, mathlib._log(em, a) - 1.0, half_log_2pi - 0.5 + series)
+    half_log_2pi = float((2 * scalar._pi_decimal()).ln() / 2)
+    big = em.fma(a - 0.5, scalar._log(em, a) - 1.0, half_log_2pi - 0.5 + series)
     y = em.select(em.cmp(">=", a, _TABLE_HI), big, mid)
     return em.select(em.cmp("==", a, 0.0), math.inf, y)
 
@@ -171,9 +171,9 @@ def _lgamma64(em: _Emitter, x: _V) -> _V:
     a = em.call("llvm.fabs", x)
     pos = _lgamma_pos(em, a)
     sin_pi, _ = _sincospi(em, x)
-    log_pi = float(mathlib._pi_decimal().ln())
+    log_pi = float(scalar._pi_decimal().ln())
     # Gamma(x) Gamma(1 - x) = pi / sin(pi x) and Gamma(1 - x) = -x Gamma(-x).
-    neg = log_pi - mathlib._log(em, em.call("llvm.fabs", sin_pi) * a) - pos
+    neg = log_pi - scalar._log(em, em.call("llvm.fabs", sin_pi) * a) - pos
     y = em.select(em.cmp("<", x, 0.0), neg, pos)
     y = em.select(em.cmp("==", a, math.inf), math.inf, y)
     return em.select(em.isnan(x), x, y)
@@ -181,7 +181,7 @@ def _lgamma64(em: _Emitter, x: _V) -> _V:
 
 def _lgamma(em: _Emitter, x: _V) -> _V:
     """lgamma(x) = log|Gamma(x)| (+inf at poles and at +-inf)."""
-    return mathlib._in_f64(em, x, _lgamma64)
+    return scalar._in_f64(em, x, _lgamma64)
 
 
 def _digamma_pos(em: _Emitter, a: _V) -> _V:
@@ -199,7 +199,7 @@ def _digamma_pos(em: _Emitter, a: _V) -> _V:
     w = 1.0 / a
     w2 = w * w
     series = w2 * em.horner(w2, [float(b[2 * j] / (2 * j)) for j in range(1, 11)])
-    big = (mathlib._log(em, a) - 0.5 * w) - series
+    big = (scalar._log(em, a) - 0.5 * w) - series
     return em.select(em.cmp(">=", a, _TABLE_HI), big, mid)
 
 
@@ -207,7 +207,7 @@ def _digamma64(em: _Emitter, x: _V) -> _V:
     a = em.call("llvm.fabs", x)
     pos = _digamma_pos(em, a)
     sin_pi, cos_pi = _sincospi(em, x)
-    pi = float(mathlib._pi_decimal())
+    pi = float(scalar._pi_decimal())
     # digamma(1 - x) - digamma(x) = pi cot(pi x), digamma(1 + a) = digamma(a) + 1/a.
     neg = (pos + 1.0 / a) - pi * cos_pi / sin_pi
     is_int = em.cmp("==", em.call("llvm.rint", x), x)
@@ -221,7 +221,7 @@ def _digamma64(em: _Emitter, x: _V) -> _V:
 
 def _digamma(em: _Emitter, x: _V) -> _V:
     """digamma(x) (nan at the poles 0, -1, -2, ... and at -inf, as JAX)."""
-    return mathlib._in_f64(em, x, _digamma64)
+    return scalar._in_f64(em, x, _digamma64)
 
 
 FUNCTIONS: dict[str, Callable[..., _V]] = {"lgamma": _lgamma, "digamma": _digamma}

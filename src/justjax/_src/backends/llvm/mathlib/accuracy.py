@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 import scipy.special
 
-from justjax._src.backends.llvm import jit, mathlib, mathlib_gamma
+from justjax._src.backends.llvm.mathlib import gamma, harness, scalar
 
 _NP = {"f32": np.float32, "f64": np.float64}
 _INT = {"f32": np.int32, "f64": np.int64}
@@ -97,7 +97,7 @@ def sweep(name: str, dtype: str, n: int) -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(0)
     if name == "pow":
         return _pow_sweep(first, dtype, rng)
-    return (first,) + tuple(rng.permutation(first) for _ in range(mathlib.arity(name) - 1))
+    return (first,) + tuple(rng.permutation(first) for _ in range(scalar.arity(name) - 1))
 
 
 def _pow_sweep(x: np.ndarray, dtype: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -133,7 +133,7 @@ def ulp_errors(name: str, dtype: str, xs: tuple[np.ndarray, ...]) -> np.ndarray:
     """
     dt = _NP[dtype]
     wide = np.float64 if dtype == "f32" else np.longdouble
-    y = jit.compile_elementwise(name, dtype)(*xs).astype(wide)
+    y = harness.compile_elementwise(name, dtype)(*xs).astype(wide)
     with np.errstate(all="ignore"):
         ref = REFERENCES[name](*[x.astype(wide) for x in xs])
         rounded = ref.astype(dt)
@@ -152,7 +152,7 @@ def ulp_errors(name: str, dtype: str, xs: tuple[np.ndarray, ...]) -> np.ndarray:
 def _exact_erf(x: float, y: float) -> float:
     with localcontext() as ctx:
         ctx.prec = 90
-        return abs(float(Decimal(y) - mathlib._erf_at(Decimal(x)))) / float(np.spacing(abs(y)))
+        return abs(float(Decimal(y) - scalar._erf_at(Decimal(x)))) / float(np.spacing(abs(y)))
 
 
 def _exact_erf_inv(x: float, y: float) -> float:
@@ -160,8 +160,8 @@ def _exact_erf_inv(x: float, y: float) -> float:
     with localcontext() as ctx:
         ctx.prec = 90
         yd = Decimal(y)
-        slope = 2 / mathlib._PI.sqrt() * (-yd * yd).exp()
-        return abs(float((mathlib._erf_at(yd) - Decimal(x)) / slope)) / float(np.spacing(abs(y)))
+        slope = 2 / scalar._PI.sqrt() * (-yd * yd).exp()
+        return abs(float((scalar._erf_at(yd) - Decimal(x)) / slope)) / float(np.spacing(abs(y)))
 
 
 def _exact_lgamma(x: float, y: float) -> float | None:
@@ -169,7 +169,7 @@ def _exact_lgamma(x: float, y: float) -> float | None:
         return None
     with localcontext() as ctx:
         ctx.prec = 60
-        return abs(float(Decimal(y) - mathlib_gamma._lgamma_dec(Decimal(x)))) / float(np.spacing(abs(y)))
+        return abs(float(Decimal(y) - gamma._lgamma_dec(Decimal(x)))) / float(np.spacing(abs(y)))
 
 
 def _exact_digamma(x: float, y: float) -> float | None:
@@ -177,7 +177,7 @@ def _exact_digamma(x: float, y: float) -> float | None:
         return None
     with localcontext() as ctx:
         ctx.prec = 60
-        return abs(float(Decimal(y) - mathlib_gamma._digamma_dec(Decimal(x)))) / float(np.spacing(abs(y)))
+        return abs(float(Decimal(y) - gamma._digamma_dec(Decimal(x)))) / float(np.spacing(abs(y)))
 
 
 # Exact error of y at x in ULPs, or None where the exact evaluation is not available (keep the measure).

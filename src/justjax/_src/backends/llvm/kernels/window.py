@@ -26,12 +26,12 @@ from typing import Callable, Sequence
 
 from llvmlite import ir
 
-from justjax._src.backends.llvm import codegen, reductions
-from justjax._src.backends.llvm.emitter import (Unsupported, _Emitter, compute_type,
-                                                scalar_emitter)
-from justjax._src.backends.llvm.reductions import (apply_body, combine, entry_alloca, exact_mode,
-                                                   is_identity, loop, monoid, monoid_start,
-                                                   tile_size, versioned)
+from justjax._src.backends.llvm.codegen import program, reductions
+from justjax._src.backends.llvm.codegen.emitter import (Unsupported, _Emitter, compute_type,
+                                                        scalar_emitter)
+from justjax._src.backends.llvm.codegen.reductions import (apply_body, combine, entry_alloca, exact_mode,
+                                                           is_identity, loop, monoid, monoid_start,
+                                                           tile_size, versioned)
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op
 from justjax._src.numerics.windows import cumulative_axis, window_attributes
@@ -62,7 +62,7 @@ def _window(op: Op, rank: int) -> _Window:
                    w["base_dilation"], w["window_dilation"])
 
 
-def _check(ctx: codegen.KernelContext) -> None:
+def _check(ctx: program.KernelContext) -> None:
     """Raises `Unsupported` for what these kernels do not do: results sharing memory with
     operands (every result element reads many operand elements), regions reading values from
     outside (StableHLO allows it; the regions are emitted as scalar code of their arguments)."""
@@ -157,8 +157,8 @@ class _Fold:
 # ---------------------------------------------------------------------------------------------
 # stablehlo.reduce_window
 
-@codegen.register("stablehlo.reduce_window")
-def _reduce_window(ctx: codegen.KernelContext) -> None:
+@program.register("stablehlo.reduce_window")
+def _reduce_window(ctx: program.KernelContext) -> None:
     """`stablehlo.reduce_window` (variadic, any window, strides, padding, base and window
     dilation): a loop over the output elements folding each window, or a scan for the
     cumulative windows."""
@@ -195,7 +195,7 @@ def _reduce_window(ctx: codegen.KernelContext) -> None:
     versioned(em, exact, lambda e: folds(em, ctx, inits, kind, w, e))
 
 
-def _windows(em: _Emitter, ctx: codegen.KernelContext, inits: list[ir.Value],
+def _windows(em: _Emitter, ctx: program.KernelContext, inits: list[ir.Value],
              kind: str | None, w: _Window, exact: bool) -> list[ir.Value]:
     """Every output element: its window folded from the initial values."""
     op, b = ctx.op, em.b
@@ -222,7 +222,7 @@ def _passes_minor(w: _Window, shape: Sequence[int]) -> bool:
         1, 1, (0, 0), 1, 1)
 
 
-def _windows_minor(em: _Emitter, ctx: codegen.KernelContext, inits: list[ir.Value],
+def _windows_minor(em: _Emitter, ctx: program.KernelContext, inits: list[ir.Value],
                    kind: str | None, w: _Window, exact: bool) -> list[ir.Value]:
     """`_windows` when the minor dimension passes through (NHWC pooling): per output index
     of the other dimensions and tile of the minor one, each tap folds a run of consecutive
@@ -255,7 +255,7 @@ def _windows_minor(em: _Emitter, ctx: codegen.KernelContext, inits: list[ir.Valu
     return []
 
 
-def _scan(em: _Emitter, ctx: codegen.KernelContext, starts: list[ir.Value], kind: str | None,
+def _scan(em: _Emitter, ctx: program.KernelContext, starts: list[ir.Value], kind: str | None,
           axis: int, reverse: bool, exact: bool) -> list[ir.Value]:
     """The running fold along `axis` (from its end when `reverse`), for a tile of the elements
     after the axis at a time (the inner, vectorizable loop)."""
@@ -320,8 +320,8 @@ class _Select:
             b.store(ir.Constant(_I1, 1), self.found)
 
 
-@codegen.register("stablehlo.select_and_scatter")
-def _select_and_scatter(ctx: codegen.KernelContext) -> None:
+@program.register("stablehlo.select_and_scatter")
+def _select_and_scatter(ctx: program.KernelContext) -> None:
     """`stablehlo.select_and_scatter`: the result filled with the initial value, then per
     window (reverse row-major) the selected element updated by the `scatter` region."""
     op = ctx.op
@@ -361,8 +361,8 @@ def _select_and_scatter(ctx: codegen.KernelContext) -> None:
 # ---------------------------------------------------------------------------------------------
 # stablehlo.reduce outside fusions
 
-@codegen.register("stablehlo.reduce")
-def _reduce(ctx: codegen.KernelContext) -> None:
+@program.register("stablehlo.reduce")
+def _reduce(ctx: program.KernelContext) -> None:
     """`stablehlo.reduce` as a kernel (variadic reduces are not fused): the fusion emitter's
     loops (`reductions.emit_reduce`) over the operand buffers, all results in one pass."""
     op = ctx.op

@@ -11,7 +11,7 @@
   stablehlo.real/imag         of real operands (the value, zero)
   chlo.next_after             one step of the operand's own format (float16 and bfloat16
                               step in theirs, not float32's)
-  chlo.erfc, asinh, acosh, atanh, bessel_i1e, zeta, polygamma   `mathlib_extra`; conj of
+  chlo.erfc, asinh, acosh, atanh, bessel_i1e, zeta, polygamma   `mathlib/special.py`; conj of
                               real operands is the value
 """
 from __future__ import annotations
@@ -22,10 +22,10 @@ from typing import Callable
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm import mathlib_extra
-from justjax._src.backends.llvm.emitter import (
+from justjax._src.backends.llvm.codegen.emitter import (
     _I1, _I16, _I32, _I64, _STRUCTURAL, OP_EMITTERS, Unsupported, _compute_type, _Emitter,
     _int_ops)
+from justjax._src.backends.llvm.mathlib import special
 from justjax._src.core import dtypes
 from justjax._src.hlo.ir import Op
 
@@ -221,7 +221,7 @@ def _special(name: str) -> Callable[..., ir.Value]:
         if not isinstance(ty, (ir.FloatType, ir.DoubleType)):
             raise Unsupported(f"llvm emitter: {op.opcode} on {ty}")
         dtype = "f64" if ty == ir.DoubleType() else "f32"
-        return em.b.call(mathlib_extra.define(em.module, name, dtype), list(args))
+        return em.b.call(special.define(em.module, name, dtype), list(args))
     return emit
 
 

@@ -1,6 +1,6 @@
-"""Elementwise special functions the math library (`mathlib.py`) does not have, emitted as LLVM
+"""Elementwise special functions the math library (`scalar.py`) does not have, emitted as LLVM
 IR in the same style: scalar `alwaysinline` functions without branches or libm calls, built on
-the mathlib functions (called through `mathlink`).
+the mathlib functions (called through `link`).
 
   hypot     sqrt(x^2 + y^2) with FMA-corrected rounding and scaling (no overflow/underflow)
   erfc      1 - erf(x) for |x| < 1/2 or x < 0; Taylor expansions of erfc around c = 1/2 + j/8
@@ -28,7 +28,7 @@ from typing import Callable, Sequence
 
 from llvmlite import ir
 
-from justjax._src.backends.llvm import mathlink
+from justjax._src.backends.llvm.mathlib import link
 
 __all__ = ["Ctx", "V", "define", "hypot", "NAMES"]
 
@@ -144,7 +144,7 @@ class Ctx:
         if name in _FUNCTIONS:
             fn = define(self.module, name, self.dtype)
         else:
-            fn = mathlink.function(self.module, name, self.dtype)
+            fn = link.function(self.module, name, self.dtype)
         return V(self, self.b.call(fn, [a.v for a in args]))
 
     def horner(self, x: V, coeffs: Sequence[float]) -> V:

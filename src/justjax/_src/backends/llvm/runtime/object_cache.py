@@ -40,7 +40,7 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from justjax._src import monitoring
-from justjax._src.backends.llvm import jit
+from justjax._src.backends.llvm.runtime import host
 from justjax._src.config import config
 
 __all__ = ["compile", "cache_key", "cache_dir", "reset_cache", "stats", "CompiledObject",
@@ -172,7 +172,7 @@ def _justjax_version() -> str:
 
 
 def _host_parts() -> tuple[str, ...]:
-    cpu_name, cpu_features = jit.host_cpu()
+    cpu_name, cpu_features = host.host_cpu()
     llvm_version = ".".join(map(str, llvm.llvm_version_info))
     return (f"format={FORMAT_VERSION}", f"justjax={_justjax_version()}",
             f"llvmlite={llvmlite.__version__}", f"llvm={llvm_version}",
@@ -250,13 +250,13 @@ class _SharedEngine:
                                                          f'define void @"{entry}"(', 1))
             module.verify()
             if opt_level:
-                jit.optimize(module)
+                host.optimize(module)
             optimized_ir = str(module)
             engine = self.engines.get(opt_level)
             if engine is None:
                 empty = llvm.parse_assembly("")
                 engine = self.engines[opt_level] = llvm.create_mcjit_compiler(
-                    empty, jit.new_target_machine(opt_level))
+                    empty, host.new_target_machine(opt_level))
             engine.add_module(module)
             engine.finalize_object()
             engine.remove_module(module)
@@ -280,9 +280,9 @@ def _compile_fresh(llvm_ir: str, opt_level: int,
     module = llvm.parse_assembly(llvm_ir)
     module.verify()
     if opt_level:
-        jit.optimize(module)
+        host.optimize(module)
     optimized_ir = str(module)
-    engine = llvm.create_mcjit_compiler(module, jit.new_target_machine(opt_level))
+    engine = llvm.create_mcjit_compiler(module, host.new_target_machine(opt_level))
     objects: list[bytes] = []
     if keep_object:
         engine.set_object_cache(lambda _module, buffer: objects.append(buffer), None)
@@ -298,7 +298,7 @@ def _load(entry: tuple[bytes, str], opt_level: int, name: str, key: str) -> Comp
     the object cache for its code, which is the entry's, so LLVM generates nothing."""
     start = time.perf_counter()
     obj, optimized_ir = entry
-    machine = jit.new_target_machine(opt_level)
+    machine = host.new_target_machine(opt_level)
     stub = llvm.parse_assembly(f'target datalayout = "{machine.target_data}"\n'
                                f'target triple = "{llvm.get_process_triple()}"\n')
     engine = llvm.create_mcjit_compiler(stub, machine)

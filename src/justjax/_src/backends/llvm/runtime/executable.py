@@ -30,7 +30,8 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from justjax._src.backends.interface import Executable
-from justjax._src.backends.llvm import cache, codegen, emitter, jit, parallel
+from justjax._src.backends.llvm.codegen import emitter, program
+from justjax._src.backends.llvm.runtime import host, object_cache, parallel_for
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.passes import util
 from justjax._src.hlo.passes.inline import CallInlining
@@ -89,13 +90,13 @@ def _register_symbols() -> None:
     with _symbols_lock:
         if _symbols_ready:
             return
-        jit.host_target_machine()
+        host.host_target_machine()
         libc = ctypes.CDLL(None)
         for name in ("malloc", "free"):
             llvm.add_symbol(name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
-        llvm.add_symbol(codegen.FALLBACK_SYMBOL,
+        llvm.add_symbol(program.FALLBACK_SYMBOL,
                         ctypes.cast(_fallback_cfunc, ctypes.c_void_p).value)
-        llvm.add_symbol(parallel.SYMBOL, parallel.address())
+        llvm.add_symbol(parallel_for.SYMBOL, parallel_for.address())
         _symbols_ready = True
 
 
@@ -128,7 +129,7 @@ def native_text(optimized_ir: str, opt_level: int, dialect: str) -> str:
     if dialect == "llvm":
         return optimized_ir
     if dialect == "asm":
-        return jit.new_target_machine(opt_level).emit_assembly(llvm.parse_assembly(optimized_ir))
+        return host.new_target_machine(opt_level).emit_assembly(llvm.parse_assembly(optimized_ir))
     raise ValueError(f"Unknown dialect {dialect!r}; expected 'llvm' or 'asm'")
 
 
@@ -141,7 +142,7 @@ def cycle_counter_hz() -> float:
                                  "  %t = call i64 @llvm.readcyclecounter()\n"
                                  "  ret i64 %t\n}\n")
     # The engine owns the target machine it is given: a fresh one, not the shared one.
-    engine = llvm.create_mcjit_compiler(module, jit.new_target_machine(0))
+    engine = llvm.create_mcjit_compiler(module, host.new_target_machine(0))
     engine.finalize_object()
     ticks = ctypes.CFUNCTYPE(ctypes.c_uint64)(engine.get_function_address("ticks"))
     start_time, start_ticks = time.perf_counter(), ticks()
@@ -152,15 +153,15 @@ def cycle_counter_hz() -> float:
 
 def compile_module(module: hlo.Module) -> Any:
     """The executable of `module`: a shape-independent kernel for a program that is one
-    elementwise op (`elementwise_kernels`), else the whole program compiled."""
-    from justjax._src.backends.llvm import elementwise_kernels
+    elementwise op (`elementwise_executable`), else the whole program compiled."""
+    from justjax._src.backends.llvm.runtime import elementwise_executable
     _register_symbols()
     prepared = prepare(module)
-    key = elementwise_kernels.signature(prepared)
+    key = elementwise_executable.signature(prepared)
     if key is not None:
-        large = codegen.scale(prepared) >= FAST_COMPILE_ELEMENTS
+        large = program.scale(prepared) >= FAST_COMPILE_ELEMENTS
         try:
-            return elementwise_kernels.ElementwiseExecutable(prepared, key, large)
+            return elementwise_executable.ElementwiseExecutable(prepared, key, large)
         except emitter.Unsupported:
             pass
     return LLVMExecutable(prepared, prepared=True)
@@ -207,7 +208,7 @@ class LLVMExecutable(Executable):
     """A module compiled to one native entry point.
 
     Attributes:
-      program: the generated `codegen.Program`.
+      program: the generated `program.Program`.
       llvm_ir: the LLVM IR as generated (before LLVM's optimizations).
       optimized_ir: the LLVM IR after them.
       opt_level: 3, or 0 for a small program.
@@ -218,11 +219,11 @@ class LLVMExecutable(Executable):
                  profile: bool = False) -> None:
         _register_symbols()
         self.module = module if prepared else prepare(module)
-        self.opt_level = 3 if codegen.scale(self.module) >= FAST_COMPILE_ELEMENTS else 0
+        self.opt_level = 3 if program.scale(self.module) >= FAST_COMPILE_ELEMENTS else 0
         # With `profile`, each run adds the cycles every op of `main` takes to its counter.
         self.profile_counters = (np.zeros(len(self.module.function("main").body.ops),
                                           np.uint64) if profile else None)
-        self.program = codegen.build_program(
+        self.program = program.build_program(
             self.module, link_math=not self.opt_level,
             profile_counters=(None if self.profile_counters is None
                               else self.profile_counters.ctypes.data))
@@ -232,11 +233,11 @@ class LLVMExecutable(Executable):
         # The text is all that is needed from here: the builder's objects are large.
         self.program.llvm_module = None
         # Parse, optimize and generate code, or load the object code from the disk cache.
-        compiled = cache.compile(self.llvm_ir, self.opt_level, self.module.name)
+        compiled = object_cache.compile(self.llvm_ir, self.opt_level, self.module.name)
         self.optimized_ir = compiled.optimized_ir
         self._engine = compiled.engine
         self._entry = _ENTRY_TYPE(self._engine.get_function_address(compiled.entry))
-        self._work = codegen.work(self.module)
+        self._work = program.work(self.module)
         self._layout()
         self._fallback_runners: dict[int, Any] = {}
 
@@ -379,7 +380,7 @@ class LLVMExecutable(Executable):
                 np.copyto(_view(results[i], value.type), np.asarray(out), casting="no")
 
 
-def _reference_runner(module: hlo.Module, fb: codegen.Fallback) -> Any:
+def _reference_runner(module: hlo.Module, fb: program.Fallback) -> Any:
     """The reference backend's runner of a module whose `main` takes `fb.inputs` and runs
     `fb.op` alone (the module's other functions kept for the calls it makes)."""
     from justjax._src.backends import reference

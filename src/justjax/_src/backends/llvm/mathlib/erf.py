@@ -1,4 +1,4 @@
-"""erf and erf_inv for the LLVM math library (conventions in mathlib.py).
+"""erf and erf_inv for the LLVM math library (conventions in scalar.py).
 
 float32 (in float32, fitted polynomials, no tables):
 - erf: x + x Q(x^2) for |x| < 1 (degree 13), else 1 - erfc(|x|) with erfc by a degree-15
@@ -17,9 +17,9 @@ from decimal import Decimal, localcontext
 
 from llvmlite import ir
 
-from justjax._src.backends.llvm import mathlib_fit
-from justjax._src.backends.llvm.mathlib import _PI, _Emitter, _erf_at, _in_f64, _log1p, _V
-from justjax._src.backends.llvm.mathlib_coeffs import COEFFS
+from justjax._src.backends.llvm.mathlib import fitting
+from justjax._src.backends.llvm.mathlib.coeffs import COEFFS
+from justjax._src.backends.llvm.mathlib.scalar import _PI, _Emitter, _erf_at, _in_f64, _log1p, _V
 from justjax._src.numerics import polynomials
 
 __all__ = ["erf", "erf_inv"]
@@ -155,10 +155,10 @@ def _giles_horner(em: _Emitter, t: _V, tables: list[tuple[tuple[float, ...], ir.
 
 # ---------------------------------------------------------------- float32 erf
 
-_ERF_SPLIT = mathlib_fit.ERF_SPLIT
-_ERF_ONE = mathlib_fit.ERF_ONE  # erf(x) rounds to 1 in float32 beyond
+_ERF_SPLIT = fitting.ERF_SPLIT
+_ERF_ONE = fitting.ERF_ONE  # erf(x) rounds to 1 in float32 beyond
 # |x| - 2 is exact for |x| in [1, 4] (Sterbenz): an inexact shift would cost 0.2 ULP.
-_ERFC_MID = mathlib_fit.ERFC_MID
+_ERFC_MID = fitting.ERFC_MID
 
 
 def _erf32(em: _Emitter, x: _V) -> _V:

@@ -26,8 +26,10 @@ from typing import Callable, Sequence
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm import emitter, mathlink, parallel
-from justjax._src.backends.llvm.emitter import Unsupported
+from justjax._src.backends.llvm.codegen import emitter
+from justjax._src.backends.llvm.codegen.emitter import Unsupported
+from justjax._src.backends.llvm.mathlib import link
+from justjax._src.backends.llvm.runtime import parallel_for
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op, Value
 from justjax._src.hlo.passes import buffers, fusion
@@ -121,7 +123,7 @@ class ProgramBuilder:
         self.functions: dict[Op, list[str]] = {}
         self._current: Op | None = None
         self.module = emitter.new_module(module.name or "program")
-        setattr(self.module, mathlink.LINK_ATTRIBUTE, link_math)
+        setattr(self.module, link.LINK_ATTRIBUTE, link_math)
         self.link_math = link_math
         self.parallel_fusions = 0
         self.assignment = buffers.assign_buffers(module)
@@ -275,10 +277,10 @@ class ProgramBuilder:
         if op.opcode == "stablehlo.constant":
             self.emit_constant(op)
         elif op.opcode == "stablehlo.while" and not _needs_fallback_whole(op):
-            from justjax._src.backends.llvm import control_flow
+            from justjax._src.backends.llvm.codegen import control_flow
             control_flow.emit_while(self, op)
         elif op.opcode == "stablehlo.case" and not _needs_fallback_whole(op):
-            from justjax._src.backends.llvm import control_flow
+            from justjax._src.backends.llvm.codegen import control_flow
             control_flow.emit_case(self, op)
         elif op.opcode in ("stablehlo.optimization_barrier",):
             for a, r in zip(op.operands, op.results, strict=True):
@@ -349,12 +351,12 @@ class ProgramBuilder:
     def emit_parallel_fusion(self, op: Op, name: str, args: list[ir.Value],
                              shared: frozenset[int]) -> bool:
         """Emits a large loop fusion as tasks over ranges of its root, run on several cores
-        (`parallel.py`); False when it stays on one (small, or not splittable)."""
+        (`parallel_for.py`); False when it stays on one (small, or not splittable)."""
         if self.link_math:
             return False  # a small program
         root = op.result_types[0]
         units = emitter.parallel_units(root)
-        tasks = min(units, parallel.task_count(root.nbytes, root.size, cycles_per_element(op)))
+        tasks = min(units, parallel_for.task_count(root.nbytes, root.size, cycles_per_element(op)))
         if tasks < 2:
             return False
         try:
@@ -376,7 +378,7 @@ class ProgramBuilder:
         tb.ret_void()
         context = self.b.bitcast(self._pointer_array(args), _PTR)
         fnty = ir.FunctionType(_I32, [_PTR, _PTR, _I64, _I64])
-        self.b.call(self.external(parallel.SYMBOL, fnty),
+        self.b.call(self.external(parallel_for.SYMBOL, fnty),
                     [self.b.bitcast(task, _PTR), context, ir.Constant(_I64, units),
                      ir.Constant(_I64, tasks)])
         self.kernels[op.opcode] = self.kernels.get(op.opcode, 0) + 1
@@ -552,7 +554,7 @@ def build_program(module: hlo.Module, link_math: bool = False,
 
     Args:
       module: the HLO module.
-      link_math: declare the math functions (`mathlink`) instead of defining them.
+      link_math: declare the math functions (`mathlib/link.py`) instead of defining them.
       profile_counters: the address of one uint64 per op of `main`, to which each run adds
         the cycles (`llvm.readcyclecounter`) each op took; its native functions are then
         kept out of line (`Program.functions` names them).
@@ -602,8 +604,8 @@ MULTIPLY_ADDS: dict[str, Callable[[Op], int]] = {}
 def _load_kernels() -> None:
     # The kernel modules register themselves (`register`) on import.
     import importlib
-    for name in ("kernels_sort", "kernels_dot", "kernels_conv", "kernels_window"):
-        importlib.import_module(f"justjax._src.backends.llvm.{name}")
+    for name in ("sort", "dot", "conv", "window"):
+        importlib.import_module(f"justjax._src.backends.llvm.kernels.{name}")
 
 
 _load_kernels()

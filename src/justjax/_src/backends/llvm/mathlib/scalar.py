@@ -4,18 +4,18 @@ Every function is a scalar LLVM function marked `alwaysinline`, built only from 
 manipulation, `select`, loads from constant tables and the fma/rint/floor/fabs/copysign/sqrt/ldexp
 intrinsics, so a loop calling it is inlined and vectorized by LLVM's loop vectorizer; no libm calls.
 Arguments that need an expensive method (sin/cos/tan of huge arguments) go through a "rare path"
-(`mathlib_rare.py`): a call the vectorizer widens to a vector function that returns at once unless
+(`rare.py`): a call the vectorizer widens to a vector function that returns at once unless
 one of its lanes needs that method.
 
 Algorithms: range reduction (by ln 2 or pi/2 with multi-part constants), polynomials evaluated with
-FMAs (Taylor or fitted minimax coefficients from `mathlib_coeffs.py`), exponents assembled by integer
+FMAs (Taylor or fitted minimax coefficients from `coeffs.py`), exponents assembled by integer
 shifts or `llvm.ldexp` (one `vscalef` instruction on AVX-512 hosts). Special values (nan, +-inf, +-0,
 overflow, underflow to subnormals) follow IEEE/NumPy; subnormals are never flushed. For float32,
 atan/asin/acos/atan2, sinh, cosh, cbrt, pow, lgamma and digamma are evaluated in float64 and rounded
 once.
 Measured errors and speeds: docs/mathlib.md. Functions live in this module (exp, log families,
-tanh, logistic, sinh, cosh), `mathlib_trig.py`, `mathlib_erf.py`, `mathlib_pow.py` and
-`mathlib_gamma.py`.
+tanh, logistic, sinh, cosh), `trig.py`, `erf.py`, `power.py` and
+`gamma.py`.
 """
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ from typing import Callable, Sequence
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm.mathlib_coeffs import COEFFS
+from justjax._src.backends.llvm.mathlib.coeffs import COEFFS
+from justjax._src.backends.llvm.runtime import host
 
 _LN2 = Decimal("0.693147180559945309417232121458176568075500134360255254120680009493")
 _PIO2 = Decimal("1.570796326794896619231321691639751442098584699687552910487472296153")
@@ -222,8 +223,7 @@ SCALEF: bool | None = None
 def _host_has_avx512f() -> bool:
     import llvmlite.binding as llvm
 
-    from justjax._src.backends.llvm import jit  # jit imports this module
-    jit.host_target_machine()
+    host.host_target_machine()
     return "+avx512f" in llvm.get_host_cpu_features().flatten().split(",")
 
 
@@ -545,15 +545,15 @@ def _erf_at(c: Decimal) -> Decimal:
 # ---------------------------------------------------------------- registry
 
 def _registry() -> dict[str, Callable[..., _V]]:
-    # The other mathlib_* modules build on this one (imported here, not at the top).
-    from justjax._src.backends.llvm import mathlib_erf, mathlib_gamma, mathlib_pow, mathlib_trig
+    # The other mathlib modules build on this one (imported here, not at the top).
+    from justjax._src.backends.llvm.mathlib import erf, gamma, power, trig
     return {
         "exp": _exp, "exp2": _exp2, "expm1": _expm1, "log": _log, "log1p": _log1p, "log2": _log2,
-        "sin": mathlib_trig.sin, "cos": mathlib_trig.cos, "tan": mathlib_trig.tan,
-        "tanh": _tanh, "logistic": _logistic, "erf": mathlib_erf.erf, "erf_inv": mathlib_erf.erf_inv,
-        "atan": mathlib_trig.atan, "atan2": mathlib_trig.atan2, "asin": mathlib_trig.asin,
-        "acos": mathlib_trig.acos, "sinh": _sinh, "cosh": _cosh, "cbrt": mathlib_pow.cbrt,
-        "pow": mathlib_pow.pow_, **mathlib_gamma.FUNCTIONS,
+        "sin": trig.sin, "cos": trig.cos, "tan": trig.tan,
+        "tanh": _tanh, "logistic": _logistic, "erf": erf.erf, "erf_inv": erf.erf_inv,
+        "atan": trig.atan, "atan2": trig.atan2, "asin": trig.asin,
+        "acos": trig.acos, "sinh": _sinh, "cosh": _cosh, "cbrt": power.cbrt,
+        "pow": power.pow_, **gamma.FUNCTIONS,
     }
 
 

@@ -5,11 +5,11 @@ strides, padding (negative crops), lhs (input) and rhs (kernel) dilation, window
 feature_group_count and batch_group_count. Semantics are the reference backend's
 (`convolution`): the input zero-padded and dilated with zeros, each output element the sum
 over input features and taps of input * kernel, accumulated as dot_general accumulates
-(`kernels_dot.Accumulation`).
+(`dot.Accumulation`).
 
 Two implementations:
 - im2col + BLAS, for float results with real matrix products (per group at least
-  `kernels_dot.BLAS_MIN_WORK` multiply-adds, and at least 4 output features and 4
+  `dot.BLAS_MIN_WORK` multiply-adds, and at least 4 output features and 4
   features x taps): for each (output batch, group) the input is copied once zero-padded
   and dilated (in the float accumulation dtype, channel-minor or channel-major like the
   input); then for each block of output positions a native loop writes the patch matrix
@@ -35,8 +35,9 @@ from typing import Iterator, Sequence
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm import codegen, kernels_dot
-from justjax._src.backends.llvm.kernels_dot import (Accumulation, KernelEmit, blas_layout,
+from justjax._src.backends.llvm.codegen import program
+from justjax._src.backends.llvm.kernels import dot
+from justjax._src.backends.llvm.kernels.dot import (Accumulation, KernelEmit, blas_layout,
                                                     collapse, emit_gemm, row_major_strides)
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir as hlo
@@ -416,13 +417,13 @@ def _emit_patches(e: KernelEmit, spec: ConvSpec, kmat: _KernelMatrix, xpad: ir.V
 
 
 def _use_blas(spec: ConvSpec, acc: Accumulation) -> np.dtype | None:
-    work = kernels_dot.blas_work(acc, *spec.dtypes[:2])
+    work = dot.blas_work(acc, *spec.dtypes[:2])
     if work is None:
         return None
     og = spec.out_features_per_group
     ck = math.prod(spec.w_sizes[1:])
     npos = math.prod(spec.out_sizes[2:])
-    if min(og, ck) < _MIN_BLAS_FEATURES or og * ck * npos < kernels_dot.BLAS_MIN_WORK:
+    if min(og, ck) < _MIN_BLAS_FEATURES or og * ck * npos < dot.BLAS_MIN_WORK:
         return None
     return work
 
@@ -501,8 +502,8 @@ def _shared_result(fn: ir.Function) -> bool:
     return "noalias" not in fn.args[2].attributes
 
 
-@codegen.register("stablehlo.convolution")
-def _convolution(ctx: codegen.KernelContext) -> None:
+@program.register("stablehlo.convolution")
+def _convolution(ctx: program.KernelContext) -> None:
     """`stablehlo.convolution`: im2col + BLAS gemm for float products, else a direct
     loop kernel."""
     spec = ConvSpec.of(ctx.op)
@@ -534,4 +535,4 @@ def _convolution(ctx: codegen.KernelContext) -> None:
         loop(e, spec, acc, x, w, out)
 
 
-codegen.MULTIPLY_ADDS["stablehlo.convolution"] = multiply_adds
+program.MULTIPLY_ADDS["stablehlo.convolution"] = multiply_adds

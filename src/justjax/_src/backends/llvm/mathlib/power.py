@@ -1,12 +1,12 @@
-"""cbrt and pow for the LLVM math library (conventions in mathlib.py), both in float64."""
+"""cbrt and pow for the LLVM math library (conventions in scalar.py), both in float64."""
 from __future__ import annotations
 
 import functools
 import math
 from decimal import Decimal, localcontext
 
-from justjax._src.backends.llvm.mathlib import (_LN2, _Emitter, _exp, _in_f64, _in_f64_2, _signbit, _split,
-                                                _table_load, _two_sum, _V)
+from justjax._src.backends.llvm.mathlib.scalar import (_LN2, _Emitter, _exp, _in_f64, _in_f64_2, _signbit, _split,
+                                                        _table_load, _two_sum, _V)
 
 __all__ = ["cbrt", "pow_"]
 

@@ -2,7 +2,7 @@
 
 A program compiled at O3 defines the `mathlib` functions it uses (`alwaysinline`), so that
 its loops inline and vectorize them. A small program is compiled without LLVM's optimizer
-(`runtime.FAST_COMPILE_ELEMENTS`): defining those functions in it would cost most of its
+(`executable.FAST_COMPILE_ELEMENTS`): defining those functions in it would cost most of its
 compile time (building their IR in Python, then generating their code) and buys nothing.
 It declares them instead, and each is compiled once per process at O3 as an external
 function `justjax_linked_<name>_<dtype>` whose address the JIT resolves by name.
@@ -14,7 +14,8 @@ import threading
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-from justjax._src.backends.llvm import jit, mathlib
+from justjax._src.backends.llvm.mathlib import scalar
+from justjax._src.backends.llvm.runtime import host
 
 __all__ = ["function", "LINK_ATTRIBUTE"]
 
@@ -27,16 +28,16 @@ _lock = threading.Lock()
 
 def function(module: ir.Module, name: str, dtype: str) -> ir.Function:
     """The math function `name` for `dtype` ("f32"/"f64") to call from `module`: defined in
-    it (`mathlib.define`), or declared and linked when the module links math."""
+    it (`scalar.define`), or declared and linked when the module links math."""
     if not getattr(module, LINK_ATTRIBUTE, False):
-        return mathlib.define(module, name, dtype)
+        return scalar.define(module, name, dtype)
     symbol = f"justjax_linked_{name}_{dtype}"
     existing = module.globals.get(symbol)
     if existing is not None:
         return existing
     _compile(symbol, name, dtype)
     fty: ir.Type = ir.FloatType() if dtype == "f32" else ir.DoubleType()
-    return ir.Function(module, ir.FunctionType(fty, [fty] * mathlib.arity(name)), name=symbol)
+    return ir.Function(module, ir.FunctionType(fty, [fty] * scalar.arity(name)), name=symbol)
 
 
 def _compile(symbol: str, name: str, dtype: str) -> None:
@@ -46,14 +47,14 @@ def _compile(symbol: str, name: str, dtype: str) -> None:
             return
         module = ir.Module(name=symbol)
         module.triple = llvm.get_process_triple()
-        module.data_layout = str(jit.host_target_machine().target_data)
-        inner = mathlib.define(module, name, dtype)
+        module.data_layout = str(host.host_target_machine().target_data)
+        inner = scalar.define(module, name, dtype)
         outer = ir.Function(module, inner.function_type, name=symbol)
         builder = ir.IRBuilder(outer.append_basic_block("entry"))
         builder.ret(builder.call(inner, list(outer.args)))
         parsed = llvm.parse_assembly(str(module))
-        jit.optimize(parsed)
-        engine = llvm.create_mcjit_compiler(parsed, jit.new_target_machine(3))
+        host.optimize(parsed)
+        engine = llvm.create_mcjit_compiler(parsed, host.new_target_machine(3))
         engine.finalize_object()
         llvm.add_symbol(symbol, engine.get_function_address(symbol))
         _engines[symbol] = engine

@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm.emitter import (
+from justjax._src.backends.llvm.codegen.emitter import (
     _I1, _I8, _I64, _STRUCTURAL, ROOT_EMITTERS, Unsupported, _Emitter, emit_region)
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op, Value

@@ -20,7 +20,7 @@ from typing import Callable
 
 from llvmlite import ir
 
-from justjax._src.backends.llvm.mathlib import _Emitter, _V
+from justjax._src.backends.llvm.mathlib.scalar import _Emitter, _V
 
 __all__ = ["rare_path", "LANES"]
 

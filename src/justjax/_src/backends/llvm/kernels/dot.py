@@ -42,8 +42,9 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm import codegen, emitter
-from justjax._src.backends.llvm.emitter import Unsupported
+from justjax._src.backends.llvm.codegen import emitter, program
+from justjax._src.backends.llvm.codegen.emitter import Unsupported
+from justjax._src.backends.llvm.codegen.program import ProgramBuilder
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op
@@ -83,7 +84,7 @@ def _capsule_address(capsule: object) -> int:
     return int(get_pointer(capsule, get_name(capsule)))
 
 
-def _blas_function(program: codegen.ProgramBuilder, routine: str) -> ir.Function:
+def _blas_function(program: ProgramBuilder, routine: str) -> ir.Function:
     """Declares BLAS `routine` (all 13 gemm arguments by pointer), registering its address
     from `scipy.linalg.cython_blas` with LLVM once per process."""
     symbol = f"justjax_blas_{routine}"
@@ -102,13 +103,13 @@ class KernelEmit:
     """Code emission in one kernel function: loops, scratch memory, dtype-aware loads."""
 
     def __init__(self, module: ir.Module, fn: ir.Function, builder: ir.IRBuilder,
-                 program: codegen.ProgramBuilder) -> None:
+                 program: ProgramBuilder) -> None:
         self.module, self.fn, self.b, self.program = module, fn, builder, program
         self.em = emitter.scalar_emitter(module, fn, builder)
         self.indices: list[ir.Value] = []
 
     @classmethod
-    def of(cls, ctx: codegen.KernelContext) -> KernelEmit:
+    def of(cls, ctx: program.KernelContext) -> KernelEmit:
         return cls(ctx.module, ctx.fn, ctx.builder, ctx.program)
 
     @staticmethod
@@ -655,8 +656,8 @@ def multiply_adds(op: Op) -> int:
     return nb * m * n * k
 
 
-@codegen.register("stablehlo.dot_general")
-def _dot_general(ctx: codegen.KernelContext) -> None:
+@program.register("stablehlo.dot_general")
+def _dot_general(ctx: program.KernelContext) -> None:
     """`stablehlo.dot_general`: BLAS gemm per batch, or a native loop kernel."""
     e = KernelEmit.of(ctx)
     shared = _shared(ctx.fn)
@@ -736,8 +737,8 @@ def _output_fusion_parts(op: Op) -> tuple[Op, Op, int] | None:
     return dot, add, params.index(others[0])
 
 
-@codegen.register("hlo.fusion:kOutput")
-def _output_fusion(ctx: codegen.KernelContext) -> None:
+@program.register("hlo.fusion:kOutput")
+def _output_fusion(ctx: program.KernelContext) -> None:
     """XLA CPU's output fusion `add(dot(p, q), r)`: a large float dot by BLAS into the
     result, then `r` added in place; otherwise the fusion's elemental loop (the dot an
     element generator)."""
@@ -758,7 +759,7 @@ def _output_fusion(ctx: codegen.KernelContext) -> None:
     ctx.builder.call(fn, [*ctx.operands, *ctx.results])
 
 
-def _emit_blas_epilogue(e: KernelEmit, ctx: codegen.KernelContext, dot: Op, spec: DotSpec,
+def _emit_blas_epilogue(e: KernelEmit, ctx: program.KernelContext, dot: Op, spec: DotSpec,
                         work: np.dtype, other: int) -> None:
     """The dot through BLAS into the result (or a scratch when the result shares memory
     with an operand), then `result = dot + other` elementwise."""
@@ -777,7 +778,7 @@ def _emit_blas_epilogue(e: KernelEmit, ctx: codegen.KernelContext, dot: Op, spec
         e.free(dst)
 
 
-codegen.MULTIPLY_ADDS["stablehlo.dot_general"] = multiply_adds
+program.MULTIPLY_ADDS["stablehlo.dot_general"] = multiply_adds
 
 
 # ---------------------------------------------------------------------------------------------

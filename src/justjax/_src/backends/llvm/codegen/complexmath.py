@@ -26,9 +26,9 @@ from typing import Callable
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm import emitter
-from justjax._src.backends.llvm.emitter import COMPLEX_OPS, Unsupported, _Emitter
-from justjax._src.backends.llvm.mathlib_extra import Ctx, V, hypot
+from justjax._src.backends.llvm.codegen import emitter
+from justjax._src.backends.llvm.codegen.emitter import COMPLEX_OPS, Unsupported, _Emitter
+from justjax._src.backends.llvm.mathlib.special import Ctx, V, hypot
 from justjax._src.hlo.ir import Op
 
 __all__ = ["convert"]

@@ -8,7 +8,7 @@ op, its attributes and its dtypes (a fusion over a 1-D shape, emitted with
 `emitter.emit_fusion(ranged=True)`), and called with the element count. A test suite, or a
 program calling `jnp.sin` on arrays of many shapes, then compiles a few hundred kernels
 instead of one program per shape. Kernels are compiled without LLVM's optimizer until a
-call with at least `runtime.FAST_COMPILE_ELEMENTS` elements compiles an optimized twin. A
+call with at least `executable.FAST_COMPILE_ELEMENTS` elements compiles an optimized twin. A
 jitted op whose donated operand is given up writes its result over that operand, through a
 twin kernel whose pointers may alias.
 """
@@ -22,7 +22,8 @@ import numpy as np
 
 from justjax._src import caches
 from justjax._src.backends.interface import Executable
-from justjax._src.backends.llvm import cache, codegen, emitter, parallel
+from justjax._src.backends.llvm.codegen import emitter, program
+from justjax._src.backends.llvm.runtime import object_cache, parallel_for
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo import opcodes
 from justjax._src.hlo.ir import Op, Value
@@ -117,12 +118,12 @@ class _Kernel:
     def __init__(self, fused: Op, optimized: bool, shared: frozenset[int]) -> None:
         flat = _flat_fusion(fused)
         module = emitter.new_module("elementwise")
-        from justjax._src.backends.llvm import mathlink
-        setattr(module, mathlink.LINK_ATTRIBUTE, not optimized)
+        from justjax._src.backends.llvm.mathlib import link
+        setattr(module, link.LINK_ATTRIBUTE, not optimized)
         fn = emitter.emit_fusion(module, flat, "entry", shared, ranged=True)
         self.llvm_ir = str(module)
         self.opt_level = 3 if optimized else 0
-        compiled = cache.compile(self.llvm_ir, self.opt_level, "elementwise")
+        compiled = object_cache.compile(self.llvm_ir, self.opt_level, "elementwise")
         self.optimized_ir = compiled.optimized_ir
         self._engine = compiled.engine
         arity = len(fn.args)
@@ -153,7 +154,7 @@ class ElementwiseExecutable(Executable):
     """A one-elementwise-op program run by a shape-independent kernel."""
 
     def __init__(self, module: hlo.Module, key: tuple, large: bool) -> None:
-        from justjax._src.backends.llvm import runtime
+        from justjax._src.backends.llvm.runtime import executable
         self.module = module
         main = module.function("main")
         fused = main.body.ops[0]
@@ -168,21 +169,21 @@ class ElementwiseExecutable(Executable):
         self._compile_args = (key, fused, large)
         self._in_place_kernel: _Kernel | None = None
         self.opt_level = self._kernel.opt_level
-        self.program = codegen.Program(None, None, {}, [], {fusion.FUSION: 1})
+        self.program = program.Program(None, None, {}, [], {fusion.FUSION: 1})
         self._work = result.size * (len(fused.operands) + 1)
-        self._async = self._work >= runtime.ASYNC_ELEMENTS
+        self._async = self._work >= executable.ASYNC_ELEMENTS
         # A large op is cut into element ranges run on several cores, as a fusion of a
-        # whole program is (`codegen.emit_parallel_fusion`).
-        self._tasks = parallel.task_count(result.nbytes, result.size,
-                                          codegen.cycles_per_element(fused))
+        # whole program is (`program.emit_parallel_fusion`).
+        self._tasks = parallel_for.task_count(result.nbytes, result.size,
+                                          program.cycles_per_element(fused))
 
     @property
     def llvm_ir(self) -> str:
         return self._kernel.llvm_ir
 
     def as_text(self, dialect: str = "llvm") -> str:
-        from justjax._src.backends.llvm import runtime
-        return runtime.native_text(self._kernel.optimized_ir, self.opt_level, dialect)
+        from justjax._src.backends.llvm.runtime import executable
+        return executable.native_text(self._kernel.optimized_ir, self.opt_level, dialect)
 
     def execute(self, args: Sequence[np.ndarray],
                 donated: Collection[int] = ()) -> list[np.ndarray]:
@@ -200,9 +201,9 @@ class ElementwiseExecutable(Executable):
                 donated: Collection[int]) -> tuple[np.ndarray, _Kernel]:
         """The result's buffer (a fresh one, or the donated operand given up) and the kernel
         writing it."""
-        from justjax._src.backends.llvm import runtime
+        from justjax._src.backends.llvm.runtime import executable
         p = self._donor
-        if p is None or p not in donated or not runtime.writable_in_place(args[p],
+        if p is None or p not in donated or not executable.writable_in_place(args[p],
                                                                           self._result_type):
             return np.empty(self._shape, self._dtype), self._kernel
         if self._in_place_kernel is None:
@@ -215,7 +216,7 @@ class ElementwiseExecutable(Executable):
         if self._tasks == 1:
             kernel.call(*pointers, out, 0, self._size)
             return
-        parallel.run_split(lambda begin, end: kernel.call(*pointers, out, begin, end),
+        parallel_for.run_split(lambda begin, end: kernel.call(*pointers, out, begin, end),
                            self._size, self._tasks)
 
     def execute_async(self, args: Sequence[np.ndarray], donated: Collection[int] = ()
@@ -223,7 +224,7 @@ class ElementwiseExecutable(Executable):
         """As `execute`, on the device's executor thread when the op is large."""
         if not self._async:
             return self.execute(args, donated), None
-        from justjax._src.backends.llvm import runtime
+        from justjax._src.backends.llvm.runtime import executable
         private = [np.array(a, order="C", copy=True) if a.flags.writeable else _contiguous(a)
                    for a in args]
         out, kernel = self._output(private, donated)
@@ -238,4 +239,4 @@ class ElementwiseExecutable(Executable):
             finally:
                 keep.clear()
 
-        return [out], runtime.device_executor().submit(run)
+        return [out], executable.device_executor().submit(run)

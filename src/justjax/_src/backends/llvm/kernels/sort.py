@@ -28,9 +28,9 @@ from typing import Callable, Sequence
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm import codegen, emitter
-from justjax._src.backends.llvm.codegen import KernelContext
-from justjax._src.backends.llvm.emitter import Unsupported
+from justjax._src.backends.llvm.codegen import emitter, program
+from justjax._src.backends.llvm.codegen.emitter import Unsupported
+from justjax._src.backends.llvm.codegen.program import KernelContext, ProgramBuilder
 from justjax._src.core import dtypes
 
 __all__ = ["PAIRS", "RUN", "emit_sort", "emit_top_k"]
@@ -132,7 +132,7 @@ class _Sorter:
     uses two of them (`allocate`), sorts a row into one (`sort_row`) and says which.
     """
 
-    def __init__(self, b: ir.IRBuilder, program: codegen.ProgramBuilder,
+    def __init__(self, b: ir.IRBuilder, program: ProgramBuilder,
                  dts: Sequence[np.dtype], n: int, less: Less) -> None:
         self.b, self.program, self.n, self.less = b, program, n, less
         self.dts = [np.dtype(dt) for dt in dts]
@@ -409,7 +409,7 @@ def _comparator(ctx: KernelContext, dts: Sequence[np.dtype]) -> Less:
     return less
 
 
-@codegen.register("stablehlo.sort")
+@program.register("stablehlo.sort")
 def emit_sort(ctx: KernelContext) -> None:
     """Emits `stablehlo.sort`: every operand sorted along `dimension` by the comparator
     region, stably (the permutation of the first sorted order applied to all operands)."""
@@ -469,7 +469,7 @@ def _descending(dt: np.dtype) -> Less:
     return less
 
 
-@codegen.register("chlo.top_k")
+@program.register("chlo.top_k")
 def emit_top_k(ctx: KernelContext) -> None:
     """Emits `chlo.top_k`: along the last dimension, the `k` largest elements (XLA's total
     order; equal ones in index order) and their int32 indices.

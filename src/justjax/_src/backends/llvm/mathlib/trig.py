@@ -1,9 +1,9 @@
-"""sin, cos, tan, atan, atan2, asin, acos for the LLVM math library (conventions in mathlib.py).
+"""sin, cos, tan, atan, atan2, asin, acos for the LLVM math library (conventions in scalar.py).
 
 sin/cos/tan: x = k pi/2 + r by a Cody-Waite reduction (three parts of pi/2, FMAs) for |x| below a
 bound (float32 sin/cos: 2**16, evaluated in float32; float32 tan and float64: 2**50, in float64),
 Taylor or fitted polynomials on [-pi/4, pi/4], the quadrant from k mod 4. Larger |x|, infinities
-and nan take the rare path (`mathlib_rare`): a Payne-Hanek reduction in float64 (table-free for
+and nan take the rare path (`rare`): a Payne-Hanek reduction in float64 (table-free for
 float32 inputs, with an exponent-indexed table for float64) and a result rounded once.
 atan family: evaluated in float64 around centres i/8 (see `_atan_ratio`).
 """
@@ -17,10 +17,10 @@ from typing import Sequence
 
 from llvmlite import ir
 
-from justjax._src.backends.llvm import mathlib, mathlib_rare
-from justjax._src.backends.llvm.mathlib_coeffs import COEFFS
-from justjax._src.backends.llvm.mathlib import (_PIO2, _Emitter, _in_f64, _in_f64_2, _round_to, _signbit,
-                                                _split, _table_load, _V)
+from justjax._src.backends.llvm.mathlib import rare, scalar
+from justjax._src.backends.llvm.mathlib.coeffs import COEFFS
+from justjax._src.backends.llvm.mathlib.scalar import (_PIO2, _Emitter, _in_f64, _in_f64_2, _round_to, _signbit,
+                                                        _split, _table_load, _V)
 
 __all__ = ["sin", "cos", "tan", "atan", "atan2", "asin", "acos"]
 
@@ -41,7 +41,7 @@ def _payne_hanek_table() -> tuple[tuple[float, ...], ...]:
     parts: list[list[float]] = [[] for _ in range(5)]
     with localcontext() as ctx:
         ctx.prec = 440
-        two_over_pi = 2 / mathlib._pi_decimal()
+        two_over_pi = 2 / scalar._pi_decimal()
         for row in range(_PH_ROWS):
             g = (Decimal(2) ** (row - 2) * two_over_pi) % 4
             for j, grid in enumerate((24, 50, 76, 102)):
@@ -100,7 +100,7 @@ def _two_over_pi_parts() -> tuple[float, ...]:
     out: list[float] = []
     with localcontext() as ctx:
         ctx.prec = 440
-        g = 2 / mathlib._pi_decimal()
+        g = 2 / scalar._pi_decimal()
         for j in range(7):
             scale = Decimal(2) ** (29 * (j + 1) - 1)
             part = (g * scale).to_integral_value(rounding="ROUND_FLOOR") / scale
@@ -252,7 +252,7 @@ def _trig(em: _Emitter, x: _V, kind: str) -> _V:
     else:
         sin_r, cos_r, q = _sincos_fast(em, x)
         fast, bound = _by_quadrant(em, sin_r, cos_r, q, x, kind), _FAST_BOUND[em.dtype]
-    return mathlib_rare.rare_path(em, x, fast, bound, kind, lambda e, v: _trig_exact(e, v, kind))
+    return rare.rare_path(em, x, fast, bound, kind, lambda e, v: _trig_exact(e, v, kind))
 
 
 def sin(em: _Emitter, x: _V) -> _V:

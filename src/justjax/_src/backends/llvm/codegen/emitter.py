@@ -35,7 +35,8 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm import jit, mathlink
+from justjax._src.backends.llvm.mathlib import link
+from justjax._src.backends.llvm.runtime import host
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo import opcodes
@@ -60,7 +61,7 @@ F16C: bool | None = None
 
 @functools.lru_cache(maxsize=1)
 def _host_has_f16c() -> bool:
-    jit.host_target_machine()
+    host.host_target_machine()
     return "+f16c" in llvm.get_host_cpu_features().flatten().split(",")
 
 
@@ -509,7 +510,7 @@ def new_module(name: str) -> ir.Module:
     """An empty llvmlite module for the host CPU (triple and data layout set)."""
     module = ir.Module(name=name)
     module.triple = llvm.get_process_triple()
-    module.data_layout = str(jit.host_target_machine().target_data)
+    module.data_layout = str(host.host_target_machine().target_data)
     return module
 
 
@@ -593,10 +594,10 @@ def compile_fusion(op: Op) -> CompiledFusion:
     """
     mod = llvm.parse_assembly(str(build_module(op)))
     mod.verify()
-    jit.optimize(mod)
+    host.optimize(mod)
     # The engine takes ownership of its target machine and frees it with itself: give it a
-    # fresh one, not jit's shared cached machine.
-    engine = llvm.create_mcjit_compiler(mod, jit.host_target_machine.__wrapped__())
+    # fresh one, not host's shared cached machine.
+    engine = llvm.create_mcjit_compiler(mod, host.host_target_machine.__wrapped__())
     engine.finalize_object()
     n = len(op.operands) + len(op.results)
     proto = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * n))
@@ -639,7 +640,7 @@ def _emit_op(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
     if special is not None:
         return special(em, op, args)
     if op.opcode in _MATH and _is_float(dt):
-        f = mathlink.function(em.module, _MATH[op.opcode],
+        f = link.function(em.module, _MATH[op.opcode],
                               "f64" if dt == np.float64 else "f32")
         return em.b.call(f, args)
     if op.opcode == "stablehlo.convert":
@@ -829,7 +830,7 @@ def _convert(em: _Emitter, x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Valu
     (NaN -> 0), anything -> bool is `x != 0`, integers wrap."""
     b = em.b
     if _is_complex(src) or _is_complex(dst):
-        from justjax._src.backends.llvm import complexmath
+        from justjax._src.backends.llvm.codegen import complexmath
         return complexmath.convert(em, x, src, dst)
     src_t, dst_t = _compute_type(src), _compute_type(dst)
     if dst == np.bool_:
@@ -1048,7 +1049,7 @@ _int_ops: dict[str, Callable[..., ir.Value]] = {
 def _register_generators() -> None:
     # These modules add their generators to the tables above on import.
     for name in ("reductions", "indexing", "complexmath", "elementwise_extra"):
-        importlib.import_module(f"justjax._src.backends.llvm.{name}")
+        importlib.import_module(f"justjax._src.backends.llvm.codegen.{name}")
 
 
 _register_generators()

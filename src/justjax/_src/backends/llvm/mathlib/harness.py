@@ -1,8 +1,8 @@
 """A small llvmlite JIT harness: compile a module for the host CPU and map a math function over arrays.
 
-It exists to test and measure `mathlib`: the module holds one loop `void loop(ptr in, ptr out, i64 n)`
-calling the scalar math function, which is `alwaysinline` so that O3 inlines it and the loop vectorizer
-turns the loop into SIMD code.
+It exists to test and measure the math library (`scalar`): the module holds one loop
+`void loop(ptr in, ptr out, i64 n)` calling the scalar math function, which is `alwaysinline` so that
+O3 inlines it and the loop vectorizer turns the loop into SIMD code.
 """
 from __future__ import annotations
 
@@ -15,57 +15,18 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm import mathlib
+from justjax._src.backends.llvm.mathlib import scalar
+from justjax._src.backends.llvm.runtime import host
 
 _NP_DTYPES = {"f32": np.float32, "f64": np.float64}
-
-
-@functools.lru_cache(maxsize=1)
-def host_cpu() -> tuple[str, str]:
-    """The host CPU's name and features (LLVM's spelling), asked once per process."""
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
-
-
-@functools.lru_cache(maxsize=1)
-def host_target_machine() -> llvm.TargetMachine:
-    """Returns a target machine for the host CPU name and features at O3."""
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    target = llvm.Target.from_default_triple()
-    return target.create_target_machine(
-        cpu=host_cpu()[0], features=host_cpu()[1],
-        opt=3, jit=True)
-
-
-def new_target_machine(opt: int = 3) -> llvm.TargetMachine:
-    """A fresh target machine for the host CPU at codegen level `opt` (an execution engine
-    takes ownership of the machine it is given, so each engine needs its own)."""
-    host_target_machine()
-    target = llvm.Target.from_default_triple()
-    return target.create_target_machine(
-        cpu=host_cpu()[0], features=host_cpu()[1],
-        opt=opt, jit=True)
-
-
-def optimize(module: llvm.ModuleRef) -> None:
-    """Runs LLVM's O3 pipeline (with loop and SLP vectorization) on `module` in place."""
-    tm = host_target_machine()
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = True
-    pb = llvm.create_pass_builder(tm, pto)
-    mpm = pb.getModulePassManager()
-    mpm.run(module, pb)
 
 
 def _loop_module(fn_name: str, dtype: str, arity: int) -> ir.Module:
     """Builds a module with the math function and `loop(in..., out, n)` applying it elementwise."""
     module = ir.Module(name=f"mathlib_{fn_name}_{dtype}")
     module.triple = llvm.get_process_triple()
-    module.data_layout = str(host_target_machine().target_data)
-    math_fn = mathlib.define(module, fn_name, dtype)
+    module.data_layout = str(host.host_target_machine().target_data)
+    math_fn = scalar.define(module, fn_name, dtype)
     fty = math_fn.function_type.return_type
     ptr = fty.as_pointer()
     loop_fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ptr] * (arity + 1) + [ir.IntType(64)]),
@@ -98,7 +59,7 @@ class CompiledMath:
     """A compiled elementwise math kernel.
 
     Attributes:
-      name: math function name (one of `mathlib.names()`).
+      name: math function name (one of `scalar.names()`).
       dtype: "f32" or "f64".
       optimized_ir: the LLVM IR text after O3 (used to check there are no libm calls).
       assembly: the host assembly of the module.
@@ -132,18 +93,18 @@ def compile_elementwise(name: str, dtype: str) -> CompiledMath:
     """Compiles `mathlib` function `name` for `dtype` into an elementwise loop over arrays.
 
     Args:
-      name: one of `mathlib.names()`.
+      name: one of `scalar.names()`.
       dtype: "f32" or "f64".
 
     Returns:
       A `CompiledMath` callable on NumPy arrays.
     """
-    arity = mathlib.arity(name)
+    arity = scalar.arity(name)
     mod = llvm.parse_assembly(str(_loop_module(name, dtype, arity)))
     mod.verify()
-    optimize(mod)
-    assembly = host_target_machine().emit_assembly(mod)
-    engine = llvm.create_mcjit_compiler(mod, host_target_machine())
+    host.optimize(mod)
+    assembly = host.host_target_machine().emit_assembly(mod)
+    engine = llvm.create_mcjit_compiler(mod, host.host_target_machine())
     engine.finalize_object()
     addr = engine.get_function_address("loop")
     proto = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * (arity + 1)), ctypes.c_int64)
