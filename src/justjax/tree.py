@@ -1,7 +1,7 @@
 """The ``jax.tree`` namespace: short names for the ``tree_util`` functions."""
 
 from justjax._src.tree_util import tree_all as all
-from justjax._src.tree_util import tree_broadcast as broadcast
+from justjax._src.tree_errors import tree_broadcast as broadcast
 from justjax._src.tree_util import tree_flatten as flatten
 from justjax._src.tree_util import tree_flatten_with_path as flatten_with_path
 from justjax._src.tree_util import tree_leaves as leaves

@@ -22,7 +22,7 @@ from justjax._src.tree_util import register_pytree_with_keys as register_pytree_
 from justjax._src.tree_util import register_pytree_with_keys_class as register_pytree_with_keys_class
 from justjax._src.tree_util import register_static as register_static
 from justjax._src.tree_util import tree_all as tree_all
-from justjax._src.tree_util import tree_broadcast as tree_broadcast
+from justjax._src.tree_errors import tree_broadcast as tree_broadcast
 from justjax._src.tree_util import tree_flatten as tree_flatten
 from justjax._src.tree_util import tree_flatten_with_path as tree_flatten_with_path
 from justjax._src.tree_util import tree_leaves as tree_leaves

@@ -568,11 +568,3 @@ register_pytree_with_keys(
     functools.partial(_defaultdict_flatten, with_keys=True),
     lambda s, values: collections.defaultdict(s[0], zip(s[1], values, strict=True)),
     _defaultdict_flatten)
-
-
-from justjax._src.tree_errors import (  # noqa: E402,F401  (re-exported; imports us lazily)
-    broadcast_prefix,
-    equality_errors,
-    prefix_errors,
-    tree_broadcast,
-)
