@@ -280,18 +280,18 @@ from justjax._src.numpy.joining import (
     column_stack as column_stack,
     concat as concat,
     concatenate as concatenate,
-    delete as delete,
     dsplit as dsplit,
     dstack as dstack,
     hsplit as hsplit,
     hstack as hstack,
-    insert as insert,
     split as split,
     stack as stack,
     unstack as unstack,
     vsplit as vsplit,
     vstack as vstack,
 )
+from justjax._src.numpy.insertion import delete as delete
+from justjax._src.numpy.insertion import insert as insert
 from justjax._src.numpy.rearranging import (
     flip as flip,
     fliplr as fliplr,

@@ -12,9 +12,7 @@ import numpy as np
 from justjax._src.core import dtypes
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import structural as lax_struct
-# dtype_ops, joining and selection import one another, so their functions are looked up
-# on the module at call time rather than imported by name.
-from justjax._src.numpy import joining, util
+from justjax._src.numpy import util
 from justjax._src.numpy.shape_ops import (_asarray, _aval, _ndim, _shape, _zeros_like_scalar,
                                          reshape, squeeze, user_dtype)
 
@@ -84,7 +82,9 @@ def view(x: Any, dtype: Any = None, type: None = None) -> Any:
     if src == dtypes.bool_:
         return view(astype(x, np.uint8), dtype)
     if dtypes.is_complex(src):
-        parts = joining.stack([lax.real(x), lax.imag(x)], axis=-1)
+        last = _ndim(x)
+        parts = lax_struct.concatenate([lax_struct.expand_dims(lax.real(x), (last,)),
+                                        lax_struct.expand_dims(lax.imag(x), (last,))], last)
         return view(reshape(parts, (*_shape(x)[:-1], _shape(x)[-1] * 2)), dtype)
     if dtype == dtypes.bool_:
         return astype(view(x, np.uint8), bool)

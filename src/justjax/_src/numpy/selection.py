@@ -13,8 +13,6 @@ import numpy as np
 
 from justjax._src.core import core, dtypes
 from justjax._src.lax import structural as lax_struct
-# dtype_ops, joining and selection import one another, so their functions are looked up
-# on the module at call time rather than imported by name.
 from justjax._src.numpy import (array_creation, dtype_ops, joining, reductions, sorting, ufuncs,
                                 util)
 from justjax._src.numpy.shape_ops import (_asarray, _aval, _ndim, _shape, atleast_1d,
