@@ -33,9 +33,8 @@ from justjax._src.hlo.ir import Value
 from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.interpreters.batching import AxisData
 from justjax._src.interpreters.lowering import LoweringRuleContext
-from justjax._src.lax import elementwise, reductions, structural, utils
+from justjax._src.lax import elementwise, gather_scatter, reductions, structural, utils
 from justjax._src.lax.utils import standard_primitive
-from justjax._src.lax import gather_scatter
 from justjax._src.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,
                                              ScatterDimensionNumbers)
 
@@ -49,11 +48,12 @@ __all__ = [
 
 Dims = Sequence[int | None]
 
+
+# -- helpers -----------------------------------------------------------------------------------
+
 def _dtype_of(x: Any) -> np.dtype:
     return core.get_aval(x).dtype
 
-
-# -- helpers -----------------------------------------------------------------------------------
 
 def _full(shape: Sequence[int], value: Any, dtype: np.dtype, weak_type: bool = False) -> Any:
     """`lax.full`: a broadcast scalar constant (the scalar itself for shape ())."""
