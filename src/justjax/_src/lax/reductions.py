@@ -99,11 +99,85 @@ def _check_dims(dims: Sequence[int], ndim: int) -> None:
         seen.add(d)
 
 
+# -- helpers of the lowering rules ---------------------------------------------------------------
+
+def scalar_type(dtype: Any) -> ir.TensorType:
+    """The rank-0 tensor type of `dtype` (float0 as bool, as lowering does)."""
+    return lowering.aval_to_type(ShapedArray((), np.dtype(dtype)))
+
+
+def _minmax_scalar(b: ir.Builder, x: ir.Value, y: ir.Value, direction: str) -> ir.Value:
+    """`maximum`/`minimum` of two values; complex ones compare (real, imag) lexicographically
+    through `compare`/`select`, as JAX's `max_hlo`/`min_hlo`."""
+    opcode = "stablehlo.maximum" if direction == "max" else "stablehlo.minimum"
+    if not dtypes.is_complex(x.type.dtype):
+        return b.one(opcode, [x, y], x.type)
+    part_type = ir.TensorType(x.type.shape, np.real(np.zeros((), x.type.dtype)).dtype)
+    rx = b.one("stablehlo.real", [x], part_type)
+    ry = b.one("stablehlo.real", [y], part_type)
+    real_eq = lowering.compare(b, rx, ry, "EQ")
+    comparison = "GT" if direction == "max" else "LT"
+    real_cmp = lowering.compare(b, rx, ry, comparison)
+    imag_cmp = lowering.compare(b, b.one("stablehlo.imag", [x], part_type),
+                                b.one("stablehlo.imag", [y], part_type), comparison)
+    which = b.one("stablehlo.select", [real_eq, imag_cmp, real_cmp], real_eq.type)
+    return b.one("stablehlo.select", [which, x, y], x.type)
+
+
+# The monoids of the dedicated reductions: the op of their region and their identity.
+MONOIDS: dict[str, tuple[Callable[[ir.Builder, ir.Value, ir.Value], ir.Value],
+                         Callable[[Any], np.ndarray]]] = {
+    "add": (lambda b, x, y: b.one("stablehlo.add", [x, y], x.type), _or_identity),
+    "mul": (lambda b, x, y: b.one("stablehlo.multiply", [x, y], x.type),
+            lambda dtype: np.ones((), dtype)),
+    "max": (lambda b, x, y: _minmax_scalar(b, x, y, "max"), _max_identity),
+    "min": (lambda b, x, y: _minmax_scalar(b, x, y, "min"), _min_identity),
+    "and": (lambda b, x, y: b.one("stablehlo.and", [x, y], x.type), _and_identity),
+    "or": (lambda b, x, y: b.one("stablehlo.or", [x, y], x.type), _or_identity),
+    "xor": (lambda b, x, y: b.one("stablehlo.xor", [x, y], x.type), _or_identity),
+}
+
+
+def monoid_region(monoid: str, dtype: Any) -> ir.Region:
+    """The region `(acc, x) -> acc <monoid> x` on scalars of `dtype`."""
+    scalar = scalar_type(dtype)
+    region, b = ir.new_region([scalar, scalar])
+    b.ret([MONOIDS[monoid][0](b, *region.block.args)])
+    return region
+
+
+def jaxpr_region(ctx: lowering.LoweringRuleContext, closed: ClosedJaxpr,
+                 arg_types: Sequence[ir.TensorType]) -> ir.Region:
+    """A region computing `closed` (its consts as constants inside the region)."""
+    region, b = ir.new_region(arg_types)
+    consts = [lowering.constant(b, np.asarray(c, lowering.aval_to_type(v.aval).dtype))
+              for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)]
+    outs = lowering.jaxpr_subcomp(ctx.module_context, b, closed.jaxpr, consts,
+                                  region.block.args)
+    b.ret(outs)
+    return region
+
+
+def _monoid_reduce_lowering(monoid: str) -> lowering.LoweringRule:
+    """`stablehlo.reduce` whose region is the monoid, from its identity."""
+    def rule(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axes: tuple[int, ...],
+             **_: Any) -> ir.Value:
+        _check_dims(axes, ctx.avals_in[0].ndim)
+        out_type = lowering.aval_to_type(ctx.avals_out[0])
+        init = lowering.constant(ctx.builder, MONOIDS[monoid][1](out_type.dtype))
+        return ctx.builder.op("stablehlo.reduce", [x, init], [out_type],
+                              {"dimensions": tuple(int(a) for a in axes)},
+                              [monoid_region(monoid, out_type.dtype)]).result
+    rule.__name__ = f"_reduce_{monoid}_lowering"
+    return rule
+
+
 # -- the monoid reduction primitives ------------------------------------------------------------
 
 reduce_sum_p = standard_primitive("reduce_sum", _reduce_op_shape_rule,
                                   number_dtype_rule("reduce_sum"))
 dispatch.def_backend_impl(reduce_sum_p)
+lowering.register_lowering(reduce_sum_p, _monoid_reduce_lowering("add"))
 
 
 def _reduce_sum_transpose(ct: Any, operand: Any, *, axes: tuple[int, ...], out_sharding: Any
@@ -124,6 +198,7 @@ batching.defreducer(reduce_sum_p)
 reduce_prod_p = standard_primitive("reduce_prod", _reduce_op_shape_rule,
                                    number_dtype_rule("reduce_prod"))
 dispatch.def_backend_impl(reduce_prod_p)
+lowering.register_lowering(reduce_prod_p, _monoid_reduce_lowering("mul"))
 
 
 def _reduce_prod_jvp(primals: list[Any], tangents: list[Any], *, axes: tuple[int, ...]
@@ -141,9 +216,11 @@ batching.defreducer(reduce_prod_p)
 
 reduce_max_p = standard_primitive("reduce_max", _reduce_op_shape_rule, _input_dtype)
 dispatch.def_backend_impl(reduce_max_p)
+lowering.register_lowering(reduce_max_p, _monoid_reduce_lowering("max"))
 
 reduce_min_p = standard_primitive("reduce_min", _reduce_op_shape_rule, _input_dtype)
 dispatch.def_backend_impl(reduce_min_p)
+lowering.register_lowering(reduce_min_p, _monoid_reduce_lowering("min"))
 
 
 def _reduce_chooser_jvp(g: Any, ans: Any, operand: Any, *, axes: tuple[int, ...]) -> Any:
@@ -168,14 +245,17 @@ batching.defreducer(reduce_min_p)
 reduce_and_p = standard_primitive("reduce_and", _reduce_logical_shape_rule, _input_dtype,
                                   utils.never_weak)
 dispatch.def_backend_impl(reduce_and_p)
+lowering.register_lowering(reduce_and_p, _monoid_reduce_lowering("and"))
 
 reduce_or_p = standard_primitive("reduce_or", _reduce_logical_shape_rule, _input_dtype,
                                  utils.never_weak)
 dispatch.def_backend_impl(reduce_or_p)
+lowering.register_lowering(reduce_or_p, _monoid_reduce_lowering("or"))
 
 reduce_xor_p = standard_primitive("reduce_xor", _reduce_logical_shape_rule, _input_dtype,
                                   utils.never_weak)
 dispatch.def_backend_impl(reduce_xor_p)
+lowering.register_lowering(reduce_xor_p, _monoid_reduce_lowering("xor"))
 
 # Bool and integer operands have no tangents (float0).
 ad.defjvp_zero(reduce_and_p)
@@ -269,6 +349,48 @@ ad.defjvp_zero(argmin_p)
 # The single reduced axis is renumbered around the batch axis, as for the other reductions.
 batching.defreducer(argmax_p)
 batching.defreducer(argmin_p)
+
+
+def _argminmax_lowering(direction: str) -> lowering.LoweringRule:
+    """JAX's lowering: a variadic reduce of (value, iota index) pairs taking the first
+    extreme value, or the first NaN."""
+    comparison = "GT" if direction == "max" else "LT"
+    identity = _max_identity if direction == "max" else _min_identity
+
+    def body(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axes: tuple[int, ...],
+             index_dtype: Any) -> ir.Value:
+        # JAX's lowering compares with lax.gt/lt, whose dtype check rejects complex operands.
+        compare_p = elementwise.gt_p if direction == "max" else elementwise.lt_p
+        compare_p.abstract_eval(ctx.avals_in[0], ctx.avals_in[0])
+        axis, = axes
+        b = ctx.builder
+        index_type = ir.TensorType(x.type.shape, np.dtype(index_dtype))
+        indices = b.one("stablehlo.iota", [], index_type, iota_dimension=int(axis))
+        inits = [lowering.constant(b, identity(x.type.dtype)),
+                 lowering.constant(b, np.zeros((), index_dtype))]
+        scalars = [v.type for v in inits]
+        region, rb = ir.new_region(scalars + scalars)
+        value, index, other_value, other_index = region.block.args
+        pick_value = rb.one("stablehlo.or", [
+            lowering.compare(rb, value, other_value, comparison),
+            lowering.compare(rb, value, value, "NE")], scalar_type(np.bool_))
+        pick_index = rb.one("stablehlo.or", [pick_value, rb.one("stablehlo.and", [
+            lowering.compare(rb, value, other_value, "EQ"),
+            lowering.compare(rb, index, other_index, "LT")], scalar_type(np.bool_))],
+            scalar_type(np.bool_))
+        rb.ret([rb.one("stablehlo.select", [pick_value, value, other_value], value.type),
+                rb.one("stablehlo.select", [pick_index, index, other_index], index.type)])
+        out_type = lowering.aval_to_type(ctx.avals_out[0])
+        op = b.op("stablehlo.reduce", [x, indices, *inits],
+                  [ir.TensorType(out_type.shape, x.type.dtype), out_type],
+                  {"dimensions": (int(axis),)}, [region])
+        return op.results[1]
+
+    return lowering.cached_lowering(f"arg{direction}", body, multiple_results=False)
+
+
+lowering.register_lowering(argmax_p, _argminmax_lowering("max"))
+lowering.register_lowering(argmin_p, _argminmax_lowering("min"))
 
 
 _PYTHON_TYPE_DTYPES = {bool: dtypes.bool_, int: dtypes.int64, float: dtypes.float64,
@@ -434,6 +556,23 @@ def _reduce_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
 
 
 batching.primitive_batchers[reduce_p] = _reduce_batcher
+
+
+def _reduce_lowering(ctx: lowering.LoweringRuleContext, *values: ir.Value,
+                     computation: Callable, jaxpr: ClosedJaxpr,
+                     dimensions: tuple[int, ...]) -> list[ir.Value]:
+    """A variadic `stablehlo.reduce` whose region is the reducer jaxpr."""
+    _check_dims(dimensions, ctx.avals_in[0].ndim)
+    _, inits = _split_half(values)
+    scalars = [v.type for v in inits]
+    region = jaxpr_region(ctx, jaxpr, scalars + scalars)
+    op = ctx.builder.op("stablehlo.reduce", list(values),
+                        [lowering.aval_to_type(a) for a in ctx.avals_out],
+                        {"dimensions": tuple(int(d) for d in dimensions)}, [region])
+    return list(op.results)
+
+
+lowering.register_lowering(reduce_p, _reduce_lowering)
 
 
 def _is_concrete_scalar(x: Any) -> bool:
@@ -685,142 +824,3 @@ def _contains_jaxpr(value: Any) -> bool:
     if isinstance(value, (Jaxpr, ClosedJaxpr)):
         return True
     return isinstance(value, (tuple, list)) and any(_contains_jaxpr(v) for v in value)
-
-
-# -- lowering -----------------------------------------------------------------------------------
-
-def scalar_type(dtype: Any) -> ir.TensorType:
-    """The rank-0 tensor type of `dtype` (float0 as bool, as lowering does)."""
-    return lowering.aval_to_type(ShapedArray((), np.dtype(dtype)))
-
-
-def _minmax_scalar(b: ir.Builder, x: ir.Value, y: ir.Value, direction: str) -> ir.Value:
-    """`maximum`/`minimum` of two values; complex ones compare (real, imag) lexicographically
-    through `compare`/`select`, as JAX's `max_hlo`/`min_hlo`."""
-    opcode = "stablehlo.maximum" if direction == "max" else "stablehlo.minimum"
-    if not dtypes.is_complex(x.type.dtype):
-        return b.one(opcode, [x, y], x.type)
-    part_type = ir.TensorType(x.type.shape, np.real(np.zeros((), x.type.dtype)).dtype)
-    rx = b.one("stablehlo.real", [x], part_type)
-    ry = b.one("stablehlo.real", [y], part_type)
-    real_eq = lowering.compare(b, rx, ry, "EQ")
-    comparison = "GT" if direction == "max" else "LT"
-    real_cmp = lowering.compare(b, rx, ry, comparison)
-    imag_cmp = lowering.compare(b, b.one("stablehlo.imag", [x], part_type),
-                                b.one("stablehlo.imag", [y], part_type), comparison)
-    which = b.one("stablehlo.select", [real_eq, imag_cmp, real_cmp], real_eq.type)
-    return b.one("stablehlo.select", [which, x, y], x.type)
-
-
-# The monoids of the dedicated reductions: the op of their region and their identity.
-MONOIDS: dict[str, tuple[Callable[[ir.Builder, ir.Value, ir.Value], ir.Value],
-                         Callable[[Any], np.ndarray]]] = {
-    "add": (lambda b, x, y: b.one("stablehlo.add", [x, y], x.type), _or_identity),
-    "mul": (lambda b, x, y: b.one("stablehlo.multiply", [x, y], x.type),
-            lambda dtype: np.ones((), dtype)),
-    "max": (lambda b, x, y: _minmax_scalar(b, x, y, "max"), _max_identity),
-    "min": (lambda b, x, y: _minmax_scalar(b, x, y, "min"), _min_identity),
-    "and": (lambda b, x, y: b.one("stablehlo.and", [x, y], x.type), _and_identity),
-    "or": (lambda b, x, y: b.one("stablehlo.or", [x, y], x.type), _or_identity),
-    "xor": (lambda b, x, y: b.one("stablehlo.xor", [x, y], x.type), _or_identity),
-}
-
-
-def monoid_region(monoid: str, dtype: Any) -> ir.Region:
-    """The region `(acc, x) -> acc <monoid> x` on scalars of `dtype`."""
-    scalar = scalar_type(dtype)
-    region, b = ir.new_region([scalar, scalar])
-    b.ret([MONOIDS[monoid][0](b, *region.block.args)])
-    return region
-
-
-def jaxpr_region(ctx: lowering.LoweringRuleContext, closed: ClosedJaxpr,
-                 arg_types: Sequence[ir.TensorType]) -> ir.Region:
-    """A region computing `closed` (its consts as constants inside the region)."""
-    region, b = ir.new_region(arg_types)
-    consts = [lowering.constant(b, np.asarray(c, lowering.aval_to_type(v.aval).dtype))
-              for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)]
-    outs = lowering.jaxpr_subcomp(ctx.module_context, b, closed.jaxpr, consts,
-                                  region.block.args)
-    b.ret(outs)
-    return region
-
-
-def _monoid_reduce_lowering(monoid: str) -> lowering.LoweringRule:
-    """`stablehlo.reduce` whose region is the monoid, from its identity."""
-    def rule(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axes: tuple[int, ...],
-             **_: Any) -> ir.Value:
-        _check_dims(axes, ctx.avals_in[0].ndim)
-        out_type = lowering.aval_to_type(ctx.avals_out[0])
-        init = lowering.constant(ctx.builder, MONOIDS[monoid][1](out_type.dtype))
-        return ctx.builder.op("stablehlo.reduce", [x, init], [out_type],
-                              {"dimensions": tuple(int(a) for a in axes)},
-                              [monoid_region(monoid, out_type.dtype)]).result
-    rule.__name__ = f"_reduce_{monoid}_lowering"
-    return rule
-
-
-for _prim, _monoid_name in ((reduce_sum_p, "add"), (reduce_prod_p, "mul"),
-                            (reduce_max_p, "max"), (reduce_min_p, "min"),
-                            (reduce_and_p, "and"), (reduce_or_p, "or"),
-                            (reduce_xor_p, "xor")):
-    lowering.register_lowering(_prim, _monoid_reduce_lowering(_monoid_name))
-
-
-def _reduce_lowering(ctx: lowering.LoweringRuleContext, *values: ir.Value,
-                     computation: Callable, jaxpr: ClosedJaxpr,
-                     dimensions: tuple[int, ...]) -> list[ir.Value]:
-    """A variadic `stablehlo.reduce` whose region is the reducer jaxpr."""
-    _check_dims(dimensions, ctx.avals_in[0].ndim)
-    _, inits = _split_half(values)
-    scalars = [v.type for v in inits]
-    region = jaxpr_region(ctx, jaxpr, scalars + scalars)
-    op = ctx.builder.op("stablehlo.reduce", list(values),
-                        [lowering.aval_to_type(a) for a in ctx.avals_out],
-                        {"dimensions": tuple(int(d) for d in dimensions)}, [region])
-    return list(op.results)
-
-
-lowering.register_lowering(reduce_p, _reduce_lowering)
-
-
-def _argminmax_lowering(direction: str) -> lowering.LoweringRule:
-    """JAX's lowering: a variadic reduce of (value, iota index) pairs taking the first
-    extreme value, or the first NaN."""
-    comparison = "GT" if direction == "max" else "LT"
-    identity = _max_identity if direction == "max" else _min_identity
-
-    def body(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axes: tuple[int, ...],
-             index_dtype: Any) -> ir.Value:
-        # JAX's lowering compares with lax.gt/lt, whose dtype check rejects complex operands.
-        compare_p = elementwise.gt_p if direction == "max" else elementwise.lt_p
-        compare_p.abstract_eval(ctx.avals_in[0], ctx.avals_in[0])
-        axis, = axes
-        b = ctx.builder
-        index_type = ir.TensorType(x.type.shape, np.dtype(index_dtype))
-        indices = b.one("stablehlo.iota", [], index_type, iota_dimension=int(axis))
-        inits = [lowering.constant(b, identity(x.type.dtype)),
-                 lowering.constant(b, np.zeros((), index_dtype))]
-        scalars = [v.type for v in inits]
-        region, rb = ir.new_region(scalars + scalars)
-        value, index, other_value, other_index = region.block.args
-        pick_value = rb.one("stablehlo.or", [
-            lowering.compare(rb, value, other_value, comparison),
-            lowering.compare(rb, value, value, "NE")], scalar_type(np.bool_))
-        pick_index = rb.one("stablehlo.or", [pick_value, rb.one("stablehlo.and", [
-            lowering.compare(rb, value, other_value, "EQ"),
-            lowering.compare(rb, index, other_index, "LT")], scalar_type(np.bool_))],
-            scalar_type(np.bool_))
-        rb.ret([rb.one("stablehlo.select", [pick_value, value, other_value], value.type),
-                rb.one("stablehlo.select", [pick_index, index, other_index], index.type)])
-        out_type = lowering.aval_to_type(ctx.avals_out[0])
-        op = b.op("stablehlo.reduce", [x, indices, *inits],
-                  [ir.TensorType(out_type.shape, x.type.dtype), out_type],
-                  {"dimensions": (int(axis),)}, [region])
-        return op.results[1]
-
-    return lowering.cached_lowering(f"arg{direction}", body, multiple_results=False)
-
-
-lowering.register_lowering(argmax_p, _argminmax_lowering("max"))
-lowering.register_lowering(argmin_p, _argminmax_lowering("min"))
