@@ -1,4 +1,5 @@
-"""Autodiff of the slicing primitives (`_src/lax/slicing_ad.py`) and of jnp indexing.
+"""Autodiff of the slicing primitives (`_src/lax/slicing.py`,
+`_src/lax/gather_scatter.py`) and of jnp indexing.
 
 Expected jaxprs, equation lists and gradient values were read off real JAX 0.10.2; the
 `needs_jax` tests at the end compare with it directly. Two deliberate departures from JAX are

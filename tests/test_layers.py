@@ -235,3 +235,93 @@ def test_every_primitive_has_a_lowering_rule() -> None:
     missing = [p.name for p in _all_primitives()
                if p not in lowering.lowerings and p.name not in NO_LOWERING_RULE]
     assert not missing, f"primitives without a lowering rule: {missing}"
+
+
+# -- no import cycles inside lax ------------------------------------------------------------------
+# Each primitive is declared in one module with all its rules, and lax's modules import one
+# another in one direction only (DESIGN.md "Layers"): a rule that needs an op from a module
+# above its own imports it inside the rule. Only module-level imports count (they run when the
+# module is imported); `from pkg import sub` depends on `pkg`'s __init__ as well as on `sub`.
+
+LAX_SOURCES = sorted((SRC / "_src" / "lax").rglob("*.py"))
+LAX_MODULES = {_module_name(p): p for p in LAX_SOURCES}
+
+
+def _module_level_nodes(tree: ast.Module) -> list[ast.stmt]:
+    """The statements run at import time: top level, and inside top-level `if`/`try`."""
+    nodes: list[ast.stmt] = []
+    for node in tree.body:
+        if isinstance(node, (ast.If, ast.Try)):
+            nodes.extend(n for n in ast.walk(node) if isinstance(n, ast.stmt))
+        else:
+            nodes.append(node)
+    return nodes
+
+
+def _module_level_lax_imports(module: str, path: pathlib.Path) -> set[str]:
+    """The lax modules (packages included) that `module` imports when it is imported."""
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    found: set[str] = set()
+    for node in _module_level_nodes(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            found.update(p for p in _packages_and_self(base) if p in LAX_MODULES)
+            found.update(f"{base}.{a.name}" for a in node.names
+                         if f"{base}.{a.name}" in LAX_MODULES)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                found.update(p for p in _packages_and_self(alias.name) if p in LAX_MODULES)
+    return found - {module}
+
+
+def _packages_and_self(module: str) -> list[str]:
+    """`a.b.c` -> [`a`, `a.b`, `a.b.c`]: importing a module runs every enclosing __init__."""
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle of `graph` (as a path that returns to its start), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph[node]):
+            if state.get(target) == 1:
+                return path[path.index(target):] + [target]
+            if target not in state:
+                cycle = visit(target)
+                if cycle:
+                    return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state:
+            cycle = visit(start)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_find_cycle_reports_a_cycle() -> None:
+    assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def test_package_init_counts_as_imported() -> None:
+    assert _packages_and_self("justjax._src.lax.control_flow.scan") == [
+        "justjax", "justjax._src", "justjax._src.lax", "justjax._src.lax.control_flow",
+        "justjax._src.lax.control_flow.scan"]
+
+
+def test_no_import_cycles_inside_lax() -> None:
+    graph = {m: _module_level_lax_imports(m, p) for m, p in LAX_MODULES.items()}
+    cycle = _find_cycle(graph)
+    assert cycle is None, "module-level import cycle inside lax: " + " -> ".join(cycle)

@@ -3,7 +3,7 @@ weak carries; eager vs jit vs a Python loop;
 `reverse`, `unroll`, length 0; jvp against finite differences; vmap against a Python loop;
 dead-code elimination; lowering to `stablehlo.while` run on the reference backend.
 
-Reverse mode (partial eval, transpose) is `scan_ad.py`'s and tested in `test_scan_ad.py`; the
+Reverse mode (partial eval, transpose) is tested in `test_scan_ad.py`; the
 programs JAX recorded (printing, values, errors, StableHLO) are `test_control_flow_programs.py`'s.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Reverse-mode differentiation of `scan` (`scan_ad.py`): partial evaluation under linearize,
-vjp and grad, transposition, and the checkpoint rule.
+"""Reverse-mode differentiation of `scan` (the reverse-mode section of `scan.py`): partial
+evaluation under linearize, vjp and grad, transposition, and the checkpoint rule.
 
 - The programs JAX recorded that differentiate scans (`grad/scan*`, `realistic/*_grad*`, ...)
   are compared in `test_control_flow_programs.py`.
@@ -21,15 +21,15 @@ import justjax.numpy as jnp
 from justjax import lax
 from justjax._src.interpreters import ad
 from justjax._src.interpreters import partial_eval as pe
-from justjax._src.lax.control_flow import scan_ad
+from justjax._src.lax.control_flow import scan as scan_module
 from justjax._src.lax.control_flow.scan import scan_p
 from justjax._src.test_util import check_grads
 
 def test_rules_are_registered() -> None:
-    """Importing `scan_ad` registers scan's partial eval, transpose and checkpoint rules."""
-    assert ad.partial_eval_rules[scan_p] is scan_ad._scan_partial_eval
-    assert ad.primitive_transposes[scan_p] is scan_ad._scan_transpose
-    assert pe.partial_eval_jaxpr_custom_rules[scan_p] is scan_ad._scan_partial_eval_custom
+    """Importing `scan` registers scan's partial eval, transpose and checkpoint rules."""
+    assert ad.partial_eval_rules[scan_p] is scan_module._scan_partial_eval
+    assert ad.primitive_transposes[scan_p] is scan_module._scan_transpose
+    assert pe.partial_eval_jaxpr_custom_rules[scan_p] is scan_module._scan_partial_eval_custom
 
 
 # ---------------------------------------------------------------------------------------------

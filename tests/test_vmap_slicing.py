@@ -1,4 +1,5 @@
-"""vmap of the slicing primitives (`_src/lax/slicing_batching.py`) and of jnp indexing.
+"""vmap of the slicing primitives (`_src/lax/slicing.py`,
+`_src/lax/gather_scatter.py`) and of jnp indexing.
 
 Batched results are compared with the per-example results stacked, for every combination of
 batched operand / indices / updates, with out-of-bounds indices under each mode. The golden

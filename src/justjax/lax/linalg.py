@@ -9,7 +9,6 @@ from justjax._src.lax.linalg import (
     hessenberg_p as hessenberg_p,
     ormqr as ormqr,
     ormqr_p as ormqr_p,
-    qdwh as qdwh,
     schur as schur,
     schur_p as schur_p,
     symmetric_product as symmetric_product,
@@ -37,3 +36,4 @@ from justjax._src.lax.linalg import (
     triangular_solve as triangular_solve,
     triangular_solve_p as triangular_solve_p,
 )
+from justjax._src.lax.linalg_qdwh import qdwh as qdwh

@@ -17,8 +17,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from justjax._src.core import core, dtypes
-from justjax._src.lax import (convolution, dot, elementwise, parallel, reductions, slicing,
-                              special, structural, windowed)
+from justjax._src.lax import (convolution, cumulative, dot, elementwise, gather_scatter,
+                              parallel, reductions, slicing, special, structural, windowed)
 from justjax._src.checkify.error import (DivisionByZeroError, Error, NaNError, OOBError,
                                          assert_func, get_traceback)
 from justjax._src.checkify.transform import error_checks
@@ -60,8 +60,8 @@ nan_primitives = [
     elementwise.asinh_p, elementwise.atan2_p, elementwise.atan_p, elementwise.atanh_p,
     special.bessel_i0e_p, special.bessel_i1e_p, elementwise.cbrt_p,
     convolution.conv_general_dilated_p, elementwise.cos_p, elementwise.cosh_p,
-    reductions.cumlogsumexp_p, reductions.cummax_p, reductions.cummin_p, reductions.cumprod_p,
-    reductions.cumsum_p, elementwise.digamma_p, dot.dot_general_p, elementwise.erf_inv_p,
+    cumulative.cumlogsumexp_p, cumulative.cummax_p, cumulative.cummin_p, cumulative.cumprod_p,
+    cumulative.cumsum_p, elementwise.digamma_p, dot.dot_general_p, elementwise.erf_inv_p,
     elementwise.erf_p, elementwise.erfc_p, elementwise.exp_p, elementwise.expm1_p,
     special.igamma_grad_a_p, special.igamma_p, special.igammac_p, elementwise.integer_pow_p,
     elementwise.lgamma_p, elementwise.log1p_p, elementwise.log_p, elementwise.logistic_p,
@@ -177,7 +177,7 @@ def _start_oob(indices: Any, dims: Sequence[int], window: Sequence[int],
 def _gather_error_check(error: Error, enabled_errors: frozenset, operand: Any,
                         start_indices: Any, *, dimension_numbers: Any,
                         slice_sizes: tuple[int, ...], **params: Any) -> tuple[Error, Any]:
-    out = slicing.gather_p.bind(operand, start_indices, dimension_numbers=dimension_numbers,
+    out = gather_scatter.gather_p.bind(operand, start_indices, dimension_numbers=dimension_numbers,
                                 slice_sizes=slice_sizes, **params)
     if OOBError not in enabled_errors or not np.size(start_indices):
         return error, out
@@ -189,7 +189,7 @@ def _gather_error_check(error: Error, enabled_errors: frozenset, operand: Any,
     return assert_func(error, _any(oob_mask), oob), out
 
 
-error_checks[slicing.gather_p] = _gather_error_check
+error_checks[gather_scatter.gather_p] = _gather_error_check
 
 
 def _scatter_windows(operand_shape: Sequence[int], updates_shape: Sequence[int],
@@ -225,6 +225,6 @@ def _scatter_error_check(prim: core.Primitive, error: Error, enabled_errors: fro
 
 
 # JAX leaves scatter-sub out.
-for _prim in (slicing.scatter_p, slicing.scatter_add_p, slicing.scatter_mul_p,
-              slicing.scatter_min_p, slicing.scatter_max_p):
+for _prim in (gather_scatter.scatter_p, gather_scatter.scatter_add_p, gather_scatter.scatter_mul_p,
+              gather_scatter.scatter_min_p, gather_scatter.scatter_max_p):
     error_checks[_prim] = functools.partial(_scatter_error_check, _prim)

@@ -19,7 +19,9 @@ from justjax._src.interpreters import partial_eval as pe
 from justjax._src.interpreters import staging
 from justjax._src.jit_primitive import jit_p
 from justjax._src.lax import structural
-from justjax._src.lax.control_flow import cond_p, scan_p, while_p
+from justjax._src.lax.control_flow.conditionals import cond_p
+from justjax._src.lax.control_flow.scan import scan_p
+from justjax._src.lax.control_flow.while_loop import while_p
 from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.checkify.error import Error, error_from_leaves, error_leaves, sorted_effects
 from justjax._src.checkify.transform import (checkify_closed_jaxpr, checkify_jaxpr, error_checks,

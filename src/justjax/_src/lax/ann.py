@@ -23,7 +23,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.interpreters import ad, batching, lowering
-from justjax._src.lax import slicing, sorting, structural
+from justjax._src.lax import gather_scatter, slicing, sorting, structural
 
 __all__ = ["approx_max_k", "approx_min_k", "approx_top_k_p"]
 
@@ -127,11 +127,11 @@ def _take_along(tangent: Any, indices: Any, axis: int) -> Any:
     """`tangent` at `indices` along `axis` (the other axes matched one to one)."""
     ndim = len(core.get_aval(tangent).shape)
     others = tuple(d for d in range(ndim) if d != axis)
-    dnums = slicing.GatherDimensionNumbers(
+    dnums = gather_scatter.GatherDimensionNumbers(
         offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
         operand_batching_dims=others, start_indices_batching_dims=others)
-    return slicing.gather(tangent, structural.expand_dims(indices, (ndim,)), dnums,
-                          (1,) * ndim, mode=slicing.GatherScatterMode.PROMISE_IN_BOUNDS)
+    return gather_scatter.gather(tangent, structural.expand_dims(indices, (ndim,)), dnums,
+                          (1,) * ndim, mode=gather_scatter.GatherScatterMode.PROMISE_IN_BOUNDS)
 
 
 def _jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any

@@ -19,8 +19,7 @@ from justjax._src.core.core import Primitive
 from justjax._src.hlo.ir import TensorType, Value
 from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.interpreters.lowering import LoweringRuleContext
-from justjax._src.lax import structural
-from justjax._src.lax import utils
+from justjax._src.lax import reductions, structural, utils
 from justjax._src.lax.utils import standard_primitive
 from justjax._src.runtime.array import Array
 
@@ -84,7 +83,6 @@ dispatch.def_backend_impl(tile_p)
 def _tile_transpose(ct: Any, operand: Any, *, reps: tuple[int, ...]) -> list[Any]:
     """Views the cotangent as (reps[0], shape[0], reps[1], shape[1], ...) and sums the
     repetitions."""
-    from justjax._src.lax import reductions  # reductions imports structural
     if not ad.is_undefined_primal(operand):
         return [None]
     shape = operand.aval.shape

@@ -38,7 +38,7 @@ __all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky"
            "cholesky_update", "cholesky_update_p", "eig", "eig_p", "eigh", "eigh_p",
            "hessenberg", "hessenberg_p", "householder_product", "householder_product_p", "lu",
            "lu_p", "lu_pivots_to_permutation", "lu_pivots_to_permutation_p", "ormqr", "ormqr_p",
-           "qdwh", "qr", "qr_p", "schur", "schur_p", "svd", "svd_p", "symmetric_product",
+           "qr", "qr_p", "schur", "schur_p", "svd", "svd_p", "symmetric_product",
            "symmetric_product_p", "triangular_solve", "triangular_solve_p", "tridiagonal",
            "tridiagonal_p", "tridiagonal_solve", "tridiagonal_solve_p"]
 
@@ -693,6 +693,3 @@ def _qr_decompose(a: Any, *, pivoting: bool, full_matrices: bool, use_magma: boo
 
 lowering.register_lowering(qr_p, lowering.lower_fun(_qr_decompose))
 
-
-# QDWH is built from qr and cholesky above.
-from justjax._src.lax.linalg_qdwh import qdwh  # noqa: E402

@@ -28,8 +28,8 @@ from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.interpreters import ad, batching, lowering
-from justjax._src.lax import elementwise, reductions, structural
-from justjax._src.lax.elementwise_ad import _const
+from justjax._src.lax import elementwise, reductions, slicing, structural
+from justjax._src.lax.elementwise import _const
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
 
 __all__ = [
@@ -642,7 +642,6 @@ def _ppermute_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
         x = batching.broadcast(x, axis_data.size, 0)
         d = 0
     source_of = {dest: source for source, dest in perm}
-    from justjax._src.lax import slicing
     row_shape = list(np.shape(x))
     row_shape[d] = 1
     zeros = structural.broadcast_in_dim(_const(x, 0), row_shape, ())

@@ -27,7 +27,7 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.lax import elementwise as ew
-from justjax._src.lax import reductions, slicing, structural
+from justjax._src.lax import gather_scatter, reductions, slicing, structural
 from justjax._src.lax.utils import broadcast_shapes_or_error
 from justjax._src.runtime.array import Array
 
@@ -728,7 +728,7 @@ def _gather_physical(ks, avals_in, avals_out, *, dimension_numbers, slice_sizes,
     out_ndim = len(avals_out[0].shape)
     dn = dimension_numbers._replace(
         offset_dims=(*dimension_numbers.offset_dims, *_trailing(ks, out_ndim)))
-    return lambda x, idx: slicing.gather_p.bind(x, idx, dimension_numbers=dn,
+    return lambda x, idx: gather_scatter.gather_p.bind(x, idx, dimension_numbers=dn,
                                                 slice_sizes=(*slice_sizes, *ks), **params)
 
 
@@ -762,5 +762,5 @@ for _prim, _fun in [
         (slicing.dynamic_slice_p, _dynamic_slice_physical),
         (slicing.dynamic_update_slice_p, _dynamic_update_slice_physical),
         (structural.select_n_p, _select_n_physical),
-        (slicing.gather_p, _gather_physical)]:
+        (gather_scatter.gather_p, _gather_physical)]:
     lowering.physical_lowerings[_prim] = _physical_lowering(_fun)

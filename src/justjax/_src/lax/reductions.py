@@ -1,5 +1,6 @@
 """Reduction primitives: the monoid reductions (`reduce_sum`, `reduce_max`, ...), the general
-variadic `reduce` holding a reducer jaxpr, `argmax`/`argmin` and the cumulative reductions.
+variadic `reduce` holding a reducer jaxpr, and `argmax`/`argmin`, each declared with its
+rules; the cumulative reductions are `cumulative.py`'s.
 
 Semantics follow XLA on CPU: max/min propagate NaN and order -0.0 below 0.0, sums start from
 +0.0 (so a sum of negative zeros is +0.0), integer arithmetic wraps, complex max/min compare
@@ -8,6 +9,7 @@ An empty reduction gives the reducer's identity.
 """
 from __future__ import annotations
 
+import math
 import operator
 import warnings
 from typing import Any, Callable, Sequence
@@ -20,20 +22,18 @@ from justjax._src import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
-from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr, tracing_cache
+from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr, tracing_cache
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering, staging
-from justjax._src.lax import elementwise, reductions_ad, structural, utils
+from justjax._src.lax import elementwise, structural, utils
 from justjax._src.lax.utils import standard_primitive
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
 
 __all__ = [
     "reduce", "reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and",
-    "reduce_or", "reduce_xor", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin",
-    "cumlogsumexp",
+    "reduce_or", "reduce_xor", "argmax", "argmin",
     "reduce_p", "reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p",
-    "reduce_and_p", "reduce_or_p", "reduce_xor_p", "argmax_p", "argmin_p", "cumsum_p",
-    "cumprod_p", "cummax_p", "cummin_p", "cumlogsumexp_p",
+    "reduce_and_p", "reduce_or_p", "reduce_xor_p", "argmax_p", "argmin_p",
 ]
 
 
@@ -57,7 +57,7 @@ def _reduce_op_shape_rule(operand: ShapedArray, *, axes: tuple[int, ...], **_: A
     return tuple(d for i, d in enumerate(operand.shape) if i not in axes)
 
 
-def _number_dtype_rule(name: str) -> Callable[..., np.dtype]:
+def number_dtype_rule(name: str) -> Callable[..., np.dtype]:
     def rule(operand: ShapedArray, **_: Any) -> np.dtype:
         if not dtypes.issubdtype(operand.dtype, np.number):
             raise TypeError(f"{name} does not accept dtype {dtypes.dtype_name(operand.dtype)}. "
@@ -98,21 +98,85 @@ def _check_dims(dims: Sequence[int], ndim: int) -> None:
         seen.add(d)
 
 
-# -- NumPy implementations with XLA's semantics -------------------------------------------------
+# -- helpers of the lowering rules ---------------------------------------------------------------
+
+def scalar_type(dtype: Any) -> ir.TensorType:
+    """The rank-0 tensor type of `dtype` (float0 as bool, as lowering does)."""
+    return lowering.aval_to_type(ShapedArray((), np.dtype(dtype)))
 
 
+def _minmax_scalar(b: ir.Builder, x: ir.Value, y: ir.Value, direction: str) -> ir.Value:
+    """`maximum`/`minimum` of two values; complex ones compare (real, imag) lexicographically
+    through `compare`/`select`, as JAX's `max_hlo`/`min_hlo`."""
+    opcode = "stablehlo.maximum" if direction == "max" else "stablehlo.minimum"
+    if not dtypes.is_complex(x.type.dtype):
+        return b.one(opcode, [x, y], x.type)
+    part_type = ir.TensorType(x.type.shape, np.real(np.zeros((), x.type.dtype)).dtype)
+    rx = b.one("stablehlo.real", [x], part_type)
+    ry = b.one("stablehlo.real", [y], part_type)
+    real_eq = lowering.compare(b, rx, ry, "EQ")
+    comparison = "GT" if direction == "max" else "LT"
+    real_cmp = lowering.compare(b, rx, ry, comparison)
+    imag_cmp = lowering.compare(b, b.one("stablehlo.imag", [x], part_type),
+                                b.one("stablehlo.imag", [y], part_type), comparison)
+    which = b.one("stablehlo.select", [real_eq, imag_cmp, real_cmp], real_eq.type)
+    return b.one("stablehlo.select", [which, x, y], x.type)
 
 
+# The monoids of the dedicated reductions: the op of their region and their identity.
+MONOIDS: dict[str, tuple[Callable[[ir.Builder, ir.Value, ir.Value], ir.Value],
+                         Callable[[Any], np.ndarray]]] = {
+    "add": (lambda b, x, y: b.one("stablehlo.add", [x, y], x.type), _or_identity),
+    "mul": (lambda b, x, y: b.one("stablehlo.multiply", [x, y], x.type),
+            lambda dtype: np.ones((), dtype)),
+    "max": (lambda b, x, y: _minmax_scalar(b, x, y, "max"), _max_identity),
+    "min": (lambda b, x, y: _minmax_scalar(b, x, y, "min"), _min_identity),
+    "and": (lambda b, x, y: b.one("stablehlo.and", [x, y], x.type), _and_identity),
+    "or": (lambda b, x, y: b.one("stablehlo.or", [x, y], x.type), _or_identity),
+    "xor": (lambda b, x, y: b.one("stablehlo.xor", [x, y], x.type), _or_identity),
+}
 
 
+def monoid_region(monoid: str, dtype: Any) -> ir.Region:
+    """The region `(acc, x) -> acc <monoid> x` on scalars of `dtype`."""
+    scalar = scalar_type(dtype)
+    region, b = ir.new_region([scalar, scalar])
+    b.ret([MONOIDS[monoid][0](b, *region.block.args)])
+    return region
 
+
+def jaxpr_region(ctx: lowering.LoweringRuleContext, closed: ClosedJaxpr,
+                 arg_types: Sequence[ir.TensorType]) -> ir.Region:
+    """A region computing `closed` (its consts as constants inside the region)."""
+    region, b = ir.new_region(arg_types)
+    consts = [lowering.constant(b, np.asarray(c, lowering.aval_to_type(v.aval).dtype))
+              for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)]
+    outs = lowering.jaxpr_subcomp(ctx.module_context, b, closed.jaxpr, consts,
+                                  region.block.args)
+    b.ret(outs)
+    return region
+
+
+def _monoid_reduce_lowering(monoid: str) -> lowering.LoweringRule:
+    """`stablehlo.reduce` whose region is the monoid, from its identity."""
+    def rule(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axes: tuple[int, ...],
+             **_: Any) -> ir.Value:
+        _check_dims(axes, ctx.avals_in[0].ndim)
+        out_type = lowering.aval_to_type(ctx.avals_out[0])
+        init = lowering.constant(ctx.builder, MONOIDS[monoid][1](out_type.dtype))
+        return ctx.builder.op("stablehlo.reduce", [x, init], [out_type],
+                              {"dimensions": tuple(int(a) for a in axes)},
+                              [monoid_region(monoid, out_type.dtype)]).result
+    rule.__name__ = f"_reduce_{monoid}_lowering"
+    return rule
 
 
 # -- the monoid reduction primitives ------------------------------------------------------------
 
 reduce_sum_p = standard_primitive("reduce_sum", _reduce_op_shape_rule,
-                                  _number_dtype_rule("reduce_sum"))
+                                  number_dtype_rule("reduce_sum"))
 dispatch.def_backend_impl(reduce_sum_p)
+lowering.register_lowering(reduce_sum_p, _monoid_reduce_lowering("add"))
 
 
 def _reduce_sum_transpose(ct: Any, operand: Any, *, axes: tuple[int, ...], out_sharding: Any
@@ -131,8 +195,9 @@ ad.deflinear2(reduce_sum_p, _reduce_sum_transpose)
 batching.defreducer(reduce_sum_p)
 
 reduce_prod_p = standard_primitive("reduce_prod", _reduce_op_shape_rule,
-                                   _number_dtype_rule("reduce_prod"))
+                                   number_dtype_rule("reduce_prod"))
 dispatch.def_backend_impl(reduce_prod_p)
+lowering.register_lowering(reduce_prod_p, _monoid_reduce_lowering("mul"))
 
 
 def _reduce_prod_jvp(primals: list[Any], tangents: list[Any], *, axes: tuple[int, ...]
@@ -140,7 +205,7 @@ def _reduce_prod_jvp(primals: list[Any], tangents: list[Any], *, axes: tuple[int
     # As JAX: a tree of multiplications, differentiated; right where elements are zero,
     # unlike dividing the product by each element.
     one = np.array(1, dtype=core.get_aval(primals[0]).dtype)
-    outs, tangent_outs = reductions_ad.reduce_tree_jvp(
+    outs, tangent_outs = reduce_tree_jvp(
         lambda x, y: [elementwise.mul(x, y)], [one], primals, tangents, axes)
     return outs[0], tangent_outs[0]
 
@@ -150,9 +215,11 @@ batching.defreducer(reduce_prod_p)
 
 reduce_max_p = standard_primitive("reduce_max", _reduce_op_shape_rule, _input_dtype)
 dispatch.def_backend_impl(reduce_max_p)
+lowering.register_lowering(reduce_max_p, _monoid_reduce_lowering("max"))
 
 reduce_min_p = standard_primitive("reduce_min", _reduce_op_shape_rule, _input_dtype)
 dispatch.def_backend_impl(reduce_min_p)
+lowering.register_lowering(reduce_min_p, _monoid_reduce_lowering("min"))
 
 
 def _reduce_chooser_jvp(g: Any, ans: Any, operand: Any, *, axes: tuple[int, ...]) -> Any:
@@ -177,14 +244,17 @@ batching.defreducer(reduce_min_p)
 reduce_and_p = standard_primitive("reduce_and", _reduce_logical_shape_rule, _input_dtype,
                                   utils.never_weak)
 dispatch.def_backend_impl(reduce_and_p)
+lowering.register_lowering(reduce_and_p, _monoid_reduce_lowering("and"))
 
 reduce_or_p = standard_primitive("reduce_or", _reduce_logical_shape_rule, _input_dtype,
                                  utils.never_weak)
 dispatch.def_backend_impl(reduce_or_p)
+lowering.register_lowering(reduce_or_p, _monoid_reduce_lowering("or"))
 
 reduce_xor_p = standard_primitive("reduce_xor", _reduce_logical_shape_rule, _input_dtype,
                                   utils.never_weak)
 dispatch.def_backend_impl(reduce_xor_p)
+lowering.register_lowering(reduce_xor_p, _monoid_reduce_lowering("xor"))
 
 # Bool and integer operands have no tangents (float0).
 ad.defjvp_zero(reduce_and_p)
@@ -264,8 +334,6 @@ def _argminmax_dtype_rule(operand: ShapedArray, *, axes: tuple[int, ...], index_
     return np.dtype(index_dtype)
 
 
-
-
 argmax_p = standard_primitive("argmax", _argminmax_shape_rule, _argminmax_dtype_rule,
                               utils.never_weak)
 dispatch.def_backend_impl(argmax_p)
@@ -280,6 +348,48 @@ ad.defjvp_zero(argmin_p)
 # The single reduced axis is renumbered around the batch axis, as for the other reductions.
 batching.defreducer(argmax_p)
 batching.defreducer(argmin_p)
+
+
+def _argminmax_lowering(direction: str) -> lowering.LoweringRule:
+    """JAX's lowering: a variadic reduce of (value, iota index) pairs taking the first
+    extreme value, or the first NaN."""
+    comparison = "GT" if direction == "max" else "LT"
+    identity = _max_identity if direction == "max" else _min_identity
+
+    def body(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axes: tuple[int, ...],
+             index_dtype: Any) -> ir.Value:
+        # JAX's lowering compares with lax.gt/lt, whose dtype check rejects complex operands.
+        compare_p = elementwise.gt_p if direction == "max" else elementwise.lt_p
+        compare_p.abstract_eval(ctx.avals_in[0], ctx.avals_in[0])
+        axis, = axes
+        b = ctx.builder
+        index_type = ir.TensorType(x.type.shape, np.dtype(index_dtype))
+        indices = b.one("stablehlo.iota", [], index_type, iota_dimension=int(axis))
+        inits = [lowering.constant(b, identity(x.type.dtype)),
+                 lowering.constant(b, np.zeros((), index_dtype))]
+        scalars = [v.type for v in inits]
+        region, rb = ir.new_region(scalars + scalars)
+        value, index, other_value, other_index = region.block.args
+        pick_value = rb.one("stablehlo.or", [
+            lowering.compare(rb, value, other_value, comparison),
+            lowering.compare(rb, value, value, "NE")], scalar_type(np.bool_))
+        pick_index = rb.one("stablehlo.or", [pick_value, rb.one("stablehlo.and", [
+            lowering.compare(rb, value, other_value, "EQ"),
+            lowering.compare(rb, index, other_index, "LT")], scalar_type(np.bool_))],
+            scalar_type(np.bool_))
+        rb.ret([rb.one("stablehlo.select", [pick_value, value, other_value], value.type),
+                rb.one("stablehlo.select", [pick_index, index, other_index], index.type)])
+        out_type = lowering.aval_to_type(ctx.avals_out[0])
+        op = b.op("stablehlo.reduce", [x, indices, *inits],
+                  [ir.TensorType(out_type.shape, x.type.dtype), out_type],
+                  {"dimensions": (int(axis),)}, [region])
+        return op.results[1]
+
+    return lowering.cached_lowering(f"arg{direction}", body, multiple_results=False)
+
+
+lowering.register_lowering(argmax_p, _argminmax_lowering("max"))
+lowering.register_lowering(argmin_p, _argminmax_lowering("min"))
 
 
 _PYTHON_TYPE_DTYPES = {bool: dtypes.bool_, int: dtypes.int64, float: dtypes.float64,
@@ -365,7 +475,7 @@ def _fold(closed: ClosedJaxpr, inits: list[np.ndarray], flats: list[np.ndarray],
     """Left fold `acc = reducer(acc, x_j)` from the initial values over the last axis of each
     `(M, N)` operand: vectorized over M when the reducer allows it, else element by element."""
     m, n = flats[0].shape
-    if m > 1 and reductions_ad.is_elementwise_batchable(closed, (m,)):
+    if m > 1 and is_elementwise_batchable(closed, (m,)):
         accs = [np.broadcast_to(i, (m,)) for i in inits]
         for j in range(n):
             accs = _run_reducer(closed, accs, [from_numpy(f[:, j], ShapedArray((m,), f.dtype))
@@ -420,7 +530,7 @@ def _reduce_jvp(primals: list[Any], tangents: list[Any], *, computation: Callabl
         raise NotImplementedError(
             "Gradient of general lax.reduce with non-zero tangents for initial values to "
             "reduction not implemented")
-    return reductions_ad.reduce_tree_jvp(reductions_ad.jaxpr_reducer(jaxpr), init_values,
+    return reduce_tree_jvp(jaxpr_reducer(jaxpr), init_values,
                                          operands, operand_tangents, dimensions)
 
 
@@ -445,6 +555,23 @@ def _reduce_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
 
 
 batching.primitive_batchers[reduce_p] = _reduce_batcher
+
+
+def _reduce_lowering(ctx: lowering.LoweringRuleContext, *values: ir.Value,
+                     computation: Callable, jaxpr: ClosedJaxpr,
+                     dimensions: tuple[int, ...]) -> list[ir.Value]:
+    """A variadic `stablehlo.reduce` whose region is the reducer jaxpr."""
+    _check_dims(dimensions, ctx.avals_in[0].ndim)
+    _, inits = _split_half(values)
+    scalars = [v.type for v in inits]
+    region = jaxpr_region(ctx, jaxpr, scalars + scalars)
+    op = ctx.builder.op("stablehlo.reduce", list(values),
+                        [lowering.aval_to_type(a) for a in ctx.avals_out],
+                        {"dimensions": tuple(int(d) for d in dimensions)}, [region])
+    return list(op.results)
+
+
+lowering.register_lowering(reduce_p, _reduce_lowering)
 
 
 def _is_concrete_scalar(x: Any) -> bool:
@@ -558,258 +685,141 @@ def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], An
     return tree_util.tree_unflatten(out_tree, outs)
 
 
-# -- cumulative reductions ----------------------------------------------------------------------
-
-def _cumred_shape_rule(x: ShapedArray, *, axis: int, reverse: bool) -> tuple[int, ...]:
-    if axis < 0:
-        raise ValueError("XLA operations do not allow negative axes")
-    if axis >= x.ndim:
-        raise ValueError(f"axis {axis} is out of bounds for array of shape {x.shape}")
-    return x.shape
-
-
-
-
-
-
-
-
-
-
-
-
-def _cumulative_primitive(name: str) -> Primitive:
-    prim = standard_primitive(name, _cumred_shape_rule, _number_dtype_rule(name))
-    dispatch.def_backend_impl(prim)
-    return prim
-
-
-cumsum_p = _cumulative_primitive("cumsum")
-cumprod_p = _cumulative_primitive("cumprod")
-cummax_p = _cumulative_primitive("cummax")
-cummin_p = _cumulative_primitive("cummin")
-cumlogsumexp_p = _cumulative_primitive("cumlogsumexp")
-
-
-def _cumulative_batcher(prim: Primitive) -> Callable:
-    """The batch axis stays where it is; the scanned axis is renumbered around it."""
-    def rule(axis_data: batching.AxisData, vals: Sequence[Any], dims: Sequence[int | None], *,
-             axis: int, reverse: bool) -> tuple[Any, int]:
-        operand, = vals
-        bdim, = dims
-        new_axis = axis if axis < bdim else axis + 1
-        return prim.bind(operand, axis=new_axis, reverse=reverse), bdim
-    return rule
-
-
-for _prim in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
-    batching.primitive_batchers[_prim] = _cumulative_batcher(_prim)
-
-# cumsum is linear: its transpose sums the cotangents in the other direction.
-ad.deflinear2(cumsum_p, lambda ct, operand, *, axis, reverse: [
-    cumsum(ct, axis=axis, reverse=not reverse)])
-# The others are differentiated through a parallel prefix scan, as in JAX.
-ad.primitive_jvps[cumprod_p] = reductions_ad.cumulative_jvp(elementwise.mul)
-ad.primitive_jvps[cummax_p] = reductions_ad.cumulative_jvp(elementwise.max)
-ad.primitive_jvps[cummin_p] = reductions_ad.cumulative_jvp(elementwise.min)
-ad.primitive_jvps[cumlogsumexp_p] = reductions_ad.cumlogsumexp_jvp
-
-
-def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Cumulative sum along `axis` (lowers to StableHLO `reduce_window`)."""
-    return cumsum_p.bind(operand, axis=int(axis), reverse=bool(reverse))
-
-
-def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Cumulative product along `axis` (lowers to StableHLO `reduce_window`)."""
-    return cumprod_p.bind(operand, axis=int(axis), reverse=bool(reverse))
-
-
-def cummax(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Cumulative maximum along `axis`; NaN propagates (StableHLO `reduce_window`)."""
-    return cummax_p.bind(operand, axis=int(axis), reverse=bool(reverse))
-
-
-def cummin(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Cumulative minimum along `axis`; NaN propagates (StableHLO `reduce_window`)."""
-    return cummin_p.bind(operand, axis=int(axis), reverse=bool(reverse))
-
-
-def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Cumulative `log(sum(exp(x)))` along `axis` (StableHLO `reduce_window` of logaddexp)."""
-    return cumlogsumexp_p.bind(operand, axis=int(axis), reverse=bool(reverse))
-
-
 batching.register_array_ops(reduce_sum=lambda x, axes: reduce_sum(x, axes))
 
 
-# -- lowering -----------------------------------------------------------------------------------
-
-def scalar_type(dtype: Any) -> ir.TensorType:
-    """The rank-0 tensor type of `dtype` (float0 as bool, as lowering does)."""
-    return lowering.aval_to_type(ShapedArray((), np.dtype(dtype)))
+# A reducer maps the flat list `accumulated + elements` (arrays of one shape) to the flat list
+# of reduced values, elementwise.
+Reducer = Callable[..., Sequence[Any]]
 
 
-def _minmax_scalar(b: ir.Builder, x: ir.Value, y: ir.Value, direction: str) -> ir.Value:
-    """`maximum`/`minimum` of two values; complex ones compare (real, imag) lexicographically
-    through `compare`/`select`, as JAX's `max_hlo`/`min_hlo`."""
-    opcode = "stablehlo.maximum" if direction == "max" else "stablehlo.minimum"
-    if not dtypes.is_complex(x.type.dtype):
-        return b.one(opcode, [x, y], x.type)
-    part_type = ir.TensorType(x.type.shape, np.real(np.zeros((), x.type.dtype)).dtype)
-    rx = b.one("stablehlo.real", [x], part_type)
-    ry = b.one("stablehlo.real", [y], part_type)
-    real_eq = lowering.compare(b, rx, ry, "EQ")
-    comparison = "GT" if direction == "max" else "LT"
-    real_cmp = lowering.compare(b, rx, ry, comparison)
-    imag_cmp = lowering.compare(b, b.one("stablehlo.imag", [x], part_type),
-                                b.one("stablehlo.imag", [y], part_type), comparison)
-    which = b.one("stablehlo.select", [real_eq, imag_cmp, real_cmp], real_eq.type)
-    return b.one("stablehlo.select", [which, x, y], x.type)
+def _shape(x: Any) -> tuple[int, ...]:
+    return core.get_aval(x).shape
 
 
-# The monoids of the dedicated reductions: the op of their region and their identity.
-MONOIDS: dict[str, tuple[Callable[[ir.Builder, ir.Value, ir.Value], ir.Value],
-                         Callable[[Any], np.ndarray]]] = {
-    "add": (lambda b, x, y: b.one("stablehlo.add", [x, y], x.type), _or_identity),
-    "mul": (lambda b, x, y: b.one("stablehlo.multiply", [x, y], x.type),
-            lambda dtype: np.ones((), dtype)),
-    "max": (lambda b, x, y: _minmax_scalar(b, x, y, "max"), _max_identity),
-    "min": (lambda b, x, y: _minmax_scalar(b, x, y, "min"), _min_identity),
-    "and": (lambda b, x, y: b.one("stablehlo.and", [x, y], x.type), _and_identity),
-    "or": (lambda b, x, y: b.one("stablehlo.or", [x, y], x.type), _or_identity),
-    "xor": (lambda b, x, y: b.one("stablehlo.xor", [x, y], x.type), _or_identity),
-}
+def _full(shape: tuple[int, ...], fill_value: Any) -> Any:
+    """`lax.full`: `fill_value` (of its own dtype) broadcast to `shape`."""
+    return structural.broadcast_in_dim(fill_value, shape, ())
 
 
-def monoid_region(monoid: str, dtype: Any) -> ir.Region:
-    """The region `(acc, x) -> acc <monoid> x` on scalars of `dtype`."""
-    scalar = scalar_type(dtype)
-    region, b = ir.new_region([scalar, scalar])
-    b.ret([MONOIDS[monoid][0](b, *region.block.args)])
-    return region
+# -- the derivative of a reduction: a tree of reducer applications (JAX's `_reduce_jvp`) -------
+# The primal result comes from the tree too, so it is differentiable again to any order.
+
+def reduce_tree_jvp(reducer: Reducer, init_values: Sequence[Any], primals: Sequence[Any],
+                    tangents: Sequence[Any], axes: Sequence[int]
+                    ) -> tuple[list[Any], list[Any]]:
+    """The jvp of reducing `primals` over `axes` with `reducer`.
+
+    The reduced axes are moved to the front and flattened; the resulting axis is halved
+    repeatedly (padding odd halves with the initial values) and the halves combined with
+    `reducer`, all under forward-mode differentiation.
+
+    Args:
+      reducer: the elementwise reducer on arrays of any one shape.
+      init_values: the scalar initial values (identities), one per operand.
+      primals, tangents: the operands and their tangents (symbolic `Zero`s allowed).
+      axes: the reduced axes.
+    Returns:
+      The primal and tangent outputs.
+    """
+    # Imported here: slicing's rules reduce (gather's fill mask, pad's transpose).
+    from justjax._src.lax import slicing
+    input_shape = _shape(primals[0])
+    axes = tuple(int(a) for a in axes)
+    non_axes = tuple(d for d in range(len(input_shape)) if d not in axes)
+    size = math.prod(input_shape[a] for a in axes)
+    kept_shape = tuple(input_shape[d] for d in non_axes)
+    new_shape = (size,) + kept_shape
+    permutation = axes + non_axes
+
+    def to_front(x: Any) -> Any:
+        if type(x) is ad.Zero:
+            return ad.Zero(x.aval.update(shape=new_shape))
+        return structural.reshape(x, new_shape, permutation)
+
+    def reduce_tree(*xs: Any) -> list[Any]:
+        xs = list(xs)
+        while _shape(xs[0])[0] > 1:
+            n = _shape(xs[0])[0]
+            n1 = (n + 1) // 2
+            n2 = n - n1
+            firsts = [slicing.slice_in_dim(x, 0, n1) for x in xs]
+            seconds = [slicing.slice_in_dim(x, n1, None) for x in xs]
+            if n2 != n1:
+                padding = [(0, 0, 0)] * len(_shape(xs[0]))
+                padding[0] = (0, 1, 0)
+                seconds = [slicing.pad(x, init, padding)
+                           for x, init in zip(seconds, init_values, strict=True)]
+            xs = list(reducer(*firsts, *seconds))
+        if _shape(xs[0])[0] == 0:
+            return [_full(kept_shape, init) for init in init_values]
+        return [structural.squeeze(x, (0,)) for x in xs]
+
+    return ad.jvp_flat(reduce_tree, [to_front(x) for x in primals],
+                       [to_front(t) for t in tangents])
 
 
-def jaxpr_region(ctx: lowering.LoweringRuleContext, closed: ClosedJaxpr,
-                 arg_types: Sequence[ir.TensorType]) -> ir.Region:
-    """A region computing `closed` (its consts as constants inside the region)."""
-    region, b = ir.new_region(arg_types)
-    consts = [lowering.constant(b, np.asarray(c, lowering.aval_to_type(v.aval).dtype))
-              for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)]
-    outs = lowering.jaxpr_subcomp(ctx.module_context, b, closed.jaxpr, consts,
-                                  region.block.args)
-    b.ret(outs)
-    return region
+def jaxpr_reducer(closed: ClosedJaxpr) -> Reducer:
+    """The reducer jaxpr of the general `reduce`, applied elementwise to whole arrays: as
+    JAX does, the scalar jaxpr vmapped once per dimension of the arguments."""
+    def scalar_reducer(*args: Any) -> list[Any]:
+        return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+    def reducer(*args: Any) -> list[Any]:
+        fun = scalar_reducer
+        for size in reversed(_shape(args[0])):
+            fun = _vmapped(fun, size)
+        return fun(*args)
+    return reducer
 
 
-def _monoid_reduce_lowering(monoid: str) -> lowering.LoweringRule:
-    """`stablehlo.reduce` whose region is the monoid, from its identity."""
-    def rule(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axes: tuple[int, ...],
-             **_: Any) -> ir.Value:
-        _check_dims(axes, ctx.avals_in[0].ndim)
-        out_type = lowering.aval_to_type(ctx.avals_out[0])
-        init = lowering.constant(ctx.builder, MONOIDS[monoid][1](out_type.dtype))
-        return ctx.builder.op("stablehlo.reduce", [x, init], [out_type],
-                              {"dimensions": tuple(int(a) for a in axes)},
-                              [monoid_region(monoid, out_type.dtype)]).result
-    rule.__name__ = f"_reduce_{monoid}_lowering"
-    return rule
+def _vmapped(fun: Callable[..., Sequence[Any]], size: int) -> Callable[..., list[Any]]:
+    """`vmap(fun)` over the leading axis of every argument and output (an unbatched output,
+    a constant, is broadcast)."""
+    axis_data = batching.AxisData(batching.no_axis_name, size)
+
+    def batched(*args: Any) -> list[Any]:
+        return batching.batch_flat(fun, axis_data, [0] * len(args), lambda n: [0] * n, args)
+    return batched
 
 
-for _prim, _monoid_name in ((reduce_sum_p, "add"), (reduce_prod_p, "mul"),
-                            (reduce_max_p, "max"), (reduce_min_p, "min"),
-                            (reduce_and_p, "and"), (reduce_or_p, "or"),
-                            (reduce_xor_p, "xor")):
-    lowering.register_lowering(_prim, _monoid_reduce_lowering(_monoid_name))
+def is_elementwise_batchable(closed: ClosedJaxpr, shape: tuple[int, ...]) -> bool:
+    """Whether the scalar reducer `closed` can run on arrays of `shape` at once, giving the
+    same result as running it element by element.
+
+    True when the jaxpr is made of scalar values only, holds no sub-jaxprs, and abstract
+    evaluation with the arguments as arrays of `shape` keeps every value derived from them of
+    that shape (shape-specific primitives such as reshape fail that check).
+    """
+    jaxpr = closed.jaxpr
+    if any(np.shape(c) != () for c in closed.consts):
+        return False
+    if any(v.aval.shape != () for e in jaxpr.eqns for v in e.outvars):
+        return False
+    if any(_contains_jaxpr(p) for e in jaxpr.eqns for p in e.params.values()):
+        return False
+    batched = {v: v.aval.update(shape=shape) for v in jaxpr.invars}
+
+    def aval_of(atom: Any) -> ShapedArray:
+        return atom.aval if isinstance(atom, Literal) else batched.get(atom, atom.aval)
+
+    for eqn in jaxpr.eqns:
+        in_avals = [aval_of(a) for a in eqn.invars]
+        is_batched = any(not isinstance(a, Literal) and a in batched for a in eqn.invars)
+        try:
+            outs = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
+        except Exception:  # noqa: BLE001 - any failure means "not batchable"
+            return False
+        outs = outs if eqn.primitive.multiple_results else [outs]
+        want = shape if is_batched else ()
+        if any(o.shape != want for o in outs):
+            return False
+        if is_batched:
+            batched.update({v: o for v, o in zip(eqn.outvars, outs, strict=True)})
+    return True
 
 
-def _reduce_lowering(ctx: lowering.LoweringRuleContext, *values: ir.Value,
-                     computation: Callable, jaxpr: ClosedJaxpr,
-                     dimensions: tuple[int, ...]) -> list[ir.Value]:
-    """A variadic `stablehlo.reduce` whose region is the reducer jaxpr."""
-    _check_dims(dimensions, ctx.avals_in[0].ndim)
-    _, inits = _split_half(values)
-    scalars = [v.type for v in inits]
-    region = jaxpr_region(ctx, jaxpr, scalars + scalars)
-    op = ctx.builder.op("stablehlo.reduce", list(values),
-                        [lowering.aval_to_type(a) for a in ctx.avals_out],
-                        {"dimensions": tuple(int(d) for d in dimensions)}, [region])
-    return list(op.results)
-
-
-lowering.register_lowering(reduce_p, _reduce_lowering)
-
-
-def _argminmax_lowering(direction: str) -> lowering.LoweringRule:
-    """JAX's lowering: a variadic reduce of (value, iota index) pairs taking the first
-    extreme value, or the first NaN."""
-    comparison = "GT" if direction == "max" else "LT"
-    identity = _max_identity if direction == "max" else _min_identity
-
-    def body(ctx: lowering.LoweringRuleContext, x: ir.Value, *, axes: tuple[int, ...],
-             index_dtype: Any) -> ir.Value:
-        # JAX's lowering compares with lax.gt/lt, whose dtype check rejects complex operands.
-        compare_p = elementwise.gt_p if direction == "max" else elementwise.lt_p
-        compare_p.abstract_eval(ctx.avals_in[0], ctx.avals_in[0])
-        axis, = axes
-        b = ctx.builder
-        index_type = ir.TensorType(x.type.shape, np.dtype(index_dtype))
-        indices = b.one("stablehlo.iota", [], index_type, iota_dimension=int(axis))
-        inits = [lowering.constant(b, identity(x.type.dtype)),
-                 lowering.constant(b, np.zeros((), index_dtype))]
-        scalars = [v.type for v in inits]
-        region, rb = ir.new_region(scalars + scalars)
-        value, index, other_value, other_index = region.block.args
-        pick_value = rb.one("stablehlo.or", [
-            lowering.compare(rb, value, other_value, comparison),
-            lowering.compare(rb, value, value, "NE")], scalar_type(np.bool_))
-        pick_index = rb.one("stablehlo.or", [pick_value, rb.one("stablehlo.and", [
-            lowering.compare(rb, value, other_value, "EQ"),
-            lowering.compare(rb, index, other_index, "LT")], scalar_type(np.bool_))],
-            scalar_type(np.bool_))
-        rb.ret([rb.one("stablehlo.select", [pick_value, value, other_value], value.type),
-                rb.one("stablehlo.select", [pick_index, index, other_index], index.type)])
-        out_type = lowering.aval_to_type(ctx.avals_out[0])
-        op = b.op("stablehlo.reduce", [x, indices, *inits],
-                  [ir.TensorType(out_type.shape, x.type.dtype), out_type],
-                  {"dimensions": (int(axis),)}, [region])
-        return op.results[1]
-
-    return lowering.cached_lowering(f"arg{direction}", body, multiple_results=False)
-
-
-lowering.register_lowering(argmax_p, _argminmax_lowering("max"))
-lowering.register_lowering(argmin_p, _argminmax_lowering("min"))
-
-
-def _cumulative_window(name: str) -> Callable[..., Any]:
-    """JAX's CPU lowering of a cumulative reduction: a windowed reduction whose window spans
-    the whole axis, padded before (or after, in reverse) so window i ends at element i.
-    (XLA rewrites it into a scan; a plain `reduce_window` is valid StableHLO as it stands.)"""
-    def window_reduce(x: Any, *, axis: int, reverse: bool) -> Any:
-        # Imported here: windowed imports this module (and the modules importing it).
-        from justjax._src.lax import windowed
-        shape = core.get_aval(x).shape
-        n = shape[axis]
-        if n == 0:
-            return x
-        padding = [(0, 0)] * len(shape)
-        padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
-        window = [1] * len(shape)
-        window[axis] = n
-        strides = [1] * len(shape)
-        dtype = core.get_aval(x).dtype
-        if name in ("cumsum", "cummax", "cummin"):
-            monoid = {"cumsum": windowed._reduce_window_sum, "cummax": windowed._reduce_window_max,
-                      "cummin": windowed._reduce_window_min}[name]
-            return monoid(x, window, strides, padding)
-        combine, init = ((elementwise.mul, np.ones((), dtype)) if name == "cumprod" else
-                         (reductions_ad.logaddexp, np.array(-np.inf, dtype)))
-        return windowed.reduce_window(x, init, combine, window, strides, padding)
-    return window_reduce
-
-
-for _prim in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
-    lowering.register_lowering(_prim, lowering.cached_lowering(
-        _prim.name, lowering.lower_fun(_cumulative_window(_prim.name), multiple_results=False),
-        multiple_results=False))
+def _contains_jaxpr(value: Any) -> bool:
+    if isinstance(value, (Jaxpr, ClosedJaxpr)):
+        return True
+    return isinstance(value, (tuple, list)) and any(_contains_jaxpr(v) for v in value)

@@ -1,75 +1,87 @@
-"""lax: slicing primitives: slice, dynamic_slice, dynamic_update_slice, pad, rev, gather and
-the scatter family, with XLA's semantics.
+"""lax: the slicing primitives slice, dynamic_slice, dynamic_update_slice, pad and rev, each
+with its rules (abstract eval, lowering, jvp/transpose, batching), with XLA's semantics.
 
 Out-of-range start indices of `dynamic_slice`/`dynamic_update_slice` are clamped so the whole
-window fits, as XLA does. `gather` clamps start indices (modes CLIP and PROMISE_IN_BOUNDS) or
-fills whole out-of-bounds windows with `fill_value` (FILL_OR_DROP). Scatters drop whole
-out-of-bounds update windows unless the mode is CLIP. Duplicate scatter indices accumulate for
-the combining scatters; for plain `scatter` the last update in row-major update order wins, and
-a custom `update_jaxpr` (from `scatter_apply`) is applied once per duplicate, in order.
+window fits, as XLA does. The rules follow JAX's formulas and equation order, so
+`make_jaxpr(grad(f))` and `make_jaxpr(vmap(f))` print what JAX prints:
+
+- `slice`, `dynamic_slice`, `pad` and `rev` are linear in their operand (and `pad` in its
+  padding value); their transposes put the cotangent back: `pad` with zeros,
+  `dynamic_update_slice` into zeros, a slice of the cotangent. `dynamic_update_slice` is
+  linear in operand and update.
+- Under vmap, `slice`, `rev` and `pad` keep the batch axis where it is and leave it whole. A
+  batched padding value is applied by padding with zeros and selecting the per-example value
+  where a mask padded with False says "padding". `dynamic_slice` and `dynamic_update_slice`
+  with batched start indices are a gather and a scatter (mode CLIP, so the windows clamp as the
+  dynamic ops do); the scalar start indices are stacked into one index vector, as JAX does
+  even when they are not batched.
+
+Gather and the scatters are `gather_scatter.py`'s.
 """
 from __future__ import annotations
 
 import builtins
-import enum
 import operator
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from justjax._src.numerics import shapes
-from justjax._src.numerics.conversions import convert_values
 from justjax._src import dispatch
 from justjax._src.core import core, dtypes
-from justjax._src.core.shape_poly import exceeds
-from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.core.avals import ShapedArray
-from justjax._src.core.core import Primitive
-from justjax._src.core.jaxpr import Jaxpr, tracing_cache
-from justjax._src.hlo import ir
-from justjax._src.hlo.ir import TensorType, Value
-from justjax._src.interpreters import lowering, staging
+from justjax._src.hlo.ir import Value
+from justjax._src.interpreters import ad, batching, lowering
+from justjax._src.interpreters.batching import AxisData
 from justjax._src.interpreters.lowering import LoweringRuleContext
-from justjax._src.lax import elementwise, reductions, structural, utils
+from justjax._src.lax import elementwise, gather_scatter, reductions, structural, utils
 from justjax._src.lax.utils import standard_primitive
+from justjax._src.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,
+                                             ScatterDimensionNumbers)
 
 __all__ = [
     "slice", "slice_in_dim", "index_in_dim", "dynamic_slice", "dynamic_slice_in_dim",
     "dynamic_index_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim",
-    "dynamic_update_index_in_dim", "pad", "rev", "gather", "scatter", "scatter_add",
-    "scatter_sub", "scatter_mul", "scatter_min", "scatter_max", "scatter_apply",
-    "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode",
-    "slice_p", "dynamic_slice_p", "dynamic_update_slice_p", "pad_p", "rev_p", "gather_p",
-    "scatter_p", "scatter_add_p", "scatter_sub_p", "scatter_mul_p", "scatter_min_p",
-    "scatter_max_p", "index_take",
+    "dynamic_update_index_in_dim", "pad", "rev", "slice_p", "dynamic_slice_p",
+    "dynamic_update_slice_p", "pad_p", "rev_p",
+    "index_take",
 ]
 
-_slice = builtins.slice
+Dims = Sequence[int | None]
 
 
-def _dim(d: Any) -> Any:
-    """A dimension as an int, or as itself if symbolic."""
-    return d if is_symbolic_dim(d) else int(d)
-
-
-def _check_shapelike(fun_name: str, arg_name: str, obj: Any) -> None:
-    """JAX's checks that a static parameter is a sequence of nonnegative integers."""
-    if not isinstance(obj, (tuple, list, np.ndarray)):
-        raise TypeError(f"{fun_name} {arg_name} must be of type tuple/list/ndarray, "
-                        f"got {type(obj)}.")
-    if not len(obj):
-        return
-    if any(not (isinstance(d, (int, np.integer)) or is_symbolic_dim(d)) or isinstance(d, bool)
-           for d in obj):
-        raise TypeError(f"{fun_name} {arg_name} must have every element be an integer type, "
-                        f"got {tuple(map(type, obj))}.")
-    if not all(d >= 0 for d in obj):
-        raise TypeError(f"{fun_name} {arg_name} must have every element be nonnegative, "
-                        f"got {obj}.")
-
+# -- helpers -----------------------------------------------------------------------------------
 
 def _dtype_of(x: Any) -> np.dtype:
     return core.get_aval(x).dtype
+
+
+def _full(shape: Sequence[int], value: Any, dtype: np.dtype, weak_type: bool = False) -> Any:
+    """`lax.full`: a broadcast scalar constant (the scalar itself for shape ())."""
+    if weak_type:
+        scalar = structural.convert_element_type(value, dtype, weak_type=True)
+    else:
+        scalar = np.array(value, dtype)
+    if not tuple(shape):
+        return scalar
+    return structural.broadcast_in_dim(scalar, tuple(shape), ())
+
+
+def _scalar_like(x: Any, value: Any) -> np.ndarray:
+    """A constant scalar of `x`'s dtype (a literal in jaxprs, like JAX's Python scalars)."""
+    return np.array(value, core.get_aval(x).dtype)
+
+
+def _zero_scalar(x: Any) -> np.ndarray:
+    return _scalar_like(x, 0)
+
+
+def _ct_zero_or_none(arg: Any) -> Any:
+    """The cotangent of `arg` for a symbolic-zero output cotangent."""
+    return ad.Zero(arg.aval) if ad.is_undefined_primal(arg) else None
+
+
+def _shape_of(x: Any) -> tuple[int, ...]:
+    return x.aval.shape if ad.is_undefined_primal(x) else core.get_aval(x).shape
 
 
 # -- slice -------------------------------------------------------------------------------------
@@ -77,8 +89,8 @@ def _dtype_of(x: Any) -> np.dtype:
 def _slice_shape(operand: ShapedArray, *, start_indices: tuple[int, ...],
                  limit_indices: tuple[int, ...], strides: tuple[int, ...] | None
                  ) -> tuple[int, ...]:
-    _check_shapelike("slice", "start_indices", start_indices)
-    _check_shapelike("slice", "limit_indices", limit_indices)
+    utils.check_shapelike("slice", "start_indices", start_indices)
+    utils.check_shapelike("slice", "limit_indices", limit_indices)
     if operand.ndim != len(start_indices):
         raise TypeError("slice start_indices must have length equal to the number of dimensions "
                         f"of the operand, got indices {start_indices} for operand shape "
@@ -92,18 +104,17 @@ def _slice_shape(operand: ShapedArray, *, start_indices: tuple[int, ...],
     if not all(map(operator.ge, limit_indices, start_indices)):
         raise TypeError("slice limit_indices must be greater than or equal to start_indices, "
                         f"got start_indices {start_indices} and limit_indices {limit_indices}.")
-    diff = tuple(_dim(l) - _dim(s) for s, l in zip(start_indices, limit_indices, strict=True))
+    diff = tuple(utils.static_dim(l) - utils.static_dim(s)
+                 for s, l in zip(start_indices, limit_indices, strict=True))
     if strides is None or tuple(strides) == (1,) * operand.ndim:
         return diff
-    _check_shapelike("slice", "strides", strides)
+    utils.check_shapelike("slice", "strides", strides)
     if len(strides) != operand.ndim:
         raise TypeError("slice strides must have length equal to the number of dimensions of "
                         f"the operand, got strides {strides} for operand shape {operand.shape}.")
     if not all(s > 0 for s in strides):
         raise TypeError(f"slice strides must be positive, got {strides}")
     return tuple(core.max_dim(0, (d - 1) // int(s) + 1) for d, s in zip(diff, strides, strict=True))
-
-
 
 
 slice_p = standard_primitive("slice", _slice_shape, lambda x, **_: x.dtype)
@@ -113,8 +124,8 @@ dispatch.def_backend_impl(slice_p)
 def _slice_lower(ctx: LoweringRuleContext, x: Value, *, start_indices: tuple[int, ...],
                  limit_indices: tuple[int, ...], strides: tuple[int, ...] | None) -> Value:
     return ctx.builder.one("stablehlo.slice", [x], lowering.aval_to_type(ctx.avals_out[0]),
-                           start_indices=tuple(_dim(i) for i in start_indices),
-                           limit_indices=tuple(_dim(i) for i in limit_indices),
+                           start_indices=tuple(utils.static_dim(i) for i in start_indices),
+                           limit_indices=tuple(utils.static_dim(i) for i in limit_indices),
                            strides=tuple(int(i) for i in strides or (1,) * x.type.rank))
 
 
@@ -155,6 +166,61 @@ def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True)
         raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
     result = slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
     return result if keepdims else structural.squeeze(result, (axis,))
+
+
+def _slice_jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any
+               ) -> tuple[Any, Any]:
+    operand, = primals
+    tangent, = tangents
+    out = slice_p.bind(operand, **params)
+    if type(tangent) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    return out, slice_p.bind(tangent, **params)
+
+
+def _slice_transpose(ct: Any, operand: Any, *, start_indices: tuple[int, ...],
+                     limit_indices: tuple[int, ...], strides: tuple[int, ...] | None
+                     ) -> list[Any]:
+    # The slice taken back into place: pad low by the start, high by what lies past the last
+    # element taken, and interior by stride - 1 (NumPy int64 values, as JAX's params hold).
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval)]
+    operand_shape = np.asarray(operand.aval.shape, np.int64)
+    rank = len(start_indices)
+    if strides is None or all(int(s) == 1 for s in strides):
+        high = operand_shape - np.asarray(limit_indices, np.int64).reshape(rank)
+        interior: Sequence[Any] = (0,) * rank
+    else:
+        ct_shape = np.asarray(core.get_aval(ct).shape, np.int64)
+        step = np.asarray(strides, np.int64)
+        spans = np.where(ct_shape == 0, 0, (ct_shape - 1) * step + 1)
+        high = operand_shape - (np.asarray(start_indices, np.int64) + spans)
+        interior = step - 1
+    config = list(zip(start_indices, high, interior, strict=True))
+    return [pad(ct, _zero_scalar(ct), config)]
+
+
+ad.primitive_jvps[slice_p] = _slice_jvp
+ad.primitive_transposes[slice_p] = _slice_transpose
+
+
+def _slice_batcher(axis_data: AxisData, vals: Sequence[Any], dims: Dims, *,
+                   start_indices: tuple[int, ...], limit_indices: tuple[int, ...],
+                   strides: tuple[int, ...] | None) -> tuple[Any, int]:
+    operand, = vals
+    bdim, = dims
+    starts = list(start_indices)
+    starts.insert(bdim, 0)
+    limits = list(limit_indices)
+    limits.insert(bdim, np.shape(operand)[bdim])
+    steps = None
+    if strides is not None:
+        steps = list(strides)
+        steps.insert(bdim, 1)
+    return slice(operand, starts, limits, steps), bdim
+
+
+batching.primitive_batchers[slice_p] = _slice_batcher
 
 
 # -- dynamic_slice / dynamic_update_slice ------------------------------------------------------
@@ -335,6 +401,140 @@ def dynamic_update_index_in_dim(operand: Any, update: Any, index: Any, axis: int
                                        allow_negative_indices=allow_negative_indices)
 
 
+def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
+    """`src` indexed along `axes` by one index array per axis (`lax.index_take`): result
+    row `i` is `src` at `idxs[0][i]` on `axes[0]`, `idxs[1][i]` on `axes[1]` ...; negative
+    indices count from the end (indices wrap modulo the axis size, as in JAX).
+
+    Args:
+      src: the array.
+      idxs: 1-D integer index arrays of one length, one per entry of `axes`.
+      axes: the axes they index.
+    Returns:
+      The gathered array: the index length, then `src`'s other axes (StableHLO `gather`).
+    """
+    indices = structural.concatenate([structural.expand_dims(i, (1,)) for i in idxs], 1)
+    shape = core.get_aval(src).shape
+    sizes = structural.expand_dims(np.array([shape[ax] for ax in axes], indices.dtype),
+                                   tuple(range(indices.ndim - 1)))
+    sizes = structural.broadcast_in_dim(sizes, indices.shape, tuple(range(indices.ndim)))
+    # Python's modulo (the sign of the divisor), as JAX's `indices % max_idx`.
+    rem = elementwise.rem(indices, sizes)
+    indices = structural.select(elementwise.lt(rem, np.array(0, rem.dtype)),
+                                elementwise.add(rem, sizes), rem)
+    slice_sizes = list(shape)
+    for ax in axes:
+        slice_sizes[ax] = 1
+    dnums = gather_scatter.GatherDimensionNumbers(
+        offset_dims=tuple(range(1, len(shape) - indices.shape[1] + 1)),
+        collapsed_slice_dims=tuple(axes), start_index_map=tuple(axes))
+    return gather_scatter.gather(src, indices, dnums, tuple(slice_sizes),
+                  mode=gather_scatter.GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
+def _dynamic_slice_jvp(primals: Sequence[Any], tangents: Sequence[Any], *,
+                       slice_sizes: tuple[int, ...]) -> tuple[Any, Any]:
+    operand, *starts = primals
+    tangent = tangents[0]
+    if type(tangent) is not ad.Zero:
+        tangent = dynamic_slice_p.bind(tangent, *starts, slice_sizes=slice_sizes)
+    return dynamic_slice_p.bind(operand, *starts, slice_sizes=slice_sizes), tangent
+
+
+def _dynamic_slice_transpose(ct: Any, operand: Any, *starts: Any,
+                             slice_sizes: tuple[int, ...]) -> list[Any]:
+    # The window written into zeros at the same (clamped) start.
+    unused = [None] * len(starts)
+    if type(ct) is ad.Zero:
+        return [ad.Zero(operand.aval), *unused]
+    zeros = _full(operand.aval.shape, 0, operand.aval.dtype)
+    return [dynamic_update_slice_p.bind(zeros, ct, *starts), *unused]
+
+
+ad.primitive_jvps[dynamic_slice_p] = _dynamic_slice_jvp
+ad.primitive_transposes[dynamic_slice_p] = _dynamic_slice_transpose
+
+
+def _dus_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    operand, update, *starts = primals
+    g_operand, g_update = tangents[:2]
+    out = dynamic_update_slice_p.bind(operand, update, *starts)
+    if type(g_operand) is ad.Zero and type(g_update) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    g_operand = ad.instantiate_zeros(g_operand)
+    g_update = ad.instantiate_zeros(g_update)
+    return out, dynamic_update_slice_p.bind(g_operand, g_update, *starts)
+
+
+def _dus_transpose(ct: Any, operand: Any, update: Any, *starts: Any) -> list[Any]:
+    # The operand's cotangent is ct with the window zeroed; the update's is that window.
+    unused = [None] * len(starts)
+    if type(ct) is ad.Zero:
+        return [_ct_zero_or_none(operand), _ct_zero_or_none(update), *unused]
+    update_shape = _shape_of(update)
+    ct_aval = core.get_aval(ct)
+    zeros = _full(update_shape, 0, ct_aval.dtype, ct_aval.weak_type)
+    operand_ct = update_ct = None
+    if ad.is_undefined_primal(operand):
+        operand_ct = dynamic_update_slice_p.bind(ct, zeros, *starts)
+    if ad.is_undefined_primal(update):
+        update_ct = dynamic_slice_p.bind(ct, *starts, slice_sizes=tuple(update_shape))
+    return [operand_ct, update_ct, *unused]
+
+
+ad.primitive_jvps[dynamic_update_slice_p] = _dus_jvp
+ad.primitive_transposes[dynamic_update_slice_p] = _dus_transpose
+
+
+def _stacked_start_indices(starts: Sequence[Any], dims: Dims) -> tuple[Any, int | None]:
+    """The scalar start indices as one index vector ([n]), or batched as [size, n]."""
+    if not starts:
+        return np.array([], np.int32), None
+    size = next((np.shape(s)[d] for s, d in zip(starts, dims, strict=True) if d is not None),
+                None)
+    if size is None:
+        return structural.concatenate([structural.broadcast(s, (1,)) for s in starts], 0), None
+    columns = [structural.broadcast_in_dim(s, (size, 1), (0,) if d is not None else ())
+               for s, d in zip(starts, dims, strict=True)]
+    return structural.concatenate(columns, 1), 0
+
+
+def _dynamic_slice_batcher(axis_data: AxisData, vals: Sequence[Any], dims: Dims, *,
+                           slice_sizes: tuple[int, ...]) -> tuple[Any, int]:
+    operand, *starts = vals
+    operand_bdim, *start_dims = dims
+    every_dim = tuple(range(len(starts)))
+    dn = GatherDimensionNumbers(offset_dims=every_dim, collapsed_slice_dims=(),
+                                start_index_map=every_dim)
+    index, index_bdim = _stacked_start_indices(starts, start_dims)
+    gather_rule = batching.primitive_batchers[gather_scatter.gather_p]
+    return gather_rule(axis_data, [operand, index], [operand_bdim, index_bdim],
+                           dimension_numbers=dn, slice_sizes=slice_sizes, unique_indices=True,
+                           indices_are_sorted=True, mode=GatherScatterMode.CLIP,
+                           fill_value=None)
+
+
+batching.primitive_batchers[dynamic_slice_p] = _dynamic_slice_batcher
+
+
+def _dynamic_update_slice_batcher(axis_data: AxisData, vals: Sequence[Any], dims: Dims
+                                  ) -> tuple[Any, int]:
+    operand, update, *starts = vals
+    operand_bdim, update_bdim, *start_dims = dims
+    every_dim = tuple(range(len(starts)))
+    dn = ScatterDimensionNumbers(update_window_dims=every_dim, inserted_window_dims=(),
+                                 scatter_dims_to_operand_dims=every_dim)
+    index, index_bdim = _stacked_start_indices(starts, start_dims)
+    params = dict(update_jaxpr=None, update_consts=(), indices_are_sorted=True,
+                  unique_indices=True, mode=GatherScatterMode.CLIP)
+    scatter_rule = batching.primitive_batchers[gather_scatter.scatter_p]
+    return scatter_rule(axis_data, [operand, index, update],
+                        [operand_bdim, index_bdim, update_bdim], dimension_numbers=dn, **params)
+
+
+batching.primitive_batchers[dynamic_update_slice_p] = _dynamic_update_slice_batcher
+
+
 # -- pad and rev -------------------------------------------------------------------------------
 
 def _pad_shape(operand: ShapedArray, padding_value: ShapedArray, *,
@@ -368,8 +568,6 @@ def _pad_dtype(operand: ShapedArray, padding_value: ShapedArray, **_: Any) -> np
 pad_p = standard_primitive("pad", _pad_shape, _pad_dtype)
 
 
-
-
 def _pad_lower(ctx: LoweringRuleContext, x: Value, value: Value, *,
                padding_config: tuple) -> Value:
     low, high, interior = (tuple(int(c[i]) for c in padding_config) for i in range(3))
@@ -389,7 +587,7 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, in
 
 
 def _rev_shape(operand: ShapedArray, *, dimensions: tuple[int, ...]) -> tuple[int, ...]:
-    _check_shapelike("rev", "dimensions", dimensions)
+    utils.check_shapelike("rev", "dimensions", dimensions)
     if len(set(dimensions)) != len(dimensions):
         raise TypeError(f"rev dimensions must be unique, got {dimensions}.")
     if dimensions and not builtins.max(dimensions) < operand.ndim:
@@ -410,552 +608,61 @@ def rev(operand: Any, dimensions: Sequence[int]) -> Any:
     return rev_p.bind(operand, dimensions=tuple(dimensions))
 
 
-# -- dimension numbers and modes ---------------------------------------------------------------
-
-class GatherDimensionNumbers(NamedTuple):
-    """XLA's gather dimension numbers; the index vector is always the last index dimension.
-
-    offset_dims: output dims holding the (non-collapsed) slice window, ascending.
-    collapsed_slice_dims: operand dims with slice size 1 that are dropped, ascending.
-    start_index_map: operand dim addressed by each entry of the index vector.
-    operand_batching_dims / start_indices_batching_dims: paired batch dims of operand and
-    indices (operand slice size 1), gathered elementwise.
-    """
-
-    offset_dims: tuple[int, ...]
-    collapsed_slice_dims: tuple[int, ...]
-    start_index_map: tuple[int, ...]
-    operand_batching_dims: tuple[int, ...] = ()
-    start_indices_batching_dims: tuple[int, ...] = ()
-
-
-class ScatterDimensionNumbers(NamedTuple):
-    """XLA's scatter dimension numbers (the transpose of gather's); the index vector is the
-    last index dimension."""
-
-    update_window_dims: Sequence[int]
-    inserted_window_dims: Sequence[int]
-    scatter_dims_to_operand_dims: Sequence[int]
-    operand_batching_dims: Sequence[int] = ()
-    scatter_indices_batching_dims: Sequence[int] = ()
-
-
-class GatherScatterMode(enum.Enum):
-    """How out-of-bounds gather/scatter indices behave.
-
-    CLIP clamps start indices so the whole window is in bounds. FILL_OR_DROP fills a gathered
-    window that is not entirely in bounds with the fill value, and drops such scatter windows.
-    PROMISE_IN_BOUNDS makes no promise; in practice gathers clamp and scatters drop.
-    """
-
-    CLIP = enum.auto()
-    FILL_OR_DROP = enum.auto()
-    PROMISE_IN_BOUNDS = enum.auto()
-    ONE_HOT = enum.auto()
-
-    @staticmethod
-    def from_any(s: str | GatherScatterMode | None) -> GatherScatterMode:
-        """Parses 'clip', 'fill'/'drop'/None, 'promise_in_bounds', 'one_hot' or a mode."""
-        if isinstance(s, GatherScatterMode):
-            return s
-        if s == "clip":
-            return GatherScatterMode.CLIP
-        if s is None or s == "fill" or s == "drop":
-            return GatherScatterMode.FILL_OR_DROP
-        if s == "promise_in_bounds":
-            return GatherScatterMode.PROMISE_IN_BOUNDS
-        if s == "one_hot":
-            return GatherScatterMode.ONE_HOT
-        raise ValueError(f'Unknown gather mode "{s}"')
-
-
-def _is_sorted(dims: Sequence[int], op: str, name: str) -> None:
-    if any(dims[i] < dims[i - 1] for i in range(1, len(dims))):
-        raise TypeError(f"{name} in {op} op must be sorted; got {dims}")
-
-
-def _dims_in_range(dims: Sequence[int], rank: int, op: str, name: str) -> None:
-    for dim in dims:
-        if dim < 0 or dim >= rank:
-            raise TypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); "
-                            f"got: {dim}.")
-
-
-def _no_duplicate_dims(dims: Sequence[int], op: str, name: str) -> None:
-    if len(set(dims)) != len(dims):
-        raise TypeError(f"{name} in {op} op must not repeat; got: {dims}.")
-
-
-def _disjoint_dims(dims1: Sequence[int], dims2: Sequence[int], op: str, name1: str,
-                   name2: str) -> None:
-    if not set(dims1).isdisjoint(dims2):
-        raise TypeError(f"{name1} and {name2} in {op} op must be disjoint; got: {dims1} and "
-                        f"{dims2}.")
-
-
-def _check_sorted_unique_in_range(dims: Sequence[int], rank: int, op: str, name: str) -> None:
-    _is_sorted(dims, op, name)
-    _no_duplicate_dims(dims, op, name)
-    _dims_in_range(dims, rank, op, name)
-
-
-def _check_batching_dims(op: str, operand: ShapedArray, indices: ShapedArray,
-                         operand_dims: Sequence[int], index_dims: Sequence[int],
-                         index_name: str) -> None:
-    _no_duplicate_dims(index_dims, op, index_name)
-    _dims_in_range(index_dims, indices.ndim, op, index_name)
-    Op = op.capitalize()
-    if indices.ndim - 1 in index_dims:
-        raise TypeError(f"{Op} op cannot have the index vector dimension as a batching "
-                        f"dimension; got {index_dims}.")
-    if len(operand_dims) != len(index_dims):
-        raise TypeError(f"{Op} op requires equal numbers of operand_batching_dims and "
-                        f"{index_name}, got {operand_dims} and"
-                        f"{'' if op == 'gather' else ' '}{index_dims}.")
-    operand_batch = tuple(operand.shape[i] for i in operand_dims)
-    index_batch = tuple(indices.shape[i] for i in index_dims)
-    if operand_batch != index_batch:
-        raise TypeError(f"{Op} op requires operand batching dimensions and indices batching "
-                        f"dimensions to have the same shape, got {operand_batch} and "
-                        f"{index_batch}.")
-
-
-# -- gather ------------------------------------------------------------------------------------
-
-def _gather_shape(operand: ShapedArray, indices: ShapedArray, *,
-                  dimension_numbers: GatherDimensionNumbers, slice_sizes: tuple[int, ...],
-                  **_: Any) -> tuple[int, ...]:
-    dn = dimension_numbers
-    if indices.ndim < 1:
-        raise TypeError(f"Gather index leaf dimension must be within [0, rank(indices) + 1). "
-                        f"rank(indices) is {indices.ndim} and gather index leaf dimension is "
-                        f"{indices.ndim - 1}.")
-    _is_sorted(dn.offset_dims, "gather", "offset_dims")
-    _no_duplicate_dims(dn.offset_dims, "gather", "offset_dims")
-    out_rank = len(dn.offset_dims) + indices.ndim - 1
-    for i, dim in enumerate(dn.offset_dims):
-        if dim < 0 or dim >= out_rank:
-            raise TypeError(f"Offset dimension {i} in gather op is out of bounds; got {dim}, "
-                            f"but should have been in [0, {out_rank})")
-    if len(dn.start_index_map) != indices.shape[-1]:
-        raise TypeError(f"Gather op has {len(dn.start_index_map)} elements in start_index_map "
-                        f"and the bound of dimension index_vector_dim={indices.ndim - 1} of "
-                        f"indices is {indices.shape[-1]}. These two numbers must be equal.")
-    for i, dim in enumerate(dn.start_index_map):
-        if dim < 0 or dim >= operand.ndim:
-            raise TypeError(f"Invalid start_index_map; domain is [0, {operand.ndim}), got: "
-                            f"{i}->{dim}.")
-    _no_duplicate_dims(dn.start_index_map, "gather", "start_index_map")
-    _check_sorted_unique_in_range(dn.collapsed_slice_dims, operand.ndim, "gather",
-                                  "collapsed_slice_dims")
-    _check_sorted_unique_in_range(dn.operand_batching_dims, operand.ndim, "gather",
-                                  "operand_batching_dims")
-    _disjoint_dims(dn.collapsed_slice_dims, dn.operand_batching_dims, "gather",
-                   "collapsed_slice_dims", "operand_batching_dims")
-    _disjoint_dims(dn.start_index_map, dn.operand_batching_dims, "gather", "start_index_map",
-                   "operand_batching_dims")
-    _check_batching_dims("gather", operand, indices, dn.operand_batching_dims,
-                         dn.start_indices_batching_dims, "start_indices_batching_dims")
-    if operand.ndim != len(slice_sizes):
-        raise TypeError(f"Gather op must have one slice size for every input dimension; got: "
-                        f"len(slice_sizes)={len(slice_sizes)}, input_shape.rank={operand.ndim}")
-    if len(slice_sizes) != (len(dn.offset_dims) + len(dn.collapsed_slice_dims)
-                            + len(dn.operand_batching_dims)):
-        raise TypeError("All components of the offset index in a gather op must either be a "
-                        f"offset dimension or explicitly collapsed/batching; got "
-                        f"len(slice_sizes)={len(slice_sizes)}, output_slice_sizes="
-                        f"{dn.offset_dims}, collapsed_slice_dims={dn.collapsed_slice_dims}, "
-                        f"operand_batching_dims={dn.operand_batching_dims}.")
-    for i, (size, bound) in enumerate(zip(slice_sizes, operand.shape, strict=True)):
-        if indices.size and not 0 <= size <= bound:
-            raise TypeError(f"Slice size at index {i} in gather op is out of range, must be "
-                            f"within [0, {bound} + 1), got {size}.")
-    for i, dim in enumerate(dn.collapsed_slice_dims):
-        if slice_sizes[dim] != 1:
-            raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
-                            f"{slice_sizes[dim]} for index {dim} at position {i}.")
-    for i, dim in enumerate(dn.operand_batching_dims):
-        if slice_sizes[dim] > 1:
-            raise TypeError(f"Gather op can only have operand batching dims with bound 0/1, but "
-                            f"bound is {slice_sizes[dim]} for index {dim} at position {i}.")
-    return _gather_out_shape(indices.shape, dn, slice_sizes)
-
-
-def _gather_out_shape(indices_shape: Sequence[int], dn: GatherDimensionNumbers,
-                      slice_sizes: Sequence[int]) -> tuple[int, ...]:
-    return shapes.gather_out_shape(indices_shape, dn.offset_dims, dn.collapsed_slice_dims,
-                                    dn.operand_batching_dims, slice_sizes)
-
-
-def _gather_dtype(operand: ShapedArray, indices: ShapedArray, **_: Any) -> np.dtype:
-    if not dtypes.is_int(indices.dtype):
-        raise ValueError("indices must have an integer type")
-    return operand.dtype
-
-
-def _fill_scalar(fill_value: Any, dtype: np.dtype) -> np.ndarray:
-    return convert_values(np.asarray(fill_value), dtype)
-
-
-
-
-gather_p = standard_primitive("gather", _gather_shape, _gather_dtype, utils.first_arg_weak)
-dispatch.def_backend_impl(gather_p)
-
-
-def _gather_lower(ctx: LoweringRuleContext, operand: Value, indices: Value, *,
-                  dimension_numbers: GatherDimensionNumbers, slice_sizes: tuple[int, ...],
-                  unique_indices: bool, indices_are_sorted: bool, mode: GatherScatterMode,
-                  fill_value: Any) -> Value:
-    """`stablehlo.gather`, which clamps start indices; the fill mode masks the windows that
-    were out of bounds afterwards (`_gather_fill`), as JAX lowers it."""
-    if mode == GatherScatterMode.FILL_OR_DROP:
-        fill = lowering.lower_fun(_gather_fill, multiple_results=False)
-        return fill(ctx, operand, indices, dimension_numbers=dimension_numbers,
-                    slice_sizes=slice_sizes, indices_are_sorted=indices_are_sorted,
-                    fill_value=fill_value)
-    aval_out, = ctx.avals_out
-    if aval_out.size == 0:
-        return lowering.broadcast_in_dim(
-            ctx.builder, lowering.constant(ctx.builder, 0, aval_out.dtype), aval_out.shape, ())
-    dn = dimension_numbers
-    ir_dn = ir.GatherDimensionNumbers(
-        offset_dims=tuple(dn.offset_dims), collapsed_slice_dims=tuple(dn.collapsed_slice_dims),
-        operand_batching_dims=tuple(dn.operand_batching_dims),
-        start_indices_batching_dims=tuple(dn.start_indices_batching_dims),
-        start_index_map=tuple(dn.start_index_map), index_vector_dim=indices.type.rank - 1)
-    return ctx.builder.one("stablehlo.gather", [operand, indices],
-                           lowering.aval_to_type(aval_out), dimension_numbers=ir_dn,
-                           indices_are_sorted=bool(indices_are_sorted),
-                           slice_sizes=tuple(d if core.is_symbolic_dim(d) else int(d)
-                                             for d in slice_sizes))
-
-
-def _index_dtype(shape: Sequence[int]) -> np.dtype:
-    """int32, or int64 for a dimension int32 cannot index (JAX's `int_dtype_for_shape`)."""
-    if any(exceeds(d, np.iinfo(np.int32).max) for d in shape):
-        return np.dtype(np.int64)
-    return np.dtype(np.int32)
-
-
-def _gather_fill(operand: Any, indices: Any, *, dimension_numbers: GatherDimensionNumbers,
-                 slice_sizes: tuple[int, ...], indices_are_sorted: bool,
-                 fill_value: Any) -> Any:
-    """A fill-mode gather as a clamping gather whose windows that were not entirely in
-    bounds are replaced by `fill_value`."""
-    dn = dimension_numbers
-    shape = core.get_aval(operand).shape
-    index_dtype = _index_dtype(shape)
-    indices = structural.convert_element_type(indices, index_dtype)
-    index_shape = core.get_aval(indices).shape
-    batch_rank = len(index_shape) - 1
-    zero = structural.broadcast_in_dim(np.zeros((), index_dtype), index_shape, ())
-    above = elementwise.ge(indices, zero)
-    bounds = [shape[d] - slice_sizes[d] for d in dn.start_index_map]
-    if any(is_symbolic_dim(v) for v in bounds):
-        upper = structural.concatenate(
-            [structural.reshape(structural.convert_element_type(v, index_dtype), (1,))
-             for v in bounds], 0)
-    else:
-        upper = np.array(bounds, index_dtype)
-    upper = structural.broadcast_in_dim(structural.expand_dims(upper, range(batch_rank)),
-                                        index_shape, range(len(index_shape)))
-    mask = elementwise.bitwise_and(above, elementwise.le(indices, upper))
-    mask = reductions.reduce_and(mask, (batch_rank,))
-    out = gather_p.bind(operand, indices, dimension_numbers=dn, slice_sizes=slice_sizes,
-                        unique_indices=False, indices_are_sorted=indices_are_sorted,
-                        mode=GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)
-    out_aval = core.get_aval(out)
-    batch_dims = [i for i in range(out_aval.ndim) if i not in dn.offset_dims]
-    mask = structural.broadcast_in_dim(mask, out_aval.shape, batch_dims)
-    fill = structural.broadcast_in_dim(_fill_scalar(fill_value, out_aval.dtype),
-                                       out_aval.shape, ())
-    return structural.select(mask, out, fill)
-
-
-lowering.register_lowering(gather_p, _gather_lower)
-
-
-def _default_fill_value(dtype: np.dtype) -> Any:
-    if dtypes.is_inexact(dtype):
-        return np.nan
-    if dtypes.is_signed(dtype):
-        return int(dtypes.iinfo(dtype).min)
-    if dtypes.is_unsigned(dtype):
-        return int(dtypes.iinfo(dtype).max)
-    return True
-
-
-def gather(operand: Any, start_indices: Any, dimension_numbers: GatherDimensionNumbers,
-           slice_sizes: Sequence[int], *, unique_indices: bool = False,
-           indices_are_sorted: bool = False, mode: str | GatherScatterMode | None = None,
-           fill_value: Any = None) -> Any:
-    """XLA's gather: windows of `slice_sizes` taken at `start_indices` (StableHLO `gather`).
-
-    Args:
-      mode: 'clip' or 'promise_in_bounds' (the default) clamp the start indices;
-        'fill'/'drop' give `fill_value` for any window not entirely in bounds.
-      fill_value: defaults to NaN for inexact dtypes, the minimum of signed and the maximum of
-        unsigned integers, and True for bools.
-    """
-    parsed = GatherScatterMode.from_any(GatherScatterMode.PROMISE_IN_BOUNDS if mode is None
-                                        else mode)
-    if parsed == GatherScatterMode.FILL_OR_DROP:
-        if fill_value is None:
-            fill_value = _default_fill_value(_dtype_of(operand))
-    else:
-        fill_value = None
-    return gather_p.bind(operand, start_indices, dimension_numbers=dimension_numbers,
-                         slice_sizes=core.canonicalize_shape(slice_sizes),
-                         unique_indices=bool(unique_indices),
-                         indices_are_sorted=bool(indices_are_sorted), mode=parsed,
-                         fill_value=fill_value)
-
-
-# -- scatter -----------------------------------------------------------------------------------
-
-def _scatter_shape(operand: ShapedArray, indices: ShapedArray, updates: ShapedArray, *,
-                   dimension_numbers: ScatterDimensionNumbers, **_: Any) -> tuple[int, ...]:
-    dn = dimension_numbers
-    if indices.ndim < 1:
-        raise TypeError(f"Scatter index leaf dimension must be within [0, rank(indices) + 1). "
-                        f"rank(indices) is {indices.ndim} and scatter index leaf dimension is "
-                        f"{indices.ndim - 1}.")
-    expected_rank = indices.ndim - 1 + len(dn.update_window_dims)
-    if updates.ndim != expected_rank:
-        raise TypeError(f"Updates tensor must be of rank {expected_rank}; got {updates.ndim}.")
-    _check_sorted_unique_in_range(dn.update_window_dims, updates.ndim, "scatter",
-                                  "update_window_dims")
-    _check_sorted_unique_in_range(dn.inserted_window_dims, operand.ndim, "scatter",
-                                  "inserted_window_dims")
-    _check_sorted_unique_in_range(dn.operand_batching_dims, operand.ndim, "scatter",
-                                  "operand_batching_dims")
-    _disjoint_dims(dn.inserted_window_dims, dn.operand_batching_dims, "scatter",
-                   "inserted_window_dims", "operand_batching_dims")
-    _disjoint_dims(dn.scatter_dims_to_operand_dims, dn.operand_batching_dims, "scatter",
-                   "scatter_dims_to_operand_dims", "operand_batching_dims")
-    _check_batching_dims("scatter", operand, indices, dn.operand_batching_dims,
-                         dn.scatter_indices_batching_dims, "scatter_indices_batching_dims")
-    scatter_axes = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
-    update_batch = tuple(updates.shape[scatter_axes[i]] for i in dn.scatter_indices_batching_dims)
-    operand_batch = tuple(operand.shape[i] for i in dn.operand_batching_dims)
-    if operand_batch != update_batch:
-        raise TypeError("Scatter op requires operand batching dimensions and updates batching "
-                        f"dimensions to have the same shape, got {operand_batch} and "
-                        f"{update_batch}.")
-    window_size = (len(dn.update_window_dims) + len(dn.inserted_window_dims)
-                   + len(dn.operand_batching_dims))
-    if operand.ndim != window_size:
-        raise TypeError(f"Scatter op has window of size {window_size}; doesn't match operand "
-                        f"of rank {operand.ndim}.")
-    if len(dn.scatter_dims_to_operand_dims) != indices.shape[-1]:
-        raise TypeError(f"Scatter op has {len(dn.scatter_dims_to_operand_dims)} elements in "
-                        "scatter_dims_to_operand_dims and the bound of dimension "
-                        f"index_vector_dim={indices.ndim - 1} of indices is "
-                        f"{indices.shape[-1]}. These two numbers must be equal")
-    for i, dim in enumerate(dn.scatter_dims_to_operand_dims):
-        if dim < 0 or dim >= operand.ndim:
-            raise TypeError(f"Invalid scatter_dims_to_operand_dims mapping; domain is "
-                            f"[0, {operand.ndim}), got: {i}->{dim}.")
-    _no_duplicate_dims(dn.scatter_dims_to_operand_dims, "scatter",
-                       "scatter_dims_to_operand_dims")
-    window_bounds = [operand.shape[i] for i in range(operand.ndim)
-                     if i not in dn.inserted_window_dims and i not in dn.operand_batching_dims]
-    for bound, dim in zip(window_bounds, dn.update_window_dims, strict=True):
-        if bound < updates.shape[dim]:
-            raise TypeError("Bounds of the window dimensions of updates must not exceed the "
-                            "bounds of the corresponding dimensions of operand. For dimension "
-                            f"{dim}, updates bound is {updates.shape[dim]}, operand bound is "
-                            f"{bound}.")
-    for axis, bound in zip(scatter_axes, indices.shape[:-1], strict=True):
-        if updates.shape[axis] != bound:
-            raise TypeError("Bounds of the scatter dimensions of updates must be the same as "
-                            "the bounds of the corresponding dimensions of scatter indices. For "
-                            f"scatter dimension {axis}, updates bound is {updates.shape[axis]}, "
-                            f"indices bound is {bound}.")
-    return operand.shape
-
-
-def _scatter_dtype(operand: ShapedArray, indices: ShapedArray, updates: ShapedArray,
-                   **_: Any) -> np.dtype:
-    if not dtypes.is_int(indices.dtype):
-        raise ValueError("indices must have an integer type")
-    utils.check_same_dtypes("scatter", operand, updates)
-    return operand.dtype
-
-
-
-
-
-
-
-
-def _clamp_scatter_indices(operand: Any, indices: Any, updates: Any, *,
-                           dn: ScatterDimensionNumbers) -> Any:
-    """`indices` clamped so every update window is in bounds (JAX's CLIP mode)."""
-    operand_shape = core.get_aval(operand).shape
-    index_aval = core.get_aval(indices)
-    window_sizes = iter(core.get_aval(updates).shape[d] for d in dn.update_window_dims)
-    slice_sizes = [1 if d in dn.inserted_window_dims or d in dn.operand_batching_dims
-                   else next(window_sizes) for d in range(len(operand_shape))]
-    bound_dtype = _index_dtype(operand_shape)
-    upper = np.array([operand_shape[d] - slice_sizes[d] for d in dn.scatter_dims_to_operand_dims],
-                     bound_dtype)
-    # Bounds beyond what the index type holds are never reached.
-    largest = builtins.min(np.iinfo(bound_dtype).max, np.iinfo(index_aval.dtype).max)
-    upper = elementwise.min(upper, bound_dtype.type(largest))
-    upper = structural.convert_element_type(upper, index_aval.dtype)
-    upper = structural.broadcast_in_dim(upper, index_aval.shape, (index_aval.ndim - 1,))
-    return structural.clamp(index_aval.dtype.type(0), indices, upper)
-
-
-def _scatter_lower(ctx: LoweringRuleContext, operand: Value, indices: Value, updates: Value, *,
-                   update_jaxpr: Jaxpr | None, update_consts: Sequence[Any],
-                   dimension_numbers: ScatterDimensionNumbers, indices_are_sorted: bool,
-                   unique_indices: bool, mode: GatherScatterMode) -> Value:
-    """`stablehlo.scatter` with the update computation as its region (returning the update
-    when there is none); StableHLO skips out-of-bounds windows, CLIP clamps indices first."""
-    dn = dimension_numbers
-    if mode == GatherScatterMode.CLIP:
-        clip = lowering.lower_fun(_clamp_scatter_indices, multiple_results=False)
-        indices = clip(ctx, operand, indices, updates, dn=dn)
-    scalar = TensorType((), operand.type.dtype)
-    region, rb = ir.new_region([scalar, scalar])
-    if update_jaxpr is None:
-        outs = [region.block.args[1]]
-    else:
-        consts = [lowering.constant(rb, c) for c in update_consts]
-        outs = lowering.jaxpr_subcomp(ctx.module_context, rb, update_jaxpr, consts,
-                                      region.block.args)
-    rb.ret(outs)
-    ir_dn = ir.ScatterDimensionNumbers(
-        update_window_dims=tuple(dn.update_window_dims),
-        inserted_window_dims=tuple(dn.inserted_window_dims),
-        input_batching_dims=tuple(dn.operand_batching_dims),
-        scatter_indices_batching_dims=tuple(dn.scatter_indices_batching_dims),
-        scatter_dims_to_operand_dims=tuple(dn.scatter_dims_to_operand_dims),
-        index_vector_dim=indices.type.rank - 1)
-    attributes = {"indices_are_sorted": bool(indices_are_sorted),
-                  "scatter_dimension_numbers": ir_dn, "unique_indices": bool(unique_indices)}
-    return ctx.builder.op("stablehlo.scatter", [operand, indices, updates], [operand.type],
-                          attributes, [region]).result
-
-
-def _scatter_primitive(name: str) -> Primitive:
-    prim = standard_primitive(name, _scatter_shape, _scatter_dtype, utils.first_arg_weak)
-    dispatch.def_backend_impl(prim)
-    lowering.register_lowering(prim, _scatter_lower)
-    return prim
-
-
-scatter_p = _scatter_primitive("scatter")
-scatter_add_p = _scatter_primitive("scatter-add")
-scatter_sub_p = _scatter_primitive("scatter-sub")
-scatter_mul_p = _scatter_primitive("scatter-mul")
-scatter_min_p = _scatter_primitive("scatter-min")
-scatter_max_p = _scatter_primitive("scatter-max")
-
-
-@tracing_cache
-def _reduction_jaxpr(computation: Callable, dtype: np.dtype) -> tuple[Jaxpr, tuple]:
-    """The jaxpr of `computation` on two scalars of `dtype` (a scatter's `update_jaxpr`)."""
-    aval = ShapedArray((), dtype)
-    closed = staging.trace_to_jaxpr(lambda x, y: [computation(x, y)], [aval, aval])
-    if any(isinstance(c, core.Tracer) for c in closed.consts):
-        # As in JAX: the computation becomes a static parameter, so it cannot hold tracers.
-        raise NotImplementedError("Reduction computations can't close over Tracers. Please "
-                                  "open an issue at https://github.com/jax-ml/jax.")
-    return closed.jaxpr, tuple(closed.consts)
-
-
-def _scatter_with(prim: Primitive, computation: Callable | None) -> Callable:
-    def scatter_fn(operand: Any, scatter_indices: Any, updates: Any,
-                   dimension_numbers: ScatterDimensionNumbers, *,
-                   indices_are_sorted: bool = False, unique_indices: bool = False,
-                   mode: str | GatherScatterMode | None = None) -> Any:
-        if computation is None:
-            jaxpr, consts = None, ()
-        else:
-            jaxpr, consts = _reduction_jaxpr(computation, _dtype_of(operand))
-        return prim.bind(operand, scatter_indices, updates, update_jaxpr=jaxpr,
-                         update_consts=consts, dimension_numbers=dimension_numbers,
-                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
-                         mode=GatherScatterMode.from_any(mode))
-    scatter_fn.__name__ = prim.name.replace("-", "_")
-    scatter_fn.__doc__ = (f"XLA's scatter combining with `{prim.name}` (StableHLO `scatter`). "
-                          "`mode` 'clip' clamps windows into bounds; 'fill'/'drop' (the "
-                          "default) and 'promise_in_bounds' drop out-of-bounds windows.")
-    return scatter_fn
-
-
-scatter = _scatter_with(scatter_p, None)
-scatter_add = _scatter_with(scatter_add_p, elementwise.add)
-scatter_sub = _scatter_with(scatter_sub_p, elementwise.sub)
-scatter_mul = _scatter_with(scatter_mul_p, elementwise.mul)
-scatter_min = _scatter_with(scatter_min_p, elementwise.min)
-scatter_max = _scatter_with(scatter_max_p, elementwise.max)
-scatter.__doc__ = ("XLA's scatter overwriting with `updates` (StableHLO `scatter`); with "
-                   "duplicate indices the last update in row-major order wins.")
-
-
-def scatter_apply(operand: Any, scatter_indices: Any, func: Callable[[Any], Any],
-                  dimension_numbers: ScatterDimensionNumbers, *,
-                  update_shape: Sequence[int] = (), indices_are_sorted: bool = False,
-                  unique_indices: bool = False,
-                  mode: str | GatherScatterMode | None = None) -> Any:
-    """Replaces `operand` at the indices by `func(operand)`; `func` is applied once per
-    duplicate index (a `scatter` whose update computation ignores the update)."""
-    dtype = _dtype_of(operand)
-    unused = structural.broadcast_in_dim(structural.convert_element_type(0, dtype),
-                                         tuple(update_shape), ())
-    jaxpr, consts = _apply_jaxpr(func, dtype)
-    return scatter_p.bind(operand, scatter_indices, unused, update_jaxpr=jaxpr,
-                          update_consts=consts, dimension_numbers=dimension_numbers,
-                          indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
-                          mode=GatherScatterMode.from_any(mode))
-
-
-@tracing_cache
-def _apply_jaxpr(func: Callable, dtype: np.dtype) -> tuple[Jaxpr, tuple]:
-    """The update jaxpr `(x, _) -> func(x)` of `scatter_apply`, cached per function (an
-    unhashable one is traced afresh)."""
-    return _reduction_jaxpr.__wrapped__(lambda x, _: func(x), dtype)
-
-
-
-def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
-    """`src` indexed along `axes` by one index array per axis (`lax.index_take`): result
-    row `i` is `src` at `idxs[0][i]` on `axes[0]`, `idxs[1][i]` on `axes[1]` ...; negative
-    indices count from the end (indices wrap modulo the axis size, as in JAX).
-
-    Args:
-      src: the array.
-      idxs: 1-D integer index arrays of one length, one per entry of `axes`.
-      axes: the axes they index.
-    Returns:
-      The gathered array: the index length, then `src`'s other axes (StableHLO `gather`).
-    """
-    indices = structural.concatenate([structural.expand_dims(i, (1,)) for i in idxs], 1)
-    shape = core.get_aval(src).shape
-    sizes = structural.expand_dims(np.array([shape[ax] for ax in axes], indices.dtype),
-                                   tuple(range(indices.ndim - 1)))
-    sizes = structural.broadcast_in_dim(sizes, indices.shape, tuple(range(indices.ndim)))
-    # Python's modulo (the sign of the divisor), as JAX's `indices % max_idx`.
-    rem = elementwise.rem(indices, sizes)
-    indices = structural.select(elementwise.lt(rem, np.array(0, rem.dtype)),
-                                elementwise.add(rem, sizes), rem)
-    slice_sizes = list(shape)
-    for ax in axes:
-        slice_sizes[ax] = 1
-    dnums = GatherDimensionNumbers(
-        offset_dims=tuple(range(1, len(shape) - indices.shape[1] + 1)),
-        collapsed_slice_dims=tuple(axes), start_index_map=tuple(axes))
-    return gather(src, indices, dnums, tuple(slice_sizes),
-                  mode=GatherScatterMode.PROMISE_IN_BOUNDS)
-
-
-# The jvp and transpose rules live in their own module (this one is long enough); importing
-# it registers them.
-from justjax._src.lax import slicing_ad as _slicing_ad  # noqa: E402,F401
-# The batching rules likewise (importing registers them).
-from justjax._src.lax import slicing_batching as _slicing_batching  # noqa: E402,F401
+def _pad_transpose(ct: Any, operand: Any, padding_value: Any, *, padding_config: tuple
+                   ) -> list[Any]:
+    # The operand's cotangent: undo the low/high padding (negative padding pads back what was
+    # cropped, with zeros), then take every (interior + 1)-th element. The padding value's
+    # cotangent is everything else: the total minus what went to the operand.
+    rank = len(padding_config)
+    lows = np.asarray([c[0] for c in padding_config], np.int64).reshape(rank)
+    highs = np.asarray([c[1] for c in padding_config], np.int64).reshape(rank)
+    interiors = np.asarray([c[2] for c in padding_config], np.int64).reshape(rank)
+    unpadded = pad(ct, _zero_scalar(ct),
+                           list(zip(-lows, -highs, np.zeros_like(interiors), strict=True)))
+    operand_ct = slice(unpadded, list(np.zeros_like(lows)),
+                               core.get_aval(unpadded).shape, list(interiors + 1))
+    value_ct = None
+    if ad.is_undefined_primal(padding_value):
+        axes = list(range(rank))
+        # JAX's rule assumes the operand is linear too; the sum below is right either way.
+        value_ct = elementwise.sub(reductions.reduce_sum(ct, axes),
+                                   reductions.reduce_sum(operand_ct, axes))
+    return [operand_ct if ad.is_undefined_primal(operand) else None, value_ct]
+
+
+ad.deflinear2(pad_p, _pad_transpose)
+ad.deflinear2(rev_p, lambda ct, operand, *, dimensions: [rev(ct, dimensions)])
+
+
+def _rev_batcher(axis_data: AxisData, vals: Sequence[Any], dims: Dims, *,
+                 dimensions: tuple[int, ...]) -> tuple[Any, int]:
+    operand, = vals
+    bdim, = dims
+    return rev(operand, [d + 1 if d >= bdim else d for d in dimensions]), bdim
+
+
+batching.primitive_batchers[rev_p] = _rev_batcher
+
+
+def _pad_batcher(axis_data: AxisData, vals: Sequence[Any], dims: Dims, *,
+                 padding_config: tuple) -> tuple[Any, int]:
+    operand, padding_value = vals
+    operand_bdim, value_bdim = dims
+    if operand_bdim is None:
+        operand_bdim = 0
+        operand = structural.broadcast(operand, (np.shape(padding_value)[value_bdim],))
+    config = list(padding_config)
+    config.insert(operand_bdim, (0, 0, 0))
+    if value_bdim is None:
+        return pad(operand, padding_value, config), operand_bdim
+    # A per-example padding value: pad with zeros, then select the value wherever a mask
+    # (True on the operand's elements, padded with False) is False.
+    dtype = core.get_aval(operand).dtype
+    padded = pad(operand, np.zeros((), dtype), config)
+    ones = structural.broadcast_in_dim(np.array(True), np.shape(operand), ())
+    mask = pad(ones, np.array(False), config)
+    values = structural.broadcast_in_dim(padding_value, np.shape(padded), (operand_bdim,))
+    return structural.select(mask, padded, values), operand_bdim
+
+
+batching.primitive_batchers[pad_p] = _pad_batcher

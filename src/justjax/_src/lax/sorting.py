@@ -20,7 +20,7 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering
-from justjax._src.lax import slicing, structural
+from justjax._src.lax import gather_scatter, structural
 
 __all__ = ["sort", "sort_key_val", "top_k", "sort_p", "top_k_p"]
 
@@ -77,14 +77,14 @@ def _sort_jvp(primals: list[Any], tangents: list[Any], *, dimension: int, is_sta
                                                is_stable=is_stable, num_keys=num_keys)
     # np.int64 entries, as JAX computes them (they show in the printed jaxpr).
     batch_dims = tuple(np.delete(np.arange(len(shape), dtype=np.int64), dimension))
-    dnums = slicing.GatherDimensionNumbers(
+    dnums = gather_scatter.GatherDimensionNumbers(
         offset_dims=(), collapsed_slice_dims=(dimension,), start_index_map=(dimension,),
         operand_batching_dims=batch_dims, start_indices_batching_dims=batch_dims)
     indices = structural.expand_dims(permutation, (len(shape),))
     tangents_out = [
-        t if type(t) is ad.Zero else slicing.gather(
+        t if type(t) is ad.Zero else gather_scatter.gather(
             t, indices, dnums, (1,) * len(shape),
-            mode=slicing.GatherScatterMode.PROMISE_IN_BOUNDS)
+            mode=gather_scatter.GatherScatterMode.PROMISE_IN_BOUNDS)
         for t in tangents]
     return sorted_primals, tangents_out
 
@@ -203,11 +203,11 @@ def _top_k_jvp(primals: list[Any], tangents: list[Any], *, k: int, axis: int
     index_shape = core.get_aval(indices).shape
     rank = len(index_shape)
     batch_dims = tuple(i for i in range(rank) if i != axis)
-    dnums = slicing.GatherDimensionNumbers(
+    dnums = gather_scatter.GatherDimensionNumbers(
         offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
         operand_batching_dims=batch_dims, start_indices_batching_dims=batch_dims)
     gather_indices = structural.reshape(indices, index_shape + (1,))
-    tangent_out = slicing.gather(tangent, gather_indices, dnums, (1,) * rank)
+    tangent_out = gather_scatter.gather(tangent, gather_indices, dnums, (1,) * rank)
     return [values, indices], [tangent_out, ad.Zero.from_primal_value(indices)]
 
 

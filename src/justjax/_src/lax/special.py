@@ -42,8 +42,8 @@ from justjax._src.lax.elementwise import (
     add, binop, bitwise_and, bitwise_not, bitwise_or, digamma, div, eq, exp, ge, gt,
     integer_pow, le, lgamma, log, log1p, lt, mul, naryop, ne, sign, sqrt, sub, unop)
 # JAX's `lax._const` and `lax.full_like` (weak types kept), shared with the jvp rules.
-from justjax._src.lax.elementwise_ad import _const
-from justjax._src.lax.elementwise_ad import _full_like as full_like
+from justjax._src.lax.elementwise import _const
+from justjax._src.lax.elementwise import _full_like as full_like
 from justjax._src.lax.structural import broadcast_in_dim, convert_element_type, select
 
 __all__ = [

@@ -195,3 +195,24 @@ def canonical_axis(axis: int, ndim: int, name: str) -> int:
 def as_int_tuple(seq: Sequence[Any], what: str) -> tuple[int, ...]:
     """Static integer sequences as a tuple of ints; a traced entry is a concretization error."""
     return tuple(core.concrete_dim(d, f"{what}: ") for d in seq)
+
+
+def static_dim(d: Any) -> Any:
+    """A dimension as an int, or as itself if symbolic."""
+    return d if is_symbolic_dim(d) else int(d)
+
+
+def check_shapelike(fun_name: str, arg_name: str, obj: Any) -> None:
+    """JAX's checks that a static parameter is a sequence of nonnegative integers."""
+    if not isinstance(obj, (tuple, list, np.ndarray)):
+        raise TypeError(f"{fun_name} {arg_name} must be of type tuple/list/ndarray, "
+                        f"got {type(obj)}.")
+    if not len(obj):
+        return
+    if any(not (isinstance(d, (int, np.integer)) or is_symbolic_dim(d)) or isinstance(d, bool)
+           for d in obj):
+        raise TypeError(f"{fun_name} {arg_name} must have every element be an integer type, "
+                        f"got {tuple(map(type, obj))}.")
+    if not all(d >= 0 for d in obj):
+        raise TypeError(f"{fun_name} {arg_name} must have every element be nonnegative, "
+                        f"got {obj}.")

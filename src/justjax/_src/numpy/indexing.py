@@ -21,14 +21,14 @@ from justjax._src.config import config
 from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import exceeds, is_symbolic_dim
 from justjax._src.lax import elementwise as lax
-from justjax._src.lax import slicing
+from justjax._src.lax import gather_scatter, slicing
 from justjax._src.lax import structural
 from justjax._src.numpy import array_creation, util
 from justjax._src.runtime.array import Array, from_numpy
 
 __all__ = ["put_along_axis", "take", "take_along_axis"]
 
-GatherScatterMode = slicing.GatherScatterMode
+GatherScatterMode = gather_scatter.GatherScatterMode
 
 
 # -- parsing -----------------------------------------------------------------------------------
@@ -400,7 +400,7 @@ class _GatherIndexer(NamedTuple):
     slice_shape: tuple[int, ...]
     gather_slice_shape: tuple[int, ...]
     gather_indices: Any
-    dnums: slicing.GatherDimensionNumbers
+    dnums: gather_scatter.GatherDimensionNumbers
     unique_indices: bool
     indices_are_sorted: bool
     reversed_y_dims: tuple[int, ...]
@@ -595,7 +595,7 @@ def _to_gather(parsed: list[_Index], shape: tuple[int, ...], normalize: bool
             [structural.broadcast_in_dim(g, full_shape,
                                          tuple(range(i, i + core.get_aval(g).ndim)))
              for g, i in gather_indices], len(gather_indices_shape))
-    dnums = slicing.GatherDimensionNumbers(offset_dims=tuple(offset_dims),
+    dnums = gather_scatter.GatherDimensionNumbers(offset_dims=tuple(offset_dims),
                                            collapsed_slice_dims=tuple(sorted(collapsed)),
                                            start_index_map=tuple(start_index_map))
     return _GatherIndexer(tuple(slice_shape), tuple(gather_slice_shape), index_array, dnums,
@@ -617,7 +617,7 @@ def _gather(arr: Any, indexer: _GatherIndexer, *, indices_are_sorted: bool,
     if 0 in indexer.slice_shape:
         return _full_like(y, 0, indexer.slice_shape)
     if 0 not in np.shape(indexer.gather_indices):
-        y = slicing.gather(y, indexer.gather_indices, indexer.dnums,
+        y = gather_scatter.gather(y, indexer.gather_indices, indexer.dnums,
                            indexer.gather_slice_shape,
                            unique_indices=unique_indices or indexer.unique_indices,
                            indices_are_sorted=indices_are_sorted or indexer.indices_are_sorted,
@@ -704,7 +704,7 @@ def _scatter_update(x: Any, idx: Any, y: Any, scatter_op: Callable, *,
         y = slicing.rev(y, indexer.reversed_y_dims)
     if indexer.scalar_bool_dims:
         x = structural.expand_dims(x, indexer.scalar_bool_dims)
-    dnums = slicing.ScatterDimensionNumbers(
+    dnums = gather_scatter.ScatterDimensionNumbers(
         update_window_dims=indexer.dnums.offset_dims,
         inserted_window_dims=indexer.dnums.collapsed_slice_dims,
         scatter_dims_to_operand_dims=indexer.dnums.start_index_map,
@@ -776,15 +776,15 @@ class _IndexUpdateRef:
             unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
             wrap_negative_indices: bool = True) -> Any:
         """Pure `x[idx] = values`."""
-        return self._update(values, slicing.scatter, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
+        return self._update(values, gather_scatter.scatter, indices_are_sorted, unique_indices,
+                            mode, wrap_negative_indices)
 
     def apply(self, func: Callable[[Any], Any], *, indices_are_sorted: bool = False,
               unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
               wrap_negative_indices: bool = True) -> Any:
         """Pure `func.at(x, idx)`: `func` applied at the indices, once per repetition."""
         def scatter_apply(x: Any, indices: Any, y: Any, dims: Any, **kwargs: Any) -> Any:
-            return slicing.scatter_apply(x, indices, func, dims,
+            return gather_scatter.scatter_apply(x, indices, func, dims,
                                          update_shape=core.get_aval(y).shape, **kwargs)
         zero = np.zeros((), core.get_aval(self.array).dtype)
         return self._update(zero, scatter_apply, indices_are_sorted, unique_indices, mode,
@@ -794,21 +794,21 @@ class _IndexUpdateRef:
             unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
             wrap_negative_indices: bool = True) -> Any:
         """Pure `x[idx] += values` (repeated indices accumulate)."""
-        return self._update(values, slicing.scatter_add, indices_are_sorted, unique_indices,
+        return self._update(values, gather_scatter.scatter_add, indices_are_sorted, unique_indices,
                             mode, wrap_negative_indices)
 
     def subtract(self, values: Any, *, indices_are_sorted: bool = False,
                  unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
                  wrap_negative_indices: bool = True) -> Any:
         """Pure `x[idx] -= values`."""
-        return self._update(values, slicing.scatter_sub, indices_are_sorted, unique_indices,
+        return self._update(values, gather_scatter.scatter_sub, indices_are_sorted, unique_indices,
                             mode, wrap_negative_indices)
 
     def multiply(self, values: Any, *, indices_are_sorted: bool = False,
                  unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
                  wrap_negative_indices: bool = True) -> Any:
         """Pure `x[idx] *= values`."""
-        return self._update(values, slicing.scatter_mul, indices_are_sorted, unique_indices,
+        return self._update(values, gather_scatter.scatter_mul, indices_are_sorted, unique_indices,
                             mode, wrap_negative_indices)
 
     mul = multiply
@@ -817,7 +817,7 @@ class _IndexUpdateRef:
                      mode: Any, wrap_negative_indices: bool) -> Any:
         aval = core.get_aval(self.array)
         ones = _full_like(self.array, 1, aval.shape)
-        return self._update(values, slicing.scatter_mul, indices_are_sorted, unique_indices,
+        return self._update(values, gather_scatter.scatter_mul, indices_are_sorted, unique_indices,
                             mode, wrap_negative_indices, array=ones)
 
     def divide(self, values: Any, *, indices_are_sorted: bool = False,
@@ -841,14 +841,14 @@ class _IndexUpdateRef:
             unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
             wrap_negative_indices: bool = True) -> Any:
         """Pure `x[idx] = minimum(x[idx], values)`."""
-        return self._update(values, slicing.scatter_min, indices_are_sorted, unique_indices,
+        return self._update(values, gather_scatter.scatter_min, indices_are_sorted, unique_indices,
                             mode, wrap_negative_indices)
 
     def max(self, values: Any, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
             wrap_negative_indices: bool = True) -> Any:
         """Pure `x[idx] = maximum(x[idx], values)`."""
-        return self._update(values, slicing.scatter_max, indices_are_sorted, unique_indices,
+        return self._update(values, gather_scatter.scatter_max, indices_are_sorted, unique_indices,
                             mode, wrap_negative_indices)
 
 
@@ -916,11 +916,11 @@ def _take(a: Any, indices: Any, axis: int | None = None, out: None = None,
         return _full_like(a, 0, a_shape[:axis_idx] + idx_aval.shape + a_shape[axis_idx + 1:])
     slice_sizes[axis_idx] = 1
     index_dims = idx_aval.ndim
-    dnums = slicing.GatherDimensionNumbers(
+    dnums = gather_scatter.GatherDimensionNumbers(
         offset_dims=tuple(list(range(axis_idx))
                           + list(range(axis_idx + index_dims, len(a_shape) + index_dims - 1))),
         collapsed_slice_dims=(axis_idx,), start_index_map=(axis_idx,))
-    return slicing.gather(a, structural.expand_dims(indices, (index_dims,)), dnums,
+    return gather_scatter.gather(a, structural.expand_dims(indices, (index_dims,)), dnums,
                           tuple(slice_sizes), mode=gather_mode, unique_indices=unique_indices,
                           indices_are_sorted=indices_are_sorted, fill_value=fill_value)
 
@@ -1004,11 +1004,11 @@ def _gather_along_axis(a: Any, indices: Any, axis: int, out_shape: Sequence[int]
             new_i += 1
             j += 1
     a = structural.squeeze(a, dims_to_squeeze)
-    dnums = slicing.GatherDimensionNumbers(
+    dnums = gather_scatter.GatherDimensionNumbers(
         offset_dims=tuple(offset_dims), collapsed_slice_dims=tuple(collapsed),
         start_index_map=tuple(start_index_map), operand_batching_dims=tuple(operand_batching),
         start_indices_batching_dims=tuple(indices_batching))
-    return slicing.gather(a, gather_indices, dnums, tuple(slice_sizes), mode=mode,
+    return gather_scatter.gather(a, gather_indices, dnums, tuple(slice_sizes), mode=mode,
                           fill_value=fill_value)
 
 

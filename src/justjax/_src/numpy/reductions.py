@@ -17,6 +17,7 @@ import numpy as np
 
 from justjax._src.core import core, dtypes
 from justjax._src.lax import elementwise as lax
+from justjax._src.lax import cumulative as lax_cumulative
 from justjax._src.lax import reductions as lax_reductions
 from justjax._src.lax import structural
 from justjax._src.numpy import ufuncs, util
@@ -714,7 +715,7 @@ def _cumulative_reduction(name: str, reduction: str, a: Any, axis: int | None, d
         result_type = check_and_canonicalize_user_dtype(dtype, name)
         computation_type = result_type
     a = structural.convert_element_type(a, computation_type)
-    result = getattr(lax_reductions, reduction)(a, axis)
+    result = getattr(lax_cumulative, reduction)(a, axis)
     return structural.convert_element_type(result, result_type)
 
 

@@ -17,6 +17,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import exceeds
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import slicing as lax_slicing
+from justjax._src.lax import gather_scatter
 from justjax._src.lax import sorting as lax_sorting
 from justjax._src.lax import structural
 from justjax._src.numpy import reductions, ufuncs, util
@@ -207,13 +208,13 @@ def _set_zero_at(proxy: Any, indices: Any) -> Any:
     for depth in range(batch):
         shape = indices.shape[batch - depth - 1:]
         updates = structural.broadcast_in_dim(updates, shape, tuple(range(1, len(shape))))
-    dnums = lax_slicing.ScatterDimensionNumbers(
+    dnums = gather_scatter.ScatterDimensionNumbers(
         update_window_dims=(), inserted_window_dims=(batch,),
         scatter_dims_to_operand_dims=(batch,), operand_batching_dims=tuple(range(batch)),
         scatter_indices_batching_dims=tuple(range(batch)))
-    return lax_slicing.scatter(proxy, in_range, updates, dnums, indices_are_sorted=False,
+    return gather_scatter.scatter(proxy, in_range, updates, dnums, indices_are_sorted=False,
                                unique_indices=False,
-                               mode=lax_slicing.GatherScatterMode.FILL_OR_DROP)
+                               mode=gather_scatter.GatherScatterMode.FILL_OR_DROP)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -308,12 +309,12 @@ def _take_clipped(arr: Any, indices: Any) -> Any:
     """`arr[indices]` for a 1-D `arr`, indices clamped into range (a StableHLO `gather`)."""
     starts = structural.broadcast_in_dim(indices, (*indices.shape, 1),
                                          tuple(range(indices.ndim)))
-    dnums = lax_slicing.GatherDimensionNumbers(
+    dnums = gather_scatter.GatherDimensionNumbers(
         offset_dims=(indices.ndim,), collapsed_slice_dims=(), start_index_map=(0,),
         operand_batching_dims=(), start_indices_batching_dims=())
-    gathered = lax_slicing.gather(arr, starts, dnums, (1,), indices_are_sorted=False,
+    gathered = gather_scatter.gather(arr, starts, dnums, (1,), indices_are_sorted=False,
                                   unique_indices=False,
-                                  mode=lax_slicing.GatherScatterMode.CLIP, fill_value=None)
+                                  mode=gather_scatter.GatherScatterMode.CLIP, fill_value=None)
     return structural.squeeze(gathered, (indices.ndim,))
 
 
@@ -611,7 +612,7 @@ def _order_values(a: Any, q: Any, weights: Any, axis: int, keepdims: bool
     slice_sizes = list(a_shape)
     slice_sizes[axis] = 1
     offset_end = len(a_shape) + q_ndim if keepdims else len(a_shape) + q_ndim - 1
-    dnums = lax_slicing.GatherDimensionNumbers(
+    dnums = gather_scatter.GatherDimensionNumbers(
         offset_dims=tuple(range(q_ndim, offset_end)),
         collapsed_slice_dims=() if keepdims else (axis,), start_index_map=(axis,),
         operand_batching_dims=(), start_indices_batching_dims=())
@@ -625,9 +626,9 @@ def _order_values(a: Any, q: Any, weights: Any, axis: int, keepdims: bool
 
 def _gather_at(a: Any, index: Any, dnums: Any, slice_sizes: Sequence[int]) -> Any:
     starts = structural.broadcast_in_dim(index, (*index.shape, 1), tuple(range(index.ndim)))
-    return lax_slicing.gather(a, starts, dnums, tuple(slice_sizes), indices_are_sorted=False,
+    return gather_scatter.gather(a, starts, dnums, tuple(slice_sizes), indices_are_sorted=False,
                               unique_indices=False,
-                              mode=lax_slicing.GatherScatterMode.PROMISE_IN_BOUNDS,
+                              mode=gather_scatter.GatherScatterMode.PROMISE_IN_BOUNDS,
                               fill_value=None)
 
 

@@ -25,11 +25,11 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.jit import jit
 from justjax._src.lax import elementwise as lax
-from justjax._src.lax import reductions as lax_reductions
+from justjax._src.lax import cumulative
 from justjax._src.lax import structural
 from justjax._src.lax.control_flow.scan import scan
 from justjax._src.lax.control_flow.while_loop import while_loop
-from justjax._src.lax.elementwise_ad import _const
+from justjax._src.lax.elementwise import _const
 from justjax._src.lax.prng import threefry_prng_impl
 from justjax._src.numpy import array_creation, selection, shape_ops, ufuncs
 from justjax._src.numpy.util import broadcast_shapes, check_arraylike, promote_dtypes_inexact
@@ -335,7 +335,7 @@ def multinomial(key: Any, n: Any, p: Any, *, shape: Sequence[int] | None = None,
         return remainder - count, count
 
     p = shape_ops.moveaxis(p, -1, 0)
-    remaining_probs = lax_reductions.cumsum(p, 0, reverse=True)
+    remaining_probs = cumulative.cumsum(p, 0, reverse=True)
     ratios = p / selection.where(remaining_probs == 0, 1, remaining_probs)
     keys = split(key, ratios.shape[0])
     _, counts = scan(f, n, (ratios, keys), unroll=unroll)

@@ -33,7 +33,7 @@ from justjax._src.lax import special as lax_special
 from justjax._src.lax import structural
 from justjax._src.lax.control_flow.library import map as lax_map
 from justjax._src.lax.control_flow.while_loop import while_loop
-from justjax._src.lax.elementwise_ad import _const
+from justjax._src.lax.elementwise import _const
 from justjax._src.lax.prng import threefry_prng_impl
 from justjax._src.nn.functions import softmax
 from justjax._src.numpy import array_creation, shape_ops, ufuncs

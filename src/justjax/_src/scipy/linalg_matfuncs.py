@@ -14,6 +14,7 @@ from justjax._src.interpreters import ad
 from justjax._src.lax import dot as lax_dot
 from justjax._src.lax import slicing
 from justjax._src.lax import linalg as lax_linalg
+from justjax._src.lax.linalg_qdwh import qdwh
 from justjax._src.lax.control_flow.conditionals import cond, switch
 from justjax._src.lax.control_flow.library import fori_loop
 from justjax._src.lax.control_flow.scan import scan
@@ -361,10 +362,10 @@ def _polar_2d(a: Any, side: str, method: str, eps: float | None,
     m, n = a.shape
     if method == "qdwh":
         if m >= n and side == "right":
-            unitary, posdef, _, _ = lax_linalg.qdwh(a, is_hermitian=False, eps=eps,
+            unitary, posdef, _, _ = qdwh(a, is_hermitian=False, eps=eps,
                                                     max_iterations=max_iterations)
         elif m < n and side == "left":
-            unitary, posdef, _, _ = lax_linalg.qdwh(ufuncs.conj(a.T), is_hermitian=False,
+            unitary, posdef, _, _ = qdwh(ufuncs.conj(a.T), is_hermitian=False,
                                                     eps=eps, max_iterations=max_iterations)
             posdef = ufuncs.conj(posdef.T)
             unitary = ufuncs.conj(unitary.T)

@@ -1,33 +1,29 @@
-"""Differentiation machinery for the reductions, as JAX builds it.
+"""Cumulative reductions (`cumsum`, `cumprod`, `cummax`, `cummin`, `cumlogsumexp`), each
+declared with its rules.
 
-- `reduce_tree_jvp`: the jvp of a reduction computed as a balanced tree of reducer
-  applications (JAX's `_reduce_jvp`), used for `reduce_prod` and the general `reduce`. The
-  primal result comes from the tree too, so it is differentiable again to any order.
-- `associative_scan`: the parallel prefix scan (JAX's `lax.associative_scan` algorithm) that
-  `cumprod`, `cummax`, `cummin` and `cumlogsumexp` are differentiated through, because their
-  own lowering (`reduce_window`) has no derivative.
-
+They lower as JAX's CPU lowering does, to a `reduce_window` whose window spans the scanned axis.
+`cumsum` is linear; the others are differentiated in forward mode through a parallel prefix
+scan (JAX's `lax.associative_scan` algorithm), because their lowering has no derivative.
 Everything is written with lax operations, so the rules trace at any nesting level.
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from justjax._src import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
-from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr
-from justjax._src.interpreters import ad, batching
-from justjax._src.lax import elementwise, slicing, structural
+from justjax._src.core.core import Primitive
+from justjax._src.interpreters import ad, batching, lowering
+from justjax._src.lax import elementwise, reductions, slicing, structural, windowed
+from justjax._src.lax.utils import standard_primitive
 
-# Internal machinery: nothing here is public.
-__all__: list[str] = []
-
-# A reducer maps the flat list `accumulated + elements` (arrays of one shape) to the flat list
-# of reduced values, elementwise.
-Reducer = Callable[..., Sequence[Any]]
+__all__ = [
+    "cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp",
+    "cumsum_p", "cumprod_p", "cummax_p", "cummin_p", "cumlogsumexp_p",
+]
 
 
 def _shape(x: Any) -> tuple[int, ...]:
@@ -41,131 +37,6 @@ def _dtype(x: Any) -> np.dtype:
 def _const(example: Any, value: Any) -> np.ndarray:
     """`value` as a NumPy scalar of `example`'s dtype (a literal once traced)."""
     return np.array(value, dtype=_dtype(example))
-
-
-def _full(shape: tuple[int, ...], fill_value: Any) -> Any:
-    """`lax.full`: `fill_value` (of its own dtype) broadcast to `shape`."""
-    return structural.broadcast_in_dim(fill_value, shape, ())
-
-
-# -- tree reductions ----------------------------------------------------------------------------
-
-def reduce_tree_jvp(reducer: Reducer, init_values: Sequence[Any], primals: Sequence[Any],
-                    tangents: Sequence[Any], axes: Sequence[int]
-                    ) -> tuple[list[Any], list[Any]]:
-    """The jvp of reducing `primals` over `axes` with `reducer`.
-
-    The reduced axes are moved to the front and flattened; the resulting axis is halved
-    repeatedly (padding odd halves with the initial values) and the halves combined with
-    `reducer`, all under forward-mode differentiation.
-
-    Args:
-      reducer: the elementwise reducer on arrays of any one shape.
-      init_values: the scalar initial values (identities), one per operand.
-      primals, tangents: the operands and their tangents (symbolic `Zero`s allowed).
-      axes: the reduced axes.
-    Returns:
-      The primal and tangent outputs.
-    """
-    input_shape = _shape(primals[0])
-    axes = tuple(int(a) for a in axes)
-    non_axes = tuple(d for d in range(len(input_shape)) if d not in axes)
-    size = math.prod(input_shape[a] for a in axes)
-    kept_shape = tuple(input_shape[d] for d in non_axes)
-    new_shape = (size,) + kept_shape
-    permutation = axes + non_axes
-
-    def to_front(x: Any) -> Any:
-        if type(x) is ad.Zero:
-            return ad.Zero(x.aval.update(shape=new_shape))
-        return structural.reshape(x, new_shape, permutation)
-
-    def reduce_tree(*xs: Any) -> list[Any]:
-        xs = list(xs)
-        while _shape(xs[0])[0] > 1:
-            n = _shape(xs[0])[0]
-            n1 = (n + 1) // 2
-            n2 = n - n1
-            firsts = [slicing.slice_in_dim(x, 0, n1) for x in xs]
-            seconds = [slicing.slice_in_dim(x, n1, None) for x in xs]
-            if n2 != n1:
-                padding = [(0, 0, 0)] * len(_shape(xs[0]))
-                padding[0] = (0, 1, 0)
-                seconds = [slicing.pad(x, init, padding)
-                           for x, init in zip(seconds, init_values, strict=True)]
-            xs = list(reducer(*firsts, *seconds))
-        if _shape(xs[0])[0] == 0:
-            return [_full(kept_shape, init) for init in init_values]
-        return [structural.squeeze(x, (0,)) for x in xs]
-
-    return ad.jvp_flat(reduce_tree, [to_front(x) for x in primals],
-                       [to_front(t) for t in tangents])
-
-
-def jaxpr_reducer(closed: ClosedJaxpr) -> Reducer:
-    """The reducer jaxpr of the general `reduce`, applied elementwise to whole arrays: as
-    JAX does, the scalar jaxpr vmapped once per dimension of the arguments."""
-    def scalar_reducer(*args: Any) -> list[Any]:
-        return eval_jaxpr(closed.jaxpr, closed.consts, *args)
-
-    def reducer(*args: Any) -> list[Any]:
-        fun = scalar_reducer
-        for size in reversed(_shape(args[0])):
-            fun = _vmapped(fun, size)
-        return fun(*args)
-    return reducer
-
-
-def _vmapped(fun: Callable[..., Sequence[Any]], size: int) -> Callable[..., list[Any]]:
-    """`vmap(fun)` over the leading axis of every argument and output (an unbatched output,
-    a constant, is broadcast)."""
-    axis_data = batching.AxisData(batching.no_axis_name, size)
-
-    def batched(*args: Any) -> list[Any]:
-        return batching.batch_flat(fun, axis_data, [0] * len(args), lambda n: [0] * n, args)
-    return batched
-
-
-def is_elementwise_batchable(closed: ClosedJaxpr, shape: tuple[int, ...]) -> bool:
-    """Whether the scalar reducer `closed` can run on arrays of `shape` at once, giving the
-    same result as running it element by element.
-
-    True when the jaxpr is made of scalar values only, holds no sub-jaxprs, and abstract
-    evaluation with the arguments as arrays of `shape` keeps every value derived from them of
-    that shape (shape-specific primitives such as reshape fail that check).
-    """
-    jaxpr = closed.jaxpr
-    if any(np.shape(c) != () for c in closed.consts):
-        return False
-    if any(v.aval.shape != () for e in jaxpr.eqns for v in e.outvars):
-        return False
-    if any(_contains_jaxpr(p) for e in jaxpr.eqns for p in e.params.values()):
-        return False
-    batched = {v: v.aval.update(shape=shape) for v in jaxpr.invars}
-
-    def aval_of(atom: Any) -> ShapedArray:
-        return atom.aval if isinstance(atom, Literal) else batched.get(atom, atom.aval)
-
-    for eqn in jaxpr.eqns:
-        in_avals = [aval_of(a) for a in eqn.invars]
-        is_batched = any(not isinstance(a, Literal) and a in batched for a in eqn.invars)
-        try:
-            outs = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
-        except Exception:  # noqa: BLE001 - any failure means "not batchable"
-            return False
-        outs = outs if eqn.primitive.multiple_results else [outs]
-        want = shape if is_batched else ()
-        if any(o.shape != want for o in outs):
-            return False
-        if is_batched:
-            batched.update({v: o for v, o in zip(eqn.outvars, outs, strict=True)})
-    return True
-
-
-def _contains_jaxpr(value: Any) -> bool:
-    if isinstance(value, (Jaxpr, ClosedJaxpr)):
-        return True
-    return isinstance(value, (tuple, list)) and any(_contains_jaxpr(v) for v in value)
 
 
 # -- associative scans --------------------------------------------------------------------------
@@ -305,3 +176,108 @@ def cumlogsumexp_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, axis: i
     out, tangent_out = associative_scan(_logaddexp_with_tangent, [x, t], axis=axis,
                                         reverse=reverse)
     return out, tangent_out
+
+
+# -- the primitives ----------------------------------------------------------------------
+
+def _cumred_shape_rule(x: ShapedArray, *, axis: int, reverse: bool) -> tuple[int, ...]:
+    if axis < 0:
+        raise ValueError("XLA operations do not allow negative axes")
+    if axis >= x.ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of shape {x.shape}")
+    return x.shape
+
+
+def _cumulative_primitive(name: str) -> Primitive:
+    prim = standard_primitive(name, _cumred_shape_rule, reductions.number_dtype_rule(name))
+    dispatch.def_backend_impl(prim)
+    return prim
+
+
+cumsum_p = _cumulative_primitive("cumsum")
+cumprod_p = _cumulative_primitive("cumprod")
+cummax_p = _cumulative_primitive("cummax")
+cummin_p = _cumulative_primitive("cummin")
+cumlogsumexp_p = _cumulative_primitive("cumlogsumexp")
+
+
+def _cumulative_batcher(prim: Primitive) -> Callable:
+    """The batch axis stays where it is; the scanned axis is renumbered around it."""
+    def rule(axis_data: batching.AxisData, vals: Sequence[Any], dims: Sequence[int | None], *,
+             axis: int, reverse: bool) -> tuple[Any, int]:
+        operand, = vals
+        bdim, = dims
+        new_axis = axis if axis < bdim else axis + 1
+        return prim.bind(operand, axis=new_axis, reverse=reverse), bdim
+    return rule
+
+
+for _prim in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    batching.primitive_batchers[_prim] = _cumulative_batcher(_prim)
+
+# cumsum is linear: its transpose sums the cotangents in the other direction.
+ad.deflinear2(cumsum_p, lambda ct, operand, *, axis, reverse: [
+    cumsum(ct, axis=axis, reverse=not reverse)])
+# The others are differentiated through a parallel prefix scan, as in JAX.
+ad.primitive_jvps[cumprod_p] = cumulative_jvp(elementwise.mul)
+ad.primitive_jvps[cummax_p] = cumulative_jvp(elementwise.max)
+ad.primitive_jvps[cummin_p] = cumulative_jvp(elementwise.min)
+ad.primitive_jvps[cumlogsumexp_p] = cumlogsumexp_jvp
+
+
+def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Cumulative sum along `axis` (lowers to StableHLO `reduce_window`)."""
+    return cumsum_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Cumulative product along `axis` (lowers to StableHLO `reduce_window`)."""
+    return cumprod_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cummax(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Cumulative maximum along `axis`; NaN propagates (StableHLO `reduce_window`)."""
+    return cummax_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cummin(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Cumulative minimum along `axis`; NaN propagates (StableHLO `reduce_window`)."""
+    return cummin_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Cumulative `log(sum(exp(x)))` along `axis` (StableHLO `reduce_window` of logaddexp)."""
+    return cumlogsumexp_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+# -- lowering ---------------------------------------------------------------------------------
+
+def _cumulative_window(name: str) -> Callable[..., Any]:
+    """JAX's CPU lowering of a cumulative reduction: a windowed reduction whose window spans
+    the whole axis, padded before (or after, in reverse) so window i ends at element i.
+    (XLA rewrites it into a scan; a plain `reduce_window` is valid StableHLO as it stands.)"""
+    def window_reduce(x: Any, *, axis: int, reverse: bool) -> Any:
+        shape = core.get_aval(x).shape
+        n = shape[axis]
+        if n == 0:
+            return x
+        padding = [(0, 0)] * len(shape)
+        padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
+        window = [1] * len(shape)
+        window[axis] = n
+        strides = [1] * len(shape)
+        dtype = core.get_aval(x).dtype
+        if name in ("cumsum", "cummax", "cummin"):
+            monoid = {"cumsum": windowed._reduce_window_sum, "cummax": windowed._reduce_window_max,
+                      "cummin": windowed._reduce_window_min}[name]
+            return monoid(x, window, strides, padding)
+        combine, init = ((elementwise.mul, np.ones((), dtype)) if name == "cumprod" else
+                         (logaddexp, np.array(-np.inf, dtype)))
+        return windowed.reduce_window(x, init, combine, window, strides, padding)
+    return window_reduce
+
+
+for _prim in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    lowering.register_lowering(_prim, lowering.cached_lowering(
+        _prim.name, lowering.lower_fun(_cumulative_window(_prim.name), multiple_results=False),
+        multiple_results=False))
