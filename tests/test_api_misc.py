@@ -10,7 +10,7 @@ import pytest
 
 import justjax as jax
 import justjax.numpy as jnp
-from justjax._src import dispatch
+from justjax._src.compilation import dispatch
 
 F32 = jax.ShapeDtypeStruct((), np.float32)
 

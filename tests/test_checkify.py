@@ -17,7 +17,7 @@ import justjax as jax
 import justjax.numpy as jnp
 from justjax import lax
 from justjax.experimental import checkify
-from justjax._src import checkify as checkify_lib
+from justjax._src.transformations import checkify as checkify_lib
 from justjax._src.runtime.array import Array
 
 A = checkify.all_checks
@@ -60,7 +60,7 @@ def test_error_sets() -> None:
 def test_runtime_error_class_is_jax_s() -> None:
     # JAX's checkify raises its own JaxRuntimeError, a ValueError (chex catches ValueError).
     assert issubclass(checkify.JaxRuntimeError, ValueError)
-    assert checkify.JaxRuntimeError.__module__ == "justjax._src.checkify"
+    assert checkify.JaxRuntimeError.__module__ == "justjax._src.transformations.checkify"
     assert str(checkify.ErrorCategory) == "type['JaxException']"
 
 
@@ -68,7 +68,7 @@ def test_private_module_has_what_flax_reads() -> None:
     for name in ("Out", "JaxException", "user_checks", "checkify", "Error"):
         assert hasattr(checkify_lib, name)
     from justjax._src.jax_alias import PRIVATE_MODULES
-    assert PRIVATE_MODULES["jax._src.checkify"] == "justjax._src.checkify"
+    assert PRIVATE_MODULES["jax._src.checkify"] == "justjax._src.transformations.checkify"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 import justjax
 import justjax.numpy as jnp_
 from justjax import ad_checkpoint
-from justjax._src import checkpoint as checkpoint_module
+from justjax._src.transformations import checkpoint as checkpoint_module
 from justjax._src.interpreters import partial_eval as pe
 from justjax.test_util import check_grads
 from tests.harness import golden_cases, golden_jaxpr_tests

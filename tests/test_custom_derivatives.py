@@ -18,9 +18,9 @@ import justjax as jax
 import justjax.numpy as jnp
 import justjax.scipy.special as jss
 from justjax import test_util
-from justjax._src import tree_util
+from justjax._src.pytrees import tree_util
 from justjax._src.core.jaxpr import eval_jaxpr
-from justjax._src.custom_derivatives import CustomVJPPrimal, SymbolicZero
+from justjax._src.transformations.custom_derivatives import CustomVJPPrimal, SymbolicZero
 
 GOLDEN = pathlib.Path(__file__).parent / "golden" / "custom_derivatives_jaxprs.txt"
 

@@ -1,4 +1,4 @@
-"""jax.custom_gradient (in _src/autodiff.py): values and errors as JAX 0.10.2 gives them."""
+"""jax.custom_gradient (in _src/transformations/autodiff.py): values and errors as JAX 0.10.2 gives them."""
 from __future__ import annotations
 
 import numpy as np

@@ -10,7 +10,7 @@ import pytest
 
 import justjax as jax
 import justjax.numpy as jnp
-from justjax._src import debugger
+from justjax._src.debug import debugger
 
 
 def _session(commands: str, **kwargs):

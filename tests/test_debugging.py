@@ -10,7 +10,7 @@ import pytest
 
 import justjax as jax
 import justjax.numpy as jnp
-from justjax._src import debugging
+from justjax._src.debug import callbacks as debugging
 from justjax._src.runtime import host_callbacks as host_kernels
 from justjax._src.errors import JaxRuntimeError
 from justjax.experimental import io_callback

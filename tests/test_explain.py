@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import justjax as jax
-from justjax._src import explain_cli
+from justjax._src.explain import cli as explain_cli
 from justjax._src.hlo.passes import optimize
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Tests of `jax.flatten_util.ravel_pytree` (`_src/flatten_util.py`).
+"""Tests of `jax.flatten_util.ravel_pytree` (`_src/pytrees/flatten_util.py`).
 
 Values, dtypes, weak types, messages and golden jaxprs are read off JAX 0.10.2.
 """

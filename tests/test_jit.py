@@ -9,7 +9,7 @@ import pytest
 
 import justjax as jax
 import justjax.numpy as jnp
-from justjax._src import stages
+from justjax._src.compilation import stages
 
 
 class TraceCounter:

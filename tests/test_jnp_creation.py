@@ -19,7 +19,7 @@ import pytest
 import justjax
 import justjax.numpy as jnp
 from justjax import errors
-from justjax._src.jit import PjitFunction
+from justjax._src.compilation.jit import PjitFunction
 from justjax._src.numpy import ufuncs, util
 from tests.harness import x64_mode
 

@@ -19,9 +19,9 @@ LAYER_OF_PREFIX = [
     ("justjax._src.deprecations", 0), ("justjax._src.source_info_util", 0),
     ("justjax._src.util", 0), ("justjax._src.traceback_util", 0), ("justjax._src.state", 0),
     ("justjax._src.layout", 1),
-    ("justjax._src.tree_util", 0), ("justjax._src.treedef", 0), ("justjax._src.tree_errors", 0),
+    ("justjax._src.pytrees.tree_util", 0), ("justjax._src.pytrees.treedef", 0), ("justjax._src.pytrees.tree_errors", 0),
     ("justjax._src.source_info_util", 0), ("justjax._src.monitoring", 0),
-    ("justjax._src.caches", 0), ("justjax._src.traceback_util", 0), ("justjax._src.typing", 1),
+    ("justjax._src.compilation.caches", 0), ("justjax._src.traceback_util", 0), ("justjax._src.typing", 1),
     ("justjax._src.runtime", 1),
     # The IR, its printers and verifier are data that backends read. The numerics (what lax,
     # the passes and the backends must agree on: identities, conversions, monoids, windows)
@@ -36,27 +36,34 @@ LAYER_OF_PREFIX = [
     ("justjax._src.backends.reference", 2),
     ("justjax._src.backends", 3),
     ("justjax._src.interpreters", 4),
-    ("justjax._src.lax", 5), ("justjax._src.custom_derivatives", 5),
-    ("justjax._src.checkpoint", 5), ("justjax._src.jit_primitive", 5),
-    ("justjax._src.call_primitive", 5),
-    ("justjax._src.jit", 5), ("justjax._src.stages", 5), ("justjax._src.compiler", 5),
-    ("justjax._src.execution", 5), ("justjax._src.xla_bridge", 5),
-    ("justjax._src.shard_map", 5), ("justjax._src.hijax", 5), ("justjax._src.debugging", 5),
-    ("justjax._src.debugger", 5), ("justjax._src.custom_batching", 5),
-    ("justjax._src.dispatch", 5), ("justjax._src.ad_util", 5),
+    ("justjax._src.lax", 5), ("justjax._src.transformations.custom_derivatives", 5),
+    ("justjax._src.transformations.checkpoint", 5), ("justjax._src.compilation.jit_primitive", 5),
+    ("justjax._src.compilation.call_primitive", 5),
+    ("justjax._src.compilation.jit", 5), ("justjax._src.compilation.stages", 5), ("justjax._src.compilation.compiler", 5),
+    ("justjax._src.compilation.execution", 5), ("justjax._src.compilation.xla_bridge", 5),
+    ("justjax._src.transformations.shard_map", 5), ("justjax._src.hijax", 5), ("justjax._src.debug.callbacks", 5),
+    ("justjax._src.debug.debugger", 5), ("justjax._src.transformations.custom_batching", 5),
+    ("justjax._src.compilation.dispatch", 5), ("justjax._src.transformations.ad_util", 5),
     # checkify: a transformation over lax, its control flow and jit.
-    ("justjax._src.checkify", 5),
+    ("justjax._src.transformations.checkify", 5),
     ("justjax._src.numpy", 6), ("justjax._src.nn", 6), ("justjax._src.random", 6),
     # scipy.optimize differentiates the objective (autodiff, api's layer): it sits with api.
     ("justjax._src.scipy.optimize", 7),
-    ("justjax._src.scipy", 6), ("justjax._src.flatten_util", 6), ("justjax._src.image", 6),
-    ("justjax._src.api", 7), ("justjax._src.autodiff", 7), ("justjax._src.api_util", 7),
-    ("justjax._src.pmap", 7), ("justjax._src.saved_residuals", 7), ("justjax._src.jax_alias", 8),
+    ("justjax._src.scipy", 6), ("justjax._src.pytrees.flatten_util", 6), ("justjax._src.image", 6),
+    ("justjax._src.api", 7), ("justjax._src.transformations.autodiff", 7), ("justjax._src.api_util", 7),
+    ("justjax._src.transformations.pmap", 7), ("justjax._src.transformations.saved_residuals", 7), ("justjax._src.jax_alias", 8),
     ("justjax._src.export", 7),
     ("justjax._src.environment", 8), ("justjax._src.ode", 8),
     # JAX's example libraries are written against the public API, as JAX's are.
     ("justjax._src.example_libraries", 8), ("justjax._src.sparse", 8),
     ("justjax._src.test_util", 7),
+    # The folders' own `__init__`s import nothing (each module inside has its rank above);
+    # the explorer sits on top of everything.
+    ("justjax._src.pytrees", 0),
+    ("justjax._src.transformations", 0),
+    ("justjax._src.compilation", 0),
+    ("justjax._src.debug", 0),
+    ("justjax._src.explain", 8),
     ("justjax", 8),
 ]
 
@@ -122,11 +129,11 @@ def test_only_backends_import_a_backend() -> None:
 
 
 # Modules outside the primitive packages that define primitives of their own.
-PRIMITIVE_MODULES = ("justjax._src.interpreters.ad", "justjax._src.custom_derivatives",
-                     "justjax._src.checkpoint", "justjax._src.jit_primitive",
-                     "justjax._src.call_primitive",
-                     "justjax._src.shard_map", "justjax._src.checkify.check",
-                     "justjax._src.export._export", "justjax._src.custom_batching")
+PRIMITIVE_MODULES = ("justjax._src.interpreters.ad", "justjax._src.transformations.custom_derivatives",
+                     "justjax._src.transformations.checkpoint", "justjax._src.compilation.jit_primitive",
+                     "justjax._src.compilation.call_primitive",
+                     "justjax._src.transformations.shard_map", "justjax._src.transformations.checkify.check",
+                     "justjax._src.export._export", "justjax._src.transformations.custom_batching")
 
 
 def _all_primitives() -> list[core.Primitive]:

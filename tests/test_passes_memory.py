@@ -15,7 +15,8 @@ import pytest
 import justjax.numpy as jnp
 from justjax import lax
 from justjax._src.hlo import ir
-from justjax._src.hlo.passes import buffers, cost, layout, schedule
+from justjax._src.hlo.passes import buffers, cost, schedule
+from justjax._src.hlo.passes import layout_assignment as layout
 from justjax._src.hlo.passes.pipeline import Pipeline
 
 from tests.harness import hand_built_module, lower_to_module, run_reference

@@ -1,4 +1,4 @@
-"""`pmap` on 4 virtual CPU devices (`_src/pmap.py`): every collective against NumPy, the
+"""`pmap` on 4 virtual CPU devices (`_src/transformations/pmap.py`): every collective against NumPy, the
 replicas running at once on their devices' threads, pmap of grad, pmap and vmap nested,
 argument handling and errors. Expected values were checked against real JAX 0.10.2."""
 from __future__ import annotations

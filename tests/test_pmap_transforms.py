@@ -1,4 +1,4 @@
-"""pmap under other transformations (`_src/shard_map.py`): `make_jaxpr` shows JAX 0.10.2's
+"""pmap under other transformations (`_src/transformations/shard_map.py`): `make_jaxpr` shows JAX 0.10.2's
 `jit` of `shard_map`; `grad`, `jvp`, `vmap` and `jit` of a pmapped function keep the
 `shard_map` and run it on the 4 devices, with JAX's values; donation; nested pmaps.
 Expected jaxprs and values were read off real JAX 0.10.2."""

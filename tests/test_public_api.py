@@ -39,7 +39,7 @@ PUBLIC_TO_PRIVATE = {
     "justjax.example_libraries.stax": "justjax._src.example_libraries",
     "justjax.experimental.sparse": "justjax._src.sparse",
     "justjax.export": "justjax._src.export",
-    "justjax.custom_batching": "justjax._src.custom_batching",
+    "justjax.custom_batching": "justjax._src.transformations.custom_batching",
     "justjax.dlpack": "justjax._src.runtime.dlpack",
     "justjax.experimental.ode": "justjax._src.ode",
     "justjax.example_libraries.optimizers": "justjax._src.example_libraries",

@@ -17,7 +17,7 @@ import pytest
 
 import justjax.tree as jt
 import justjax.tree_util as tu
-from justjax._src import tree_util as stu
+from justjax._src.pytrees import tree_util as stu
 
 SequenceKey, DictKey = tu.SequenceKey, tu.DictKey
 GetAttrKey, FlattenedIndexKey = tu.GetAttrKey, tu.FlattenedIndexKey

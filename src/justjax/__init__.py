@@ -61,15 +61,15 @@ from justjax._src.runtime.mesh import set_mesh as set_mesh
 from justjax._src.runtime.partition_spec import P as P
 from justjax._src.runtime.sharding import NamedSharding as NamedSharding
 from justjax._src.lax.sharding_constraint import reshard as reshard
-from justjax._src.jit import jit as jit
-from justjax._src.pmap import pmap as pmap
-from justjax._src.explain import explain as explain
-from justjax._src.custom_derivatives import custom_jvp as custom_jvp
-from justjax._src.custom_derivatives import custom_vjp as custom_vjp
-from justjax._src.checkpoint import checkpoint as checkpoint
-from justjax._src.checkpoint import checkpoint_policies as checkpoint_policies
-from justjax._src.checkpoint import remat as remat
-from justjax._src.autodiff import (
+from justjax._src.compilation.jit import jit as jit
+from justjax._src.transformations.pmap import pmap as pmap
+from justjax._src.explain.report import explain as explain
+from justjax._src.transformations.custom_derivatives import custom_jvp as custom_jvp
+from justjax._src.transformations.custom_derivatives import custom_vjp as custom_vjp
+from justjax._src.transformations.checkpoint import checkpoint as checkpoint
+from justjax._src.transformations.checkpoint import checkpoint_policies as checkpoint_policies
+from justjax._src.transformations.checkpoint import remat as remat
+from justjax._src.transformations.autodiff import (
     closure_convert as closure_convert,
     custom_gradient as custom_gradient,
     grad as grad,
@@ -83,7 +83,7 @@ from justjax._src.autodiff import (
     value_and_grad as value_and_grad,
     vjp as vjp,
 )
-from justjax._src.debugging import pure_callback as pure_callback
+from justjax._src.debug.callbacks import pure_callback as pure_callback
 from justjax._src.core.core import ensure_compile_time_eval as ensure_compile_time_eval
 from justjax._src.core.core import typeof as typeof
 from justjax._src.core.dtypes import float0 as float0

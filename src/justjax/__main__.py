@@ -5,6 +5,6 @@ if sys.argv[1:2] == ["run"]:
     from justjax._src.jax_alias import run_main
     sys.exit(run_main(sys.argv[2:]))
 
-from justjax._src.explain_cli import main
+from justjax._src.explain.cli import main
 
 sys.exit(main())

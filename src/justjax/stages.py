@@ -1,7 +1,7 @@
 """`jax.stages`: the ahead-of-time stages of a jitted function (re-exports only)."""
-from justjax._src.jit import PjitFunction as Wrapped
-from justjax._src.stages import Compiled as Compiled
-from justjax._src.stages import Lowered as Lowered
-from justjax._src.stages import Traced as Traced
-from justjax._src.stages import ArgInfo as ArgInfo
-from justjax._src.stages import CompilerOptions as CompilerOptions
+from justjax._src.compilation.jit import PjitFunction as Wrapped
+from justjax._src.compilation.stages import Compiled as Compiled
+from justjax._src.compilation.stages import Lowered as Lowered
+from justjax._src.compilation.stages import Traced as Traced
+from justjax._src.compilation.stages import ArgInfo as ArgInfo
+from justjax._src.compilation.stages import CompilerOptions as CompilerOptions

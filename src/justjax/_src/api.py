@@ -12,18 +12,20 @@ import numpy as np
 import collections
 import inspect
 
-from justjax._src import backends, caches, monitoring, tree_util, util
+from justjax._src import backends, monitoring, util
+from justjax._src.compilation import caches
+from justjax._src.pytrees import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr
 from justjax._src.interpreters import batching, staging
-from justjax._src.tree_errors import flatten_axes, is_none, keystr
+from justjax._src.pytrees.tree_errors import flatten_axes, is_none, keystr
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import transfer_guard
 from justjax._src.runtime.array import Array, put, to_array
 from justjax._src.runtime.devices import Device
 from justjax._src.runtime.sharding import Sharding, SingleDeviceSharding, device_put_target
-from justjax._src.stages import ShapeDtypeStruct
+from justjax._src.compilation.stages import ShapeDtypeStruct
 
 
 def _static_positions(static_argnums: int | Sequence[int], nargs: int) -> frozenset[int]:

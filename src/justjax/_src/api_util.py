@@ -7,8 +7,8 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Iterable, Sequence
 
-from justjax._src import tree_util
-from justjax._src.tree_errors import flatten_axes as flatten_axes
+from justjax._src.pytrees import tree_util
+from justjax._src.pytrees.tree_errors import flatten_axes as flatten_axes
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.interpreters import linear_util as lu

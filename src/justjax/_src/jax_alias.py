@@ -36,23 +36,23 @@ PRIVATE_MODULES = {
     # equinox, flax: register_exclusion, api_boundary, include_frame, _exclude_paths
     "jax._src.traceback_util": "justjax._src.traceback_util",
     # chex: restrict_backends wraps backend_compile_and_load
-    "jax._src.compiler": "justjax._src.compiler",
+    "jax._src.compiler": "justjax._src.compilation.compiler",
     # equinox: imports it and reads wait_for_tokens if present (it is not)
-    "jax._src.dispatch": "justjax._src.dispatch",
+    "jax._src.dispatch": "justjax._src.compilation.dispatch",
     # equinox: TypePromotionError; flax.linen: DType, extended, ExtendedDType, finfo
     "jax._src.dtypes": "justjax._src.core.dtypes",
     # flax.linen: ShapedArray
     "jax._src.core": "justjax._src.core.core",
     # flax.nnx: _registry (the pytree node types)
-    "jax._src.tree_util": "justjax._src.tree_util",
+    "jax._src.tree_util": "justjax._src.pytrees.tree_util",
     # flax.nnx: AbstractRef (to tell references apart; justjax makes none)
     "jax._src.state.types": "justjax._src.state",
     # flax: checkify (Out, JaxException, user_checks, checkify, Error)
-    "jax._src.checkify": "justjax._src.checkify",
+    "jax._src.checkify": "justjax._src.transformations.checkify",
     # chex: _backends (set_n_cpu_devices asks whether the CPU backend is up)
-    "jax._src.xla_bridge": "justjax._src.xla_bridge",
+    "jax._src.xla_bridge": "justjax._src.compilation.xla_bridge",
     # lineax: stop_gradient_p (it registers a transpose rule for it)
-    "jax._src.ad_util": "justjax._src.ad_util",
+    "jax._src.ad_util": "justjax._src.transformations.ad_util",
 }
 
 

@@ -11,7 +11,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import autodiff, tree_util
+from justjax._src.transformations import autodiff
+from justjax._src.pytrees import tree_util
 from justjax._src.core import dtypes
 
 EPS = 1e-4

@@ -1,5 +1,5 @@
 """`justjax.experimental.checkify`: functionalized run-time checks. Re-exports only."""
-from justjax._src.checkify import (
+from justjax._src.transformations.checkify import (
     Error as Error,
     ErrorCategory as ErrorCategory,
     JaxRuntimeError as JaxRuntimeError,

@@ -5,7 +5,7 @@ A rule is `rule(ctx, *operands, **params)` over justjax's IR values (`ctx.avals_
 with jax.numpy/lax, which is how libraries write them. JAX's MLIR Python bindings (`ir`,
 `hlo` dialect builders) are not provided.
 """
-from justjax._src.debugging import emit_host_callback as emit_python_callback
+from justjax._src.debug.callbacks import emit_host_callback as emit_python_callback
 from justjax._src.interpreters.lowering import LoweringRule as LoweringRule
 from justjax._src.interpreters.lowering import LoweringRuleContext as LoweringRuleContext
 from justjax._src.interpreters.lowering import ModuleContext as ModuleContext

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from justjax._src import caches
+from justjax._src.compilation import caches
 from justjax._src.config import config
 
 if TYPE_CHECKING:

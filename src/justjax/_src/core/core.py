@@ -217,7 +217,7 @@ class Trace:
 
     def process_custom_jvp_call(self, primitive: Primitive, fun: Callable, jvp: Callable,
                                 args: Sequence[Any], *, symbolic_zeros: bool) -> list[Any]:
-        """A call of a function with a custom JVP rule (see `_src/custom_derivatives.py`):
+        """A call of a function with a custom JVP rule (see `_src/transformations/custom_derivatives.py`):
         `fun(*args) -> outs` is the function on flat leaves, `jvp(primals, tangents) ->
         (primal_outs, tangent_outs)` its rule."""
         raise NotImplementedError(f"{type(self).__name__} must override process_custom_jvp_call "

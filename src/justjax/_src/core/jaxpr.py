@@ -11,7 +11,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from justjax._src import caches, source_info_util
+from justjax._src import source_info_util
+from justjax._src.compilation import caches
 from justjax._src.config import config
 from justjax._src.core import pretty as pp
 from justjax._src.core.avals import ShapedArray

@@ -23,16 +23,18 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from justjax._src import compiler, stages, tree_util
+from justjax._src.compilation import compiler
+from justjax._src.compilation import stages
+from justjax._src.pytrees import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
-from justjax._src.custom_derivatives import custom_vjp
+from justjax._src.transformations.custom_derivatives import custom_vjp
 from justjax._src.export import export_poly, symbolic_specs
 from justjax._src.hlo import ir, stablehlo_parser, stablehlo_printer
 from justjax._src.hlo.passes import refine_shapes
 from justjax._src.interpreters import batching, lowering
-from justjax._src.jit import PjitFunction
-from justjax._src.tree_errors import equality_errors
+from justjax._src.compilation.jit import PjitFunction
+from justjax._src.pytrees.tree_errors import equality_errors
 
 __all__ = ["DisabledSafetyCheck", "Exported", "export", "deserialize",
            "register_pytree_node_serialization", "register_namedtuple_serialization",
@@ -413,9 +415,9 @@ def _check_custom_calls(module: ir.Module, disabled: Sequence[DisabledSafetyChec
 def _export_vjp(closed: Any, primal: Exported) -> Exported:
     """The Exported of the VJP of the primal jaxpr `closed`: `fun_vjp_jax(*primals, *cts)`
     gives the tuple of the flat primals' cotangents."""
-    from justjax._src import autodiff
+    from justjax._src.transformations import autodiff
     from justjax._src.core.jaxpr import jaxpr_as_fun
-    from justjax._src.jit import jit
+    from justjax._src.compilation.jit import jit
 
     fun = jaxpr_as_fun(closed)
     nr_in = len(primal.in_avals)
@@ -515,7 +517,7 @@ call_exported_p.def_abstract_eval(_call_exported_abstract_eval)
 
 
 def _call_exported_impl(*args: Any, exported: Exported) -> Any:
-    from justjax._src import dispatch
+    from justjax._src.compilation import dispatch
     return dispatch.apply_primitive(call_exported_p, *args, exported=exported)
 
 

@@ -42,13 +42,13 @@ from typing import Any
 
 import numpy as np
 
-from justjax._src import tree_util
+from justjax._src.pytrees import tree_util
 from justjax._src.core import dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.shape_poly import SymbolicScope, parse_dim
 from justjax._src.export import _export, symbolic_specs
 from justjax._src.lax import prng
-from justjax._src.treedef import PyTreeDef
+from justjax._src.pytrees.treedef import PyTreeDef
 
 MAGIC = b"justjax.export\n"
 FORMAT_VERSION = 1

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from justjax._src import tree_util
+from justjax._src.pytrees import tree_util
 from justjax._src.core.shape_poly import (DimExpr, SymbolicScope, all_dim_vars,
                                           is_symbolic_dim, symbolic_shape)
 from justjax._src.lax import dimension_values as _dimension_values  # registers dim_as_value
-from justjax._src.stages import ShapeDtypeStruct
-from justjax._src.tree_errors import broadcast_prefix
-from justjax._src.treedef import SequenceKey, keystr
+from justjax._src.compilation.stages import ShapeDtypeStruct
+from justjax._src.pytrees.tree_errors import broadcast_prefix
+from justjax._src.pytrees.treedef import SequenceKey, keystr
 
 __all__ = ["SymbolicScope", "is_symbolic_dim", "symbolic_shape", "symbolic_args_specs"]
 

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src.core import core, dtypes
-from justjax._src.jit import jit
+from justjax._src.compilation.jit import jit
 from justjax._src.lax.dot import Precision
 from justjax._src.numpy import array_creation, reductions, selection, tensor, ufuncs, util
 

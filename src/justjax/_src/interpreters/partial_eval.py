@@ -22,7 +22,7 @@ import collections
 import functools
 from typing import Any, Callable, Sequence
 
-from justjax._src import caches
+from justjax._src.compilation import caches
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray

@@ -14,7 +14,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import source_info_util, tree_util
+from justjax._src import source_info_util
+from justjax._src.pytrees import tree_util
 from justjax._src.config import config
 from justjax._src.core import core, dtypes, leaks
 from justjax._src.core.shape_poly import DimExpr

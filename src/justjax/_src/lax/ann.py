@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from justjax._src import dispatch, errors
+from justjax._src import errors
+from justjax._src.compilation import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive

@@ -16,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from justjax._src import dispatch, errors, tree_util
+from justjax._src import errors
+from justjax._src.compilation import dispatch
+from justjax._src.pytrees import tree_util
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive

@@ -17,7 +17,7 @@ import numpy as np
 
 from justjax._src.numerics import shapes
 from justjax._src.config import config
-from justjax._src import dispatch
+from justjax._src.compilation import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_eqn_rules

@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from justjax._src import dispatch
+from justjax._src.compilation import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.hlo import ir, verifier
 from justjax._src.interpreters import ad, batching, lowering
-from justjax._src.jit import jit
+from justjax._src.compilation.jit import jit
 from justjax._src.lax import creation, elementwise, slicing, structural
 
 __all__ = ["FftType", "fft", "fft_p"]

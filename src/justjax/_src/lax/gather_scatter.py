@@ -29,7 +29,7 @@ import numpy as np
 
 from justjax._src.numerics import shapes
 from justjax._src.numerics.conversions import convert_values
-from justjax._src import dispatch
+from justjax._src.compilation import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import exceeds
 from justjax._src.core.shape_poly import is_symbolic_dim

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from justjax._src import dispatch
+from justjax._src.compilation import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.core.avals import ShapedArray

@@ -16,7 +16,7 @@ import numpy as np
 
 from justjax._src.config import config
 from justjax._src.core import dtypes
-from justjax._src.jit import jit
+from justjax._src.compilation.jit import jit
 from justjax._src.lax import elementwise, reductions, slicing, structural
 from justjax._src.lax import linalg_common as lc
 from justjax._src.lax.control_flow.library import fori_loop

@@ -17,7 +17,7 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.config import config
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering
-from justjax._src.jit import jit
+from justjax._src.compilation.jit import jit
 from justjax._src.lax import dot, elementwise, slicing, sorting, structural
 from justjax._src.lax import linalg_common as lc
 from justjax._src.lax.control_flow.library import fori_loop

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from justjax._src import dispatch, tree_util
+from justjax._src.compilation import dispatch
+from justjax._src.pytrees import tree_util
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.hlo import ir

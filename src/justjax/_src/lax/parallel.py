@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import tree_util
+from justjax._src.pytrees import tree_util
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive

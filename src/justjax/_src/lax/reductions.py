@@ -16,9 +16,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import tree_util
+from justjax._src.pytrees import tree_util
 from justjax._src.numerics import monoids, shapes
-from justjax._src import dispatch
+from justjax._src.compilation import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive

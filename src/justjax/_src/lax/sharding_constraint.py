@@ -21,7 +21,8 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from justjax._src import execution, tree_util
+from justjax._src.compilation import execution
+from justjax._src.pytrees import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import JaxprEqn, pp_eqn_default, pp_eqn_rules
@@ -31,7 +32,7 @@ from justjax._src.runtime.array import place, to_array
 from justjax._src.runtime.mesh import AbstractMesh, AxisType, Mesh
 from justjax._src.runtime.partition_spec import UNCONSTRAINED, PartitionSpec
 from justjax._src.runtime.sharding import NamedSharding, Sharding, check_fits
-from justjax._src.tree_errors import flatten_axes
+from justjax._src.pytrees.tree_errors import flatten_axes
 
 __all__ = ["with_sharding_constraint"]
 

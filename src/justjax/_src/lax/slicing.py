@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from justjax._src import dispatch
+from justjax._src.compilation import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.hlo.ir import Value

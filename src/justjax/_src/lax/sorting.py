@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from justjax._src import dispatch
+from justjax._src.compilation import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import exceeds
 from justjax._src.core.avals import ShapedArray

@@ -1,5 +1,5 @@
 """Helpers that keep each primitive's definition short: abstract-eval factories and shared
-checks. Eager execution goes through the backend (`_src/dispatch.py`)."""
+checks. Eager execution goes through the backend (`_src/compilation/dispatch.py`)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence

@@ -10,7 +10,7 @@ import numpy as np
 
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
-from justjax._src.custom_derivatives import custom_jvp
+from justjax._src.transformations.custom_derivatives import custom_jvp
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import parallel, structural
 from justjax._src.numpy import (array_creation, dtype_ops, joining, reductions, selection, ufuncs,

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from justjax._src.config import config
-from justjax._src.custom_derivatives import custom_jvp
+from justjax._src.transformations.custom_derivatives import custom_jvp
 from justjax._src.lax import linalg as lax_linalg
 from justjax._src.lax import dot, slicing, sorting, structural
 from justjax._src.lax.linalg_triangular import solve as lax_solve

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from justjax._src.lax import structural
-from justjax._src.jit import jit
+from justjax._src.compilation.jit import jit
 from justjax._src.numpy import (array_creation, diagonals, reductions, shape_ops, tensor,
                                 ufuncs, util)
 from justjax._src.numpy.linalg import inv, solve, svd, svdvals

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from justjax._src.core import core, dtypes
-from justjax._src.jit import jit
+from justjax._src.compilation.jit import jit
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import slicing as lax_slicing
 from justjax._src.lax import structural as lax_struct

@@ -19,7 +19,7 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import structural
-from justjax._src.custom_derivatives import custom_jvp
+from justjax._src.transformations.custom_derivatives import custom_jvp
 from justjax._src.numpy import custom_ufuncs, util
 from justjax._src.numpy.array_creation import array, asarray, lax_full_like
 from justjax._src.numpy.scalar_types import finfo

@@ -7,7 +7,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src.config import config
-from justjax._src.jit import jit
+from justjax._src.compilation.jit import jit
 from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.lax import creation, elementwise, structural

@@ -23,11 +23,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from justjax._src import dispatch
+from justjax._src.compilation import dispatch
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.interpreters import ad, batching, lowering
-from justjax._src.jit import jit
+from justjax._src.compilation.jit import jit
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import special as lax_special
 from justjax._src.lax import structural

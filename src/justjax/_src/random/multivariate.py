@@ -16,7 +16,7 @@ import numpy as np
 
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
-from justjax._src.jit import jit
+from justjax._src.compilation.jit import jit
 from justjax._src.numpy import linalg as jnp_linalg
 from justjax._src.numpy import linalg_extra, shape_ops, tensor, ufuncs
 from justjax._src.numpy.util import broadcast_shapes, promote_dtypes_inexact

@@ -17,7 +17,7 @@ import numpy as np
 
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
-from justjax._src.jit import jit
+from justjax._src.compilation.jit import jit
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import sorting, structural
 from justjax._src.lax.prng import UINT_DTYPES

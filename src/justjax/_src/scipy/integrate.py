@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from justjax._src.jit import jit
+from justjax._src.compilation.jit import jit
 from justjax._src.numpy import numeric
 
 __all__ = ["trapezoid"]

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from justjax._src import tree_util
+from justjax._src.pytrees import tree_util
 from justjax._src.numpy import array_creation, selection, shape_ops, sorting, util
 
 __all__ = ["RegularGridInterpolator"]

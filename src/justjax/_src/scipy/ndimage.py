@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src.core import dtypes
-from justjax._src.jit import jit
+from justjax._src.compilation.jit import jit
 from justjax._src.lax import elementwise as lax
 from justjax._src.numpy import array_creation, selection, ufuncs
 

@@ -1,14 +1,14 @@
 """`jax.extend.core.primitives`: the primitives justjax defines under JAX's names (re-exports
 only; a JAX primitive justjax lacks is absent)."""
-from justjax._src.call_primitive import call_p as call_p
-from justjax._src.call_primitive import closed_call_p as closed_call_p
-from justjax._src.checkpoint import name_p as name_p
-from justjax._src.checkpoint import remat_p as remat_p
-from justjax._src.custom_derivatives import custom_jvp_call_p as custom_jvp_call_p
-from justjax._src.custom_derivatives import custom_vjp_call_p as custom_vjp_call_p
+from justjax._src.compilation.call_primitive import call_p as call_p
+from justjax._src.compilation.call_primitive import closed_call_p as closed_call_p
+from justjax._src.transformations.checkpoint import name_p as name_p
+from justjax._src.transformations.checkpoint import remat_p as remat_p
+from justjax._src.transformations.custom_derivatives import custom_jvp_call_p as custom_jvp_call_p
+from justjax._src.transformations.custom_derivatives import custom_vjp_call_p as custom_vjp_call_p
 from justjax._src.interpreters.ad import add_jaxvals_p as add_jaxvals_p
 from justjax._src.interpreters.ad import custom_lin_p as custom_lin_p
-from justjax._src.jit_primitive import jit_p as jit_p
+from justjax._src.compilation.jit_primitive import jit_p as jit_p
 from justjax._src.lax.control_flow.conditionals import cond_p as cond_p
 from justjax._src.lax.control_flow.conditionals import empty2_p as empty2_p
 from justjax._src.lax.control_flow.scan import scan_p as scan_p

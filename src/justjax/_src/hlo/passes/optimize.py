@@ -24,7 +24,7 @@ from justjax._src.hlo.passes.cse import CommonSubexpressionElimination
 from justjax._src.hlo.passes.dce import DeadCodeElimination
 from justjax._src.hlo.passes.fusion import FusionWrapper, InstructionFusion
 from justjax._src.hlo.passes.inline import CallInlining
-from justjax._src.hlo.passes.layout import TransposeFolding
+from justjax._src.hlo.passes.layout_assignment import TransposeFolding
 from justjax._src.hlo.passes.loops import WhileLoopInvariantCodeMotion
 from justjax._src.hlo.passes.pipeline import FixedPoint, Pass, Pipeline
 from justjax._src.hlo.passes.schedule import ListScheduler

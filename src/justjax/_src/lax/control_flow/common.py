@@ -12,7 +12,8 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from justjax._src import tree_errors, tree_util
+from justjax._src.pytrees import tree_errors
+from justjax._src.pytrees import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal

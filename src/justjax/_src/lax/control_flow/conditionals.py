@@ -17,7 +17,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src import dispatch, tree_errors, tree_util
+from justjax._src.compilation import dispatch
+from justjax._src.pytrees import tree_errors
+from justjax._src.pytrees import tree_util
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from justjax._src import tree_util
+from justjax._src.pytrees import tree_util
 from justjax._src.config import config
 from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import is_symbolic_dim

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple, Sequence
 
-from justjax._src import tree_util
+from justjax._src.pytrees import tree_util
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
@@ -328,7 +328,7 @@ def custom_root(f: Callable, initial_guess: Any, solve: Callable[[Callable, Any]
     Returns:
       The root (and aux with `has_aux`); derivatives flow through what `f` closes over.
     """
-    from justjax._src.custom_derivatives import custom_jvp
+    from justjax._src.transformations.custom_derivatives import custom_jvp
 
     guess_flat, in_tree = tree_util.tree_flatten((initial_guess,))
     guess_avals = [core.get_aval(x) for x in guess_flat]

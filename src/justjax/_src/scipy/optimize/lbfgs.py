@@ -11,7 +11,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from justjax._src.autodiff import value_and_grad
+from justjax._src.transformations.autodiff import value_and_grad
 from justjax._src.core import dtypes
 from justjax._src.lax.control_flow.library import fori_loop
 from justjax._src.lax.control_flow.while_loop import while_loop

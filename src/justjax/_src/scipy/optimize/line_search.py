@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
-from justjax._src.autodiff import value_and_grad
+from justjax._src.transformations.autodiff import value_and_grad
 from justjax._src.core import dtypes
 from justjax._src.lax.control_flow.while_loop import while_loop
 from justjax._src.lax.dot import Precision

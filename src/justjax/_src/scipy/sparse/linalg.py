@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from justjax._src import tree_util
+from justjax._src.pytrees import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.lax import dot as lax_dot
 from justjax._src.lax.control_flow.solves import custom_linear_solve

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from justjax._src.custom_derivatives import custom_jvp
+from justjax._src.transformations.custom_derivatives import custom_jvp
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import structural
 from justjax._src.numpy import array_creation, numeric, selection, ufuncs, util

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from justjax._src import tree_util
+from justjax._src.pytrees import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.interpreters import batching
 from justjax._src.numpy import (array_creation, diagonals, histograms, linalg, reductions,

@@ -20,7 +20,7 @@ from typing import Any, Collection, Sequence
 
 import numpy as np
 
-from justjax._src import caches
+from justjax._src.compilation import caches
 from justjax._src.backends.interface import Executable
 from justjax._src.backends.llvm.codegen import emitter, program
 from justjax._src.backends.llvm.runtime import object_cache, parallel_for

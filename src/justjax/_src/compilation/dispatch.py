@@ -1,0 +1,76 @@
+"""Eager execution of primitives through the backend, as JAX's `apply_primitive`.
+
+A primitive applied to concrete values runs as a one-equation program, lowered and compiled
+like any jitted function and cached per (primitive, avals with weak types, params, config
+that changes tracing). Eager results are therefore the compiled program's results: eager
+and `jit` agree by construction.
+"""
+from __future__ import annotations
+
+import collections
+from typing import Any, Sequence
+
+from justjax._src import monitoring
+from justjax._src.compilation import caches
+from justjax._src.compilation import compiler
+from justjax._src.config import config
+from justjax._src.core import core
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from justjax._src.compilation.execution import CompiledCall
+
+_CACHE_SIZE = 4096
+_cache: collections.OrderedDict[tuple, CompiledCall] = collections.OrderedDict()
+caches.register_cache(_cache.clear)
+
+
+def _one_equation_jaxpr(primitive: core.Primitive, avals: Sequence[ShapedArray],
+                        params: dict[str, Any]) -> ClosedJaxpr:
+    # Built directly rather than traced: tracing would apply forwarding and folding rules
+    # and might stage no equation at all.
+    out_avals = primitive.abstract_eval(*avals, **params)
+    if not primitive.multiple_results:
+        out_avals = [out_avals]
+    invars = [Var(a) for a in avals]
+    outvars = [Var(a) for a in out_avals]
+    eqn = JaxprEqn(list(invars), outvars, primitive, dict(params))
+    return ClosedJaxpr(Jaxpr([], invars, list(outvars), [eqn]), [])
+
+
+def compile_primitive(primitive: core.Primitive, avals: Sequence[ShapedArray],
+                      params: dict[str, Any]) -> CompiledCall:
+    """The executable running `primitive` once on arguments of `avals`."""
+    with monitoring.log_elapsed_time("Finished tracing {fun_name} for jit in "
+                                     "{elapsed_time:.9f} sec", primitive.name,
+                                     monitoring.JAXPR_TRACE_EVENT):
+        closed = _one_equation_jaxpr(primitive, avals, params)
+    return compiler.compile_jaxpr(closed, primitive.name, (False,) * len(avals), True, False)
+
+
+def apply_primitive(primitive: core.Primitive, *args: Any, **params: Any) -> Any:
+    """Runs `primitive` on concrete `args` through the backend."""
+    avals = tuple(core.get_aval(a) for a in args)
+    key = (primitive, avals, tuple(params.items()), config.trace_context())
+    try:
+        call = _cache.get(key)
+    except TypeError:  # an unhashable param: compile without caching
+        key, call = None, None
+    if call is None:
+        if config.read("jax_no_tracing"):
+            raise RuntimeError(f"re-tracing function {primitive.name} for `jit`, but "
+                               "'no_tracing' is set")
+        call = compile_primitive(primitive, avals, params)
+        if key is not None:
+            _cache[key] = call
+            if len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    outs = call.call_flat(args)
+    return outs if primitive.multiple_results else outs[0]
+
+
+def def_backend_impl(primitive: core.Primitive) -> None:
+    """Makes `primitive`'s eager implementation the compiled one-op program."""
+    def impl(*args: Any, **params: Any) -> Any:
+        return apply_primitive(primitive, *args, **params)
+
+    core.impl_rules[primitive] = impl

@@ -1,0 +1,461 @@
+"""`justjax.jit`: trace once per input signature, compile once, call the executable.
+
+A call flattens the dynamic arguments, looks up the cache by (pytree structure, avals with
+weak types, static arguments, config that changes tracing) and, on a miss, traces the
+function to a closed jaxpr. Called eagerly, the jaxpr's executable runs (compiled once per
+jaxpr by `compiler.compile_jaxpr`); called under a transformation or while tracing, one `jit`
+equation is bound, which the transformation handles with the primitive's rules.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import weakref
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+from justjax._src import monitoring, source_info_util, util
+from justjax._src.compilation import caches
+from justjax._src.compilation import compiler
+from justjax._src.compilation import stages
+from justjax._src.pytrees import tree_util
+from justjax._src.config import config
+from justjax._src.core import core
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from justjax._src.compilation.execution import CompiledCall
+from justjax._src.interpreters import staging
+from justjax._src.compilation.jit_primitive import jit_p
+from justjax._src.runtime.array import Array
+from justjax._src.pytrees.tree_errors import keystr
+
+# JAX's logger of cache-miss explanations (they come from its partial_eval module).
+logger = logging.getLogger("jax._src.interpreters.partial_eval")
+
+
+def _as_tuple(value: Any) -> tuple:
+    if value is None:
+        return ()
+    if isinstance(value, (int, str)):
+        return (value,)
+    return tuple(value)
+
+
+def _infer_argnums_and_argnames(fun: Callable, argnums: tuple[int, ...],
+                                argnames: tuple[str, ...]) -> tuple[tuple[int, ...],
+                                                                     tuple[str, ...]]:
+    """Completes positions from names and names from positions through `fun`'s signature,
+    as JAX does, so `static_argnums=1` also covers the argument passed by keyword."""
+    try:
+        parameters = inspect.signature(fun).parameters
+    except (TypeError, ValueError):
+        return argnums, argnames
+    positional = [name for name, p in parameters.items()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    keyword_ok = {name for name, p in parameters.items()
+                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    names = set(argnames)
+    nums = set(argnums)
+    for i in argnums:
+        if -len(positional) <= i < len(positional) and positional[i] in keyword_ok:
+            names.add(positional[i])
+    for name in argnames:
+        if name in positional:
+            nums.add(positional.index(name))
+    return tuple(sorted(nums)), tuple(sorted(names, key=list(parameters).index)
+                                      if all(n in parameters for n in names) else names)
+
+
+def _hash_static(values: Sequence[Any]) -> None:
+    for value in values:
+        try:
+            hash(value)
+        except TypeError as e:
+            raise ValueError(
+                "Non-hashable static arguments are not supported. An error occurred while "
+                f"trying to hash an object of type {type(value)}, {value}. The error was:\n"
+                f"{type(e).__name__}: {e}\n") from None
+
+
+@dataclass(frozen=True)
+class _Options:
+    static_argnums: tuple[int, ...]
+    static_argnames: tuple[str, ...]
+    donate_argnums: tuple[int, ...]
+    donate_argnames: tuple[str, ...]
+    keep_unused: bool
+    inline: bool
+
+
+@dataclass
+class _Entry:
+    """One cached input signature: the traced jaxpr and what calls need to run it."""
+
+    closed: ClosedJaxpr
+    signature: stages.Signature
+    compiled: CompiledCall | None = None
+    # `closed` with the tracers it closes over as leading invars, and those tracers.
+    hoisted: tuple[ClosedJaxpr, list[Any]] | None = None
+    # For a trace closing over tracers: the trace it was made under (the only one it serves);
+    # None for every other trace.
+    traced_under: Any = None
+
+    def staged_call(self) -> tuple[ClosedJaxpr, list[Any]]:
+        """The jaxpr a `jit` equation holds, and the values it closes over that become its
+        leading operands: as in JAX, a tracer of an enclosing trace is an argument of the
+        inner jaxpr, while concrete constants stay its constvars."""
+        if self.hoisted is None:
+            jaxpr, consts = self.closed.jaxpr, self.closed.consts
+            traced = [i for i, c in enumerate(consts) if isinstance(c, core.Tracer)]
+            if not traced:
+                self.hoisted = (self.closed, [])
+            else:
+                kept = [i for i in range(len(consts)) if i not in set(traced)]
+                inner = jaxpr.replace(constvars=[jaxpr.constvars[i] for i in kept],
+                                      invars=[*(jaxpr.constvars[i] for i in traced),
+                                              *jaxpr.invars])
+                self.hoisted = (ClosedJaxpr(inner, [consts[i] for i in kept]),
+                                [consts[i] for i in traced])
+        return self.hoisted
+
+
+class _Cache:
+    """The traced signatures of one function, and direct calls for all-Array signatures."""
+
+    def __init__(self) -> None:
+        self.traced: dict[tuple, _Entry] = {}
+        self.fast: dict[tuple, Callable[[tuple], Any]] = {}
+        _all_caches.add(self)
+
+    def clear(self) -> None:
+        self.traced.clear()
+        self.fast.clear()
+
+
+# Caches are shared by every `jit` of the same function with the same options, as in JAX:
+# `jit(f)(x)` twice traces once.
+_shared_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# Every live cache, shared or not, for `jax.clear_caches`.
+_all_caches: weakref.WeakSet[_Cache] = weakref.WeakSet()
+
+
+@caches.register_cache
+def _clear_jit_caches() -> None:
+    for cache in list(_all_caches):
+        cache.clear()
+
+
+def _cache_for(fun: Callable, options: _Options) -> _Cache:
+    try:
+        per_fun = _shared_caches.setdefault(fun, {})
+    except TypeError:  # not weak-referenceable: a cache of this wrapper's own
+        return _Cache()
+    cache = per_fun.get(options)
+    if cache is None:
+        cache = per_fun[options] = _Cache()
+    return cache
+
+
+def _array_avals(args: tuple) -> tuple[ShapedArray, ...] | None:
+    """The avals of `args` if every one is an Array, else None."""
+    avals = []
+    for arg in args:
+        if type(arg) is not Array:
+            return None
+        avals.append(arg.aval)
+    return tuple(avals)
+
+
+def _fast_call(entry: _Entry) -> Callable[[tuple], Any]:
+    """A call of `entry`'s executable on a tuple of Arrays, returning the output pytree."""
+    call_flat = entry.compiled.call_flat
+    out_tree = entry.signature.out_tree
+    if tree_util.treedef_is_strict_leaf(out_tree):
+        return lambda args: call_flat(args)[0]
+    return lambda args: tree_util.tree_unflatten(out_tree, call_flat(args))
+
+
+class PjitFunction:
+    """A jitted function (`jax.jit(f)`): callable, with `trace`, `lower`, `eval_shape`.
+    The class has the name of JAX's, which libraries look for (chex's `is_traceable`)."""
+
+    def __init__(self, fun: Callable, options: _Options) -> None:
+        # First: `wraps` copies `fun.__dict__`, which for a jitted `fun` holds its own
+        # `_fun`, `_cache`, ... that must not replace ours.
+        util.wraps(fun)(self)
+        # What was copied from `fun.__dict__` must not shadow this class's own methods (a
+        # pmapped function carries its own `lower`).
+        for name in [n for n in vars(self) if hasattr(type(self), n) and not n.startswith("__")]:
+            del self.__dict__[name]
+        self._fun = fun
+        self._options = options
+        self._name = staging.fun_name(fun)
+        self._cache = _cache_for(fun, options)
+        self._simple = not (options.static_argnums or options.static_argnames
+                            or options.donate_argnums or options.donate_argnames)
+
+    # -- binding as a method ---------------------------------------------------------------
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
+    def __repr__(self) -> str:
+        return f"<PjitFunction of {self._fun!r}>"
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        """The wrapped function's signature (what `inspect.signature` reports, as for JAX's
+        jitted functions, even with `follow_wrapped=False`)."""
+        return inspect.signature(self._fun)
+
+    # -- calls -----------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if config.read("jax_disable_jit"):
+            return self._fun(*args, **kwargs)
+        eager = core.trace_state.trace is core.eval_trace
+        # The fast path of a call on Arrays only: one dictionary lookup by their avals.
+        fast_key = (_array_avals(args) if eager and self._simple and not kwargs else None)
+        if fast_key is not None:
+            fast_key = (fast_key, config.trace_context())
+            call = self._cache.fast.get(fast_key)
+            if call is not None:
+                return call(args)
+        entry, flat_args = self._entry_for(args, kwargs)
+        if eager:
+            if entry.compiled is None:
+                sig = entry.signature
+                entry.compiled = compiler.compile_jaxpr(entry.closed, sig.name,
+                                                        sig.donated_invars, sig.keep_unused)
+            if fast_key is not None:
+                self._cache.fast[fast_key] = _fast_call(entry)
+            outs = entry.compiled.call_flat(flat_args)
+        elif self._options.inline:
+            trace = core.trace_state.trace
+            if type(trace) is staging.DynamicJaxprTrace:
+                # As JAX stages an inlined call: array arguments become tracers first, so
+                # the constants among them are numbered in argument order (scalars stay
+                # constants, to be folded and inlined as literals).
+                flat_args = [trace.to_jaxpr_tracer(a) if getattr(a, "ndim", 0) else a
+                             for a in flat_args]
+            outs = eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *flat_args)
+        else:
+            sig = entry.signature
+            jaxpr, closed_over = entry.staged_call()
+            outs = jit_p.bind(*closed_over, *flat_args, jaxpr=jaxpr, name=sig.name,
+                              donated_invars=(False,) * len(closed_over) + sig.donated_invars,
+                              keep_unused=sig.keep_unused, inline=False)
+        return tree_util.tree_unflatten(entry.signature.out_tree, outs)
+
+    def trace(self, *args: Any, **kwargs: Any) -> stages.Traced:
+        entry, _ = self._entry_for(args, kwargs)
+        return stages.Traced(entry.signature, entry.closed)
+
+    def lower(self, *args: Any, **kwargs: Any) -> stages.Lowered:
+        return self.trace(*args, **kwargs).lower()
+
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        return self.trace(*args, **kwargs).out_info
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def _cache_size(self) -> int:
+        return len(self._cache.traced)
+
+    # -- the cache ---------------------------------------------------------------------------
+    def _split_static(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, tuple]:
+        """(dynamic args, dynamic kwargs, static key)."""
+        if self._simple:
+            return args, kwargs, ()
+        nargs = len(args)
+        static_positions = {i % nargs for i in self._options.static_argnums
+                            if -nargs <= i < nargs}
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_positions)
+        static_names = self._options.static_argnames
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
+        static = tuple((i, args[i]) for i in sorted(static_positions))
+        static += tuple(sorted(((k, v) for k, v in kwargs.items() if k in static_names),
+                               key=lambda kv: kv[0]))
+        _hash_static([v for _, v in static])
+        return dyn_args, dyn_kwargs, static
+
+    def _entry_for(self, args: tuple, kwargs: dict) -> tuple[_Entry, list[Any]]:
+        dyn_args, dyn_kwargs, static = self._split_static(args, kwargs)
+        flat_args, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        avals = staging.abstractify_args(
+            self._fun, flat_args,
+            lambda: staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset()))
+        # Static values that compare equal but differ in type (1, 1.0, True) trace apart.
+        static_key = (static, tuple(type(v) for _, v in static))
+        key = (in_tree, avals, static_key, config.trace_context())
+        entry = self._cache.traced.get(key)
+        if entry is not None and entry.traced_under not in (None, core.trace_state.trace):
+            entry = None
+        if entry is None:
+            if config.read("jax_explain_cache_misses"):
+                names = staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset())
+                _explain_miss(self._name, self._fun, self._cache.traced, key, names)
+            entry = self._trace(args, kwargs, dyn_args, dyn_kwargs, static, in_tree, avals)
+            # A trace closing over an enclosing trace's tracers holds them: it serves the
+            # calls made under the same trace only (JAX keys its cache on the current trace
+            # to the same effect), so two calls in one traced function share one jaxpr.
+            if entry.staged_call()[1]:
+                entry.traced_under = core.trace_state.trace
+            self._cache.traced[key] = entry
+        return entry, flat_args
+
+    def _trace(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,
+               static: tuple, in_tree: tree_util.PyTreeDef, avals: tuple[ShapedArray, ...]
+               ) -> _Entry:
+        static_positions = dict(s for s in static if isinstance(s[0], int))
+        static_kwargs = {k: v for k, v in static if isinstance(k, str)}
+        nargs = len(args)
+        fun = self._fun
+        out_trees: list[tree_util.PyTreeDef] = []
+        out_paths: list[tuple[str, ...]] = []
+
+        def flat_fun(*leaves: Any) -> list[Any]:
+            d_args, d_kwargs = tree_util.tree_unflatten(in_tree, leaves)
+            it = iter(d_args)
+            full_args = [static_positions[i] if i in static_positions else next(it)
+                         for i in range(nargs)]
+            out = fun(*full_args, **d_kwargs, **static_kwargs)
+            paths_and_leaves, out_tree = tree_util.tree_flatten_with_path(out)
+            out_trees.append(out_tree)
+            out_paths.append(tuple(keystr(path) for path, _ in paths_and_leaves))
+            leaves_out = [leaf for _, leaf in paths_and_leaves]
+            for leaf in leaves_out:
+                if not (isinstance(leaf, core.Tracer) or core.valid_jaxtype(leaf)):
+                    raise TypeError(f"Argument '{leaf}' of type {type(leaf)} is not a valid "
+                                    "JAX type")
+            return leaves_out
+
+        names = staging.leaf_arg_names(fun, args, dyn_kwargs, frozenset(static_positions))
+        debug = staging.debug_info("jit", fun, names)
+        if config.read("jax_no_tracing"):
+            raise RuntimeError(f"re-tracing function {debug.func_src_info} for `jit`, but "
+                               "'no_tracing' is set")
+        with monitoring.log_elapsed_time("Finished tracing {fun_name} for jit in "
+                                         "{elapsed_time:.9f} sec", self._name,
+                                         monitoring.JAXPR_TRACE_EVENT):
+            closed = staging.trace_to_jaxpr(flat_fun, list(avals), debug)
+        donated = self._donated_leaves(args, kwargs, dyn_args, dyn_kwargs, static_positions)
+        signature = stages.Signature(
+            name=self._name, in_tree=in_tree, out_tree=out_trees[0], in_avals=avals,
+            arg_names=tuple(names), donated_invars=donated,
+            keep_unused=self._options.keep_unused, out_paths=out_paths[0])
+        return _Entry(closed, signature)
+
+    def _donated_leaves(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,
+                        static_positions: dict) -> tuple[bool, ...]:
+        options = self._options
+        nargs = len(args)
+        donate_positions = {i % nargs for i in options.donate_argnums if -nargs <= i < nargs}
+        # As JAX: under `jax_debug_nans` nothing is donated, so that the de-optimized rerun
+        # after a NaN still has the arguments.
+        donate_names = options.donate_argnames
+        if config.read("jax_debug_nans"):
+            donate_positions, donate_names = set(), ()
+        flags: list[bool] = []
+        for i, arg in enumerate(args):
+            if i in static_positions:
+                continue
+            flags.extend([i in donate_positions] * len(tree_util.tree_leaves(arg)))
+        for key, value in dyn_kwargs.items():
+            flags.extend([key in donate_names] * len(tree_util.tree_leaves(value)))
+        return tuple(flags)
+
+
+def _user_call_site() -> str:
+    """`file:line (function)` of the innermost frame outside justjax: where the user called."""
+    frame = source_info_util.user_frame(1)
+    if frame is None:
+        return "unknown"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_name})"
+
+
+def _definition_site(fun: Callable) -> str:
+    try:
+        target = inspect.unwrap(fun.func if isinstance(fun, functools.partial) else fun)
+        return f"{inspect.getsourcefile(target)}:{inspect.getsourcelines(target)[1]}"
+    except (TypeError, OSError):
+        return "unknown"
+
+
+def _explain_miss(name: str, fun: Callable, cache: dict, key: tuple,
+                  arg_names: Sequence[str]) -> None:
+    """Logs why a call traces again (`jax_explain_cache_misses`), in JAX's words."""
+    lines = [f"TRACING CACHE MISS at {_user_call_site()}:"]
+    if not cache:
+        lines += ["  never seen function:",
+                  f"    {name} id={id(fun)} defined at {_definition_site(fun)}"]
+    else:
+        lines += [f"  for {name} defined at {_definition_site(fun)}",
+                  "  all previously seen cache keys differ. For the closest previous key:"]
+        in_tree, avals, static, context = key
+        seen = list(cache)
+        if all(k[0] != in_tree for k in seen):
+            lines += ["  different input pytree:", f"  * now {in_tree} and before {seen[-1][0]}"]
+        elif all(k[3] != context for k in seen):
+            lines += ["  different config affecting tracing (e.g. jax_enable_x64)"]
+        elif all(k[2] != static for k in seen):
+            lines += ["  different static arguments:",
+                      f"  * now {static[0]!r} and before {seen[-1][2][0]!r}"]
+        else:
+            same_tree = [k for k in seen if k[0] == in_tree and k[2] == static]
+            closest = min(same_tree, key=lambda k: sum(
+                a != b for a, b in zip(k[1], avals, strict=True)))
+            lines.append("  different input types:")
+            for i, (old, new) in enumerate(zip(closest[1], avals, strict=True)):
+                if old != new:
+                    where = arg_names[i] if i < len(arg_names) else f"args[{i}]"
+                    lines.append(f"  * at {where}, now {_typeof(new)} and before "
+                                 f"{_typeof(old)}")
+    logger.warning("\n".join(lines))
+
+
+def _typeof(aval: ShapedArray) -> str:
+    return aval.str_short() + ("{weak_type=True}" if aval.weak_type else "")
+
+
+def jit(fun: Callable | None = None, /, *, in_shardings: Any = None, out_shardings: Any = None,
+        static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Iterable[str] | None = None,
+        donate_argnums: int | Sequence[int] | None = None,
+        donate_argnames: str | Iterable[str] | None = None,
+        keep_unused: bool = False, device: Any = None, backend: str | None = None,
+        inline: bool = False, compiler_options: dict[str, Any] | None = None) -> Any:
+    """Compile `fun` with justjax's pipeline: trace to a jaxpr, lower to StableHLO, compile.
+
+    Args:
+      fun: the function to compile; omitted, `jit` returns a decorator.
+      static_argnums / static_argnames: arguments passed as Python values (hashable), baked
+        into the trace; a new value traces again.
+      donate_argnums / donate_argnames: arguments whose buffers the call may reuse; the
+        donated Arrays are deleted by the call.
+      keep_unused: keep arguments the function does not read in the compiled program.
+      inline: inline the function's jaxpr into an enclosing trace instead of a `jit` call.
+      in_shardings, out_shardings, device, backend, compiler_options: accepted for
+        compatibility; there is one CPU backend.
+    Returns:
+      The jitted function (`__wrapped__`, `__name__`, `__doc__` kept), with `.trace`,
+      `.lower` and `.eval_shape`.
+    """
+    if fun is None:
+        return functools.partial(
+            jit, in_shardings=in_shardings, out_shardings=out_shardings,
+            static_argnums=static_argnums, static_argnames=static_argnames,
+            donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+            keep_unused=keep_unused, device=device, backend=backend, inline=inline,
+            compiler_options=compiler_options)
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+    static_nums, static_names = _infer_argnums_and_argnames(
+        fun, _as_tuple(static_argnums), _as_tuple(static_argnames))
+    donate_nums, donate_names = _infer_argnums_and_argnames(
+        fun, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
+    options = _Options(static_nums, static_names, donate_nums, donate_names,
+                       bool(keep_unused), bool(inline))
+    return PjitFunction(fun, options)

@@ -1,0 +1,1 @@
+"""jax.debug: host callbacks and printing from compiled code, the interactive debugger."""

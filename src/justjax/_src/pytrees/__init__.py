@@ -1,0 +1,1 @@
+"""Pytrees: flattening, tree definitions, their errors, and ravel_pytree."""
