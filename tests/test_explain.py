@@ -1,4 +1,4 @@
-"""The pipeline explorer (`_src/explain*.py`): every stage of the seed examples, the fusion
+"""The pipeline explorer (`_src/explain/`): every stage of the seed examples, the fusion
 graph as SVG, the HTML report rendered in headless Chromium, and the command line."""
 from __future__ import annotations
 

@@ -4,9 +4,9 @@
           -> the fusion graph -> each kernel's LLVM IR and assembly, cost and measured time
 
 The result, an `Explanation`, prints as a text report (`str(e)`), draws the fusion graph as
-SVG (`e.svg()`, `explain_graph.py`) and writes one self-contained HTML page
-(`e.save_html(path)`, `explain_html.py`). `python -m justjax explain MODULE:FUNCTION --arg
-'f32[128,784]' ...` does the same from a shell (`explain_cli.py`).
+SVG (`e.svg()`, `graph.py`) and writes one self-contained HTML page
+(`e.save_html(path)`, `html.py`). `python -m justjax explain MODULE:FUNCTION --arg
+'f32[128,784]' ...` does the same from a shell (`cli.py`).
 
 Kernel times come from a profiled build of the same optimized module: the native backend
 adds `llvm.readcyclecounter` around each op of the entry function and keeps each kernel's
