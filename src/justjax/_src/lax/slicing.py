@@ -37,6 +37,8 @@ from justjax._src.lax import elementwise, gather_scatter, reductions, structural
 from justjax._src.lax.utils import standard_primitive
 from justjax._src.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,
                                              ScatterDimensionNumbers)
+# The small rule helpers both slicing families use; gather_scatter sits below slicing.
+from justjax._src.lax.gather_scatter import _ct_zero_or_none, _full, _shape_of, _zero_scalar
 
 __all__ = [
     "slice", "slice_in_dim", "index_in_dim", "dynamic_slice", "dynamic_slice_in_dim",
@@ -53,35 +55,6 @@ Dims = Sequence[int | None]
 
 def _dtype_of(x: Any) -> np.dtype:
     return core.get_aval(x).dtype
-
-
-def _full(shape: Sequence[int], value: Any, dtype: np.dtype, weak_type: bool = False) -> Any:
-    """`lax.full`: a broadcast scalar constant (the scalar itself for shape ())."""
-    if weak_type:
-        scalar = structural.convert_element_type(value, dtype, weak_type=True)
-    else:
-        scalar = np.array(value, dtype)
-    if not tuple(shape):
-        return scalar
-    return structural.broadcast_in_dim(scalar, tuple(shape), ())
-
-
-def _scalar_like(x: Any, value: Any) -> np.ndarray:
-    """A constant scalar of `x`'s dtype (a literal in jaxprs, like JAX's Python scalars)."""
-    return np.array(value, core.get_aval(x).dtype)
-
-
-def _zero_scalar(x: Any) -> np.ndarray:
-    return _scalar_like(x, 0)
-
-
-def _ct_zero_or_none(arg: Any) -> Any:
-    """The cotangent of `arg` for a symbolic-zero output cotangent."""
-    return ad.Zero(arg.aval) if ad.is_undefined_primal(arg) else None
-
-
-def _shape_of(x: Any) -> tuple[int, ...]:
-    return x.aval.shape if ad.is_undefined_primal(x) else core.get_aval(x).shape
 
 
 # -- slice -------------------------------------------------------------------------------------
