@@ -18,6 +18,7 @@ import pytest
 import justjax.tree as jt
 import justjax.tree_util as tu
 from justjax._src.pytrees import tree_util as stu
+from justjax._src.pytrees import tree_errors
 
 SequenceKey, DictKey = tu.SequenceKey, tu.DictKey
 GetAttrKey, FlattenedIndexKey = tu.GetAttrKey, tu.FlattenedIndexKey
@@ -837,21 +838,21 @@ def test_tree_transpose():
 
 def test_tree_broadcast():
     assert jt.broadcast((1, 2, 3), (0, {"a": 0, "b": 0}, (0, 0))) == (1, {"a": 2, "b": 2}, (3, 3))
-    assert stu.broadcast_prefix((1, [2]), (0, [(0, 0)])) == [1, 2, 2]
+    assert tree_errors.broadcast_prefix((1, [2]), (0, [(0, 0)])) == [1, 2, 2]
     with pytest.raises(ValueError, match=r"different lengths of tuple at key path\n"
                        r"    broadcast_prefix prefix_tree\n"):
         jt.broadcast((1, 2), (0, 1, 2))
 
 
 def test_prefix_and_equality_errors():
-    errors = stu.prefix_errors({"a": (1, 2)}, {"a": (1, 2, 3)})
+    errors = tree_errors.prefix_errors({"a": (1, 2)}, {"a": (1, 2, 3)})
     assert len(errors) == 1
     assert str(errors[0]("in_axes")).startswith(
         "pytree structure error: different lengths of tuple at key path\n    in_axes['a']\n")
-    assert stu.prefix_errors((1, [2]), (1, [2])) == []
-    assert list(stu.equality_errors((1, [2]), (1, [2, 3]))) == [
+    assert tree_errors.prefix_errors((1, [2]), (1, [2])) == []
+    assert list(tree_errors.equality_errors((1, [2]), (1, [2, 3]))) == [
         ((SequenceKey(1),), "list of length 1", "list of length 2", "the lengths do not match")]
-    assert list(stu.equality_errors({"a": 1}, {"a": 1, "b": 2})) == [
+    assert list(tree_errors.equality_errors({"a": 1}, {"a": 1, "b": 2})) == [
         ((), "<class 'dict'> with 1 child", "<class 'dict'> with 2 children",
          "the numbers of children do not match, with the symmetric difference of key sets: {'b'}")]
 

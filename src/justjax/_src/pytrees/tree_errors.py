@@ -6,18 +6,10 @@ from __future__ import annotations
 
 import difflib
 import textwrap
-from collections.abc import Callable, Hashable, Iterable, Iterator
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterator
+from typing import Any
 
-T = TypeVar("T")
-Typ = TypeVar("Typ", bound=type)
-H = TypeVar("H", bound=Hashable)
-Leaf = Any
-PyTree = Any
-KeyEntry = TypeVar("KeyEntry", bound=Any)
-KeyLeafPair = tuple[KeyEntry, Any]
-KeyLeafPairs = Iterable[KeyLeafPair]
-KeyPath = tuple[KeyEntry, ...]
+from justjax._src.pytrees.treedef import KeyPath
 
 
 from justjax._src.pytrees.treedef import (  # noqa: F401

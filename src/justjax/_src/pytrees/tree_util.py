@@ -24,17 +24,10 @@ import functools
 import operator
 import types
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
-T = TypeVar("T")
-Typ = TypeVar("Typ", bound=type)
-H = TypeVar("H", bound=Hashable)
-Leaf = Any
-PyTree = Any
-KeyEntry = TypeVar("KeyEntry", bound=Any)
-KeyLeafPair = tuple[KeyEntry, Any]
-KeyLeafPairs = Iterable[KeyLeafPair]
-KeyPath = tuple[KeyEntry, ...]
+# The type names are treedef's (one definition).
+from justjax._src.pytrees.treedef import H, T
 
 
 from justjax._src.pytrees.treedef import (  # noqa: F401  (public names re-exported)
