@@ -86,7 +86,7 @@ def _imports(path: pathlib.Path) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("justjax"):
             found.append(node.module)
-            # `from justjax._src import tree_util` imports the submodule itself.
+            # `from justjax._src.pytrees import tree_util` imports the submodule itself.
             found.extend(f"{node.module}.{alias.name}" for alias in node.names
                          if (SRC.parent / node.module.replace(".", "/") / f"{alias.name}.py").exists()
                          or (SRC.parent / node.module.replace(".", "/") / alias.name).is_dir())

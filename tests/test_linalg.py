@@ -619,7 +619,7 @@ def test_custom_call_attributes_print_as_mlir() -> None:
 # The public modules re-export exactly the implementations' names.
 
 @pytest.mark.parametrize("public,privates", [
-    ("justjax.lax.linalg", ["justjax._src.lax.linalg"]),
+    ("justjax.lax.linalg", ["justjax._src.lax.linalg", "justjax._src.lax.linalg_qdwh"]),
     ("justjax.numpy.linalg", ["justjax._src.numpy.linalg", "justjax._src.numpy.linalg_extra"]),
 ])
 def test_public_modules_reexport_all(public: str, privates: list[str]) -> None:

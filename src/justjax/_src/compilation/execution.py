@@ -114,8 +114,8 @@ class CompiledCall:
                     set_sharding(array, sharding)
         self._delete_donated(args, self._aliased)
         if config.read("jax_debug_nans") or config.read("jax_debug_infs"):
-            from justjax._src import debugging  # only when asked: it imports lax
-            debugging.check_nans(self.name, self.closed, args, results)
+            from justjax._src.debug import callbacks  # only when asked: it imports lax
+            callbacks.check_nans(self.name, self.closed, args, results)
         return results
 
     def input_buffers(self, args: Sequence[Any]) -> list[np.ndarray]:
