@@ -332,3 +332,36 @@ def test_no_import_cycles_inside_lax() -> None:
     graph = {m: _module_level_lax_imports(m, p) for m, p in LAX_MODULES.items()}
     cycle = _find_cycle(graph)
     assert cycle is None, "module-level import cycle inside lax: " + " -> ".join(cycle)
+
+
+# -- no import cycles anywhere in _src -------------------------------------------------------------
+# Outside lax a package's __init__ may gather its submodules (backends/ does), so here a module
+# depends on the modules it names: `from pkg import sub` on `sub`, `from pkg.sub import x` on
+# `pkg.sub`, and on `pkg`'s __init__ only when it takes a name defined there.
+
+SRC_MODULES = {_module_name(p): p for p in SOURCES if _module_name(p).startswith("justjax._src")}
+
+
+def _module_level_imports(module: str, path: pathlib.Path) -> set[str]:
+    found: set[str] = set()
+    for node in _module_level_nodes(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("justjax"):
+            submodules = {f"{node.module}.{a.name}" for a in node.names} & SRC_MODULES.keys()
+            found |= submodules
+            if node.module in SRC_MODULES and len(submodules) < len(node.names):
+                found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names} & SRC_MODULES.keys()
+    return found - {module}
+
+
+def test_no_import_cycles_in_src() -> None:
+    graph = {m: _module_level_imports(m, p) for m, p in SRC_MODULES.items()}
+    cycle = _find_cycle(graph)
+    assert cycle is None, "module-level import cycle: " + " -> ".join(cycle)
+
+
+def test_import_cycles_are_found() -> None:
+    graph = {m: _module_level_imports(m, p) for m, p in SRC_MODULES.items()}
+    graph["justjax._src.core.dtypes"] = graph["justjax._src.core.dtypes"] | {"justjax._src.api"}
+    assert _find_cycle(graph) is not None  # api imports core.dtypes, indirectly at least
