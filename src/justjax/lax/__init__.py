@@ -136,6 +136,13 @@ from justjax._src.lax.elementwise import (
     tanh_p as tanh_p,
     xor_p as xor_p,
 )
+from justjax._src.lax.selection import (
+    clamp as clamp,
+    clamp_p as clamp_p,
+    select as select,
+    select_n as select_n,
+    select_n_p as select_n_p,
+)
 from justjax._src.lax.structural import (
     bitcast_convert_type as bitcast_convert_type,
     bitcast_convert_type_p as bitcast_convert_type_p,
@@ -144,8 +151,6 @@ from justjax._src.lax.structural import (
     broadcast_in_dim_p as broadcast_in_dim_p,
     broadcast_to_rank as broadcast_to_rank,
     broadcasted_iota as broadcasted_iota,
-    clamp as clamp,
-    clamp_p as clamp_p,
     collapse as collapse,
     concatenate as concatenate,
     concatenate_p as concatenate_p,
@@ -158,9 +163,6 @@ from justjax._src.lax.structural import (
     iota_p as iota_p,
     reshape as reshape,
     reshape_p as reshape_p,
-    select as select,
-    select_n as select_n,
-    select_n_p as select_n_p,
     squeeze as squeeze,
     squeeze_p as squeeze_p,
     stop_gradient as stop_gradient,

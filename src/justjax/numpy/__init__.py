@@ -366,7 +366,7 @@ from justjax._src.numpy.tensor import (
     vecdot as vecdot,
     vecmat as vecmat,
 )
-from justjax._src.numpy.indexing import (
+from justjax._src.numpy.take import (
     put_along_axis as put_along_axis,
     take as take,
     take_along_axis as take_along_axis,

@@ -17,7 +17,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.interpreters import ad, batching, lowering
-from justjax._src.lax import elementwise, reductions, slicing, structural, windowed
+from justjax._src.lax import elementwise, reductions, selection, slicing, structural, windowed
 from justjax._src.lax.utils import standard_primitive
 
 __all__ = [
@@ -121,7 +121,7 @@ def logaddexp(x1: Any, x2: Any) -> Any:
     if dtypes.is_float(_dtype(x1)):
         delta = elementwise.sub(x1, x2)
         # NaN, or infinities of one sign: the sum gives the right NaN or infinity.
-        return structural.select(
+        return selection.select(
             elementwise.ne(delta, delta), elementwise.add(x1, x2),
             elementwise.add(amax, elementwise.log1p(elementwise.exp(
                 elementwise.neg(elementwise.abs(delta))))))
@@ -136,7 +136,7 @@ def _wrap_between(x: Any, bound: float) -> Any:
     a = _const(x, bound)
     two_a = _const(x, 2 * bound)
     rem = elementwise.rem(elementwise.add(x, a), two_a)
-    rem = structural.select(elementwise.lt(rem, _const(x, 0)), elementwise.add(rem, two_a), rem)
+    rem = selection.select(elementwise.lt(rem, _const(x, 0)), elementwise.add(rem, two_a), rem)
     return elementwise.sub(rem, a)
 
 
@@ -144,7 +144,7 @@ def _replace_inf(x: Any) -> Any:
     """`x` with +inf (of the real part) replaced by zero, as JAX's logaddexp jvp uses."""
     real = elementwise.real(x) if dtypes.is_complex(_dtype(x)) else x
     is_inf = elementwise.eq(real, _const(real, np.inf))
-    return structural.select(is_inf, _zeros_like(x), x)
+    return selection.select(is_inf, _zeros_like(x), x)
 
 
 def _zeros_like(x: Any) -> Any:

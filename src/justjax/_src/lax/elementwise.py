@@ -30,7 +30,7 @@ from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Builder, TensorType, Value
 from justjax._src.interpreters import ad, batching, lowering
-from justjax._src.lax import structural, utils
+from justjax._src.lax import selection, structural, utils
 from justjax._src.lax.utils import (ANY, COMPLEX, FLOAT, INEXACT, INT, INT_OR_BOOL, NUMERIC,
                                     standard_primitive)
 
@@ -245,7 +245,7 @@ def _one(x: Any) -> Any:
 def _replace_zero(x: Any) -> Any:
     """`x` with its zeros replaced by ones (keeps log and division finite where a factor
     multiplying them is zero)."""
-    return structural.select(eq(x, _const(x, 0)), _ones(x), x)
+    return selection.select(eq(x, _const(x, 0)), _ones(x), x)
 
 
 def _is_complex(x: Any) -> bool:
@@ -418,7 +418,7 @@ def _abs_jvp(g: Any, ans: Any, x: Any) -> Any:
         magnitude = _replace_zero(structural.convert_element_type(ans, _dtype(x)))
         return real(mul(g, div(conj_x, magnitude)))
     # At 0 the derivative is +1 (the `x >= 0` branch), as in JAX.
-    return structural.select(ge(x, _zero(x)), g, neg(g))
+    return selection.select(ge(x, _zero(x)), g, neg(g))
 
 
 abs_p = unop("abs", NUMERIC, result_dtype=_to_real, lower="stablehlo.abs", jvp2=_abs_jvp)
@@ -606,8 +606,8 @@ def _eq_meet(a: Any, b: Any) -> Any:
 
 def _balanced_eq(x: Any, z: Any, y: Any) -> Any:
     """1 where x alone attains z, 1/2 where x and y both do, else 0 (splits ties evenly)."""
-    return div(structural.select(_eq_meet(x, z), _ones(z), _zeros(z)),
-               structural.select(_eq_meet(y, z), _twos(z), _ones(z)))
+    return div(selection.select(_eq_meet(x, z), _ones(z), _zeros(z)),
+               selection.select(_eq_meet(y, z), _twos(z), _ones(z)))
 
 
 _MINMAX_JVP = (lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
@@ -661,8 +661,8 @@ def _pow_jvp_lhs(g: Any, ans: Any, x: Any, y: Any) -> Any:
             x = _maybe_broadcast(shape, x)
             y = _maybe_broadcast(shape, y)
         # An integer exponent of 0 has derivative 0 even at x = 0, where y x^(y-1) is NaN.
-        jac = structural.select(eq(y, _const(y, 0)), _zeros(y),
-                                mul(_replace_zero(y), pow(x, sub(y, _ones(y)))))
+        jac = selection.select(eq(y, _const(y, 0)), _zeros(y),
+                               mul(_replace_zero(y), pow(x, sub(y, _ones(y)))))
     else:
         jac = mul(y, pow(x, sub(y, _ones(y))))
     return mul(g, jac)
@@ -905,14 +905,14 @@ def _complex_sin(x: Any) -> Any:
     """sin of a complex number through real sin, cos and expm1, exact for a zero real part."""
     zero, a_is_zero, sn, cs, cosh_b, sinh_b = _complex_trig_parts(x)
     re, im = mul(sn, cosh_b), mul(cs, sinh_b)
-    return structural.select(a_is_zero, complex(zero, im), complex(re, im))
+    return selection.select(a_is_zero, complex(zero, im), complex(re, im))
 
 
 def _complex_cos(x: Any) -> Any:
     """cos of a complex number, as `_complex_sin`."""
     zero, a_is_zero, sn, cs, cosh_b, sinh_b = _complex_trig_parts(x)
     re, im = mul(cs, cosh_b), mul(neg(sn), sinh_b)
-    return structural.select(a_is_zero, complex(re, zero), complex(re, im))
+    return selection.select(a_is_zero, complex(re, zero), complex(re, im))
 
 
 sin_p = unop("sin", INEXACT, lower=_unary_lowering("stablehlo.sine", _complex_sin),

@@ -41,7 +41,7 @@ from justjax._src.hlo.ir import TensorType, Value
 from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.interpreters.batching import AxisData
 from justjax._src.interpreters.lowering import LoweringRuleContext
-from justjax._src.lax import elementwise, reductions, structural, utils
+from justjax._src.lax import elementwise, reductions, selection, structural, utils
 from justjax._src.lax.utils import standard_primitive
 
 __all__ = [
@@ -387,7 +387,7 @@ def _gather_fill(operand: Any, indices: Any, *, dimension_numbers: GatherDimensi
     mask = structural.broadcast_in_dim(mask, out_aval.shape, batch_dims)
     fill = structural.broadcast_in_dim(_fill_scalar(fill_value, out_aval.dtype),
                                        out_aval.shape, ())
-    return structural.select(mask, out, fill)
+    return selection.select(mask, out, fill)
 
 
 lowering.register_lowering(gather_p, _gather_lower)
@@ -594,7 +594,7 @@ def _clamp_scatter_indices(operand: Any, indices: Any, updates: Any, *,
     upper = elementwise.min(upper, bound_dtype.type(largest))
     upper = structural.convert_element_type(upper, index_aval.dtype)
     upper = structural.broadcast_in_dim(upper, index_aval.shape, (index_aval.ndim - 1,))
-    return structural.clamp(index_aval.dtype.type(0), indices, upper)
+    return selection.clamp(index_aval.dtype.type(0), indices, upper)
 
 
 def _scatter_lower(ctx: LoweringRuleContext, operand: Value, indices: Value, updates: Value, *,
@@ -869,15 +869,15 @@ def _scatter_extremal_jvp(prim: core.Primitive) -> Any:
         won = elementwise.eq(updates, target)
         retained = elementwise.eq(initial, target)
         zeros = _full_like(operand, 0)
-        num_updates = count(zeros, structural.select(won, _full_like(updates, 1),
-                                                     _full_like(updates, 0)))
+        num_updates = count(zeros, selection.select(won, _full_like(updates, 1),
+                                                    _full_like(updates, 0)))
         num_refs = count(_full_like(operand, 0), _full_like(updates, 1))
         one = _scalar_like(num_updates, 1)
-        updates_share = structural.select(
+        updates_share = selection.select(
             retained, elementwise.div(one, elementwise.add(num_updates, one)),
             elementwise.div(one, num_updates))
-        updates_coef = structural.select(won, updates_share, _full_like(updates, 0))
-        operand_share = structural.select(
+        updates_coef = selection.select(won, updates_share, _full_like(updates, 0))
+        operand_share = selection.select(
             retained, elementwise.div(one, elementwise.add(num_updates, one)),
             _full_like(num_updates, 0))
         # Each of the num_refs updates aimed at a slot removes its share of the operand's
@@ -942,10 +942,10 @@ def _scatter_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, update_jaxp
 
     def keep_operand(x: Any) -> Any:
         untouched = elementwise.eq(scattered_ids, _full_like(scattered_ids, 0))
-        return structural.select(untouched, x, _full_like(x, 0))
+        return selection.select(untouched, x, _full_like(x, 0))
 
     def keep_winners(x: Any) -> Any:
-        return structural.select(elementwise.eq(update_ids, gathered_ids), x, _full_like(x, 0))
+        return selection.select(elementwise.eq(update_ids, gathered_ids), x, _full_like(x, 0))
 
     masked_operand = keep_operand(operand)
     masked_updates = keep_winners(updates)

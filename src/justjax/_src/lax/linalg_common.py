@@ -19,7 +19,7 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.hlo import ir
 from justjax._src.interpreters import batching, lowering
-from justjax._src.lax import dot, elementwise, structural
+from justjax._src.lax import dot, elementwise, selection, structural
 
 # The accepted dtype classes, with the names JAX's errors give them.
 FLOAT_OR_COMPLEX = (tuple(dtypes.FLOAT_TYPES) + tuple(dtypes.COMPLEX_TYPES),
@@ -234,14 +234,14 @@ def tril(m: Any, k: int = 0) -> Any:
     """The part of `m` at and below the k-th diagonal, zeros elsewhere."""
     *batch, rows, cols = shape(m)
     mask = tri(rows, cols, k)
-    return structural.select(broadcast_batch(mask, batch), m, full_like(m, 0))
+    return selection.select(broadcast_batch(mask, batch), m, full_like(m, 0))
 
 
 def triu(m: Any, k: int = 0) -> Any:
     """The part of `m` at and above the k-th diagonal, zeros elsewhere."""
     *batch, rows, cols = shape(m)
     mask = tri(rows, cols, k - 1)
-    return structural.select(broadcast_batch(mask, batch), full_like(m, 0), m)
+    return selection.select(broadcast_batch(mask, batch), full_like(m, 0), m)
 
 
 def extract_diagonal(x: Any) -> Any:

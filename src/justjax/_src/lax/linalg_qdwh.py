@@ -17,7 +17,7 @@ import numpy as np
 from justjax._src.config import config
 from justjax._src.core import dtypes
 from justjax._src.compilation.jit import jit
-from justjax._src.lax import elementwise, reductions, slicing, structural
+from justjax._src.lax import elementwise, reductions, selection, slicing, structural
 from justjax._src.lax import linalg_common as lc
 from justjax._src.lax.control_flow.library import fori_loop
 from justjax._src.lax.control_flow.while_loop import while_loop
@@ -60,7 +60,7 @@ def _mask(x: Any, m: Any, n: Any) -> Any:
     rows = structural.broadcasted_iota(np.int32, lc.shape(x), 0)
     cols = structural.broadcasted_iota(np.int32, lc.shape(x), 1)
     inside = elementwise.bitwise_and(elementwise.lt(rows, m), elementwise.lt(cols, n))
-    return structural.select(inside, x, lc.full_like(x, 0))
+    return selection.select(inside, x, lc.full_like(x, 0))
 
 
 def _qr_step(u: Any, weights: Any) -> Any:
@@ -104,8 +104,8 @@ def _qdwh(x: Any, max_iterations: int, eps: float | None) -> tuple[Any, Any, Any
     inf_norm = reductions.reduce_max(reductions.reduce_sum(absx, (1,)), (0,))
     # Scaled so that the singular values are at most 1.
     scale = elementwise.rsqrt(one_norm) * elementwise.rsqrt(inf_norm)
-    scale = structural.select(elementwise.eq(one_norm, np.array(0, real)),
-                              np.array(1, real), scale)
+    scale = selection.select(elementwise.eq(one_norm, np.array(0, real)),
+                             np.array(1, real), scale)
     u = x * structural.convert_element_type(scale, dt)
     tol_norm = float(np.cbrt(10.0 * eps / 2.0))
     qr_steps, cholesky_steps = _schedule(eps, max_iterations)

@@ -19,7 +19,7 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.core import core
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering
-from justjax._src.lax import dot, elementwise, structural
+from justjax._src.lax import dot, elementwise, selection, structural
 from justjax._src.lax import linalg_common as lc
 from justjax._src.lax.control_flow.conditionals import cond
 from justjax._src.core import dtypes
@@ -253,7 +253,7 @@ def _givens(x: Any, y: Any) -> tuple[Any, Any]:
     def nonzero(x: Any, y: Any) -> tuple[Any, Any]:
         abs_x = elementwise.abs(x)
         abs_y = elementwise.abs(y)
-        scale = structural.select(elementwise.gt(abs_x, abs_y), abs_x, abs_y)
+        scale = selection.select(elementwise.gt(abs_x, abs_y), abs_x, abs_y)
         x = x / scale
         y = y / scale
         rh = 1 / elementwise.sqrt(x * x + y * y)

@@ -15,7 +15,7 @@ import numpy as np
 
 from justjax._src.core import core, dtypes
 from justjax._src.interpreters import ad, lowering
-from justjax._src.lax import creation, elementwise, structural
+from justjax._src.lax import creation, elementwise, selection, structural
 from justjax._src.lax.utils import INT
 
 __all__ = ["mulhi", "mulhi_p"]
@@ -58,10 +58,10 @@ def _mulhi_decomposed(x: Any, y: Any) -> Any:
     high = _unsigned_mulhi(ux, uy, bits)
     # Two's complement: x = ux - 2^bits when x < 0, so the signed high word is the unsigned
     # one minus y (and minus x when y < 0), modulo 2^bits.
-    high = elementwise.sub(high, structural.select(elementwise.lt(x, np.array(0, dtype)),
-                                                    uy, creation.full_like(uy, 0)))
-    high = elementwise.sub(high, structural.select(elementwise.lt(y, np.array(0, dtype)),
-                                                    ux, creation.full_like(ux, 0)))
+    high = elementwise.sub(high, selection.select(elementwise.lt(x, np.array(0, dtype)),
+                                                  uy, creation.full_like(uy, 0)))
+    high = elementwise.sub(high, selection.select(elementwise.lt(y, np.array(0, dtype)),
+                                                  ux, creation.full_like(ux, 0)))
     return structural.bitcast_convert_type(high, dtype)
 
 

@@ -27,7 +27,7 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.lax import elementwise as ew
-from justjax._src.lax import gather_scatter, reductions, slicing, structural
+from justjax._src.lax import gather_scatter, reductions, selection, slicing, structural
 from justjax._src.lax.utils import broadcast_shapes_or_error
 from justjax._src.runtime.array import Array
 
@@ -720,7 +720,7 @@ def _select_n_physical(ks, avals_in, avals_out):
         if np.ndim(which):
             shape = np.shape(cases[0])
             which = structural.broadcast_in_dim(which, shape, tuple(range(np.ndim(which))))
-        return structural.select_n_p.bind(which, *cases)
+        return selection.select_n_p.bind(which, *cases)
     return fun
 
 
@@ -761,6 +761,6 @@ for _prim, _fun in [
         (slicing.slice_p, _slice_physical),
         (slicing.dynamic_slice_p, _dynamic_slice_physical),
         (slicing.dynamic_update_slice_p, _dynamic_update_slice_physical),
-        (structural.select_n_p, _select_n_physical),
+        (selection.select_n_p, _select_n_physical),
         (gather_scatter.gather_p, _gather_physical)]:
     lowering.physical_lowerings[_prim] = _physical_lowering(_fun)

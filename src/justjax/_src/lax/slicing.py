@@ -33,7 +33,7 @@ from justjax._src.hlo.ir import Value
 from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.interpreters.batching import AxisData
 from justjax._src.interpreters.lowering import LoweringRuleContext
-from justjax._src.lax import elementwise, gather_scatter, reductions, structural, utils
+from justjax._src.lax import elementwise, gather_scatter, reductions, selection, structural, utils
 from justjax._src.lax.utils import standard_primitive
 from justjax._src.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,
                                              ScatterDimensionNumbers)
@@ -300,7 +300,7 @@ def _dynamic_slice_indices(operand: Any, start_indices: Any,
             # JAX adds with `i + size`: a weak-typed index is made strong first.
             strong = structural.convert_element_type(i, dtype) if core.get_aval(i).weak_type \
                 else i
-            result.append(structural.select(negative, elementwise.add(strong, size), i))
+            result.append(selection.select(negative, elementwise.add(strong, size), i))
         else:
             result.append(i)
     return result
@@ -393,8 +393,8 @@ def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
     sizes = structural.broadcast_in_dim(sizes, indices.shape, tuple(range(indices.ndim)))
     # Python's modulo (the sign of the divisor), as JAX's `indices % max_idx`.
     rem = elementwise.rem(indices, sizes)
-    indices = structural.select(elementwise.lt(rem, np.array(0, rem.dtype)),
-                                elementwise.add(rem, sizes), rem)
+    indices = selection.select(elementwise.lt(rem, np.array(0, rem.dtype)),
+                               elementwise.add(rem, sizes), rem)
     slice_sizes = list(shape)
     for ax in axes:
         slice_sizes[ax] = 1
@@ -635,7 +635,7 @@ def _pad_batcher(axis_data: AxisData, vals: Sequence[Any], dims: Dims, *,
     ones = structural.broadcast_in_dim(np.array(True), np.shape(operand), ())
     mask = pad(ones, np.array(False), config)
     values = structural.broadcast_in_dim(padding_value, np.shape(padded), (operand_bdim,))
-    return structural.select(mask, padded, values), operand_bdim
+    return selection.select(mask, padded, values), operand_bdim
 
 
 batching.primitive_batchers[pad_p] = _pad_batcher

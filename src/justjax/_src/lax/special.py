@@ -44,7 +44,8 @@ from justjax._src.lax.elementwise import (
 # JAX's `lax._const` and `lax.full_like` (weak types kept), shared with the jvp rules.
 from justjax._src.lax.elementwise import _const
 from justjax._src.lax.elementwise import _full_like as full_like
-from justjax._src.lax.structural import broadcast_in_dim, convert_element_type, select
+from justjax._src.lax.selection import select
+from justjax._src.lax.structural import broadcast_in_dim, convert_element_type
 
 __all__ = [
     "bessel_i0e", "bessel_i0e_p", "bessel_i1e", "bessel_i1e_p", "betainc", "igamma",

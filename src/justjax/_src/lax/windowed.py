@@ -22,7 +22,7 @@ from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, tracing_cache
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering, staging
-from justjax._src.lax import elementwise, reductions, slicing, structural
+from justjax._src.lax import elementwise, reductions, selection, slicing
 from justjax._src.lax import utils
 from justjax._src.lax.convolution import conv_general_vjp_lhs_padding, padtype_to_pads
 from justjax._src.lax.utils import standard_primitive
@@ -637,8 +637,8 @@ def _select_and_gather_add_pairs(tangents: Any, operand: Any, *, select_prim: Pr
     def reducer(x: tuple[Any, Any], y: tuple[Any, Any]) -> tuple[Any, Any]:
         (key_x, value_x), (key_y, value_y) = x, y
         which = select_prim.bind(key_x, key_y)
-        return (structural.select(which, key_x, key_y),
-                structural.select(which, value_x, value_y))
+        return (selection.select(which, key_x, key_y),
+                selection.select(which, value_x, value_y))
 
     operand_dtype = core.get_aval(operand).dtype
     inits = (_select_fill(select_prim, operand_dtype),

@@ -13,6 +13,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.transformations.custom_derivatives import custom_jvp
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import parallel, structural
+from justjax._src.lax import selection as lax_selection
 from justjax._src.numpy import (array_creation, dtype_ops, joining, reductions, selection, ufuncs,
                                 util)
 from justjax._src.scipy.special import logsumexp
@@ -41,7 +42,7 @@ def relu(x: Any) -> Any:
     return ufuncs.maximum(x, 0)
 
 
-relu.defjvps(lambda g, ans, x: structural.select(
+relu.defjvps(lambda g, ans, x: lax_selection.select(
     ufuncs.greater(x, 0), g, array_creation.lax_full_like(g, 0)))
 
 
@@ -52,7 +53,7 @@ def relu6(x: Any) -> Any:
     return ufuncs.minimum(ufuncs.maximum(x, 0), 6.0)
 
 
-relu6.defjvps(lambda g, ans, x: structural.select(
+relu6.defjvps(lambda g, ans, x: lax_selection.select(
     ufuncs.logical_and(ufuncs.greater(x, 0), ufuncs.less(x, 6)), g,
     array_creation.lax_full_like(g, 0)))
 

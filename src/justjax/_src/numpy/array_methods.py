@@ -61,7 +61,7 @@ _METHODS: dict[str, tuple[str, str]] = {
     "ptp": ("reductions", "ptp"), "repeat": ("rearranging", "repeat"),
     "round": ("ufuncs", "round"), "squeeze": ("shape_ops", "squeeze"),
     "std": ("reductions", "std"), "var": ("reductions", "var"), "sum": ("reductions", "sum"),
-    "swapaxes": ("shape_ops", "swapaxes"), "take": ("indexing", "take"),
+    "swapaxes": ("shape_ops", "swapaxes"), "take": ("take", "take"),
     "trace": ("diagonals", "trace"), "view": ("dtype_ops", "view"),
 }
 

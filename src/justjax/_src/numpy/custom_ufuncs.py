@@ -15,7 +15,7 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.transformations.custom_derivatives import custom_jvp
 from justjax._src.lax import elementwise as lax
-from justjax._src.lax import structural
+from justjax._src.lax import selection as lax_selection
 from justjax._src.numpy import util
 from justjax._src.numpy.array_creation import lax_full_like
 
@@ -31,7 +31,7 @@ def _dtype(x: Any) -> np.dtype:
 def _wrap_between(x: Any, a: float) -> Any:
     """`x` wrapped into [-a, a) (the imaginary part of a complex logaddexp)."""
     rem = lax.rem(lax.add(x, _const(x, a)), _const(x, 2 * a))
-    rem = structural.select(lax.lt(rem, _const(x, 0)), lax.add(rem, _const(x, 2 * a)), rem)
+    rem = lax_selection.select(lax.lt(rem, _const(x, 0)), lax.add(rem, _const(x, 2 * a)), rem)
     return lax.sub(rem, _const(x, a))
 
 
@@ -47,8 +47,9 @@ def _logaddexp_body(name: str, x1: Any, x2: Any, exp_fn: Any, scale: float | Non
     if dtypes.is_float(dtype):
         delta = lax.sub(x1, x2)
         # A NaN delta means NaN inputs or infinities of one sign: their sum is the answer.
-        return structural.select(lax.ne(delta, delta), lax.add(x1, x2),
-                                 lax.add(amax, scaled(lax.log1p(exp_fn(lax.neg(lax.abs(delta)))))))
+        return lax_selection.select(
+            lax.ne(delta, delta), lax.add(x1, x2),
+            lax.add(amax, scaled(lax.log1p(exp_fn(lax.neg(lax.abs(delta)))))))
     if dtypes.is_complex(dtype):
         delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
         out = lax.add(amax, scaled(lax.log1p(exp_fn(delta))))
@@ -59,7 +60,7 @@ def _logaddexp_body(name: str, x1: Any, x2: Any, exp_fn: Any, scale: float | Non
 def _replace_inf(x: Any) -> Any:
     """`x` with +inf (of the real part) replaced by 0, so `exp(x - out)` stays finite."""
     re_x = lax.real(x) if dtypes.is_complex(_dtype(x)) else x
-    return structural.select(lax.eq(re_x, _const(re_x, np.inf)), lax_full_like(x, 0), x)
+    return lax_selection.select(lax.eq(re_x, _const(re_x, np.inf)), lax_full_like(x, 0), x)
 
 
 @custom_jvp

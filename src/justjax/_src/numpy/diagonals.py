@@ -14,6 +14,7 @@ import numpy as np
 
 from justjax._src.core import core, dtypes
 from justjax._src.lax import slicing as lax_slicing
+from justjax._src.lax import selection as lax_selection
 from justjax._src.lax import structural as lax_struct
 from justjax._src.numpy import array_creation, rearranging, reductions, selection, util
 from justjax._src.numpy.shape_ops import (_aval, _ndim, _shape, _zeros_like_scalar, moveaxis,
@@ -35,7 +36,7 @@ def tril(m: Any, k: int = 0) -> Any:
         raise ValueError("Argument to jax.numpy.tril must be at least 2D")
     mask = array_creation.tri(*m_shape[-2:], k=k, dtype=bool)
     which = lax_struct.broadcast(mask, m_shape[:-2])
-    return lax_struct.select(which, m, array_creation.zeros_like(m))
+    return lax_selection.select(which, m, array_creation.zeros_like(m))
 
 
 @util.jitted_as_in_jax(static_argnames=("k",))
@@ -47,7 +48,7 @@ def triu(m: Any, k: int = 0) -> Any:
         raise ValueError("Argument to jax.numpy.triu must be at least 2D")
     mask = array_creation.tri(*m_shape[-2:], k=k - 1, dtype=bool)
     which = lax_struct.broadcast(mask, m_shape[:-2])
-    return lax_struct.select(which, array_creation.zeros_like(m), m)
+    return lax_selection.select(which, array_creation.zeros_like(m), m)
 
 
 # ---------------------------------------------------------------------------------------------

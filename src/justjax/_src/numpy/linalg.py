@@ -19,8 +19,8 @@ from justjax._src.transformations.custom_derivatives import custom_jvp
 from justjax._src.lax import linalg as lax_linalg
 from justjax._src.lax import dot, slicing, sorting, structural
 from justjax._src.lax.linalg_triangular import solve as lax_solve
-from justjax._src.numpy import (array_creation, diagonals, indexing, reductions, shape_ops,
-                                tensor, ufuncs, util)
+from justjax._src.numpy import (array_creation, diagonals, reductions, shape_ops, take, tensor,
+                                ufuncs, util)
 from justjax._src.numpy.scalar_types import finfo
 
 __all__ = ["EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "det",
@@ -209,7 +209,7 @@ def _hermitian_svd(a: Any, compute_uv: bool, subset_by_index: Any) -> Any:
     s = slicing.rev(s, (last,))
     idxs = slicing.rev(idxs, (last,))
     sign = slicing.rev(sign, (last,))
-    u = indexing.take_along_axis(w, idxs[..., None, :], axis=-1)
+    u = take.take_along_axis(w, idxs[..., None, :], axis=-1)
     vh = _H(u * sign[..., None, :].astype(u.dtype))
     return SVDResult(u, s, vh)
 
@@ -392,7 +392,7 @@ def _cofactor_solve(a: Any, b: Any) -> tuple[Any, Any]:
 
 def _take_rows_batched(x: Any, permutation: Any) -> Any:
     """`x[..., permutation, :]` row by row of each batch element."""
-    return indexing.take_along_axis(x, permutation[..., None], axis=-2)
+    return take.take_along_axis(x, permutation[..., None], axis=-2)
 
 
 def _concat_rows(top: Any, bottom: Any) -> Any:

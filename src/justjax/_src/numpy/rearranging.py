@@ -18,7 +18,7 @@ from justjax._src.lax import elementwise as lax
 from justjax._src.lax import joining as lax_joining
 from justjax._src.lax import slicing as lax_slicing
 from justjax._src.lax import structural as lax_struct
-from justjax._src.numpy import array_creation, indexing, reductions, ufuncs, util
+from justjax._src.numpy import array_creation, reductions, take, ufuncs, util
 from justjax._src.numpy.shape_ops import (_asarray, _aval, _concrete, _index_tuple, _ndim, _shape,
                                          broadcast_to, ravel, reshape, transpose)
 
@@ -206,7 +206,7 @@ def _repeat_general(arr: Any, repeats: Any, axis: int, total: int) -> Any:
     scatter_indices = reductions.cumsum(exclusive)
     starts = array_creation.zeros([total], dtype="int32").at[scatter_indices].add(1)
     gather_indices = reductions.cumsum(starts) - 1
-    return indexing.take(arr, gather_indices, axis=axis)
+    return take.take(arr, gather_indices, axis=axis)
 
 
 @util.jitted_as_in_jax(static_argnames=("new_shape",))

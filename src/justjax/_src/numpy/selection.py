@@ -12,6 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from justjax._src.core import core, dtypes
+from justjax._src.lax import selection as lax_selection
 from justjax._src.lax import structural as lax_struct
 from justjax._src.numpy import (array_creation, dtype_ops, joining, reductions, sorting, ufuncs,
                                 util)
@@ -57,7 +58,7 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
     choices = util.promote_dtypes(default, *choicelist)
     conditions = joining.stack(broadcast_arrays(False, *condlist))
     idx = reductions.argmax(dtype_ops.astype(conditions, bool), axis=0)
-    return lax_struct.select_n(*broadcast_arrays(idx, *choices))
+    return lax_selection.select_n(*broadcast_arrays(idx, *choices))
 
 
 def piecewise(x: Any, condlist: Any, funclist: list[Any], *args: Any, **kw: Any) -> Any:
@@ -83,7 +84,7 @@ def piecewise(x: Any, condlist: Any, funclist: list[Any], *args: Any, **kw: Any)
     for f in funclist:
         value = f(x_arr, *args, **kw) if callable(f) else array_creation.array(f, dtype=dtype)
         branches.append(util.broadcast_to(dtype_ops.astype(value, dtype), _shape(x_arr)))
-    return lax_struct.select_n(lax_struct.convert_element_type(indices, np.int32), *branches)
+    return lax_selection.select_n(lax_struct.convert_element_type(indices, np.int32), *branches)
 
 
 @util.jitted_as_in_jax

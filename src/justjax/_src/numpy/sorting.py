@@ -19,6 +19,7 @@ from justjax._src.lax import elementwise as lax
 from justjax._src.lax import slicing as lax_slicing
 from justjax._src.lax import gather_scatter
 from justjax._src.lax import sorting as lax_sorting
+from justjax._src.lax import selection as lax_selection
 from justjax._src.lax import structural
 from justjax._src.numpy import reductions, ufuncs, util
 from justjax._src.numpy.reductions import (_broadcast_in_dim, _const, _expand_dims, _full,
@@ -200,8 +201,8 @@ def _set_zero_at(proxy: Any, indices: Any) -> Any:
     leading dimensions are batch dimensions, as `vmap` of `x.at[i].set(0)` gives)."""
     n = proxy.shape[-1]
     batch = indices.ndim - 1
-    in_range = structural.select(lax.lt(indices, _const(indices, 0)),
-                                 lax.add(indices, _const(indices, n)), indices)
+    in_range = lax_selection.select(lax.lt(indices, _const(indices, 0)),
+                                    lax.add(indices, _const(indices, n)), indices)
     in_range = structural.broadcast_in_dim(in_range, (*indices.shape, 1),
                                            tuple(range(indices.ndim)))
     updates = _full((indices.shape[-1],), 0, proxy.dtype)
@@ -301,7 +302,8 @@ def _searchsorted_scan(sorted_arr: Any, query: Any, side: str, dtype: np.dtype) 
     for _ in range(int(np.ceil(np.log2(n + 1)))):
         mid = lax.add(low, lax.div(lax.sub(high, low), _const(low, 2)))
         go_left = _sort_compare(query, _take_clipped(sorted_arr, mid), or_equal=side == "left")
-        low, high = structural.select(go_left, low, mid), structural.select(go_left, mid, high)
+        low, high = (lax_selection.select(go_left, low, mid),
+                     lax_selection.select(go_left, mid, high))
     return structural.convert_element_type(high, dtype)
 
 
@@ -607,7 +609,7 @@ def _order_values(a: Any, q: Any, weights: Any, axis: int, keepdims: bool
     q = lax.mul(q, ufuncs.subtract(n, 1))
     low, high, low_weight, high_weight = _interp_indices(
         q, lambda: ufuncs.subtract(n, 1),
-        lambda x, hi: structural.clamp(_const(x, 0), x, hi))
+        lambda x, hi: lax_selection.clamp(_const(x, 0), x, hi))
     q_ndim = q.ndim
     slice_sizes = list(a_shape)
     slice_sizes[axis] = 1
@@ -673,7 +675,7 @@ def _interpolate(method: str, q: Any, low_value: Any, high_value: Any, low_weigh
         return high_value
     if method == "nearest":
         pred = lax.le(high_weight, _const(high_weight, 0.5))
-        return structural.select(pred, low_value, high_value)
+        return lax_selection.select(pred, low_value, high_value)
     return lax.mul(lax.add(low_value, high_value), _const(low_value, 0.5))
 
 
@@ -686,7 +688,7 @@ def _inverted_cdf(a: Any, q: Any, weights: Any, axis: int, keepdims: bool,
     zeros = _full(weights.shape, 0, weights.dtype)
     bad_weights = lax.bitwise_or(lax.lt(weights, zeros), _isnan(weights))
     nan_data = _isnan(a)
-    clean_weights = structural.select(lax.bitwise_or(bad_weights, nan_data), zeros, weights)
+    clean_weights = lax_selection.select(lax.bitwise_or(bad_weights, nan_data), zeros, weights)
     cum_weights = reductions.cumsum(clean_weights, axis=axis)
     total_weight = lax_slicing.index_in_dim(cum_weights, -1, axis=axis, keepdims=keepdims)
     total_expanded = _expand_dims(total_weight, tuple(range(q_ndim)))
@@ -720,15 +722,15 @@ def _inverted_cdf(a: Any, q: Any, weights: Any, axis: int, keepdims: bool,
 
 def _take_positions(a: Any, idx: Any, axis: int, keepdims: bool, q_ndim: int) -> Any:
     """`a`'s elements at positions `idx` along `axis` (quantiles leading `idx`'s shape)."""
-    from justjax._src.numpy import indexing  # imports this module
+    from justjax._src.numpy import take  # imports this module
     if keepdims:
         idx = structural.squeeze(idx, (q_ndim + axis,))
     if q_ndim == 0:
-        picked = indexing.take_along_axis(a, _expand_dims(idx, (axis,)), axis=axis)
+        picked = take.take_along_axis(a, _expand_dims(idx, (axis,)), axis=axis)
         result = structural.squeeze(picked, (axis,))
     else:
         perm = [*range(q_ndim, q_ndim + axis), *range(q_ndim), *range(q_ndim + axis, idx.ndim)]
-        picked = indexing.take_along_axis(a, structural.transpose(idx, perm), axis=axis)
+        picked = take.take_along_axis(a, structural.transpose(idx, perm), axis=axis)
         result = structural.transpose(picked, [perm.index(i) for i in range(len(perm))])
     if keepdims:
         result = _expand_dims(result, (q_ndim + axis,))

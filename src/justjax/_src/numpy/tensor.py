@@ -18,6 +18,7 @@ from justjax._src.lax import dot as lax_dot
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import reductions as lax_reductions
 from justjax._src.lax import slicing as lax_slicing
+from justjax._src.lax import selection as lax_selection
 from justjax._src.lax import structural as lax_struct
 from justjax._src.numpy import array_creation, dtype_ops, rearranging, shape_ops, ufuncs, util
 
@@ -424,7 +425,7 @@ def _sum_repeats(operand: Any, names: str, counts: collections.Counter, keep_nam
             axes = [i for i, n in enumerate(names) if n == name]
             eye = _delta(_shape(operand), axes)
             zeros = lax_struct.broadcast_in_dim(shape_ops._const(operand, 0), _shape(operand), ())
-            operand = lax_struct.select(eye, operand, zeros)
+            operand = lax_selection.select(eye, operand, zeros)
             if name not in keep_names:
                 operand = _einsum_sum(operand, axes, dtype)
                 names = names.replace(name, "")

@@ -18,6 +18,7 @@ import numpy as np
 
 from justjax._src.core import core, dtypes
 from justjax._src.lax import elementwise as lax
+from justjax._src.lax import selection as lax_selection
 from justjax._src.lax import structural
 from justjax._src.transformations.custom_derivatives import custom_jvp
 from justjax._src.numpy import custom_ufuncs, util
@@ -167,8 +168,8 @@ def _float_divmod(x1: Any, x2: Any) -> tuple[Any, Any]:
     x1_corrected = _where(equal(x2, 0), x1, lax.sub(x1, mod))
     div = lax.div(x1_corrected, x2)
     ind = lax.bitwise_and(not_equal(mod, 0), not_equal(lax.sign(x2), lax.sign(mod)))
-    mod = structural.select(ind, add(mod, x2), mod)
-    div = structural.select(ind, subtract(div, 1.0), div)
+    mod = lax_selection.select(ind, add(mod, x2), mod)
+    div = lax_selection.select(ind, subtract(div, 1.0), div)
     return lax.round(div), mod
 
 
@@ -195,7 +196,7 @@ def remainder(x1: Any, x2: Any, /) -> Any:
     trunc_mod_not_zero = lax.ne(trunc_mod, zero)
     do_plus = lax.bitwise_and(lax.ne(lax.lt(trunc_mod, zero), lax.lt(x2, zero)),
                               trunc_mod_not_zero)
-    return structural.select(do_plus, lax.add(trunc_mod, x2), trunc_mod)
+    return lax_selection.select(do_plus, lax.add(trunc_mod, x2), trunc_mod)
 
 
 mod = _alias("mod", remainder)
@@ -545,9 +546,9 @@ def not_equal(x: Any, y: Any, /) -> Any:
 def _complex_comparison(lax_op: Callable, x: Any, y: Any) -> Any:
     """Orders complex numbers lexicographically (real part, then imaginary), as JAX."""
     if _is_complex(x):
-        return structural.select(lax.eq(lax.real(x), lax.real(y)),
-                                 lax_op(lax.imag(x), lax.imag(y)),
-                                 lax_op(lax.real(x), lax.real(y)))
+        return lax_selection.select(lax.eq(lax.real(x), lax.real(y)),
+                                    lax_op(lax.imag(x), lax.imag(y)),
+                                    lax_op(lax.real(x), lax.real(y)))
     return lax_op(x, y)
 
 

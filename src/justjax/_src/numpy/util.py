@@ -11,6 +11,7 @@ from justjax._src.compilation.jit import jit
 from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.lax import creation, elementwise, structural
+from justjax._src.lax import selection as lax_selection
 from justjax._src.lax import utils as lax_utils
 from justjax._src.lax.prng import PRNGKeyArray
 from justjax._src.lax.utils import broadcast_shapes as lax_broadcast_shapes
@@ -243,7 +244,7 @@ def _where(condition: Any, x: Any, y: Any) -> Any:
         condition, x, y = broadcast_arrays(condition, x, y)
     if core.get_aval(x).size == 0:
         return x
-    return structural.select(condition, x, y)
+    return lax_selection.select(condition, x, y)
 
 
 where = _where

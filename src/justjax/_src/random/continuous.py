@@ -18,6 +18,7 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.compilation.jit import jit
 from justjax._src.lax import elementwise as lax
+from justjax._src.lax import selection as lax_selection
 from justjax._src.lax import structural
 from justjax._src.numpy import linalg_extra, selection, shape_ops, ufuncs, util
 from justjax._src.random.distributions import check_shape, float_dtype, normal, uniform
@@ -289,7 +290,7 @@ def _triangular(key: Any, left: Any, mode: Any, right: Any, shape: tuple[int, ..
     u = uniform(key, shape, dtype)
     out1 = left + lax.sqrt(u * (right - left) * (mode - left))
     out2 = right - lax.sqrt((1 - u) * (right - left) * (right - mode))
-    return structural.select(u < fc, out1, out2)
+    return lax_selection.select(u < fc, out1, out2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -407,4 +408,4 @@ def _wald(key: Any, mean: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
     mean_sq = lax.integer_pow(mean, 2)
     sqrt_term = lax.sqrt(4 * mean * y + mean_sq * y_sq)
     x = mean + mean_sq * y / 2 - mean / 2 * sqrt_term
-    return structural.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
+    return lax_selection.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)

@@ -26,6 +26,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.compilation.jit import jit
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import cumulative
+from justjax._src.lax import selection as lax_selection
 from justjax._src.lax import structural
 from justjax._src.lax.control_flow.scan import scan
 from justjax._src.lax.control_flow.while_loop import while_loop
@@ -78,7 +79,7 @@ def _poisson_knuth(key: Any, lam: Any, shape: tuple[int, ...], dtype: np.dtype,
     def body_fn(carry: tuple) -> tuple:
         i, k, rng, log_prod = carry
         rng, subkey = split_typed(rng)
-        k = structural.select(log_prod > -lam, k + 1, k)
+        k = lax_selection.select(log_prod > -lam, k + 1, k)
         u = uniform(subkey, shape, np.float32)
         return i + 1, k, rng, log_prod + ufuncs.log(u)
 
@@ -115,7 +116,7 @@ def _poisson_rejection(key: Any, lam: Any, shape: tuple[int, ...], dtype: np.dty
         reject = (k < 0) | ((u_shifted < 0.013) & (v > u_shifted))
         accept2 = s <= t
         accept = accept1 | (~reject & accept2)
-        k_out = structural.select(accept, k, k_out)
+        k_out = lax_selection.select(accept, k, k_out)
         accepted |= accept
         return i + 1, k_out, accepted, key
 
@@ -132,16 +133,16 @@ def _poisson_rejection(key: Any, lam: Any, shape: tuple[int, ...], dtype: np.dty
 @functools.partial(jit, static_argnums=(2, 3))
 def _poisson(key: Any, lam: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
     use_knuth = _isnan(lam) | (lam < 10)
-    lam_knuth = structural.select(use_knuth, lam, full_like(lam, 0.0))
+    lam_knuth = lax_selection.select(use_knuth, lam, full_like(lam, 0.0))
     # Rejection's acceptance rate tends to 89% as lam grows: a large dummy rate for the
     # elements Knuth handles.
-    lam_rejection = structural.select(use_knuth, full_like(lam, 1e5), lam)
+    lam_rejection = lax_selection.select(use_knuth, full_like(lam, 1e5), lam)
     max_iters = dtype.type(dtypes.iinfo(dtype).max)  # no practical bound
-    result = structural.select(
+    result = lax_selection.select(
         use_knuth,
         _poisson_knuth(key, lam_knuth, shape, dtype, max_iters),
         _poisson_rejection(key, lam_rejection, shape, dtype, max_iters))
-    return structural.select(lam == 0, array_creation.zeros_like(result), result)
+    return lax_selection.select(lam == 0, array_creation.zeros_like(result), result)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -154,13 +155,13 @@ def _stirling_approx_tail(k: Any) -> Any:
          0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
          0.00925546218271273, 0.00833056343336287], dtype=k.dtype)
     use_tail_values = k <= 9
-    k = structural.clamp(_const(k, 0.0), k, _const(k, 9.0))
+    k = lax_selection.clamp(_const(k, 0.0), k, _const(k, 9.0))
     kp1sq = (k + 1) * (k + 1)
     approx = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
     k = ufuncs.floor(k)
-    return structural.select(use_tail_values,
-                             stirling_tail_vals[array_creation.asarray(k, dtype="int32")],
-                             approx)
+    return lax_selection.select(use_tail_values,
+                                stirling_tail_vals[array_creation.asarray(k, dtype="int32")],
+                                approx)
 
 
 @functools.partial(jit, static_argnums=(3, 4, 5), inline=True)
@@ -171,7 +172,7 @@ def _binomial_inversion(key: Any, count: Any, prob: Any, shape: tuple[int, ...],
     def body_fn(carry: tuple) -> tuple:
         i, num_geom, geom_sum, key = carry
         subkey, key = split(key)
-        num_geom_out = structural.select(geom_sum <= count, num_geom + 1, num_geom)
+        num_geom_out = lax_selection.select(geom_sum <= count, num_geom + 1, num_geom)
         u = uniform(subkey, shape, prob.dtype)
         geom = ufuncs.ceil(ufuncs.log(u) / log1minusprob)
         geom_sum = geom_sum + geom
@@ -220,7 +221,7 @@ def _btrs(key: Any, count: Any, prob: Any, shape: tuple[int, ...], dtype: np.dty
               - _stirling_approx_tail(count - k))
         accept2 = v <= ub
         accept = accept1 | (~reject & accept2)
-        k_out = structural.select(accept, k, k_out)
+        k_out = lax_selection.select(accept, k, k_out)
         accepted |= accept
         return i + 1, k_out, accepted, key
 
@@ -246,20 +247,20 @@ def _binomial(key: Any, count: Any, prob: Any, shape: tuple[int, ...] | None,
     count = shape_ops.broadcast_to(count, shape)
     prob = shape_ops.broadcast_to(prob, shape)
     p_lt_half = prob < 0.5
-    q = structural.select(p_lt_half, prob, 1.0 - prob)
+    q = lax_selection.select(p_lt_half, prob, 1.0 - prob)
     count_nan_or_neg = _isnan(count) | (count < 0.0)
     count_inf = ufuncs.isinf(count)
     q_is_nan = _isnan(q)
     q_l_0 = q < 0.0
-    q = structural.select(q_is_nan | q_l_0, full_like(q, 0.01), q)
+    q = lax_selection.select(q_is_nan | q_l_0, full_like(q, 0.01), q)
     use_inversion = count_nan_or_neg | (count * q <= 10.0)
     # A float count is floored, as NumPy's binomial does.
     count = ufuncs.floor(count)
-    count_inv = structural.select(use_inversion, count, full_like(count, 0.0))
-    count_btrs = structural.select(use_inversion, full_like(count, 1e4), count)
-    q_btrs = structural.select(use_inversion, full_like(q, 0.5), q)
+    count_inv = lax_selection.select(use_inversion, count, full_like(count, 0.0))
+    count_btrs = lax_selection.select(use_inversion, full_like(count, 1e4), count)
+    q_btrs = lax_selection.select(use_inversion, full_like(q, 0.5), q)
     max_iters = dtype.type(dtypes.finfo(dtype).max)
-    samples = structural.select(
+    samples = lax_selection.select(
         use_inversion,
         _binomial_inversion(key, count_inv, q, shape, dtype, max_iters),
         _btrs(key, count_btrs, q_btrs, shape, dtype, max_iters))
@@ -273,12 +274,12 @@ def _binomial_special_cases(samples: Any, count: Any, p_lt_half: Any, count_nan_
     """NaN for a NaN or negative p or count, inf for an infinite count, and n - k where
     p >= 1/2 (the sample was drawn with 1 - p)."""
     invalid = q_l_0 | q_is_nan | count_nan_or_neg
-    samples = structural.select(invalid, array_creation.full_like(samples, np.nan, dtype),
-                                samples)
-    samples = structural.select(count_inf & (~invalid),
-                                array_creation.full_like(samples, np.inf, dtype), samples)
-    return structural.select(p_lt_half | count_nan_or_neg | q_is_nan | count_inf, samples,
-                             count.astype(dtype) - samples)
+    samples = lax_selection.select(invalid, array_creation.full_like(samples, np.nan, dtype),
+                                   samples)
+    samples = lax_selection.select(count_inf & (~invalid),
+                                   array_creation.full_like(samples, np.inf, dtype), samples)
+    return lax_selection.select(p_lt_half | count_nan_or_neg | q_is_nan | count_inf, samples,
+                                count.astype(dtype) - samples)
 
 
 def binomial(key: Any, n: Any, p: Any, shape: Sequence[int] | None = None,

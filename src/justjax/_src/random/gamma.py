@@ -30,6 +30,7 @@ from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.compilation.jit import jit
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import special as lax_special
+from justjax._src.lax import selection as lax_selection
 from justjax._src.lax import structural
 from justjax._src.lax.control_flow.library import map as lax_map
 from justjax._src.lax.control_flow.while_loop import while_loop
@@ -65,7 +66,7 @@ def _gamma_one(key: Any, alpha: Any, log_space: bool) -> Any:
     # alpha < 1 samples Gamma(alpha + 1) and multiplies by U^(1/alpha) below.
     boost_mask = lax.ge(alpha, one)
     alpha_orig = alpha
-    alpha = structural.select(boost_mask, alpha, lax.add(alpha, one))
+    alpha = lax_selection.select(boost_mask, alpha, lax.add(alpha, one))
     d = lax.sub(alpha, one_over_three)
     c = lax.div(one_over_three, lax.sqrt(d))
 
@@ -98,11 +99,11 @@ def _gamma_one(key: Any, alpha: Any, log_space: bool) -> Any:
     if log_space:
         # log(U) ~ -Exponential, drawn as log(1 - U) so both spaces use the same U.
         log_samples = lax.neg(exponential(subkey, (), dtype=dtype))
-        log_boost = structural.select(boost_mask | (log_samples == 0), zero,
-                                      lax.mul(log_samples, lax.div(one, alpha_orig)))
+        log_boost = lax_selection.select(boost_mask | (log_samples == 0), zero,
+                                         lax.mul(log_samples, lax.div(one, alpha_orig)))
         return lax.add(lax.add(lax.log(d), lax.log(V)), log_boost)
     samples = 1 - uniform(subkey, (), dtype=dtype)
-    boost = structural.select(boost_mask, one, lax.pow(samples, lax.div(one, alpha_orig)))
+    boost = lax_selection.select(boost_mask, one, lax.pow(samples, lax.div(one, alpha_orig)))
     return lax.mul(lax.mul(d, V), boost)
 
 
@@ -133,7 +134,7 @@ def _gamma_grad(sample: Any, a: Any, *, log_space: bool) -> Any:
         zero = _const(sample, 0)
         tiny_value = dtypes.finfo(core.get_aval(samples).dtype).tiny
         tiny = array_creation.lax_full_like(samples, tiny_value)
-        samples = structural.select(lax.eq(samples, zero), tiny, samples)
+        samples = lax_selection.select(lax.eq(samples, zero), tiny, samples)
 
         def gamma_grad(alpha: Any, x: Any) -> Any:
             return lax.div(lax_special.random_gamma_grad(alpha, x), x)

@@ -20,9 +20,10 @@ from justjax._src.core import core, dtypes
 from justjax._src.compilation.jit import jit
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import sorting, structural
+from justjax._src.lax import selection as lax_selection
 from justjax._src.lax.prng import UINT_DTYPES
-from justjax._src.numpy import (array_creation, indexing, reductions, selection, shape_ops,
-                                sorting as jnp_sorting, ufuncs, util)
+from justjax._src.numpy import (array_creation, reductions, selection, shape_ops,
+                                sorting as jnp_sorting, take, ufuncs, util)
 from justjax._src.random.distributions import _uniform, check_shape, float_dtype, uniform
 from justjax._src.random.keys import check_prng_key, random_bits, split_typed
 
@@ -161,9 +162,9 @@ def _randint_span(minval: Any, maxval: Any, maxval_out_of_range: Any, unsigned: 
     """maxval - minval as unsigned: 1 where maxval <= minval (minval is returned), one more
     where maxval lies beyond the dtype (wrapping to 0 = the whole range)."""
     span = structural.convert_element_type(maxval - minval, unsigned)
-    span = structural.select(maxval <= minval, array_creation.lax_full_like(span, 1), span)
-    return structural.select(maxval_out_of_range & (maxval > minval),
-                             lax.add(span, util.const(span, 1)), span)
+    span = lax_selection.select(maxval <= minval, array_creation.lax_full_like(span, 1), span)
+    return lax_selection.select(maxval_out_of_range & (maxval > minval),
+                                lax.add(span, util.const(span, 1)), span)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,7 +198,7 @@ def _permutation(key: Any, x: Any, axis: int, independent: bool) -> Any:
     if independent or np.ndim(x) == 1:
         return _shuffle(key, x, axis)
     ind = _shuffle(key, array_creation.arange(np.shape(x)[axis]), 0)
-    return indexing.take(x, ind, axis, unique_indices=True)
+    return take.take(x, ind, axis, unique_indices=True)
 
 
 @functools.partial(jit, static_argnums=(2,))
@@ -258,7 +259,7 @@ def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p:
         result = _choice_uniform(key, a, arr, shape, replace, axis, n_inputs, n_draws)
     else:
         ind = _choice_weighted(key, p, shape, replace, mode, n_inputs, n_draws)
-        result = ind if not arr_shape else indexing.take(arr, ind, axis)
+        result = ind if not arr_shape else take.take(arr, ind, axis)
     out_shape = shape if not arr_shape else arr_shape[:axis] + tuple(shape) + arr_shape[axis + 1:]
     return result.reshape(out_shape)
 
@@ -269,7 +270,7 @@ def _choice_uniform(key: Any, a: Any, arr: Any, shape: Sequence[int], replace: b
     scalar = not _aval(arr).shape
     if replace:
         ind = randint(key, shape, 0, n_inputs)
-        return ind if scalar else indexing.take(arr, ind, axis)
+        return ind if scalar else take.take(arr, ind, axis)
     slices = (slice(None),) * axis + (slice(n_draws),)
     return permutation(key, n_inputs if scalar else arr, axis)[slices]
 

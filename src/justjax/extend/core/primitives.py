@@ -135,15 +135,15 @@ from justjax._src.lax.special import igamma_p as igamma_p
 from justjax._src.lax.special import igammac_p as igammac_p
 from justjax._src.lax.special import regularized_incomplete_beta_p as regularized_incomplete_beta_p
 from justjax._src.lax.special import zeta_p as zeta_p
+from justjax._src.lax.selection import clamp_p as clamp_p
+from justjax._src.lax.selection import select_n_p as select_n_p
 from justjax._src.lax.structural import bitcast_convert_type_p as bitcast_convert_type_p
 from justjax._src.lax.structural import broadcast_in_dim_p as broadcast_in_dim_p
-from justjax._src.lax.structural import clamp_p as clamp_p
 from justjax._src.lax.structural import concatenate_p as concatenate_p
 from justjax._src.lax.structural import convert_element_type_p as convert_element_type_p
 from justjax._src.lax.structural import copy_p as copy_p
 from justjax._src.lax.structural import iota_p as iota_p
 from justjax._src.lax.structural import reshape_p as reshape_p
-from justjax._src.lax.structural import select_n_p as select_n_p
 from justjax._src.lax.structural import squeeze_p as squeeze_p
 from justjax._src.lax.structural import stop_gradient_p as stop_gradient_p
 from justjax._src.lax.structural import transpose_p as transpose_p

@@ -27,7 +27,7 @@ from justjax._src.core.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.interpreters import partial_eval as pe
-from justjax._src.lax import elementwise, structural
+from justjax._src.lax import elementwise, selection, structural
 from justjax._src.lax.control_flow import common
 
 __all__ = ["cond", "cond_p", "switch"]
@@ -165,8 +165,8 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any,
     if len(branches) == 1:
         return branches[0](*operands)
     index = structural.convert_element_type(index, np.int32)
-    index = structural.clamp(np.array(0, np.int32), index,
-                             np.array(len(branches) - 1, np.int32))
+    index = selection.clamp(np.array(0, np.int32), index,
+                            np.array(len(branches) - 1, np.int32))
     if config.read("jax_disable_jit") and core.is_concrete(index):
         return branches[int(core.to_concrete_value(index))](*operands)
     names = ["branch 0", *[f"branch{i}" for i in range(1, len(branches))]]
@@ -498,9 +498,9 @@ def _cond_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
             own = []
             for x in ops:
                 frozen = structural.stop_gradient(x)
-                own.append(structural.select(_bcast(chosen, x), x, frozen))
+                own.append(selection.select(_bcast(chosen, x), x, frozen))
             branch_outs.append(eval_jaxpr(batched.jaxpr, batched.consts, *own))
-        outs = [structural.select_n(_bcast(index, outs[0]), *outs)
+        outs = [selection.select_n(_bcast(index, outs[0]), *outs)
                 for outs in zip(*branch_outs, strict=True)]
         return outs, [0] * len(outs)
     in_dims = [None if d is None else 0 for d in op_dims]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from justjax._src.numpy import indexing, linalg_extra, reductions, util
+from justjax._src.numpy import linalg_extra, reductions, take, util
 
 __all__ = ["vq"]
 
@@ -35,5 +35,5 @@ def vq(obs: Any, code_book: Any, check_finite: bool = True) -> tuple[Any, Any]:
     # (M, K) distances, each a norm over the feature axis.
     dist = linalg_extra.norm(obs_arr[:, None, :] - book_arr[None, :, :], axis=-1)
     code = reductions.argmin(dist, axis=-1)
-    dist_min = indexing.take_along_axis(dist, code[:, None], axis=-1)[:, 0]
+    dist_min = take.take_along_axis(dist, code[:, None], axis=-1)[:, 0]
     return code, dist_min

@@ -9,7 +9,7 @@ import numpy as np
 from justjax._src.core import dtypes
 from justjax._src.transformations.custom_derivatives import custom_jvp
 from justjax._src.lax import elementwise as lax
-from justjax._src.lax import structural
+from justjax._src.lax import selection as lax_selection
 from justjax._src.scipy.special._util import promote_inexact, reject_complex
 from justjax._src.numpy import array_creation, dtype_ops, numeric, selection, ufuncs, util
 
@@ -74,8 +74,8 @@ def _wofz_upper(z: Any) -> Any:
 def _wofz(z: Any) -> Any:
     """w(z), by the reflection w(z) = 2 exp(-z^2) - w(-z) in the lower half plane."""
     upper = lax.ge(lax.imag(z), util.const(lax.real(z), 0.0))
-    w_upper = _wofz_upper(structural.select(upper, z, lax.neg(z)))
-    return structural.select(upper, w_upper, 2 * lax.exp(lax.neg(z * z)) - w_upper)
+    w_upper = _wofz_upper(lax_selection.select(upper, z, lax.neg(z)))
+    return lax_selection.select(upper, w_upper, 2 * lax.exp(lax.neg(z * z)) - w_upper)
 
 
 _wofz.defjvps(lambda g, ans, z: g * (lax.neg(2 * z * ans)
@@ -138,12 +138,12 @@ def _erfcx_real(x: Any, terms: int) -> Any:
     """exp(x^2) erfc(x) where exp(x^2) is finite, the asymptotic series above that."""
     threshold = np.sqrt(np.log(dtypes.finfo(x.dtype).max))
     large = x > util.const(x, threshold)
-    safe_x = structural.select(large, array_creation.lax_full_like(x, 1.0), x)
+    safe_x = lax_selection.select(large, array_creation.lax_full_like(x, 1.0), x)
     direct = lax.exp(lax.square(safe_x)) * lax.erfc(safe_x)
     coefficients = np.array(_erfcx_asymptotic_coefficients(terms), dtype=x.dtype)
     series = numeric.polyval(coefficients, util.const(x, 1.0) / lax.square(x))
     asymptotic = series / (x * util.const(x, np.sqrt(np.pi)))
-    return structural.select(large, asymptotic, direct)
+    return lax_selection.select(large, asymptotic, direct)
 
 
 # -- dawsn: Cephes' rational approximations (dawsn.c) -------------------------------------------
@@ -209,17 +209,17 @@ def _dawsn_real(x: Any) -> Any:
     in_third = ax >= util.const(x, 6.25)
     t = one / lax.square(ax)
     # Each branch reads 1 outside its own range, so no branch makes NaNs or infinities.
-    ax1 = structural.select(in_first, ax, array_creation.lax_full_like(ax, 1.0))
+    ax1 = lax_selection.select(in_first, ax, array_creation.lax_full_like(ax, 1.0))
     first = ax1 * _ratio(_DAWSN_AN, _DAWSN_AD, lax.square(ax1))
 
     def tail(in_range: Any, num: tuple, den: tuple) -> Any:
-        t_ = structural.select(in_range, t, array_creation.lax_full_like(t, 1.0))
-        ax_ = structural.select(in_range, ax, array_creation.lax_full_like(ax, 1.0))
+        t_ = lax_selection.select(in_range, t, array_creation.lax_full_like(t, 1.0))
+        ax_ = lax_selection.select(in_range, ax, array_creation.lax_full_like(ax, 1.0))
         return util.const(x, 0.5) / ax_ * (one + t_ * _ratio(num, den, t_))
 
     second = tail(in_second, _DAWSN_BN, _DAWSN_BD)
     third = tail(in_third, _DAWSN_CN, _DAWSN_CD)
-    result = structural.select(in_first, first, structural.select(in_second, second, third))
+    result = lax_selection.select(in_first, first, lax_selection.select(in_second, second, third))
     return ufuncs.sign(x) * result
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from justjax._src.core import dtypes
 from justjax._src.transformations.custom_derivatives import custom_jvp
 from justjax._src.lax import elementwise as lax
+from justjax._src.lax import selection as lax_selection
 from justjax._src.lax import structural
 from justjax._src.lax.control_flow.conditionals import cond
 from justjax._src.lax.control_flow.library import fori_loop
@@ -101,8 +102,8 @@ def hyp1f1(a: Any, b: Any, x: Any) -> Any:
     reject_complex("hyp1f1", x)
     result = cond(lax.abs(x) < 100, _hyp1f1_power_series, _hyp1f1_asymptotic, a, b, x)
     index = ((a == 0) * 1 + ((a == b) & (a != 0)) * 2 + ((b == 0) & (a != 0)) * 3)
-    return structural.select_n(index, result, array_creation.array(1, dtype=x.dtype),
-                               lax.exp(x), array_creation.array(np.inf, dtype=x.dtype))
+    return lax_selection.select_n(index, result, array_creation.array(1, dtype=x.dtype),
+                                  lax.exp(x), array_creation.array(np.inf, dtype=x.dtype))
 
 
 hyp1f1.defjvps(
@@ -220,8 +221,8 @@ def _hyp2f1_series_or_polynomial(a: Any, b: Any, c: Any, x: Any) -> Any:
     d_is_integer = ufuncs.absolute(d - ufuncs.round(d)) < eps
     index = selection.where((x > 0.9) & ~terminating, selection.where(d_is_integer, 1, 0),
                             selection.where(terminating, 2, 0))
-    return structural.select_n(index, _hyp2f1_power_series(a, b, c, x),
-                               _hyp2f1_near_one(a, b, c, x), _hyp2f1_terminating(a, b, c, x))
+    return lax_selection.select_n(index, _hyp2f1_power_series(a, b, c, x),
+                                  _hyp2f1_near_one(a, b, c, x), _hyp2f1_terminating(a, b, c, x))
 
 
 def _hyp2f1_parameter_derivative(name: str, weight: Callable[..., Any]) -> Callable[..., Any]:
@@ -284,7 +285,7 @@ def hyp2f1(a: Any, b: Any, c: Any, x: Any) -> Any:
     index = 6
     for condition, value in reversed(cases):
         index = selection.where(condition, value, index)
-    return structural.select_n(
+    return lax_selection.select_n(
         index, array_creation.array(1, dtype=x.dtype), array_creation.array(np.inf, dtype=x.dtype),
         s ** d * _hyp2f1_series_or_polynomial(ca, cb, c, x), s ** (-a), s ** (-b),
         gamma(c) * gamma(d) / (gamma(ca) * gamma(cb)), _hyp2f1_series_or_polynomial(a, b, c, x))

@@ -11,6 +11,7 @@ import numpy as np
 from justjax._src.core import dtypes
 from justjax._src.transformations.custom_derivatives import custom_jvp
 from justjax._src.lax import elementwise as lax
+from justjax._src.lax import selection as lax_selection
 from justjax._src.lax import structural
 from justjax._src.scipy.special._util import promote_inexact, reject_complex
 from justjax._src.numpy import (array_creation, dtype_ops, reductions, selection, ufuncs,
@@ -92,8 +93,8 @@ def entr(x: Any) -> Any:
     [x] = util.promote_args_inexact("entr", x)
     if dtypes.is_complex(x.dtype):
         raise ValueError("entr does not support complex-valued inputs.")
-    return structural.select(lax.lt(x, util.const(x, 0)),
-                             array_creation.lax_full_like(x, -np.inf), lax.neg(_xlogx(x)))
+    return lax_selection.select(lax.lt(x, util.const(x, 0)),
+                                array_creation.lax_full_like(x, -np.inf), lax.neg(_xlogx(x)))
 
 
 def _reduction_dims(a: Any, axis: Any) -> tuple[int, ...]:
@@ -133,7 +134,7 @@ def logsumexp(a: Any, axis: Any = None, b: Any = None, keepdims: bool = False,
     amax = reductions.max(ufuncs.real(a), axis=dims, keepdims=keepdims, where=where,
                           initial=-np.inf)
     # Shifting by a non-finite max would give NaNs; such slices use a shift of 0.
-    amax = structural.stop_gradient(structural.select(
+    amax = structural.stop_gradient(lax_selection.select(
         ufuncs.isfinite(amax), amax, array_creation.lax_full_like(amax, 0)))
     amax_with_dims = amax if keepdims else structural.expand_dims(amax, dims)
     exp_a = lax.exp(lax.sub(a, dtype_ops.astype(amax_with_dims, a.dtype)))

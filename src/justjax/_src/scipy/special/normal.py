@@ -8,7 +8,7 @@ import numpy as np
 
 from justjax._src.transformations.custom_derivatives import custom_jvp
 from justjax._src.lax import elementwise as lax
-from justjax._src.lax import structural
+from justjax._src.lax import selection as lax_selection
 from justjax._src.numpy import array_creation, numeric, selection, ufuncs, util
 
 __all__ = ["log_ndtr", "ndtr", "ndtri"]
@@ -46,8 +46,8 @@ def _ndtr(x: Any) -> Any:
     center = ufuncs.add(scalar(1.0), lax.erf(w))
     upper = lax.gt(w, scalar(0.0))
     upper_tail = ufuncs.subtract(scalar(2.0), lax.erfc(z))
-    tails = structural.select(upper, upper_tail, lax.erfc(z))
-    return ufuncs.multiply(scalar(0.5), structural.select(near_zero, center, tails))
+    tails = lax_selection.select(upper, upper_tail, lax.erfc(z))
+    return ufuncs.multiply(scalar(0.5), lax_selection.select(near_zero, center, tails))
 
 
 # Cephes' piecewise rational approximation of the inverse normal CDF (ndtri.c): P0/Q0 for

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from justjax._src.lax import elementwise as lax
-from justjax._src.lax import structural
+from justjax._src.lax import selection as lax_selection
 from justjax._src.numpy import ufuncs, util
 from justjax._src.scipy import special
 from justjax._src.scipy.stats.common import NAN, NEG_INF, fill_where, standardize
@@ -58,7 +58,7 @@ def pdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 def _unit(x: Any, loc: Any, scale: Any) -> Any:
     """`(x - loc) / scale` clamped to [0, 1]."""
-    return structural.clamp(util.const(x, 0), standardize(x, loc, scale), util.const(x, 1))
+    return lax_selection.clamp(util.const(x, 0), standardize(x, loc, scale), util.const(x, 1))
 
 
 def cdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from justjax._src.lax import elementwise as lax
-from justjax._src.lax import structural
+from justjax._src.lax import selection as lax_selection
 from justjax._src.numpy import util
 from justjax._src.scipy import special
 from justjax._src.scipy.stats.common import NEG_INF, fill_where, standardize
@@ -57,7 +57,7 @@ def pdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
 def _half_y(x: Any, loc: Any, scale: Any) -> Any:
     """`(x - loc) / (2 scale)` clamped to `[0, inf]`: the incomplete gamma's argument."""
     half_y = lax.div(lax.sub(x, loc), lax.mul(scale, util.const(scale, 2)))
-    return structural.clamp(util.const(x, 0), half_y, util.const(x, np.inf))
+    return lax_selection.clamp(util.const(x, 0), half_y, util.const(x, np.inf))
 
 
 def cdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from justjax._src.lax import elementwise as lax
-from justjax._src.lax import structural
+from justjax._src.lax import selection as lax_selection
 from justjax._src.numpy import selection, util
 from justjax._src.scipy import special
 from justjax._src.scipy.stats.common import NEG_INF, fill_where, standardize
@@ -65,7 +65,7 @@ def cdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
       An array of the arguments' promoted inexact dtype and broadcast shape.
     """
     x, a, loc, scale = util.promote_args_inexact("gamma.cdf", x, a, loc, scale)
-    y = structural.clamp(util.const(x, 0), standardize(x, loc, scale), util.const(x, np.inf))
+    y = lax_selection.clamp(util.const(x, 0), standardize(x, loc, scale), util.const(x, np.inf))
     return special.gammainc(a, y)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from justjax._src.lax import elementwise as lax
-from justjax._src.lax import structural
+from justjax._src.lax import selection as lax_selection
 from justjax._src.numpy import util
 from justjax._src.scipy.stats.common import standardize
 
@@ -61,4 +61,4 @@ def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     left = lax.le(z, zero)
     lower = lax.mul(half, lax.exp(z))
     upper = lax.sub(one, lax.mul(half, lax.exp(lax.neg(z))))
-    return structural.select(left, lower, upper)
+    return lax_selection.select(left, lower, upper)

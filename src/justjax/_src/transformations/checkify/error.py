@@ -23,7 +23,8 @@ import numpy as np
 from justjax._src.pytrees import tree_util
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
-from justjax._src.lax import elementwise, structural
+from justjax._src.lax import elementwise
+from justjax._src.lax import selection as lax_selection
 from justjax._src.runtime.array import Array
 from justjax._src.compilation.stages import ShapeDtypeStruct
 
@@ -374,8 +375,8 @@ def update_error(error: Error, pred: Any, code: Any, metadata: dict, payload: Pa
     if happened is None:
         return error._update(effect_type, pred, code, metadata, list(payload))
     out_pred = elementwise.bitwise_or(happened, pred)
-    out_code = structural.select_n(happened, code, error._code[effect_type])
-    out_payload = [structural.select_n(happened, new, old)
+    out_code = lax_selection.select_n(happened, code, error._code[effect_type])
+    out_payload = [lax_selection.select_n(happened, new, old)
                    for new, old in zip(payload, error._payload[effect_type], strict=True)]
     return error._update(effect_type, out_pred, out_code, metadata, out_payload)
 

@@ -26,7 +26,7 @@ from typing import Callable
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm.codegen import emitter
+from justjax._src.backends.llvm.codegen import arithmetic, emitter
 from justjax._src.backends.llvm.codegen.emitter import COMPLEX_OPS, Unsupported, _Emitter
 from justjax._src.backends.llvm.mathlib.special import Ctx, V, hypot
 from justjax._src.hlo.ir import Op
@@ -565,11 +565,11 @@ def convert(em: _Emitter, x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value
         if emitter._is_complex(dst):
             part = _part_dtype(dst)
             return em.pack(emitter.compute_type(dst), [
-                emitter._convert(em, re.v, _part_dtype(src), part),
-                emitter._convert(em, im.v, _part_dtype(src), part)])
-        return emitter._convert(em, re.v, _part_dtype(src), dst)
+                arithmetic._convert(em, re.v, _part_dtype(src), part),
+                arithmetic._convert(em, im.v, _part_dtype(src), part)])
+        return arithmetic._convert(em, re.v, _part_dtype(src), dst)
     part = _part_dtype(dst)
-    re_v = emitter._convert(em, x, src, part)
+    re_v = arithmetic._convert(em, x, src, part)
     return em.pack(emitter.compute_type(dst), [re_v, ir.Constant(re_v.type, 0.0)])
 
 

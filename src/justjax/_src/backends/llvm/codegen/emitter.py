@@ -20,15 +20,16 @@ in registers and in memory (`complexmath.py`). Semantics follow the reference ba
 kernels (XLA CPU's): see `backends/reference/kernels/elementwise.py`.
 
 Other modules of this package register into the tables here (imported at the end):
-`indexing.py` (gather, dynamic slices, scatter), `complexmath.py`, `elementwise_extra.py`
-(bit ops, reduce_precision, integer power, CHLO special functions), `reductions.py`.
+`arithmetic.py` (conversions, comparisons, float and integer arithmetic), `structural.py`
+(the structural ops' index arithmetic, iota, constants), `indexing.py` (gather, dynamic
+slices, scatter), `complexmath.py`, `elementwise_extra.py` (bit ops, reduce_precision,
+integer power, CHLO special functions), `reductions.py`.
 """
 from __future__ import annotations
 
 import ctypes
 import functools
 import importlib
-import math
 from typing import Callable, Sequence
 
 import llvmlite.binding as llvm
@@ -78,10 +79,6 @@ _MATH = {
     "chlo.atan": "atan", "chlo.asin": "asin", "chlo.acos": "acos", "chlo.sinh": "sinh",
     "chlo.cosh": "cosh", "chlo.lgamma": "lgamma", "chlo.digamma": "digamma",
 }
-_UNARY_INTRINSICS = {"stablehlo.floor": "llvm.floor", "stablehlo.ceil": "llvm.ceil",
-                     "stablehlo.round_nearest_afz": "llvm.round",
-                     "stablehlo.round_nearest_even": "llvm.roundeven",
-                     "stablehlo.sqrt": "llvm.sqrt"}
 
 
 # Emitters of elementwise ops that need the op itself (attributes, result dtype):
@@ -96,6 +93,10 @@ MULTI_RESULT_GENERATORS: dict[str, Callable[..., ir.Value]] = {}
 # `out_ptr` with a loop structure of its own (a column reduction, a scatter) and returns True,
 # or returns False to leave it to the flat loop over the root's elements.
 ROOT_EMITTERS: dict[str, Callable[..., bool]] = {}
+# Scalar arithmetic by opcode, `fn(em, dtype, *operand elements) -> element`, for float and for
+# integer or bool operands (`arithmetic.py`; `elementwise_extra.py` adds integer power).
+_float_ops: dict[str, Callable[..., ir.Value]] = {}
+_int_ops: dict[str, Callable[..., ir.Value]] = {}
 
 
 def _is_float(dt: np.dtype) -> bool:
@@ -643,10 +644,6 @@ def _emit_op(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
         f = link.function(em.module, _MATH[op.opcode],
                               "f64" if dt == np.float64 else "f32")
         return em.b.call(f, args)
-    if op.opcode == "stablehlo.convert":
-        return _convert(em, args[0], dt, op.result.type.dtype)
-    if op.opcode == "stablehlo.compare":
-        return _compare(em, op, args, dt)
     fn = _float_ops.get(op.opcode) if _is_float(dt) else _int_ops.get(op.opcode)
     if fn is None:
         raise Unsupported(f"llvm emitter: unsupported op {op.opcode} on {dt}")
@@ -677,127 +674,6 @@ def _multiply_add(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value | None:
     return None
 
 
-def _broadcast(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
-    shape = op.operands[0].type.shape
-    dims = op.attributes["broadcast_dimensions"]
-    sub = [ir.Constant(_I64, 0) if size == 1 else idx[d]
-           for d, size in zip(dims, shape, strict=True)]
-    return em.gen(op.operands[0], sub)
-
-
-def _reshape(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
-    flat = em.linear(idx, op.result.type.shape)
-    return em.gen(op.operands[0], em.delinear(flat, op.operands[0].type.shape))
-
-
-def _transpose(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
-    perm = op.attributes["permutation"]
-    sub: list[ir.Value] = [ir.Constant(_I64, 0)] * len(perm)
-    for i, p in enumerate(perm):
-        sub[p] = idx[i]
-    return em.gen(op.operands[0], sub)
-
-
-def _slice(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
-    starts, strides = op.attributes["start_indices"], op.attributes["strides"]
-    sub = [em.b.add(em.b.mul(i, ir.Constant(_I64, st)), ir.Constant(_I64, s))
-           for i, s, st in zip(idx, starts, strides, strict=True)]
-    return em.gen(op.operands[0], sub)
-
-
-def _reverse(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
-    shape = op.result.type.shape
-    sub = [em.b.sub(ir.Constant(_I64, shape[d] - 1), i) if d in op.attributes["dimensions"]
-           else i for d, i in enumerate(idx)]
-    return em.gen(op.operands[0], sub)
-
-
-def _iota(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
-    dt = op.result.type.dtype
-    i = idx[op.attributes["iota_dimension"]]
-    return _convert(em, i, np.dtype(np.int64), dt)
-
-
-def _constant(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
-    t = op.result.type
-    value = np.broadcast_to(np.asarray(op.attributes["value"], t.dtype), t.shape)
-    flat = value.reshape(-1)
-    if flat.size == 0 or (flat == flat[0]).all() and not (np.isnan(flat).any() if
-                                                          t.dtype.kind in "fcV" or
-                                                          _is_float(t.dtype) else False):
-        return _const(t.dtype, flat[0] if flat.size else 0)
-    # A non-splat constant becomes a global table in memory form.
-    mem = _memory_type(t.dtype)
-    if t.dtype == np.dtype(dtypes.bfloat16):
-        items = [int(v) for v in flat.view(np.uint16)]
-    elif t.dtype == np.bool_ or t.dtype.kind in "iu":
-        items = [int(v) & ((1 << mem.width) - 1) for v in flat.astype(np.int64)
-                 ] if t.dtype.kind != "u" else [int(v) for v in flat]
-    elif _is_complex(t.dtype):
-        items = [_const(t.dtype, v) for v in flat]
-    else:
-        items = [float(v) for v in flat.astype(np.float64)]
-    if t.dtype == np.dtype(dtypes.float16) and not _native_f16():
-        # Stored as their bits: the `half` constants would need conversions.
-        items = [int(v) for v in flat.view(np.uint16)]
-        mem = _I16
-    arr_ty = ir.ArrayType(mem, len(items))
-    g = ir.GlobalVariable(em.module, arr_ty, name=em.module.get_unique_name("table"))
-    g.global_constant, g.linkage = True, "internal"
-    g.initializer = ir.Constant(arr_ty, items)
-    ptr = em.b.gep(g, [ir.Constant(_I64, 0), ir.Constant(_I64, 0)], inbounds=True)
-    return em.load(ptr, em.linear(idx, t.shape), t.dtype)
-
-
-def _clamp_index(em: _Emitter, i: ir.Value, size: int) -> ir.Value:
-    lo = em.b.select(em.b.icmp_signed("<", i, ir.Constant(_I64, 0)), ir.Constant(_I64, 0), i)
-    hi = ir.Constant(_I64, size - 1)
-    return em.b.select(em.b.icmp_signed(">", lo, hi), hi, lo)
-
-
-def _concatenate(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
-    # Every piece is read at a clamped index and the right one selected: branch-free, so
-    # the loop stays vectorizable (the reads are side-effect free).
-    dim = op.attributes["dimension"]
-    result: ir.Value | None = None
-    offset = 0
-    for v in op.operands:
-        size = v.type.shape[dim]
-        if size == 0:
-            continue
-        local = em.b.sub(idx[dim], ir.Constant(_I64, offset))
-        sub = list(idx)
-        sub[dim] = _clamp_index(em, local, size)
-        x = em.gen(v, sub)
-        if result is None:
-            result = x
-        else:
-            result = em.select(em.b.icmp_signed(">=", local, ir.Constant(_I64, 0)), x, result)
-        offset += size
-    assert result is not None
-    return result
-
-
-def _pad(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
-    shape = op.operands[0].type.shape
-    lows, interiors = op.attributes["edge_padding_low"], op.attributes["interior_padding"]
-    inside: ir.Value = ir.Constant(_I1, 1)
-    sub = []
-    for i, size, lo, interior in zip(idx, shape, lows, interiors, strict=True):
-        if size == 0:
-            return em.gen(op.operands[1], [])
-        rel = em.b.sub(i, ir.Constant(_I64, lo))
-        step = ir.Constant(_I64, interior + 1)
-        q = em.b.sdiv(rel, step)
-        ok = em.b.and_(em.b.icmp_signed(">=", rel, ir.Constant(_I64, 0)),
-                       em.b.icmp_signed("<", q, ir.Constant(_I64, size)))
-        if interior:
-            ok = em.b.and_(ok, em.b.icmp_signed("==", em.b.srem(rel, step), ir.Constant(_I64, 0)))
-        inside = em.b.and_(inside, ok)
-        sub.append(_clamp_index(em, q, size))
-    return em.select(inside, em.gen(op.operands[0], sub), em.gen(op.operands[1], []))
-
-
 def _select(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
     pred = em.gen(op.operands[0], [] if op.operands[0].type.rank == 0 else idx)
     return em.select(pred, em.gen(op.operands[1], idx), em.gen(op.operands[2], idx))
@@ -812,243 +688,19 @@ def _clamp(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
 
 
 # Element generators registered by opcode: `gen(em, op, index) -> element` for ops whose
-# element is not a function of their operands' elements at the same index. Other modules of
-# this package add theirs (`indexing.py`: gather, dynamic slices).
+# element is not a function of their operands' elements at the same index (and for select and
+# clamp, whose scalar operands broadcast). Other modules of this package add theirs
+# (`structural.py`: broadcast, reshape, transpose, slices, iota, constants, concatenate, pad;
+# `indexing.py`: gather, dynamic slices).
 _STRUCTURAL: dict[str, Callable[[_Emitter, Op, list[ir.Value]], ir.Value]] = {
-    "stablehlo.broadcast_in_dim": _broadcast, "stablehlo.reshape": _reshape,
-    "stablehlo.transpose": _transpose, "stablehlo.slice": _slice,
-    "stablehlo.reverse": _reverse, "stablehlo.iota": _iota, "stablehlo.constant": _constant,
-    "stablehlo.concatenate": _concatenate, "stablehlo.pad": _pad,
     "stablehlo.select": _select, "stablehlo.clamp": _clamp,
-}
-
-
-# -- conversions and comparisons ---------------------------------------------------------------
-
-def _convert(em: _Emitter, x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value:
-    """`stablehlo.convert` with the reference's rules: float -> int truncates and saturates
-    (NaN -> 0), anything -> bool is `x != 0`, integers wrap."""
-    b = em.b
-    if _is_complex(src) or _is_complex(dst):
-        from justjax._src.backends.llvm.codegen import complexmath
-        return complexmath.convert(em, x, src, dst)
-    src_t, dst_t = _compute_type(src), _compute_type(dst)
-    if dst == np.bool_:
-        if _is_float(src):
-            return b.fcmp_unordered("!=", x, ir.Constant(src_t, 0.0))
-        return b.icmp_unsigned("!=", x, ir.Constant(src_t, 0))
-    src_unsigned = src == np.bool_ or src.kind == "u"
-    if _is_float(src) and _is_float(dst):
-        if src_t == dst_t:
-            return x
-        if src_t == _F64 and dst == np.dtype(dtypes.float16):
-            # Rounded once (as NumPy): float32 rounded to odd keeps the sticky bit, so the
-            # float32 -> float16 rounding is exact. (A direct fptrunc would be a libcall.)
-            return em.round_low(_to_f32_odd(em, x), dst)
-        return b.fpext(x, dst_t) if dst_t == _F64 else b.fptrunc(x, dst_t)
-    if _is_float(src):
-        name = "llvm.fptoui.sat" if dst.kind == "u" else "llvm.fptosi.sat"
-        return em.intrinsic(name, [x], dst_t)
-    if _is_float(dst):
-        return b.uitofp(x, dst_t) if src_unsigned else b.sitofp(x, dst_t)
-    if src_t.width == dst_t.width:
-        return x
-    if src_t.width > dst_t.width:
-        return b.trunc(x, dst_t)
-    return b.zext(x, dst_t) if src_unsigned else b.sext(x, dst_t)
-
-
-def _to_f32_odd(em: _Emitter, x: ir.Value) -> ir.Value:
-    """float64 `x` rounded to float32 toward zero, with the last bit set when inexact."""
-    b = em.b
-    f = b.fptrunc(x, _F32)
-    back = b.fpext(f, _F64)
-    bits = b.bitcast(f, _I32)
-    fabs = em.intrinsic("llvm.fabs", [back])
-    too_big = b.fcmp_ordered(">", fabs, em.intrinsic("llvm.fabs", [x]))
-    toward_zero = b.select(too_big, b.sub(bits, ir.Constant(_I32, 1)), bits)
-    odd = b.or_(toward_zero, ir.Constant(_I32, 1))
-    return b.select(b.fcmp_ordered("==", back, x), f, b.bitcast(odd, _F32))
-
-
-_CMP = {"EQ": "==", "NE": "!=", "LT": "<", "LE": "<=", "GT": ">", "GE": ">="}
-
-
-def _compare(em: _Emitter, op: Op, args: list[ir.Value], dt: np.dtype) -> ir.Value:
-    pred = _CMP[op.attributes["comparison_direction"].value]
-    ctype = op.attributes.get("compare_type")
-    x, y = args
-    if _is_float(dt) and ctype is not None and ctype.value == "TOTALORDER":
-        width = x.type.width if isinstance(x.type, ir.IntType) else (64 if x.type == _F64 else 32)
-        it = ir.IntType(width)
-        keys = []
-        for v in (x, y):
-            bits = em.b.bitcast(v, it)
-            flipped = em.b.xor(bits, ir.Constant(it, (1 << (width - 1)) - 1))
-            keys.append(em.b.select(em.b.icmp_signed("<", bits, ir.Constant(it, 0)),
-                                    flipped, bits))
-        return em.b.icmp_signed(pred, *keys)
-    if _is_float(dt):
-        return (em.b.fcmp_unordered(pred, x, y) if pred == "!="
-                else em.b.fcmp_ordered(pred, x, y))
-    if dt == np.bool_ or dt.kind == "u":
-        return em.b.icmp_unsigned(pred, x, y)
-    return em.b.icmp_signed(pred, x, y)
-
-
-# -- float arithmetic --------------------------------------------------------------------------
-
-def _fmax_min(em: _Emitter, x: ir.Value, y: ir.Value, is_max: bool) -> ir.Value:
-    """NaN-propagating max/min with -0.0 < +0.0: equal operands combine their bits (and for
-    max, or for min), which orders the zeros and keeps equal nonzero values."""
-    b = em.b
-    it = ir.IntType(64 if x.type == _F64 else 32)
-    bx, by = b.bitcast(x, it), b.bitcast(y, it)
-    eq = b.bitcast(b.and_(bx, by) if is_max else b.or_(bx, by), x.type)
-    pick = b.select(b.fcmp_ordered(">" if is_max else "<", x, y), x, y)
-    out = b.select(b.fcmp_ordered("==", x, y), eq, pick)
-    out = b.select(b.fcmp_unordered("uno", y, y), y, out)
-    return b.select(b.fcmp_unordered("uno", x, x), x, out)
-
-
-def _fsign(em: _Emitter, dt: np.dtype, x: ir.Value) -> ir.Value:
-    one = em.intrinsic("llvm.copysign", [ir.Constant(x.type, 1.0), x])
-    return em.b.select(em.b.fcmp_unordered("ueq", x, ir.Constant(x.type, 0.0)), x, one)
-
-
-def _is_finite(em: _Emitter, dt: np.dtype, x: ir.Value) -> ir.Value:
-    return em.b.fcmp_ordered("<", em.intrinsic("llvm.fabs", [x]), ir.Constant(x.type, math.inf))
-
-
-def _fun(name: str) -> Callable[..., ir.Value]:
-    return lambda em, dt, x: em.intrinsic(name, [x])
-
-
-_float_ops: dict[str, Callable[..., ir.Value]] = {
-    "stablehlo.add": lambda em, dt, x, y: em.b.fadd(x, y),
-    "stablehlo.subtract": lambda em, dt, x, y: em.b.fsub(x, y),
-    "stablehlo.multiply": lambda em, dt, x, y: em.b.fmul(x, y),
-    "stablehlo.divide": lambda em, dt, x, y: em.b.fdiv(x, y),
-    "stablehlo.remainder": lambda em, dt, x, y: em.b.frem(x, y),
-    "stablehlo.maximum": lambda em, dt, x, y: _fmax_min(em, x, y, True),
-    "stablehlo.minimum": lambda em, dt, x, y: _fmax_min(em, x, y, False),
-    "stablehlo.negate": lambda em, dt, x: em.b.fneg(x),
-    "stablehlo.abs": _fun("llvm.fabs"),
-    "stablehlo.sign": _fsign,
-    "stablehlo.is_finite": _is_finite,
-    "stablehlo.rsqrt": lambda em, dt, x: em.b.fdiv(ir.Constant(x.type, 1.0),
-                                                   em.intrinsic("llvm.sqrt", [x])),
-    "chlo.square": lambda em, dt, x: em.b.fmul(x, x),
-    **{k: _fun(v) for k, v in _UNARY_INTRINSICS.items()},
-}
-
-
-# -- integer and boolean arithmetic ------------------------------------------------------------
-
-def _signed(dt: np.dtype) -> bool:
-    return dt.kind == "i"
-
-
-def _idiv(em: _Emitter, dt: np.dtype, x: ir.Value, y: ir.Value) -> ir.Value:
-    """x / 0 == -1, INT_MIN / -1 == INT_MIN, truncating."""
-    b, t = em.b, x.type
-    zero, one, minus = ir.Constant(t, 0), ir.Constant(t, 1), ir.Constant(t, -1)
-    by_zero = b.icmp_unsigned("==", y, zero)
-    if _signed(dt):
-        overflow = b.and_(b.icmp_signed("==", x, ir.Constant(t, 1 << (t.width - 1))),
-                          b.icmp_signed("==", y, minus))
-        q = b.sdiv(x, b.select(b.or_(by_zero, overflow), one, y))
-    else:
-        q = b.udiv(x, b.select(by_zero, one, y))
-    return b.select(by_zero, minus, q)
-
-
-def _irem(em: _Emitter, dt: np.dtype, x: ir.Value, y: ir.Value) -> ir.Value:
-    """x % 0 == x, x % -1 == 0, with the dividend's sign."""
-    b, t = em.b, x.type
-    zero, one = ir.Constant(t, 0), ir.Constant(t, 1)
-    by_zero = b.icmp_unsigned("==", y, zero)
-    if _signed(dt):
-        unsafe = b.or_(by_zero, b.icmp_signed("==", y, ir.Constant(t, -1)))
-        r = b.srem(x, b.select(unsafe, one, y))
-    else:
-        r = b.urem(x, b.select(by_zero, one, y))
-    return b.select(by_zero, x, r)
-
-
-def _shift(kind: str) -> Callable[..., ir.Value]:
-    """Shifts with out-of-range counts (unsigned >= width) giving 0, or the sign fill."""
-    def emit(em: _Emitter, dt: np.dtype, x: ir.Value, y: ir.Value) -> ir.Value:
-        b, t = em.b, x.type
-        in_range = b.icmp_unsigned("<", y, ir.Constant(t, t.width))
-        safe = b.select(in_range, y, ir.Constant(t, 0))
-        if kind == "shl":
-            return b.select(in_range, b.shl(x, safe), ir.Constant(t, 0))
-        if kind == "lshr":
-            return b.select(in_range, b.lshr(x, safe), ir.Constant(t, 0))
-        fill = b.ashr(x, ir.Constant(t, t.width - 1))
-        return b.select(in_range, b.ashr(x, safe), fill)
-    return emit
-
-
-def _imax_min(is_max: bool) -> Callable[..., ir.Value]:
-    def emit(em: _Emitter, dt: np.dtype, x: ir.Value, y: ir.Value) -> ir.Value:
-        pred = ">" if is_max else "<"
-        cmp = (em.b.icmp_signed if _signed(dt) else em.b.icmp_unsigned)(pred, x, y)
-        return em.b.select(cmp, x, y)
-    return emit
-
-
-def _iabs(em: _Emitter, dt: np.dtype, x: ir.Value) -> ir.Value:
-    if not _signed(dt):
-        return x
-    neg = em.b.icmp_signed("<", x, ir.Constant(x.type, 0))
-    return em.b.select(neg, em.b.neg(x), x)
-
-
-def _isign(em: _Emitter, dt: np.dtype, x: ir.Value) -> ir.Value:
-    b, t = em.b, x.type
-    pos = b.zext(b.icmp_signed(">", x, ir.Constant(t, 0)) if _signed(dt)
-                 else b.icmp_unsigned("!=", x, ir.Constant(t, 0)), t) if t.width > 1 else x
-    if not _signed(dt):
-        return pos
-    return b.sub(pos, b.zext(b.icmp_signed("<", x, ir.Constant(t, 0)), t))
-
-
-def _bool_or_int(for_bool: Callable[..., ir.Value], for_int: Callable[..., ir.Value]
-                 ) -> Callable[..., ir.Value]:
-    # NumPy's bool arithmetic is logical: add is or, multiply is and, subtract is xor.
-    return lambda em, dt, *a: (for_bool if dt == np.bool_ else for_int)(em, dt, *a)
-
-
-_int_ops: dict[str, Callable[..., ir.Value]] = {
-    "stablehlo.add": _bool_or_int(lambda em, dt, x, y: em.b.or_(x, y),
-                                  lambda em, dt, x, y: em.b.add(x, y)),
-    "stablehlo.subtract": _bool_or_int(lambda em, dt, x, y: em.b.xor(x, y),
-                                       lambda em, dt, x, y: em.b.sub(x, y)),
-    "stablehlo.multiply": _bool_or_int(lambda em, dt, x, y: em.b.and_(x, y),
-                                       lambda em, dt, x, y: em.b.mul(x, y)),
-    "stablehlo.divide": _idiv,
-    "stablehlo.remainder": _irem,
-    "stablehlo.maximum": _imax_min(True),
-    "stablehlo.minimum": _imax_min(False),
-    "stablehlo.and": lambda em, dt, x, y: em.b.and_(x, y),
-    "stablehlo.or": lambda em, dt, x, y: em.b.or_(x, y),
-    "stablehlo.xor": lambda em, dt, x, y: em.b.xor(x, y),
-    "stablehlo.not": lambda em, dt, x: em.b.not_(x),
-    "stablehlo.negate": lambda em, dt, x: em.b.neg(x),
-    "stablehlo.abs": _iabs,
-    "stablehlo.sign": _isign,
-    "stablehlo.shift_left": _shift("shl"),
-    "stablehlo.shift_right_logical": _shift("lshr"),
-    "stablehlo.shift_right_arithmetic": _shift("ashr"),
-    "chlo.square": lambda em, dt, x: em.b.mul(x, x),
 }
 
 
 def _register_generators() -> None:
     # These modules add their generators to the tables above on import.
-    for name in ("reductions", "indexing", "complexmath", "elementwise_extra"):
+    for name in ("arithmetic", "structural", "reductions", "indexing", "complexmath",
+                 "elementwise_extra"):
         importlib.import_module(f"justjax._src.backends.llvm.codegen.{name}")
 
 
