@@ -21,7 +21,7 @@ from justjax._src.lax import gather_scatter
 from justjax._src.lax import sorting as lax_sorting
 from justjax._src.lax import selection as lax_selection
 from justjax._src.lax import structural
-from justjax._src.numpy import reductions, ufuncs, util
+from justjax._src.numpy import reductions, take, ufuncs, util
 from justjax._src.numpy.reductions import (_broadcast_in_dim, _const, _expand_dims, _full,
                                            _isnan, _reduction_dims)
 from justjax._src.numpy.scalar_types import check_and_canonicalize_user_dtype
@@ -722,7 +722,6 @@ def _inverted_cdf(a: Any, q: Any, weights: Any, axis: int, keepdims: bool,
 
 def _take_positions(a: Any, idx: Any, axis: int, keepdims: bool, q_ndim: int) -> Any:
     """`a`'s elements at positions `idx` along `axis` (quantiles leading `idx`'s shape)."""
-    from justjax._src.numpy import take  # imports this module
     if keepdims:
         idx = structural.squeeze(idx, (q_ndim + axis,))
     if q_ndim == 0:

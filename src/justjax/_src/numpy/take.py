@@ -15,7 +15,7 @@ from justjax._src.lax import elementwise as lax
 from justjax._src.lax import gather_scatter
 from justjax._src.lax import selection as lax_selection
 from justjax._src.lax import structural
-from justjax._src.numpy import array_creation, util
+from justjax._src.numpy import array_creation, ufuncs, util
 from justjax._src.numpy.indexing import (GatherScatterMode, IndexUpdateHelper, _full_like,
                                          _normalize_array_index)
 
@@ -68,7 +68,6 @@ def _take(a: Any, indices: Any, axis: int | None = None, out: None = None,
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     elif mode == "wrap":
-        from justjax._src.numpy import ufuncs  # ufuncs imports this module
         indices = ufuncs.remainder(indices, util.const(indices, a_shape[axis_idx]))
         gather_mode = GatherScatterMode.PROMISE_IN_BOUNDS
     elif mode == "clip":
