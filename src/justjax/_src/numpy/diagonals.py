@@ -17,8 +17,8 @@ from justjax._src.lax import slicing as lax_slicing
 from justjax._src.lax import selection as lax_selection
 from justjax._src.lax import structural as lax_struct
 from justjax._src.numpy import array_creation, rearranging, reductions, selection, util
-from justjax._src.numpy.shape_ops import (_aval, _ndim, _shape, _zeros_like_scalar, moveaxis,
-                                         ravel, user_dtype)
+from justjax._src.numpy.shape_ops import (_aval, _ndim, _shape, _zeros_like_scalar, moveaxis, ravel,
+                                          user_dtype)
 
 __all__ = ["diag", "diag_indices", "diag_indices_from", "diagflat", "diagonal", "fill_diagonal",
            "trace", "tril", "triu"]

@@ -14,7 +14,7 @@ from justjax._src.lax import elementwise as lax
 from justjax._src.lax import structural as lax_struct
 from justjax._src.numpy import util
 from justjax._src.numpy.shape_ops import (_asarray, _aval, _ndim, _shape, _zeros_like_scalar,
-                                         reshape, squeeze, user_dtype)
+                                          reshape, squeeze, user_dtype)
 
 __all__ = ["astype", "iscomplexobj", "isrealobj", "view"]
 

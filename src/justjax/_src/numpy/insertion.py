@@ -10,7 +10,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.numpy import array_creation, dtype_ops, reductions, selection, sorting, util
 from justjax._src.numpy.joining import concatenate
 from justjax._src.numpy.shape_ops import (_asarray, _atleast, _aval, _concrete, _ndim, _shape,
-                                         broadcast_shapes, moveaxis, ravel)
+                                          broadcast_shapes, moveaxis, ravel)
 from justjax._src.runtime.array import Array
 
 __all__ = ["delete", "insert"]

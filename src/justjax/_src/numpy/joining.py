@@ -19,7 +19,7 @@ from justjax._src.lax import joining as lax_joining
 from justjax._src.lax import structural as lax_struct
 from justjax._src.numpy import array_creation, util
 from justjax._src.numpy.shape_ops import (_asarray, _aval, _is_array, _ndim, _shape, atleast_1d,
-                                         atleast_2d, atleast_3d, expand_dims, ravel, transpose)
+                                          atleast_2d, atleast_3d, expand_dims, ravel, transpose)
 from justjax._src.runtime.array import Array
 
 __all__ = ["append", "array_split", "column_stack", "concat", "concatenate", "dsplit",

@@ -20,7 +20,7 @@ from justjax._src.lax import structural as lax_struct
 from justjax._src.numpy import (array_creation, dtype_ops, joining, reductions, selection, sorting,
                                 ufuncs, util)
 from justjax._src.numpy.shape_ops import (_aval, _index_tuple, _ndim, _shape, _zeros_like_scalar,
-                                         broadcast_to, moveaxis, ravel, reshape)
+                                          broadcast_to, moveaxis, ravel, reshape)
 
 __all__ = ["diff", "ediff1d", "gradient", "interp", "polyval", "trapezoid", "unwrap", "vander"]
 

@@ -20,7 +20,7 @@ from justjax._src.lax import slicing as lax_slicing
 from justjax._src.lax import structural as lax_struct
 from justjax._src.numpy import array_creation, reductions, take, ufuncs, util
 from justjax._src.numpy.shape_ops import (_asarray, _aval, _concrete, _index_tuple, _ndim, _shape,
-                                         broadcast_to, ravel, reshape, transpose)
+                                          broadcast_to, ravel, reshape, transpose)
 
 __all__ = ["flip", "fliplr", "flipud", "repeat", "resize", "roll", "rot90", "tile"]
 

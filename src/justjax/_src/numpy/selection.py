@@ -17,8 +17,8 @@ from justjax._src.lax import structural as lax_struct
 from justjax._src.numpy import (array_creation, dtype_ops, joining, reductions, sorting, ufuncs,
                                 util)
 from justjax._src.numpy.shape_ops import (_asarray, _aval, _ndim, _shape, atleast_1d,
-                                         broadcast_arrays, expand_dims, moveaxis, ravel, reshape,
-                                         transpose)
+                                          broadcast_arrays, expand_dims, moveaxis, ravel, reshape,
+                                          transpose)
 
 __all__ = ["argwhere", "choose", "clip", "compress", "extract", "flatnonzero", "nonzero",
            "piecewise", "select", "where"]

@@ -19,8 +19,8 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.lax import (convolution, cumulative, dot, elementwise, gather_scatter,
                               parallel, reductions, slicing, special, structural, windowed)
-from justjax._src.transformations.checkify.error import (DivisionByZeroError, Error, NaNError, OOBError,
-                                         assert_func, get_traceback)
+from justjax._src.transformations.checkify.error import (DivisionByZeroError, Error, NaNError,
+                                                         OOBError, assert_func, get_traceback)
 from justjax._src.transformations.checkify.transform import error_checks
 
 

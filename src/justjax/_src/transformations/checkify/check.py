@@ -27,8 +27,8 @@ from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.lax import elementwise, reductions, slicing, structural
 from justjax._src.runtime.array import Array
-from justjax._src.transformations.checkify.error import (Error, FailedCheckError, JaxRuntimeError, assert_func,
-                                         get_traceback, init_error)
+from justjax._src.transformations.checkify.error import (Error, FailedCheckError, JaxRuntimeError,
+                                                         assert_func, get_traceback, init_error)
 
 check_p = core.Primitive("check", multiple_results=True)
 

@@ -24,8 +24,8 @@ from justjax._src.lax.control_flow.scan import scan_p
 from justjax._src.lax.control_flow.while_loop import while_p
 from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.transformations.checkify.error import Error, error_from_leaves, error_leaves, sorted_effects
-from justjax._src.transformations.checkify.transform import (checkify_closed_jaxpr, checkify_jaxpr, error_checks,
-                                             merged_error, without_consts)
+from justjax._src.transformations.checkify.transform import (
+    checkify_closed_jaxpr, checkify_jaxpr, error_checks, merged_error, without_consts)
 
 
 def _jit_error_check(error: Error, enabled_errors: frozenset, *args: Any, jaxpr: ClosedJaxpr,

@@ -29,9 +29,10 @@ from justjax._src.interpreters import ad, staging
 from justjax._src.interpreters import partial_eval as pe
 from justjax._src.runtime.array import Array
 from justjax._src.transformations.checkify.check import check_p
-from justjax._src.transformations.checkify.error import (Error, ErrorEffect, Metadata, Out, effect_avals,
-                                         error_from_leaves, error_leaves, init_error,
-                                         sorted_effects, update_error, user_checks)
+from justjax._src.transformations.checkify.error import (Error, ErrorEffect, Metadata, Out,
+                                                         effect_avals, error_from_leaves,
+                                                         error_leaves, init_error, sorted_effects,
+                                                         update_error, user_checks)
 
 Rule = Callable[..., tuple[Error, Any]]
 # primitive -> rule(error, enabled_errors, *args, **params) -> (error, outs)

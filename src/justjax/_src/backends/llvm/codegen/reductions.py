@@ -33,8 +33,8 @@ from typing import Callable, Iterable, Iterator, Sequence
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm.codegen.emitter import (MULTI_RESULT_GENERATORS, ROOT_EMITTERS, _Emitter,
-                                                        compute_type, memory_type)
+from justjax._src.backends.llvm.codegen.emitter import (MULTI_RESULT_GENERATORS, ROOT_EMITTERS,
+                                                        _Emitter, compute_type, memory_type)
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op, Value

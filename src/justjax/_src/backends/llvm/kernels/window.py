@@ -29,9 +29,9 @@ from llvmlite import ir
 from justjax._src.backends.llvm.codegen import program, reductions
 from justjax._src.backends.llvm.codegen.emitter import (Unsupported, _Emitter, compute_type,
                                                         scalar_emitter)
-from justjax._src.backends.llvm.codegen.reductions import (apply_body, combine, entry_alloca, exact_mode,
-                                                           is_identity, loop, monoid, monoid_start,
-                                                           tile_size, versioned)
+from justjax._src.backends.llvm.codegen.reductions import (apply_body, combine, entry_alloca,
+                                                           exact_mode, is_identity, loop, monoid,
+                                                           monoid_start, tile_size, versioned)
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op
 from justjax._src.numerics.windows import cumulative_axis, window_attributes

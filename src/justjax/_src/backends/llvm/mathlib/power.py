@@ -5,8 +5,8 @@ import functools
 import math
 from decimal import Decimal, localcontext
 
-from justjax._src.backends.llvm.mathlib.scalar import (_LN2, _Emitter, _exp, _in_f64, _in_f64_2, _signbit, _split,
-                                                        _table_load, _two_sum, _V)
+from justjax._src.backends.llvm.mathlib.scalar import (_LN2, _Emitter, _exp, _in_f64, _in_f64_2,
+                                                       _signbit, _split, _table_load, _two_sum, _V)
 
 __all__ = ["cbrt", "pow_"]
 
