@@ -9,6 +9,7 @@ here with a default that does without it, so callers call the hook and never pro
     Backend.prepare_replica_thread()   no-op: its threads need no per-thread settings
     Backend.compile_profiled(module)   None: it makes no machine code to profile
     Backend.cycle_counter_hz()         None: no cycle counter
+    Backend.reset_persistent_cache()   no-op: it keeps no compilation cache on disk
     Executable.execute_async(...)      runs `execute` inline; no future
     Executable.as_text(dialect)        None: no native code to show
 
