@@ -156,7 +156,7 @@ class CompiledCall:
         count = len(self._replica_devices)
         return replicas.run_replicas(self.executable, [buffers] * count,
                                      self._replica_devices,
-                                     get_backend().prepare_replica_thread)[0]
+                                     get_backend(self.backend).prepare_replica_thread)[0]
 
 
 _NOTHING: frozenset[int] = frozenset()

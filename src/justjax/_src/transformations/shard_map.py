@@ -182,7 +182,8 @@ class _ReplicaProgram:
         info = execution.ModuleInfo(module, tuple(range(len(avals))), avals,
                                     tuple(jaxpr.out_avals), donated)
         self.call = compiler.compile_lowered(info, name, jaxpr)
-        self.thread_setup = get_backend().prepare_replica_thread
+        # The replicas' threads are readied by the backend that compiled their program.
+        self.thread_setup = get_backend(self.call.backend).prepare_replica_thread
         # Argument -> the output its blocks are donated to.
         self.aliased = module.function("main").aliased_outputs
 

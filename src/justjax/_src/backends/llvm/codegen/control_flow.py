@@ -11,6 +11,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from justjax._src.hlo import ir as hlo
+from justjax._src.hlo import opcodes
 from justjax._src.hlo.ir import Op, Value
 
 _I1, _I8, _I32, _I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -68,7 +69,8 @@ def _write_back(pb, body: hlo.Block, state: list[ir.Value]) -> None:
         pb.free(scratch)
 
 
-_UPDATES = frozenset({"stablehlo.dynamic_update_slice", "stablehlo.scatter"})
+# The ops whose result may overwrite their operand 0 in place (the registry's `in_place`).
+_UPDATES = opcodes.names(in_place=True)
 
 
 def _updated_in_place(body: hlo.Block) -> list[tuple[int, Value]]:
