@@ -431,7 +431,7 @@ def openblas_kernels() -> str:
     found = [f"{Path(i['filepath']).parent.name.removesuffix('.libs')}'s {i.get('version')}: "
              f"{i.get('architecture')}, {i.get('num_threads')} threads"
              for i in threadpoolctl.threadpool_info() if i.get("internal_api") == "openblas"]
-    return "; ".join(found) or "no OpenBLAS loaded"
+    return "; ".join(sorted(found)) or "no OpenBLAS loaded"
 
 
 def _scipy_openblas_corename() -> str:
@@ -573,9 +573,10 @@ def header(args: argparse.Namespace, figures: dict[str, Any], pinned: dict[str, 
                f"({pinned['kernels']})"
     rounds = (f"; {args.repeat} rounds: medians of the rounds, [min–max] of the ratio"
               if args.repeat > 1 else "")
-    return (f"Measured {date} on {figures['machine']}; {versions(figures['jax_version'])}; justjax "
-            f"backend {args.backend}; {pin}; steady: median of {samples} samples; first call and "
-            f"import: median of {args.processes} fresh processes{rounds}"
+    # One fact a line: markdown joins them into one paragraph, diffs stay readable.
+    return (f"Measured {date} on {figures['machine']};\n{versions(figures['jax_version'])}; "
+            f"justjax's backend {args.backend};\n{pin};\nsteady: median of {samples} samples; "
+            f"first call and import: median of {args.processes} fresh processes{rounds}"
             f"{' (--quick)' if args.quick else ''}.")
 
 
