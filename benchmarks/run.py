@@ -103,6 +103,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--readme", action="store_true",
                         help="rewrite the README's figures section (needs --jax)")
     parser.add_argument("--json", help="also write the raw figures of every round here")
+    # --with-pin's child run: the pin column shows steady times only.
+    parser.add_argument("--steady-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     unknown = [n for n in args.only.split(",") if n not in NAMES]
     if unknown:
@@ -364,7 +366,8 @@ def measure_round(args: argparse.Namespace, names: Sequence[str], data_path: str
     timings, problems, jax_version = measure_steady(
         args, workloads, data_path, rounds=rounds, per_round=per_round, min_sample=min_sample,
         scratch=scratch)
-    with_first = [n for n in workloads if W.WORKLOADS[n].first_call is not None]
+    with_first = [n for n in workloads
+                  if W.WORKLOADS[n].first_call is not None and not args.steady_only]
     first, failures = first_calls(args, with_first, data_path, scratch)
     imports, import_failures = import_times(args) if IMPORT in names else ({}, [])
     by_row: dict[str, dict[str, Any]] = {}
@@ -407,7 +410,8 @@ def measure_pinned(args: argparse.Namespace, names: Sequence[str]) -> dict[str, 
         path = os.path.join(scratch, "pinned.json")
         command = [sys.executable, str(Path(__file__).resolve()), "--pin", "--only",
                    ",".join(pinned), "--repeat", str(args.repeat), "--processes",
-                   str(args.processes), "--backend", args.backend, "--json", path]
+                   str(args.processes), "--backend", args.backend, "--json", path,
+                   "--steady-only"]
         if args.jax:
             command += ["--jax", "--jax-python", args.jax_python]
         if args.quick:

@@ -176,3 +176,15 @@ def test_blas_env_sets_or_unsets_the_pin() -> None:
     base = {"PATH": "/bin", "OPENBLAS_CORETYPE": "Zen"}
     assert run.blas_env(False, base) == {"PATH": "/bin"}
     assert run.blas_env(True, base) == {"PATH": "/bin", **run.PIN}
+
+
+def test_with_pin_measures_the_rows_where_it_matters_in_a_child_run() -> None:
+    text = run.main(["--quick", "--with-pin", "--processes", "1", "--only", "rnn_scan,jit_call"])
+    assert "Problems" not in text, text
+    header = text.split("\n\n")[0]
+    assert "OpenBLAS pin unset" in header
+    # The child run names the kernels OpenBLAS picked with the pin (Haswell on x86-64).
+    assert "scipy" in header.split("the pin column with OPENBLAS_CORETYPE=Haswell")[1]
+    rnn = _cells(text, "RNN scan 100 steps tanh(h @ W + x), hidden 128")
+    # Without JAX no ratio to JAX, pinned or not; the pinned target is named.
+    assert (rnn[4], rnn[6], rnn[7]) == ("-", "-", "≤ 1.0× jax, with the pin too")
