@@ -5,8 +5,8 @@ NumPy's result, warmed up, then sampled in batches on request, so that `run.py` 
 batches of NumPy, justjax and JAX and a burst of load on the shared machine hits all three alike.
 Run as a script, this module is the JAX side's worker (`serve`: one JSON request per line on
 stdin, one JSON answer per line on stdout), or times one first call in a fresh process
-(`first-call`). Inputs and NumPy's results travel in an `.npz` file (`save_data`), so every side
-computes on the very same bytes.
+(`first-call`); `import_command` times an import in a fresh process. Inputs and NumPy's
+results travel in an `.npz` file (`save_data`), so every side computes on the very same bytes.
 """
 from __future__ import annotations
 
@@ -111,6 +111,19 @@ def first_call_seconds(lib: Any, workload: W.Workload, data: Any) -> float:
     start = time.perf_counter()
     lib.block_until_ready(workload.build(lib)(*args))
     return time.perf_counter() - start
+
+
+# ----------------------------------------------------------------------------- import time
+# What each side's import row imports (NumPy's: the floor any array library starts from).
+IMPORTS = {"justjax": "justjax, justjax.numpy", "jax": "jax, jax.numpy", "numpy": "numpy"}
+
+
+def import_command(python: str, lib: str) -> list[str]:
+    """The command of a fresh process of `python` that prints the seconds `lib`'s import takes
+    (Python's own start-up not counted, nothing imported before the clock starts)."""
+    code = ("import time; start = time.perf_counter(); "
+            f"import {IMPORTS[lib]}; print(time.perf_counter() - start)")
+    return [python, "-c", code]
 
 
 # ----------------------------------------------------------------------------- data files
