@@ -1,6 +1,7 @@
-"""Accuracy of float reductions on the llvm backend against float64 NumPy, with real JAX's
-(XLA CPU's) errors on the same shapes and data as the bar; and their bits at LLVM's
-optimization levels 0 and 3 (the summation order is the IR's, not the optimizer's)."""
+"""Accuracy of float reductions, cumulative sums and long windows on the llvm backend against
+float64 NumPy, with real JAX's (XLA CPU's) errors on the same shapes and data as the bar; and
+their bits at LLVM's optimization levels 0 and 3 (the summation order is the IR's, not the
+optimizer's)."""
 from __future__ import annotations
 
 import math
@@ -120,6 +121,36 @@ def test_long_float16_sum_accumulates_in_float32():
     assert got == float(np.float16(x.astype(np.float64).sum()))
 
 
+# Real JAX 0.10.2's (max, mean) absolute errors against float64 NumPy, recorded as above:
+# cumulative sums (XLA sums them as a tree) and a long window (lax.reduce_window of add).
+XLA_CUMULATIVE_ERRORS = {
+    ("cumsum", (1_000_000,), 0): (0.10856852, 0.02111140),
+    ("cumsum", (1000, 1000), 0): (9.886653e-05, 1.1124167e-05),
+    ("cumsum", (1000, 1000), 1): (9.315064e-05, 1.0981620e-05),
+    ("window", (4, 4096, 8), 1): (0.00015069904, 5.0564496e-05),
+}
+
+
+@pytest.mark.parametrize("case", list(XLA_CUMULATIVE_ERRORS),
+                         ids=lambda c: f"{c[0]}{list(c[1])}-{c[2]}")
+def test_cumulative_error_at_most_xla(case):
+    kind, shape, axis = case
+    x = _data(shape, np.float32, 0)
+    if kind == "cumsum":
+        got = jax.jit(lambda a: jnp.cumsum(a, axis=axis))(x)
+        want = np.cumsum(x.astype(np.float64), axis=axis)
+    else:
+        window = tuple(n if d == axis else 1 for d, n in enumerate(shape))
+        got = jax.jit(lambda a: jax.lax.reduce_window(a, 0.0, jax.lax.add, window,
+                                                      (1,) * len(shape), "VALID"))(x)
+        want = x.astype(np.float64).sum(axis, keepdims=True)
+    err = np.abs(np.asarray(got).astype(np.float64) - want)
+    xla_max, xla_mean = XLA_CUMULATIVE_ERRORS[case]
+    margin = 0.5 * float(np.finfo(np.float32).eps) * float(np.abs(want).max())
+    assert err.max() <= xla_max + margin, (err.max(), xla_max, margin)
+    assert err.mean() <= xla_mean + margin, (err.mean(), xla_mean, margin)
+
+
 def _compile(f, args, level: int):
     x64 = any(np.asarray(a).dtype.itemsize == 8 for a in args)
     with jax.config.override("jax_enable_x64", x64):
@@ -138,6 +169,11 @@ BIT_CASES = {
     "prod_rows": (lambda a, b: jnp.prod(1 + a / 1e4, axis=1), (16, 50000), np.float32),
     "sum_bf16": (lambda a, b: jnp.sum(a, axis=0), (3000, 129), BF16),
     "sum_f64": (lambda a, b: jnp.sum(a, axis=1), (9, 100001), np.float64),
+    "cumsum_rows": (lambda a, b: jnp.cumsum(a, axis=1), (5, 70001), np.float32),
+    "cumsum_cols": (lambda a, b: jnp.cumsum(a, axis=0), (3001, 257), np.float32),
+    "long_window": (lambda a, b: jax.lax.reduce_window(a, 0.0, jax.lax.add, (1, 3001, 1),
+                                                       (1, 1, 1), "VALID"), (2, 3001, 33),
+                    np.float32),
 }
 
 
