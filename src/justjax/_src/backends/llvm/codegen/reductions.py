@@ -21,8 +21,10 @@ Three loop shapes:
 
 Semantics are the reference backend's (`backends/reference/kernels/reductions.py`): a monoid
 region starting from its identity sums from +0.0 and accumulates float16/bfloat16 in float32,
-rounding once; any other initial value folds through the region, rounding every step (which
-one applies is decided at run time when the initial value is not a constant); a reduction over
+rounding once; for float16/bfloat16 any other initial value folds through the region, rounding
+every step (which one applies is decided at run time when the initial value is not a
+constant); a float32/float64 sum or product combines a non-identity initial value with the
+blocked total (the reference folds it in order: the last bits may differ); a reduction over
 no dimensions is its operand.
 """
 from __future__ import annotations
@@ -257,9 +259,11 @@ def versioned(em: _Emitter, cond: bool | ir.Value,
 # combine by halving (compensated the same way). The order is spelled out in the IR (no
 # fast-math flags), so the bits do not depend on LLVM's optimization level.
 
-# Bytes of a row reduction's lanes: 64 float32 or 32 float64, four AVX-512 (eight AVX2)
-# vector accumulators, as many as LLVM's vectorizer made of a reassociable sum.
-LANE_BYTES = 256
+# Bytes of a row reduction's lanes: 16 float32 or 8 float64, one AVX-512 (two AVX2) vector.
+# A step's `GROUP` rows are independent loads and additions, and its one dependent addition
+# into the lanes comes every `GROUP` rows; more lanes (the loop over them unrolled) multiply the
+# code of the fused elements, and LLVM's compile time with it.
+LANE_BYTES = 64
 # Rows a chain step folds at once, summed pairwise first: `acc + ((x0 + x1) + (x2 + x3))`
 # costs the additions of four steps of `acc + x` and makes the chain four times shorter.
 GROUP = 4
@@ -291,8 +295,27 @@ def _at(em: _Emitter, ptr: ir.Value, k: ir.Value | int) -> ir.Value:
 
 
 def fill(em: _Emitter, ptr: ir.Value, count: int | ir.Value, value: ir.Value) -> None:
-    """Stores `value` into `ptr[0:count]`."""
+    """Stores `value` into `ptr[0:count]` (one vector store for a count known here)."""
+    if isinstance(count, int) and isinstance(value, ir.Constant) and count > 1:
+        vec = ir.VectorType(value.type, count)
+        em.b.store(ir.Constant(vec, [value] * count),
+                   em.b.bitcast(ptr, vec.as_pointer()), align=_align(value.type))
+        return
     _lanes(em, count, "fill", lambda k: em.b.store(value, _at(em, ptr, k)))
+
+
+def _align(ty: ir.Type) -> int:
+    return 8 if isinstance(ty, ir.DoubleType) else 4
+
+
+def _halves(em: _Emitter, v: ir.Value, n: int) -> tuple[ir.Value, ir.Value]:
+    """Lanes [0, n/2) and [n/2, n) of vector `v`."""
+    i32 = ir.IntType(32)
+    half = n // 2
+    low, high = ([ir.Constant(i32, i) for i in range(lo, lo + half)] for lo in (0, half))
+    mask = ir.VectorType(i32, half)
+    return (em.b.shuffle_vector(v, v, ir.Constant(mask, low)),
+            em.b.shuffle_vector(v, v, ir.Constant(mask, high)))
 
 
 def tree(em: _Emitter, opcode: str, dtype: np.dtype, xs: Sequence[ir.Value]) -> ir.Value:
@@ -307,15 +330,17 @@ def tree(em: _Emitter, opcode: str, dtype: np.dtype, xs: Sequence[ir.Value]) -> 
 def _groups(em: _Emitter, first: ir.Value, count: int,
             step: Callable[[list[ir.Value]], None]) -> None:
     """`step(rows)` over rows `first + [0, count)`, `GROUP` rows a step (a loop), then the
-    rows left one by one."""
+    rows left one by one (a loop)."""
     b = em.b
     groups, single = divmod(count, GROUP)
     if groups:
         with loop(em, groups, "group") as g:
             at = b.add(first, b.mul(g, _i64(GROUP)))
             step([b.add(at, _i64(i)) for i in range(GROUP)])
-    for i in range(single):
-        step([b.add(first, _i64(groups * GROUP + i))])
+    if single:
+        # One loop (one copy of the fused elements' code), not `single` unrolled steps.
+        with loop(em, single, "single") as i:
+            step([b.add(first, b.add(_i64(groups * GROUP), i))])
 
 
 def _two_sum(em: _Emitter, a: ir.Value, x: ir.Value) -> tuple[ir.Value, ir.Value]:
@@ -358,17 +383,32 @@ class Compensated:
         b.store(b.fadd(err, rounding), e)
 
     def halve(self, lanes: int) -> None:
-        """Lanes `[0, lanes)` (a power of two) merged into lane 0 by halving."""
+        """Lanes `[0, lanes)` (a power of two) merged into lane 0 by halving: lane k of each
+        half with lane k of the other (straight-line vector code)."""
         b = self.em.b
-        half = lanes // 2
-        while half:
-            def pair(k: ir.Value, half: int = half) -> None:
-                hi = b.add(k, _i64(half))
-                error = (None if self.errors is None
-                         else b.load(_at(self.em, self.errors, hi)))
-                self.fold(k, b.load(_at(self.em, self.sums, hi)), error)
-            _lanes(self.em, half, "halve", pair)
-            half //= 2
+        if lanes == 1:
+            return
+        ty = self.ident.type
+        vec = ir.VectorType(ty, lanes)
+
+        def load(ptr: ir.Value) -> ir.Value:
+            return b.load(b.bitcast(ptr, vec.as_pointer()), align=_align(ty))
+        s = load(self.sums)
+        e = None if self.errors is None else load(self.errors)
+        n = lanes
+        while n > 1:
+            low, high = _halves(self.em, s, n)
+            if e is None:
+                s = combine(self.em, self.opcode, self.dtype, low, high, True)
+            else:
+                e_low, e_high = _halves(self.em, e, n)
+                s, rounding = _two_sum(self.em, low, high)
+                e = b.fadd(b.fadd(e_low, e_high), rounding)
+            n //= 2
+        zero = ir.Constant(ir.IntType(32), 0)
+        b.store(b.extract_element(s, zero), self.sums)
+        if e is not None and self.errors is not None:
+            b.store(b.extract_element(e, zero), self.errors)
 
     def result(self, k: ir.Value | int) -> ir.Value:
         """Lane `k`'s sum plus its error (rounded once; the plain sum when that is not
@@ -427,11 +467,11 @@ def _plan(op: Op) -> _Reduce:
 def _starts(em: _Emitter, r: _Reduce) -> tuple[list[ir.Value], bool | ir.Value]:
     """The accumulators' first values and the exactness (see `exact_mode`)."""
     inits = [em.gen(v, []) for v in r.inits]
+    # A float32/float64 sum or product is blocked from any initial value (combined with the
+    # blocked total last: one version of the code, whatever the initial value turns out to
+    # be); float16/bfloat16 ones only from the identity (`exact_mode`).
     exact = exact_mode(em, r.monoid, r.dtype, inits[0])
-    if blocked(r.monoid, r.dtype):
-        # Summed blocked from the identity only; another initial value folds in order, as
-        # the reference does.
-        assert r.monoid is not None
+    if not isinstance(exact, bool) and r.monoid is not None:
         exact = _identity_start(em, r.monoid, r.dtype, inits[0])
     inits[0] = monoid_start(em, r.monoid, r.dtype, inits[0])
     return inits, exact
@@ -510,40 +550,39 @@ def _blocked_fold(em: _Emitter, r: _Reduce, idx: Sequence[ir.Value], start: ir.V
     lanes = _row_lanes(r.total, start.type)
     rows, rem = divmod(r.total, lanes)
     base = b.mul(em.linear(idx, r.kept_shape), _i64(r.total)) if r.row else None
+    ident = constant(r.dtype, monoids.identity(opcode, r.dtype))
     sums = entry_alloca(em, start.type, lanes)
     plain = rows <= GROUP * PLAIN_STEPS
     comp = Compensated(em, opcode, r.dtype, sums,
                        None if plain else entry_alloca(em, start.type, lanes))
     comp.reset(lanes)
 
-    def element(js: list[ir.Value], k: ir.Value) -> None:
-        xs = [em.gen(r.inputs[0], _full_index(em, r, idx, j, base)) for j in js]
-        x = tree(em, opcode, r.dtype, xs)
-        if plain:
-            slot = _at(em, sums, k)
-            b.store(combine(em, opcode, r.dtype, b.load(slot), x, True), slot)
+    def element(js: list[ir.Value], k: ir.Value, guard: bool = False) -> None:
+        if guard:
+            # The partial last row: lanes past the end read the last element, fold identity.
+            (j,) = js
+            inside = b.icmp_signed("<", j, _i64(r.total))
+            j = b.select(inside, j, _i64(r.total - 1))
+            x = b.select(inside, em.gen(r.inputs[0], _full_index(em, r, idx, j, base)), ident)
         else:
-            comp.fold(k, x)
+            xs = [em.gen(r.inputs[0], _full_index(em, r, idx, j, base)) for j in js]
+            x = tree(em, opcode, r.dtype, xs)
+        comp.fold(k, x)
 
     def step(rows_: list[ir.Value]) -> None:
         starts = [b.mul(i, _i64(lanes)) for i in rows_]
         _lanes(em, lanes, "lanes", lambda k: element([b.add(at, k) for at in starts], k))
 
-    _groups(em, _zero(), rows, step)
-    if rem:
-        _lanes(em, rem, "rest", lambda k: element([b.add(_i64(rows * lanes), k)], k))
-    if plain:
-        half = lanes // 2
-        while half:
-            _lanes(em, half, "halve", lambda k, half=half: b.store(
-                combine(em, opcode, r.dtype, b.load(_at(em, sums, k)),
-                        b.load(_at(em, sums, b.add(k, _i64(half)))), True), _at(em, sums, k)))
-            half //= 2
-        total = b.load(sums)
-    else:
-        comp.halve(lanes)
-        total = comp.result(0)
-    return combine(em, opcode, r.dtype, start, total, True)
+    groups, single = divmod(rows, GROUP)
+    if groups:
+        _groups(em, _zero(), groups * GROUP, step)
+    if single or rem:
+        # The rows left and the partial row, one loop (one copy of the fused elements).
+        with loop(em, single + (1 if rem else 0), "single") as i:
+            at = b.mul(b.add(_i64(groups * GROUP), i), _i64(lanes))
+            _lanes(em, lanes, "lanes", lambda k: element([b.add(at, k)], k, bool(rem)))
+    comp.halve(lanes)
+    return combine(em, opcode, r.dtype, start, comp.result(0), True)
 
 
 def _reduce(em: _Emitter, op: Op, which: int, idx: list[ir.Value]) -> ir.Value:
