@@ -45,6 +45,8 @@ def _cases(lib: Any) -> dict[str, tuple[Callable, tuple]]:
         "sum f32[4096,1024] axis 1": (s(1), (m4,)),
         "softmax xent f32[256,1000]": (W._xent_build(lib), xent),
         "layernorm f32[512,1024]": (W._layernorm_build(lib), norm),
+        "cumsum f32[1e6]": (lib.jit(jnp.cumsum), (v,)),
+        "cumsum f32[1000,1000] axis 0": (lib.jit(lambda a: jnp.cumsum(a, axis=0)), (m1,)),
     }
 
 
@@ -117,7 +119,7 @@ def _cases_names() -> list[str]:
     return ["sum f32[1e6]", "sum(sin^2) f32[1e6]", "sum f32[1000,1000] axis 0",
             "sum f32[1000,1000] axis 1", "sum f32[4096,1024] axis 0",
             "sum f32[4096,1024] axis 1", "softmax xent f32[256,1000]",
-            "layernorm f32[512,1024]"]
+            "layernorm f32[512,1024]", "cumsum f32[1e6]", "cumsum f32[1000,1000] axis 0"]
 
 
 if __name__ == "__main__":

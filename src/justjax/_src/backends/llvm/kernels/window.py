@@ -325,8 +325,9 @@ def _scan(em: _Emitter, ctx: program.KernelContext, starts: list[ir.Value], kind
     tiles = -(-inner // tile)
     slots = [entry_alloca(em, s.type, tile) for s in starts]
     dtypes_in = [v.type.dtype for v in op.operands[:count]]
-    # A long running sum is compensated: each output is within about an ulp of the exact
-    # prefix sum (XLA sums cumulative windows as a tree, about log2(n)/2 ulps).
+    # A long running sum is compensated (`_compensated_scan`): each output is within about an
+    # ulp of the exact prefix sum (XLA sums cumulative windows as a tree, about log2(n)/2
+    # ulps).
     errors = (_errors(em, starts[0].type, tile)
               if _compensated(kind, dtypes_in[0], exact) and n > _LONG_WINDOW else None)
     with loop(em, outer, "outer") as o, loop(em, tiles, "tile") as t:
@@ -335,34 +336,89 @@ def _scan(em: _Emitter, ctx: program.KernelContext, starts: list[ir.Value], kind
         if inner % tile:
             rest = b.sub(_i64(inner), first)
             length = b.select(b.icmp_signed("<", rest, length), rest, length)
-        with loop(em, length, "init") as k:
-            for slot, s in zip(slots, starts, strict=True):
-                b.store(s, b.gep(slot, [k], inbounds=True))
         if errors is not None:
-            fill(em, errors, length, ir.Constant(starts[0].type, 0.0))
-        with loop(em, n, "scan") as step:
+            assert kind is not None
+            _compensated_scan(em, ctx, kind, starts[0], (o, first, length), n, inner,
+                              reverse, slots[0], errors, tile)
+        else:
+            _plain_scan(em, ctx, kind, exact, starts, (o, first, length), n, inner, reverse,
+                        slots)
+    return []
+
+
+# Steps of a compensated running sum between two compensated additions.
+SCAN_BLOCK = 32
+
+
+def _plain_scan(em: _Emitter, ctx: program.KernelContext, kind: str | None, exact: bool,
+                starts: list[ir.Value], where: tuple[ir.Value, ir.Value, ir.Value], n: int,
+                inner: int, reverse: bool, slots: list[ir.Value]) -> None:
+    """The running fold of one tile (`where`: outer index, first lane, lanes): step by step."""
+    b = em.b
+    o, first, length = where
+    count = len(ctx.op.results)
+    with loop(em, length, "init") as k:
+        for slot, s in zip(slots, starts, strict=True):
+            b.store(s, b.gep(slot, [k], inbounds=True))
+    with loop(em, n, "scan") as step:
+        i = b.sub(_i64(n - 1), step) if reverse else step
+        row = b.add(b.mul(b.add(b.mul(o, _i64(n)), i), _i64(inner)), first)
+        with loop(em, length, "lanes") as k:
+            at = b.add(row, k)
+            xs = [em.load(p, at, v.type.dtype)
+                  for p, v in zip(ctx.operands[:count], ctx.op.operands[:count], strict=True)]
+            _scan_step(em, ctx, kind, exact, slots, k, at, xs)
+
+
+def _compensated_scan(em: _Emitter, ctx: program.KernelContext, kind: str, start: ir.Value,
+                      where: tuple[ir.Value, ir.Value, ir.Value], n: int, inner: int,
+                      reverse: bool, local: ir.Value, errors: ir.Value, tile: int) -> None:
+    """The running sum of one tile, blocked: within a block of `SCAN_BLOCK` steps a plain
+    running sum from zero (`local`), each output that plus the compensated sum of the blocks
+    before (`Compensated`, rounded once per block), so each costs two additions."""
+    b = em.b
+    o, first, length = where
+    ty = start.type
+    dtype = ctx.op.operands[0].type.dtype
+    sums, base = entry_alloca(em, ty, tile), entry_alloca(em, ty, tile)
+    comp = Compensated(em, kind, dtype, sums, errors)
+    comp.reset(length)
+    with loop(em, length, "start") as k:
+        b.store(start, b.gep(sums, [k], inbounds=True))
+        b.store(start, b.gep(base, [k], inbounds=True))
+    zero = ir.Constant(ty, 0.0)
+
+    def block(first_step: ir.Value, steps: int) -> None:
+        fill(em, local, length, zero)
+        with loop(em, steps, "scan") as st:
+            step = b.add(first_step, st)
             i = b.sub(_i64(n - 1), step) if reverse else step
             row = b.add(b.mul(b.add(b.mul(o, _i64(n)), i), _i64(inner)), first)
             with loop(em, length, "lanes") as k:
                 at = b.add(row, k)
-                xs = [em.load(p, at, dt) for p, dt in zip(ctx.operands[:count], dtypes_in,
-                                                          strict=True)]
-                _scan_step(em, ctx, kind, exact, slots, errors, k, at, xs)
-    return []
+                x = em.load(ctx.operands[0], at, dtype)
+                slot = b.gep(local, [k], inbounds=True)
+                running = b.fadd(b.load(slot), x)
+                b.store(running, slot)
+                out = b.fadd(b.load(b.gep(base, [k], inbounds=True)), running)
+                em.store(out, ctx.results[0], at, ctx.op.results[0].type.dtype)
+        with loop(em, length, "carry") as k:
+            comp.fold(k, b.load(b.gep(local, [k], inbounds=True)))
+            b.store(comp.result(k), b.gep(base, [k], inbounds=True))
+
+    blocks, tail = divmod(n, SCAN_BLOCK)
+    if blocks:
+        with loop(em, blocks, "block") as blk:
+            block(b.mul(blk, _i64(SCAN_BLOCK)), SCAN_BLOCK)
+    if tail:
+        block(_i64(blocks * SCAN_BLOCK), tail)
 
 
 def _scan_step(em: _Emitter, ctx: program.KernelContext, kind: str | None, exact: bool,
-               slots: list[ir.Value], errors: ir.Value | None, k: ir.Value, at: ir.Value,
-               xs: list[ir.Value]) -> None:
+               slots: list[ir.Value], k: ir.Value, at: ir.Value, xs: list[ir.Value]) -> None:
     """Folds `xs` into lane `k` of the running fold and stores it at flat offset `at`."""
     op, b = ctx.op, em.b
     dtype = op.operands[0].type.dtype
-    if errors is not None:
-        assert kind is not None
-        comp = Compensated(em, kind, dtype, slots[0], errors)
-        comp.fold(k, xs[0])
-        em.store(comp.result(k), ctx.results[0], at, op.results[0].type.dtype)
-        return
     ptrs = [b.gep(slot, [k], inbounds=True) for slot in slots]
     accs = [b.load(p) for p in ptrs]
     if kind is not None:
