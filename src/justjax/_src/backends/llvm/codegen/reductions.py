@@ -5,9 +5,11 @@ Three loop shapes:
 - The element generator: an element of a reduce's result is one loop over its reduced
   elements (row-major order) folding `acc = body(acc, x)` from the initial values. When the
   reduced dimensions are the operand's minor ones (a row reduction) the loop reads them at
-  consecutive offsets, and a float add/multiply/max/min accumulates with `reassoc` (XLA allows
-  reassociation inside reductions) or as `llvm.maximum`/`llvm.minimum`, so LLVM vectorizes it
-  with several accumulators.
+  consecutive offsets. A float sum or product from its identity is blocked: lanes of
+  consecutive elements, rows of them added in groups, compensated (see "Blocked float sums"
+  below), so it is as accurate as XLA's and vectorizes in the order the IR spells out;
+  max/min accumulate as `llvm.maximum`/`llvm.minimum`, which LLVM vectorizes (exact in any
+  order).
 - A column reduction (the operand's minor dimensions kept) that is a fusion root, or a reduce
   outside fusions, loops reduced-outer / kept-inner over a tile of accumulators (or the output
   itself), so the inner loop runs over consecutive elements and vectorizes over the kept
@@ -19,8 +21,10 @@ Three loop shapes:
 
 Semantics are the reference backend's (`backends/reference/kernels/reductions.py`): a monoid
 region starting from its identity sums from +0.0 and accumulates float16/bfloat16 in float32,
-rounding once; any other initial value folds through the region, rounding every step (which
-one applies is decided at run time when the initial value is not a constant); a reduction over
+rounding once; for float16/bfloat16 any other initial value folds through the region, rounding
+every step (which one applies is decided at run time when the initial value is not a
+constant); a float32/float64 sum or product combines a non-identity initial value with the
+blocked total (the reference folds it in order: the last bits may differ); a reduction over
 no dimensions is its operand.
 """
 from __future__ import annotations
@@ -42,13 +46,13 @@ from justjax._src.numerics import monoids
 
 __all__ = ["monoid", "is_identity", "combine", "exact_mode", "monoid_start",
            "apply_body", "loop", "entry_alloca", "tile_size", "versioned", "emit_reduce",
-           "constant", "TILE_BYTES", "ROW_TILE"]
+           "constant", "TILE_BYTES", "ROW_TILE", "blocked", "fill", "tree", "Compensated",
+           "LANE_BYTES", "GROUP", "PLAIN_STEPS", "STACK_BYTES"]
 
 _I1, _I64 = ir.IntType(1), ir.IntType(64)
 _LOW = (np.dtype(dtypes.float16), np.dtype(dtypes.bfloat16))
 _S = "stablehlo."
 _ROUNDED = frozenset((_S + "add", _S + "multiply"))
-_REASSOC = ("reassoc",)
 # Bytes of accumulators a column reduction keeps in a stack tile: 256 float32, which LLVM holds
 # in 16 AVX-512 registers (measured best on f32[4096,1024]: 512 spill, 64 read too little per
 # row). With more columns than that, float32/float64/integer results accumulate in the output
@@ -98,18 +102,19 @@ def is_identity(em: _Emitter, opcode: str, dtype: np.dtype, value: ir.Value) -> 
 
 def combine(em: _Emitter, opcode: str, dtype: np.dtype, acc: ir.Value, x: ir.Value,
             exact: bool) -> ir.Value:
-    """`acc <opcode> x` for a monoid: float add/multiply reassociable (rounded to float16/
-    bfloat16 after the step unless `exact`), float max/min with XLA's semantics (NaN wins,
-    -0.0 < +0.0: `llvm.maximum`/`llvm.minimum`, which LLVM vectorizes as reductions)."""
+    """`acc <opcode> x` for a monoid: float add/multiply (rounded to float16/bfloat16 after
+    the step unless `exact`), float max/min with XLA's semantics (NaN wins, -0.0 < +0.0:
+    `llvm.maximum`/`llvm.minimum`, which LLVM vectorizes as reductions). Float add/multiply
+    carry no fast-math flags: the order of a sum is the emitted one (`_Blocked`), so its bits
+    do not depend on LLVM's optimization level."""
     b = em.b
     dtype = np.dtype(dtype)
     name = opcode[len(_S):]
     if _is_float(dtype):
-        flags = _REASSOC if exact else ()
         if name == "add":
-            out = b.fadd(acc, x, flags=flags)
+            out = b.fadd(acc, x)
         elif name == "multiply":
-            out = b.fmul(acc, x, flags=flags)
+            out = b.fmul(acc, x)
         else:
             out = em.intrinsic("llvm.maximum" if name == "maximum" else "llvm.minimum",
                                [acc, x])
@@ -241,6 +246,190 @@ def versioned(em: _Emitter, cond: bool | ir.Value,
 
 
 # ---------------------------------------------------------------------------------------------
+# Blocked float sums and products.
+#
+# A long float sum accumulated in one chain (or in the few vector accumulators LLVM makes of
+# a reassociable one) errs like n/lanes ulps. Here each lane of a vector of lanes (consecutive
+# elements of a row reduction, a tile of columns of a column reduction) folds `GROUP` rows a
+# step, summed pairwise first. A long reduction accumulates these group sums with an
+# error-free transformation (Knuth's two-sum: each lane keeps its sum and the sum of its
+# rounding errors), so the result is within about half an ulp of the exact sum of the group
+# sums however long it is -- XLA's CPU reductions are pairwise, about log2(n)/2 ulps at worst
+# -- and a sum of equal values is exact up to its last rounding. A row reduction's lanes then
+# combine by halving (compensated the same way). The order is spelled out in the IR (no
+# fast-math flags), so the bits do not depend on LLVM's optimization level.
+
+# Bytes of a row reduction's lanes: 16 float32 or 8 float64, one AVX-512 (two AVX2) vector.
+# A step's `GROUP` rows are independent loads and additions, and its one dependent addition
+# into the lanes comes every `GROUP` rows; more lanes (the loop over them unrolled) multiply the
+# code of the fused elements, and LLVM's compile time with it.
+LANE_BYTES = 64
+# Rows a chain step folds at once, summed pairwise first: `acc + ((x0 + x1) + (x2 + x3))`
+# costs the additions of four steps of `acc + x` and makes the chain four times shorter.
+GROUP = 4
+# Chains of at most this many steps are plain; longer ones are compensated (a two-sum costs
+# seven additions a step).
+PLAIN_STEPS = 4
+# Bytes a column reduction's rounding errors (an array as wide as its tile of columns) may
+# take on the stack: wider outputs are cut into tiles that fit.
+STACK_BYTES = 1 << 15
+# Reductions this short stay one chain (their error is below an ulp anyway).
+_SHORT = 16
+
+
+def blocked(opcode: str | None, dtype: np.dtype) -> bool:
+    """Whether a monoid reduction over `dtype` is summed blocked (`Compensated`): float add
+    and multiply (the others are exact in any order)."""
+    return opcode in _ROUNDED and _is_float(np.dtype(dtype))
+
+
+def _lanes(em: _Emitter, count: int | ir.Value, name: str,
+           body: Callable[[ir.Value], None]) -> None:
+    """`body(k)` for k in range(count) (count >= 1)."""
+    with loop(em, count, name) as k:
+        body(k)
+
+
+def _at(em: _Emitter, ptr: ir.Value, k: ir.Value | int) -> ir.Value:
+    return em.b.gep(ptr, [_i64(k) if isinstance(k, int) else k], inbounds=True)
+
+
+def fill(em: _Emitter, ptr: ir.Value, count: int | ir.Value, value: ir.Value) -> None:
+    """Stores `value` into `ptr[0:count]` (one vector store for a count known here)."""
+    if isinstance(count, int) and isinstance(value, ir.Constant) and count > 1:
+        vec = ir.VectorType(value.type, count)
+        em.b.store(ir.Constant(vec, [value] * count),
+                   em.b.bitcast(ptr, vec.as_pointer()), align=_align(value.type))
+        return
+    _lanes(em, count, "fill", lambda k: em.b.store(value, _at(em, ptr, k)))
+
+
+def _align(ty: ir.Type) -> int:
+    return 8 if isinstance(ty, ir.DoubleType) else 4
+
+
+def _halves(em: _Emitter, v: ir.Value, n: int) -> tuple[ir.Value, ir.Value]:
+    """Lanes [0, n/2) and [n/2, n) of vector `v`."""
+    i32 = ir.IntType(32)
+    half = n // 2
+    low, high = ([ir.Constant(i32, i) for i in range(lo, lo + half)] for lo in (0, half))
+    mask = ir.VectorType(i32, half)
+    return (em.b.shuffle_vector(v, v, ir.Constant(mask, low)),
+            em.b.shuffle_vector(v, v, ir.Constant(mask, high)))
+
+
+def tree(em: _Emitter, opcode: str, dtype: np.dtype, xs: Sequence[ir.Value]) -> ir.Value:
+    """`xs` combined pairwise: `(x0 + x1) + (x2 + x3)` (exact: unrounded)."""
+    while len(xs) > 1:
+        pairs = [combine(em, opcode, dtype, xs[i], xs[i + 1], True)
+                 for i in range(0, len(xs) - 1, 2)]
+        xs = pairs + ([xs[-1]] if len(xs) % 2 else [])
+    return xs[0]
+
+
+def _groups(em: _Emitter, first: ir.Value, count: int,
+            step: Callable[[list[ir.Value]], None]) -> None:
+    """`step(rows)` over rows `first + [0, count)`, `GROUP` rows a step (a loop), then the
+    rows left one by one (a loop)."""
+    b = em.b
+    groups, single = divmod(count, GROUP)
+    if groups:
+        with loop(em, groups, "group") as g:
+            at = b.add(first, b.mul(g, _i64(GROUP)))
+            step([b.add(at, _i64(i)) for i in range(GROUP)])
+    if single:
+        # One loop (one copy of the fused elements' code), not `single` unrolled steps.
+        with loop(em, single, "single") as i:
+            step([b.add(first, b.add(_i64(groups * GROUP), i))])
+
+
+def _two_sum(em: _Emitter, a: ir.Value, x: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """`a + x` rounded and its rounding error, exactly (Knuth's two-sum; finite operands)."""
+    b = em.b
+    t = b.fadd(a, x)
+    xp = b.fsub(t, a)
+    return t, b.fadd(b.fsub(a, b.fsub(t, xp)), b.fsub(x, xp))
+
+
+class Compensated:
+    """Per lane, a running sum and the sum of its rounding errors (two arrays of lanes;
+    products keep no errors): `fold` adds a value to a lane, `halve` merges lane pairs,
+    `result` is one lane's sum rounded once."""
+
+    def __init__(self, em: _Emitter, opcode: str, dtype: np.dtype, sums: ir.Value,
+                 errors: ir.Value | None) -> None:
+        self.em, self.opcode, self.dtype = em, opcode, np.dtype(dtype)
+        self.sums = sums
+        self.errors = errors if opcode == _S + "add" else None
+        self.ident = constant(dtype, monoids.identity(opcode, dtype))
+
+    def reset(self, count: int | ir.Value) -> None:
+        """Every lane's sum to the identity, error zero."""
+        fill(self.em, self.sums, count, self.ident)
+        if self.errors is not None:
+            fill(self.em, self.errors, count, constant(self.dtype, 0.0))
+
+    def fold(self, k: ir.Value, x: ir.Value, error: ir.Value | None = None) -> None:
+        """Lane `k` += `x` (plus `x`'s own rounding error `error`)."""
+        b = self.em.b
+        s = _at(self.em, self.sums, k)
+        if self.errors is None:
+            b.store(combine(self.em, self.opcode, self.dtype, b.load(s), x, True), s)
+            return
+        total, rounding = _two_sum(self.em, b.load(s), x)
+        e = _at(self.em, self.errors, k)
+        err = b.load(e) if error is None else b.fadd(b.load(e), error)
+        b.store(total, s)
+        b.store(b.fadd(err, rounding), e)
+
+    def halve(self, lanes: int) -> None:
+        """Lanes `[0, lanes)` (a power of two) merged into lane 0 by halving: lane k of each
+        half with lane k of the other (straight-line vector code)."""
+        b = self.em.b
+        if lanes == 1:
+            return
+        ty = self.ident.type
+        vec = ir.VectorType(ty, lanes)
+
+        def load(ptr: ir.Value) -> ir.Value:
+            return b.load(b.bitcast(ptr, vec.as_pointer()), align=_align(ty))
+        s = load(self.sums)
+        e = None if self.errors is None else load(self.errors)
+        n = lanes
+        while n > 1:
+            low, high = _halves(self.em, s, n)
+            if e is None:
+                s = combine(self.em, self.opcode, self.dtype, low, high, True)
+            else:
+                e_low, e_high = _halves(self.em, e, n)
+                s, rounding = _two_sum(self.em, low, high)
+                e = b.fadd(b.fadd(e_low, e_high), rounding)
+            n //= 2
+        zero = ir.Constant(ir.IntType(32), 0)
+        b.store(b.extract_element(s, zero), self.sums)
+        if e is not None and self.errors is not None:
+            b.store(b.extract_element(e, zero), self.errors)
+
+    def result(self, k: ir.Value | int) -> ir.Value:
+        """Lane `k`'s sum plus its error (rounded once; the plain sum when that is not
+        finite)."""
+        b = self.em.b
+        s = b.load(_at(self.em, self.sums, k))
+        if self.errors is None:
+            return s
+        # The errors are finite or NaN (an infinity made them): a NaN counts as zero.
+        # `c > 0 ? c : 0` and `c < 0 ? c : 0` are x86's max/min instructions, whose NaN
+        # operand loses (a select of another form became a masked move, which made a
+        # scalar running sum seven times slower on AVX-512).
+        error = b.load(_at(self.em, self.errors, k))
+        zero = ir.Constant(s.type, 0.0)
+        above = b.select(b.fcmp_ordered(">", error, zero), error, zero)
+        below = b.select(b.fcmp_ordered("<", error, zero), error, zero)
+        clean = b.fadd(above, below)
+        return b.fadd(s, clean)
+
+
+# ---------------------------------------------------------------------------------------------
 # stablehlo.reduce
 
 @dataclass(frozen=True)
@@ -286,9 +475,22 @@ def _plan(op: Op) -> _Reduce:
 def _starts(em: _Emitter, r: _Reduce) -> tuple[list[ir.Value], bool | ir.Value]:
     """The accumulators' first values and the exactness (see `exact_mode`)."""
     inits = [em.gen(v, []) for v in r.inits]
+    # A float32/float64 sum or product is blocked from any initial value (combined with the
+    # blocked total last: one version of the code, whatever the initial value turns out to
+    # be); float16/bfloat16 ones only from the identity (`exact_mode`).
     exact = exact_mode(em, r.monoid, r.dtype, inits[0])
+    if not isinstance(exact, bool) and r.monoid is not None:
+        exact = _identity_start(em, r.monoid, r.dtype, inits[0])
     inits[0] = monoid_start(em, r.monoid, r.dtype, inits[0])
     return inits, exact
+
+
+def _identity_start(em: _Emitter, opcode: str, dtype: np.dtype, init: ir.Value
+                    ) -> bool | ir.Value:
+    """Whether `init` is the identity of `opcode`: a bool for a constant, else an `i1`."""
+    if isinstance(init, ir.Constant) and isinstance(init.constant, (int, float)):
+        return float(init.constant) == float(monoids.identity(opcode, dtype))
+    return is_identity(em, opcode, dtype, init)
 
 
 def _step(em: _Emitter, r: _Reduce, accs: list[ir.Value], xs: list[ir.Value], exact: bool
@@ -317,7 +519,10 @@ def _full_index(em: _Emitter, r: _Reduce, kept: Sequence[ir.Value], j: ir.Value,
 
 def _fold(em: _Emitter, r: _Reduce, idx: Sequence[ir.Value], starts: list[ir.Value],
           exact: bool) -> list[ir.Value]:
-    """The reduced values of the output element at `idx`: a loop over the reduced elements."""
+    """The reduced values of the output element at `idx`: a loop over the reduced elements
+    (blocked and pairwise for a long float sum or product, `_blocked_fold`)."""
+    if exact and blocked(r.monoid, r.dtype) and r.total > _SHORT:
+        return [_blocked_fold(em, r, idx, starts[0])]
     b = em.b
     slots = [entry_alloca(em, s.type) for s in starts]
     for slot, s in zip(slots, starts, strict=True):
@@ -330,6 +535,62 @@ def _fold(em: _Emitter, r: _Reduce, idx: Sequence[ir.Value], starts: list[ir.Val
         for slot, n in zip(slots, new, strict=True):
             b.store(n, slot)
     return [b.load(s) for s in slots]
+
+
+def _row_lanes(total: int, ty: ir.Type) -> int:
+    """The lanes of a row reduction of `total` elements: `LANE_BYTES` of them, halved while a
+    lane would get fewer than 4 elements."""
+    lanes = LANE_BYTES // (8 if isinstance(ty, ir.DoubleType) else 4)
+    while lanes > 1 and lanes * 4 > total:
+        lanes //= 2
+    return lanes
+
+
+def _blocked_fold(em: _Emitter, r: _Reduce, idx: Sequence[ir.Value], start: ir.Value
+                  ) -> ir.Value:
+    """`start <op> (the reduced elements of the output element at idx)` for a float sum or
+    product: element `row * lanes + k` folds into lane k, `GROUP` rows a step (compensated
+    when the chain is longer than `PLAIN_STEPS`), the partial row last; the lanes combine by
+    halving."""
+    b = em.b
+    assert r.monoid is not None
+    opcode = r.monoid
+    lanes = _row_lanes(r.total, start.type)
+    rows, rem = divmod(r.total, lanes)
+    base = b.mul(em.linear(idx, r.kept_shape), _i64(r.total)) if r.row else None
+    ident = constant(r.dtype, monoids.identity(opcode, r.dtype))
+    sums = entry_alloca(em, start.type, lanes)
+    plain = rows <= GROUP * PLAIN_STEPS
+    comp = Compensated(em, opcode, r.dtype, sums,
+                       None if plain else entry_alloca(em, start.type, lanes))
+    comp.reset(lanes)
+
+    def element(js: list[ir.Value], k: ir.Value, guard: bool = False) -> None:
+        if guard:
+            # The partial last row: lanes past the end read the last element, fold identity.
+            (j,) = js
+            inside = b.icmp_signed("<", j, _i64(r.total))
+            j = b.select(inside, j, _i64(r.total - 1))
+            x = b.select(inside, em.gen(r.inputs[0], _full_index(em, r, idx, j, base)), ident)
+        else:
+            xs = [em.gen(r.inputs[0], _full_index(em, r, idx, j, base)) for j in js]
+            x = tree(em, opcode, r.dtype, xs)
+        comp.fold(k, x)
+
+    def step(rows_: list[ir.Value]) -> None:
+        starts = [b.mul(i, _i64(lanes)) for i in rows_]
+        _lanes(em, lanes, "lanes", lambda k: element([b.add(at, k) for at in starts], k))
+
+    groups, single = divmod(rows, GROUP)
+    if groups:
+        _groups(em, _zero(), groups * GROUP, step)
+    if single or rem:
+        # The rows left and the partial row, one loop (one copy of the fused elements).
+        with loop(em, single + (1 if rem else 0), "single") as i:
+            at = b.mul(b.add(_i64(groups * GROUP), i), _i64(lanes))
+            _lanes(em, lanes, "lanes", lambda k: element([b.add(at, k)], k, bool(rem)))
+    comp.halve(lanes)
+    return combine(em, opcode, r.dtype, start, comp.result(0), True)
 
 
 def _reduce(em: _Emitter, op: Op, which: int, idx: list[ir.Value]) -> ir.Value:
@@ -406,13 +667,19 @@ def _emit_columns(em: _Emitter, r: _Reduce, cols: _Columns, outs: dict[int, ir.V
     em.cache.clear()
     starts, exact = _starts(em, r)
     tile = ROW_TILE if cols.rows else min(cols.size, tile_size(s.type for s in starts))
+    if blocked(r.monoid, r.dtype) and r.total > GROUP * PLAIN_STEPS and tile > 1:
+        # A compensated tile keeps errors too: half as many columns in registers.
+        tile = min(cols.size, max(1, tile_size(s.type for s in starts) // 2))
     slots: list[ir.Value] | None = [entry_alloca(em, s.type, tile) for s in starts]
     dtypes_ = [v.type.dtype for v in r.op.results]
     if (not cols.rows and cols.size > tile and len(outs) == len(dtypes_)
             and all(memory_type(dt) == compute_type(dt) for dt in dtypes_)):
         # Too many columns for registers: accumulate in the outputs themselves, reading the
-        # operand row after row (consecutive addresses throughout).
+        # operand row after row (consecutive addresses throughout), as many columns at once
+        # as the compensated sums of a long sum (`Compensated`) have room for on the stack.
         slots, tile = None, cols.size
+        if blocked(r.monoid, r.dtype) and r.total > GROUP * PLAIN_STEPS:
+            tile = min(cols.size, STACK_BYTES // max(r.dtype.itemsize, 4))
 
     def emit(flag: bool) -> list[ir.Value]:
         _column_loops(em, r, cols, outs, starts, slots, tile, flag)
@@ -424,54 +691,102 @@ def _emit_columns(em: _Emitter, r: _Reduce, cols: _Columns, outs: dict[int, ir.V
 def _column_loops(em: _Emitter, r: _Reduce, cols: _Columns, outs: dict[int, ir.Value],
                   starts: list[ir.Value], slots: list[ir.Value] | None, tile: int,
                   exact: bool) -> None:
-    """The loop nest of `_emit_columns`; `slots` None: the accumulators are the outputs."""
+    """The loop nest of `_emit_columns`; `slots` None: the accumulators are the outputs. A
+    long float sum or product sums its rows blocked (`_blocked_columns`)."""
     b = em.b
     tiles = -(-cols.size // tile)
     outer_shape = [r.shape[d] for d in cols.outer]
     direct = slots is None
+    grouped = (exact is True and not cols.rows and blocked(r.monoid, r.dtype)
+               and r.total > _SHORT)
+    errors = None
+    if grouped and r.total > GROUP * PLAIN_STEPS:
+        errors = entry_alloca(em, starts[0].type, tile)
     with loop(em, math.prod(outer_shape), "outer") as o:
         outer = em.delinear(o, outer_shape)
-        if direct:
-            row = b.mul(o, _i64(cols.size))
-            slots = [b.gep(outs[n], [row], inbounds=True) for n in range(len(outs))]
-        assert slots is not None
         with loop(em, tiles, "tile") as t:
             first = b.mul(t, _i64(tile))
             length = _i64(tile)
             if cols.size % tile:
                 rest = b.sub(_i64(cols.size), first)
                 length = b.select(b.icmp_signed("<", rest, length), rest, length)
-            # Unrolled row lanes past the last row read their accumulators too.
-            with loop(em, tile if cols.rows else length, "init") as k:
-                for slot, s in zip(slots, starts, strict=True):
-                    b.store(s, b.gep(slot, [k], inbounds=True))
-            with loop(em, r.total, "reduce") as j:
-                _column_step(em, r, cols, outer, j, first, length, slots, exact)
+            accs = slots
+            if direct:
+                at = b.add(b.mul(o, _i64(cols.size)), first)
+                accs = [b.gep(outs[n], [at], inbounds=True) for n in range(len(outs))]
+            assert accs is not None
+            if grouped:
+                _blocked_columns(em, r, cols, outer, first, length, accs[0], starts[0],
+                                 errors)
+            else:
+                # Unrolled row lanes past the last row read their accumulators too.
+                with loop(em, tile if cols.rows else length, "init") as k:
+                    for slot, s in zip(accs, starts, strict=True):
+                        b.store(s, b.gep(slot, [k], inbounds=True))
+                with loop(em, r.total, "reduce") as j:
+                    _column_step(em, r, cols, outer, [j], first, length, accs, exact)
             if not direct:
                 with loop(em, length, "store") as k:
                     at = b.add(b.mul(o, _i64(cols.size)), b.add(first, k))
                     for n, out in outs.items():
-                        acc = b.load(b.gep(slots[n], [k], inbounds=True))
+                        acc = b.load(b.gep(accs[n], [k], inbounds=True))
                         em.store(acc, out, at, r.op.results[n].type.dtype)
 
 
-def _column_step(em: _Emitter, r: _Reduce, cols: _Columns, outer: list[ir.Value],
-                 j: ir.Value, first: ir.Value, length: ir.Value, slots: list[ir.Value],
-                 exact: bool) -> None:
-    """Folds reduced element `j` into the tile's accumulators: columns in a loop over the
-    lanes (which LLVM vectorizes), rows unrolled lane by lane (independent scalar chains: a
-    vectorized loop would gather across rows)."""
+def _blocked_columns(em: _Emitter, r: _Reduce, cols: _Columns, outer: list[ir.Value],
+                     first: ir.Value, length: ir.Value, acc: ir.Value, start: ir.Value,
+                     errors: ir.Value | None) -> None:
+    """Sums the reduced rows of a tile of columns into `acc[0:length]`, then `start <op>` each:
+    `GROUP` rows a step, compensated with `errors` (an array as wide as the tile)."""
     b = em.b
-    reduced = [j] if len(r.dims) == 1 else em.delinear(j, r.red_shape)
-    corner: list[ir.Value] = [_zero()] * len(r.shape)
-    for d, i in [*zip(cols.outer, outer, strict=True), *zip(r.dims, reduced, strict=True)]:
-        corner[d] = i
+    assert r.monoid is not None
+    opcode = r.monoid
+    comp = Compensated(em, opcode, r.dtype, acc, errors)
+    comp.reset(length)
+
+    def fold(xs: list[ir.Value], k: ir.Value) -> None:
+        x = tree(em, opcode, r.dtype, xs)
+        if comp.errors is None:
+            slot = _at(em, acc, k)
+            b.store(combine(em, opcode, r.dtype, b.load(slot), x, True), slot)
+        else:
+            comp.fold(k, x)
+
+    _groups(em, _zero(), r.total,
+            lambda js: _column_step(em, r, cols, outer, js, first, length, [acc], True, fold))
+    _lanes(em, length, "start", lambda k: b.store(
+        combine(em, opcode, r.dtype, start, comp.result(k), True), _at(em, acc, k)))
+
+
+def _column_step(em: _Emitter, r: _Reduce, cols: _Columns, outer: list[ir.Value],
+                 js: list[ir.Value], first: ir.Value, length: ir.Value, slots: list[ir.Value],
+                 exact: bool,
+                 fold: Callable[[list[ir.Value], ir.Value], None] | None = None) -> None:
+    """Folds reduced elements `js` into the tile's accumulators (`fold(values of js, lane)`
+    when given): columns in a loop over the lanes (which LLVM vectorizes), rows unrolled lane
+    by lane (independent scalar chains: a vectorized loop would gather across rows)."""
+    b = em.b
+    corners = []
+    for j in js:
+        reduced = [j] if len(r.dims) == 1 else em.delinear(j, r.red_shape)
+        corner: list[ir.Value] = [_zero()] * len(r.shape)
+        for d, i in [*zip(cols.outer, outer, strict=True), *zip(r.dims, reduced, strict=True)]:
+            corner[d] = i
+        corners.append(corner)
     if not cols.rows:
         # The lanes are consecutive: lane k at this offset plus k.
-        base = b.add(em.linear(corner, r.shape), first)
-        with loop(em, length, "lanes") as k:
-            _lane(em, r, cols, corner, b.add(first, k), b.add(base, k), k, slots, exact)
+        bases = [b.add(em.linear(corner, r.shape), first) for corner in corners]
+
+        def lane(k: ir.Value) -> None:
+            xs = [_lane_values(em, r, cols, corner, b.add(first, k), b.add(base, k))
+                  for corner, base in zip(corners, bases, strict=True)]
+            if fold is not None:
+                fold([x[0] for x in xs], k)
+            else:
+                _fold_lane(em, r, xs[0], k, slots, exact)
+        _lanes(em, length, "lanes", lane)
         return
+    (j,), (corner,) = js, corners
     for t in range(ROW_TILE):
         at = b.add(first, _i64(t))
         if cols.size % ROW_TILE:
@@ -479,14 +794,14 @@ def _column_step(em: _Emitter, r: _Reduce, cols: _Columns, outer: list[ir.Value]
             at = b.select(b.icmp_signed("<", at, _i64(cols.size)), at, _i64(cols.size - 1))
         # Row `at`'s reduced elements are consecutive.
         offset = b.add(b.mul(at, _i64(r.total)), j)
-        _lane(em, r, cols, corner, at, offset, _i64(t), slots, exact)
+        _fold_lane(em, r, _lane_values(em, r, cols, corner, at, offset), _i64(t), slots,
+                   exact)
 
 
-def _lane(em: _Emitter, r: _Reduce, cols: _Columns, corner: list[ir.Value], at: ir.Value,
-          offset: ir.Value, k: ir.Value, slots: list[ir.Value], exact: bool) -> None:
-    """Folds the element at flat `offset` (lane `at` of the lanes block, corner `corner`) into
-    accumulator `k` of the tile."""
-    b = em.b
+def _lane_values(em: _Emitter, r: _Reduce, cols: _Columns, corner: list[ir.Value],
+                 at: ir.Value, offset: ir.Value) -> list[ir.Value]:
+    """The operands' elements at flat `offset` (lane `at` of the lanes block, corner
+    `corner`)."""
     full = list(corner)
     lane_shape = [r.shape[d] for d in cols.lanes]
     lanes = [at] if len(cols.lanes) == 1 else em.delinear(at, lane_shape)
@@ -494,7 +809,13 @@ def _lane(em: _Emitter, r: _Reduce, cols: _Columns, corner: list[ir.Value], at: 
         full[d] = i
     em.alive.append(full)
     em.flat[tuple(id(i) for i in full)] = (offset, r.shape)
-    xs = [em.gen(v, full) for v in r.inputs]
+    return [em.gen(v, full) for v in r.inputs]
+
+
+def _fold_lane(em: _Emitter, r: _Reduce, xs: list[ir.Value], k: ir.Value,
+               slots: list[ir.Value], exact: bool) -> None:
+    """Folds `xs` into accumulator `k` of the tile."""
+    b = em.b
     ptrs = [b.gep(slot, [k], inbounds=True) for slot in slots]
     new = _step(em, r, [b.load(p) for p in ptrs], xs, exact)
     for p, n in zip(ptrs, new, strict=True):

@@ -24,14 +24,17 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+import numpy as np
 from llvmlite import ir
 
 from justjax._src.backends.llvm.codegen import program, reductions
 from justjax._src.backends.llvm.codegen.emitter import (Unsupported, _Emitter, compute_type,
                                                         scalar_emitter)
-from justjax._src.backends.llvm.codegen.reductions import (apply_body, combine, entry_alloca,
-                                                           exact_mode, is_identity, loop, monoid,
+from justjax._src.backends.llvm.codegen.reductions import (Compensated, apply_body, combine,
+                                                           entry_alloca, exact_mode, fill,
+                                                           is_identity, loop, monoid,
                                                            monoid_start, tile_size, versioned)
+from justjax._src.core import dtypes
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op
 from justjax._src.numerics.windows import cumulative_axis, window_attributes
@@ -39,6 +42,8 @@ from justjax._src.numerics.windows import cumulative_axis, window_attributes
 __all__: list[str] = []
 
 _I1, _I64 = ir.IntType(1), ir.IntType(64)
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(dtypes.float16),
+           np.dtype(dtypes.bfloat16))
 
 
 def _i64(n: int) -> ir.Constant:
@@ -126,25 +131,32 @@ class _Fold:
 
     def __init__(self, em: _Emitter, ptrs: Sequence[ir.Value], op: Op, slots: list[ir.Value],
                  kind: str | None, exact: bool,
-                 lanes: tuple[ir.Value, ir.Value] | None = None) -> None:
+                 lanes: tuple[ir.Value, ir.Value] | None = None,
+                 errors: ir.Value | None = None) -> None:
         self.em, self.ptrs, self.op, self.slots = em, ptrs, op, slots
-        self.kind, self.exact, self.lanes = kind, exact, lanes
+        self.kind, self.exact, self.lanes, self.errors = kind, exact, lanes, errors
 
     def __call__(self, index: list[ir.Value]) -> None:
         em, b = self.em, self.em.b
         shape = self.op.operands[0].type.shape
         if self.lanes is None:
-            self.step(_offset(em, index, shape), self.slots)
+            self.step(_offset(em, index, shape), self.slots, self.errors)
             return
         first, count = self.lanes
         base = _offset(em, [*index, first], shape)
         with loop(em, count, "lanes") as k:
-            self.step(b.add(base, k), [b.gep(s, [k], inbounds=True) for s in self.slots])
+            errors = None if self.errors is None else b.gep(self.errors, [k], inbounds=True)
+            self.step(b.add(base, k), [b.gep(s, [k], inbounds=True) for s in self.slots],
+                      errors)
 
-    def step(self, at: ir.Value, slots: list[ir.Value]) -> None:
+    def step(self, at: ir.Value, slots: list[ir.Value], errors: ir.Value | None) -> None:
         em, b = self.em, self.em.b
         types = [v.type for v in self.op.operands[:len(self.op.results)]]
         xs = [em.load(p, at, t.dtype) for p, t in zip(self.ptrs, types, strict=True)]
+        if errors is not None:
+            assert self.kind is not None
+            Compensated(em, self.kind, types[0].dtype, slots[0], errors).fold(_i64(0), xs[0])
+            return
         accs = [b.load(s) for s in slots]
         if self.kind is not None:
             new = [combine(em, self.kind, types[0].dtype, accs[0], xs[0], self.exact)]
@@ -152,6 +164,31 @@ class _Fold:
             new = apply_body(em, self.op.regions[0].block, [*accs, *xs])
         for s, n in zip(slots, new, strict=True):
             b.store(n, s)
+
+
+# Windows with more taps than this sum compensated (`Compensated`): as accurate as XLA's,
+# whose long cumulative windows and reductions sum pairwise.
+_LONG_WINDOW = 16
+
+
+def _compensated(kind: str | None, dtype: np.dtype, exact: bool | ir.Value) -> bool:
+    """Whether a fold of `kind` over `dtype` sums compensated: a float sum, when exact (from
+    its identity for float16/bfloat16, which accumulate in float32)."""
+    return (exact is True and kind == "stablehlo.add"
+            and np.dtype(dtype) in _FLOATS)
+
+
+def _errors(em: _Emitter, ty: ir.Type, count: int = 1) -> ir.Value:
+    """A stack array of `count` rounding errors."""
+    return entry_alloca(em, ty, count)
+
+
+def _result(em: _Emitter, kind: str, dtype: np.dtype, sums: ir.Value,
+            errors: ir.Value | None, k: ir.Value) -> ir.Value:
+    """Lane `k` of `sums`, plus its error when compensated."""
+    if errors is None:
+        return em.b.load(em.b.gep(sums, [k], inbounds=True))
+    return Compensated(em, kind, dtype, sums, errors).result(k)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -176,6 +213,11 @@ def _reduce_window(ctx: program.KernelContext) -> None:
     inits = [em.load(p, _i64(0), v.type.dtype)
              for p, v in zip(ctx.operands[count:], op.operands[count:], strict=True)]
     exact = exact_mode(em, kind, dtype, inits[0])
+    if _compensated(kind, dtype, exact) and math.prod(w.size) > _LONG_WINDOW:
+        # Compensated from the identity only; another initial value folds in order, as the
+        # reference does.
+        assert kind is not None
+        exact = is_identity(em, kind, dtype, inits[0])
     folds = _windows_minor if _passes_minor(w, shape) else _windows
     cumulative = (cumulative_axis(shape, w.size, w.strides, w.padding, w.base, w.dilation)
                   if math.prod(shape) else None)
@@ -202,12 +244,20 @@ def _windows(em: _Emitter, ctx: program.KernelContext, inits: list[ir.Value],
     count = len(op.results)
     out_shape = op.results[0].type.shape
     slots = [entry_alloca(em, s.type) for s in inits]
-    fold = _Fold(em, ctx.operands[:count], op, slots, kind, exact)
+    dtype = op.operands[0].type.dtype
+    errors = (_errors(em, inits[0].type) if _compensated(kind, dtype, exact)
+              and math.prod(w.size) > _LONG_WINDOW else None)
+    fold = _Fold(em, ctx.operands[:count], op, slots, kind, exact, errors=errors)
     with loop(em, math.prod(out_shape), "window") as i:
         out_index = em.delinear(i, out_shape)
         for s, init in zip(slots, inits, strict=True):
             b.store(init, s)
+        if errors is not None:
+            b.store(ir.Constant(inits[0].type, 0.0), errors)
         _taps(em, w, op.operands[0].type.shape, out_index, fold)
+        if errors is not None:
+            assert kind is not None
+            b.store(_result(em, kind, dtype, slots[0], errors, _i64(0)), slots[0])
         for s, ptr, res in zip(slots, ctx.results, op.results, strict=True):
             em.store(b.load(s), ptr, i, res.type.dtype)
     return []
@@ -234,6 +284,9 @@ def _windows_minor(em: _Emitter, ctx: program.KernelContext, inits: list[ir.Valu
     minor = shape[-1]
     tile = min(minor, tile_size(s.type for s in inits))
     slots = [entry_alloca(em, s.type, tile) for s in inits]
+    dtype = op.operands[0].type.dtype
+    errors = (_errors(em, inits[0].type, tile) if _compensated(kind, dtype, exact)
+              and math.prod(w.size) > _LONG_WINDOW else None)
     prefix = _Window(w.size[:-1], w.strides[:-1], w.padding[:-1], w.base[:-1], w.dilation[:-1])
     with loop(em, math.prod(out_shape[:-1]), "window") as i, \
             loop(em, -(-minor // tile), "tile") as t:
@@ -246,12 +299,17 @@ def _windows_minor(em: _Emitter, ctx: program.KernelContext, inits: list[ir.Valu
         with loop(em, count_, "init") as k:
             for s, init in zip(slots, inits, strict=True):
                 b.store(init, b.gep(s, [k], inbounds=True))
-        fold = _Fold(em, ctx.operands[:count], op, slots, kind, exact, (first, count_))
+        if errors is not None:
+            fill(em, errors, count_, ir.Constant(inits[0].type, 0.0))
+        fold = _Fold(em, ctx.operands[:count], op, slots, kind, exact, (first, count_), errors)
         _taps(em, prefix, shape[:-1], out_index, fold)
         with loop(em, count_, "store") as k:
             at = b.add(b.add(b.mul(i, _i64(minor)), first), k)
-            for s, ptr, res in zip(slots, ctx.results, op.results, strict=True):
-                em.store(b.load(b.gep(s, [k], inbounds=True)), ptr, at, res.type.dtype)
+            for n, (s, ptr, res) in enumerate(zip(slots, ctx.results, op.results,
+                                                  strict=True)):
+                value = (_result(em, kind, dtype, s, errors, k) if n == 0 and kind is not None
+                         else b.load(b.gep(s, [k], inbounds=True)))
+                em.store(value, ptr, at, res.type.dtype)
     return []
 
 
@@ -267,32 +325,109 @@ def _scan(em: _Emitter, ctx: program.KernelContext, starts: list[ir.Value], kind
     tiles = -(-inner // tile)
     slots = [entry_alloca(em, s.type, tile) for s in starts]
     dtypes_in = [v.type.dtype for v in op.operands[:count]]
+    # A long running sum is compensated (`_compensated_scan`): each output is within about an
+    # ulp of the exact prefix sum (XLA sums cumulative windows as a tree, about log2(n)/2
+    # ulps).
+    errors = (_errors(em, starts[0].type, tile)
+              if _compensated(kind, dtypes_in[0], exact) and n > _LONG_WINDOW else None)
     with loop(em, outer, "outer") as o, loop(em, tiles, "tile") as t:
         first = b.mul(t, _i64(tile))
         length: ir.Value = _i64(tile)
         if inner % tile:
             rest = b.sub(_i64(inner), first)
             length = b.select(b.icmp_signed("<", rest, length), rest, length)
-        with loop(em, length, "init") as k:
-            for slot, s in zip(slots, starts, strict=True):
-                b.store(s, b.gep(slot, [k], inbounds=True))
-        with loop(em, n, "scan") as step:
+        if errors is not None:
+            assert kind is not None
+            _compensated_scan(em, ctx, kind, starts[0], (o, first, length), n, inner,
+                              reverse, slots[0], errors, tile)
+        else:
+            _plain_scan(em, ctx, kind, exact, starts, (o, first, length), n, inner, reverse,
+                        slots)
+    return []
+
+
+# Steps of a compensated running sum between two compensated additions.
+SCAN_BLOCK = 32
+
+
+def _plain_scan(em: _Emitter, ctx: program.KernelContext, kind: str | None, exact: bool,
+                starts: list[ir.Value], where: tuple[ir.Value, ir.Value, ir.Value], n: int,
+                inner: int, reverse: bool, slots: list[ir.Value]) -> None:
+    """The running fold of one tile (`where`: outer index, first lane, lanes): step by step."""
+    b = em.b
+    o, first, length = where
+    count = len(ctx.op.results)
+    with loop(em, length, "init") as k:
+        for slot, s in zip(slots, starts, strict=True):
+            b.store(s, b.gep(slot, [k], inbounds=True))
+    with loop(em, n, "scan") as step:
+        i = b.sub(_i64(n - 1), step) if reverse else step
+        row = b.add(b.mul(b.add(b.mul(o, _i64(n)), i), _i64(inner)), first)
+        with loop(em, length, "lanes") as k:
+            at = b.add(row, k)
+            xs = [em.load(p, at, v.type.dtype)
+                  for p, v in zip(ctx.operands[:count], ctx.op.operands[:count], strict=True)]
+            _scan_step(em, ctx, kind, exact, slots, k, at, xs)
+
+
+def _compensated_scan(em: _Emitter, ctx: program.KernelContext, kind: str, start: ir.Value,
+                      where: tuple[ir.Value, ir.Value, ir.Value], n: int, inner: int,
+                      reverse: bool, local: ir.Value, errors: ir.Value, tile: int) -> None:
+    """The running sum of one tile, blocked: within a block of `SCAN_BLOCK` steps a plain
+    running sum from zero (`local`), each output that plus the compensated sum of the blocks
+    before (`Compensated`, rounded once per block), so each costs two additions."""
+    b = em.b
+    o, first, length = where
+    ty = start.type
+    dtype = ctx.op.operands[0].type.dtype
+    sums, base = entry_alloca(em, ty, tile), entry_alloca(em, ty, tile)
+    comp = Compensated(em, kind, dtype, sums, errors)
+    comp.reset(length)
+    with loop(em, length, "start") as k:
+        b.store(start, b.gep(sums, [k], inbounds=True))
+        b.store(start, b.gep(base, [k], inbounds=True))
+    zero = ir.Constant(ty, 0.0)
+
+    def block(first_step: ir.Value, steps: int) -> None:
+        fill(em, local, length, zero)
+        with loop(em, steps, "scan") as st:
+            step = b.add(first_step, st)
             i = b.sub(_i64(n - 1), step) if reverse else step
             row = b.add(b.mul(b.add(b.mul(o, _i64(n)), i), _i64(inner)), first)
             with loop(em, length, "lanes") as k:
                 at = b.add(row, k)
-                xs = [em.load(p, at, dt) for p, dt in zip(ctx.operands[:count], dtypes_in,
-                                                          strict=True)]
-                ptrs = [b.gep(slot, [k], inbounds=True) for slot in slots]
-                accs = [b.load(p) for p in ptrs]
-                if kind is not None:
-                    new = [combine(em, kind, dtypes_in[0], accs[0], xs[0], exact)]
-                else:
-                    new = apply_body(em, op.regions[0].block, [*accs, *xs])
-                for p, v, ptr, res in zip(ptrs, new, ctx.results, op.results, strict=True):
-                    b.store(v, p)
-                    em.store(v, ptr, at, res.type.dtype)
-    return []
+                x = em.load(ctx.operands[0], at, dtype)
+                slot = b.gep(local, [k], inbounds=True)
+                running = b.fadd(b.load(slot), x)
+                b.store(running, slot)
+                out = b.fadd(b.load(b.gep(base, [k], inbounds=True)), running)
+                em.store(out, ctx.results[0], at, ctx.op.results[0].type.dtype)
+        with loop(em, length, "carry") as k:
+            comp.fold(k, b.load(b.gep(local, [k], inbounds=True)))
+            b.store(comp.result(k), b.gep(base, [k], inbounds=True))
+
+    blocks, tail = divmod(n, SCAN_BLOCK)
+    if blocks:
+        with loop(em, blocks, "block") as blk:
+            block(b.mul(blk, _i64(SCAN_BLOCK)), SCAN_BLOCK)
+    if tail:
+        block(_i64(blocks * SCAN_BLOCK), tail)
+
+
+def _scan_step(em: _Emitter, ctx: program.KernelContext, kind: str | None, exact: bool,
+               slots: list[ir.Value], k: ir.Value, at: ir.Value, xs: list[ir.Value]) -> None:
+    """Folds `xs` into lane `k` of the running fold and stores it at flat offset `at`."""
+    op, b = ctx.op, em.b
+    dtype = op.operands[0].type.dtype
+    ptrs = [b.gep(slot, [k], inbounds=True) for slot in slots]
+    accs = [b.load(p) for p in ptrs]
+    if kind is not None:
+        new = [combine(em, kind, dtype, accs[0], xs[0], exact)]
+    else:
+        new = apply_body(em, op.regions[0].block, [*accs, *xs])
+    for p, v, ptr, res in zip(ptrs, new, ctx.results, op.results, strict=True):
+        b.store(v, p)
+        em.store(v, ptr, at, res.type.dtype)
 
 
 # ---------------------------------------------------------------------------------------------
