@@ -440,8 +440,103 @@ def _atan2_64(em: _Emitter, y: _V, x: _V) -> _V:
 
 
 def atan2(em: _Emitter, y: _V, x: _V) -> _V:
-    """atan2(y, x) with IEEE special cases (signed zeros, infinities), evaluated in float64."""
-    return _in_f64_2(em, y, x, _atan2_64)
+    """atan2(y, x) with IEEE special cases (signed zeros, infinities): float32 as glibc's atan2f
+    (`_atan2f_glibc`), float64 by `_atan_ratio` in float64."""
+    if em.dtype == "f32":
+        return _atan2f_glibc(em, y, x)
+    return _atan2_64(em, y, x)
+
+
+# XLA CPU computes float32 atan2 by calling libm's atan2f, so its results are glibc's (2.36, whose
+# atan2f and atanf are fdlibm's float code, compiled without FMAs; XLA's bits agree with it).
+# Its constants, as in glibc's sysdeps/ieee754/flt-32/s_atanf.c and e_atan2f.c:
+# atan(i/2 + 1/2)-ish centres (atan(0.5), atan(1), atan(1.5), atan(inf)) in two parts,
+_FDLIBM_ATANHI = tuple(float.fromhex(h) for h in ("0x1.dac670p-2", "0x1.921fb4p-1", "0x1.f730bcp-1",
+                                                  "0x1.921fb4p+0"))
+_FDLIBM_ATANLO = tuple(float.fromhex(h) for h in ("0x1.586ed2p-28", "0x1.4442d0p-25", "0x1.281f68p-25",
+                                                  "0x1.4442d0p-24"))
+# and atan(x) = x - x (z aT0 + z^2 aT1 + ... + z^11 aT10), z = x^2, summed as odd and even parts.
+_FDLIBM_AT = tuple(float.fromhex(h) for h in (
+    "0x1.555556p-2", "-0x1.99999ap-3", "0x1.24924ap-3", "-0x1.c71c70p-4", "0x1.745cdcp-4",
+    "-0x1.3b0f2ap-4", "0x1.10d66ap-4", "-0x1.dde2d6p-5", "0x1.97b4b2p-5", "-0x1.2b4442p-5",
+    "0x1.0ad3aep-6"))
+_F32_PI = float.fromhex("0x1.921fb6p+1")  # pi rounded to float32
+_PIO2_F32 = _F32_PI / 2
+_PIO4_F32 = _F32_PI / 4
+_3PIO4_F32 = float.fromhex("0x1.2d97c8p+1")  # 3 * _PIO4_F32 rounded to float32
+_F32_PI_LO = float.fromhex("-0x1.777a5cp-24")  # pi - _F32_PI
+
+
+def _atanf_abs(em: _Emitter, a: _V) -> _V:
+    """glibc's atanf for a >= 0 (float32 operations, each rounded): a centre by range, the reduced
+    argument by one division, the odd polynomial."""
+    bits = em.bits(a)
+
+    def below(limit: int) -> ir.Value:
+        return em.b.icmp_signed("<", bits, em.ci(limit))
+
+    # Ranges by bit pattern: [0, 7/16) no centre, [7/16, 11/16) 0.5, [11/16, 19/16) 1, [19/16, 39/16) 1.5.
+    r0, r1, r2, r3 = below(0x3EE00000), below(0x3F300000), below(0x3F980000), below(0x401C0000)
+    num = em.select(r3, a - 1.5, em.c(-1.0))
+    den = em.select(r3, a * 1.5 + 1.0, a)
+    num = em.select(r2, a - 1.0, num)
+    den = em.select(r2, a + 1.0, den)
+    num = em.select(r1, (a + a) - 1.0, num)
+    den = em.select(r1, a + 2.0, den)
+    xr = em.select(r0, a, num / den)
+    z = xr * xr
+    w = z * z
+    at = _FDLIBM_AT
+
+    def chain(coeffs: Sequence[float]) -> _V:
+        acc = em.c(coeffs[-1])
+        for c in reversed(coeffs[:-1]):
+            acc = acc * w + c
+        return acc
+
+    s = z * chain(at[0::2]) + w * chain(at[1::2])
+    p = s * xr
+
+    def centre(values: Sequence[float]) -> _V:
+        out = em.c(values[3])
+        for cond, v in zip((r3, r2, r1), values[2::-1], strict=True):
+            out = em.select(cond, v, out)
+        return out
+
+    y = centre(_FDLIBM_ATANHI) - ((p - centre(_FDLIBM_ATANLO)) - xr)
+    y = em.select(r0, xr - p, y)
+    # Below 2**-29 atan(a) rounds to a; from 2**25 (infinity included) to atan(inf); nan stays.
+    y = em.select(below(0x31000000), a, y)
+    y = em.select(below(0x4C000000), y, em.c(_FDLIBM_ATANHI[3]) + _FDLIBM_ATANLO[3])
+    return em.select(em.isnan(a), a, y)
+
+
+def _atan2f_glibc(em: _Emitter, y: _V, x: _V) -> _V:
+    """glibc's atan2f: atanf(|y/x|) placed in the quadrant of (x, y) with pi in two parts; the
+    special cases decided on the bit patterns, as glibc does."""
+    b = em.b
+    hx, hy = em.bits(x), em.bits(y)
+    mask = em.ci(0x7FFFFFFF)
+    ix, iy = b.and_(hx, mask), b.and_(hy, mask)
+    x_neg, y_neg = b.icmp_signed("<", hx, em.ci(0)), b.icmp_signed("<", hy, em.ci(0))
+    k = b.ashr(b.sub(iy, ix), em.ci(23))
+    z = _atanf_abs(em, em.call("llvm.fabs", y / x))
+    z = em.select(b.and_(x_neg, b.icmp_signed("<", k, em.ci(-60))), 0.0, z)
+    z = em.select(b.icmp_signed(">", k, em.ci(60)), em.c(_PIO2_F32) + 0.5 * _F32_PI_LO, z)
+    lower = (z - _F32_PI_LO) - _F32_PI
+    out = em.select(x_neg, em.select(y_neg, lower, _F32_PI - (z - _F32_PI_LO)), em.select(y_neg, -z, z))
+    inf = em.ci(0x7F800000)
+    half_pi = em.select(y_neg, -_PIO2_F32, _PIO2_F32)
+    out = em.select(b.icmp_signed("==", iy, inf), half_pi, out)
+    # x = +-inf: towards 0 or pi, or a multiple of pi/4 when y is infinite too.
+    at_inf = em.select(x_neg, _F32_PI, 0.0)
+    at_inf = em.select(b.icmp_signed("==", iy, inf), em.select(x_neg, _3PIO4_F32, _PIO4_F32), at_inf)
+    out = em.select(b.icmp_signed("==", ix, inf), em.call("llvm.copysign", at_inf, y), out)
+    out = em.select(b.icmp_signed("==", ix, em.ci(0)), half_pi, out)
+    on_axis = em.select(x_neg, em.call("llvm.copysign", em.c(_F32_PI), y), y)
+    out = em.select(b.icmp_signed("==", iy, em.ci(0)), on_axis, out)
+    nan = b.or_(b.icmp_signed(">", ix, inf), b.icmp_signed(">", iy, inf))
+    return em.select(nan, x + y, out)
 
 
 def atan(em: _Emitter, x: _V) -> _V:
