@@ -33,13 +33,15 @@ BOUNDS: dict[str, dict[str, float]] = {
     # XLA's algorithm (as the reference backend): w = -log1p(-x^2) loses x's low bits near +-1.
     "erf_inv": {"f32": 64.0, "f64": 70.0},
     "atan": {"f32": 0.51, "f64": 1.5},
-    "atan2": {"f32": 0.51, "f64": 2.0},
+    # float32: glibc's atan2f (fdlibm's float code, what XLA CPU calls), 1.43 ULP measured.
+    "atan2": {"f32": 1.5, "f64": 2.0},
     "asin": {"f32": 0.51, "f64": 3.0},
     "acos": {"f32": 0.51, "f64": 2.5},
     "sinh": {"f32": 0.51, "f64": 2.5},
     "cosh": {"f32": 0.51, "f64": 1.5},
     "cbrt": {"f32": 0.51, "f64": 1.0},
-    "pow": {"f32": 0.51, "f64": 1.5},
+    # float32: glibc's powf (what XLA CPU calls), documented at 0.82 ULP.
+    "pow": {"f32": 0.82, "f64": 1.5},
     "lgamma": {"f32": 0.51, "f64": 2.5},
     "digamma": {"f32": 0.51, "f64": 2.0},
 }
@@ -181,8 +183,9 @@ def _compile_uncached(name: str, dtype: str) -> tuple[harness.CompiledMath, llvm
     return harness.CompiledMath(name, dtype, str(mod), "", engine, cfunc), engine
 
 
+# float32 pow (glibc's powf) builds its powers of two from table bits, without scaling.
 _SCALED = [(name, dt) for name in ("exp", "exp2", "expm1", "logistic", "sinh", "cosh", "pow")
-           for dt in ("f32", "f64")]
+           for dt in ("f32", "f64") if (name, dt) != ("pow", "f32")]
 
 
 @pytest.mark.parametrize("scalef", [False, True])
