@@ -20,7 +20,7 @@ from typing import Sequence
 from llvmlite import ir
 
 from justjax._src.backends.llvm.mathlib import rare, scalar
-from justjax._src.backends.llvm.mathlib.scalar import (_PIO2, _Emitter, _in_f64, _in_f64_2,
+from justjax._src.backends.llvm.mathlib.scalar import (_PIO2, _Emitter, _in_f64,
                                                        _round_to, _signbit, _split, _table_load, _V)
 
 __all__ = ["sin", "cos", "tan", "atan", "atan2", "asin", "acos"]
