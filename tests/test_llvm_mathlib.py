@@ -242,3 +242,48 @@ def test_stored_coefficients_are_the_fits() -> None:
     assert set(fresh) == set(coeffs.COEFFS)
     for name, values in fresh.items():
         np.testing.assert_allclose(values, coeffs.COEFFS[name], rtol=1e-5, atol=1e-12, err_msg=name)
+
+
+def _host_glibc() -> tuple[int, int] | None:
+    """The (major, minor) version of the C library this process runs on, if it is glibc."""
+    try:
+        version = ctypes.CDLL(None).gnu_get_libc_version
+    except (OSError, AttributeError):
+        return None
+    version.restype = ctypes.c_char_p
+    major, minor = version().decode().split(".")[:2]
+    return int(major), int(minor)
+
+
+# float32 functions that follow glibc's (what XLA CPU calls) and the glibc versions with that
+# code: sinf/cosf/powf since 2.28 (their FMA builds on hosts with FMA); atan2f until 2.40 (2.41
+# made it correctly rounded).
+_GLIBC_FORMS = {"sin": ((2, 28), (9, 99)), "cos": ((2, 28), (9, 99)), "pow": ((2, 28), (9, 99)),
+                "atan2": ((2, 0), (2, 40))}
+
+
+@pytest.mark.parametrize("name", sorted(_GLIBC_FORMS))
+def test_float32_forms_give_host_glibc_bits(name: str) -> None:
+    # A dense check beside the recorded XLA bits: the host's own libm on random normal inputs
+    # (subnormals excluded: XLA runs glibc with denormals flushed, this process does not).
+    glibc = _host_glibc()
+    low, high = _GLIBC_FORMS[name]
+    if glibc is None or not low <= glibc <= high or "+fma" not in llvm.get_host_cpu_features().flatten():
+        pytest.skip(f"needs glibc {low}..{high} on a host with FMA (this one: {glibc})")
+    libm = ctypes.CDLL("libm.so.6")
+    fn = getattr(libm, {"pow": "powf", "atan2": "atan2f"}.get(name, name + "f"))
+    arity = scalar.arity(name)
+    fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float] * arity
+    rng = np.random.default_rng(11)
+    if name == "pow":
+        xs = [rng.uniform(0, 8, 20_000), rng.uniform(-30, 30, 20_000)]
+    else:
+        xs = [rng.uniform(-1, 1, 20_000) * 2.0 ** rng.uniform(-10, 40, 20_000) for _ in range(arity)]
+    xs = [x.astype(np.float32) for x in xs]
+    y = harness.compile_elementwise(name, "f32")(*xs)
+    want = np.array([fn(*[float(x[i]) for x in xs]) for i in range(xs[0].size)], np.float32)
+    tiny = np.finfo(np.float32).tiny
+    normal = (np.abs(want) >= tiny) | (want == 0) | ~np.isfinite(want)
+    same = (y.view(np.uint32) == want.view(np.uint32)) | (np.isnan(y) & np.isnan(want))
+    bad = np.flatnonzero(~same & normal)
+    assert not bad.size, [(tuple(float(x[i]) for x in xs), float(y[i]), float(want[i])) for i in bad[:5]]
