@@ -1,10 +1,7 @@
 """erf and erf_inv for the LLVM math library (conventions in scalar.py).
 
-float32 (in float32, fitted polynomials, no tables):
-- erf: x + x Q(x^2) for |x| < 1 (degree 13), else 1 - erfc(|x|) with erfc by a degree-15
-  polynomial in |x| - 2 on [1, 3.92] (absolute error 2**-30; its terms cancel near 3.9, where
-  the float32 evaluation errs by up to 2**-25), |x| clamped there (erf rounds to 1 beyond).
-float64: erf from a table of 48 Taylor expansions of erfc (gathers).
+float32 erf: XLA CPU's rational approximation (`_erf32`), for its bits.
+float64 erf (XLA calls libm's erf there): a table of 48 Taylor expansions of erfc (gathers).
 erf_inv (both): XLA's algorithm (Giles's polynomials), bit for bit where log1p agrees, as the
 reference backend (`numerics/polynomials.py`, whose coefficients it uses): random.normal is
 sqrt(2) erf_inv(uniform) and must give JAX's numbers.
@@ -17,8 +14,6 @@ from decimal import Decimal, localcontext
 
 from llvmlite import ir
 
-from justjax._src.backends.llvm.mathlib import fitting
-from justjax._src.backends.llvm.mathlib.coeffs import COEFFS
 from justjax._src.backends.llvm.mathlib.scalar import _PI, _Emitter, _erf_at, _in_f64, _log1p, _V
 from justjax._src.numerics import polynomials
 
@@ -96,7 +91,7 @@ def _erf64(em: _Emitter, x: _V) -> _V:
 
 
 def erf(em: _Emitter, x: _V) -> _V:
-    """erf(x) (chlo.erf): float32 by polynomials; float64 by the Maclaurin series for |x| <= 1/2,
+    """erf(x) (chlo.erf): float32 by XLA's rational form; float64 by the Maclaurin series for |x| <= 1/2,
     else 1 - erfc(|x|) from the Taylor table."""
     if em.dtype == "f32":
         return _erf32(em, x)
@@ -155,19 +150,21 @@ def _giles_horner(em: _Emitter, t: _V, tables: list[tuple[tuple[float, ...], ir.
 
 # ---------------------------------------------------------------- float32 erf
 
-_ERF_SPLIT = fitting.ERF_SPLIT
-_ERF_ONE = fitting.ERF_ONE  # erf(x) rounds to 1 in float32 beyond
-# |x| - 2 is exact for |x| in [1, 4] (Sterbenz): an inexact shift would cost 0.2 ULP.
-_ERFC_MID = fitting.ERFC_MID
+# XLA CPU's float32 erf (its `xla.erf` intrinsic, xla/codegen/intrinsic/erf.cc), read off the LLVM
+# IR real JAX 0.10.2 generates: erf(x) = x P(x^2) / Q(x^2) in float32, Horner steps as FMAs, one
+# IEEE division; +-1 from |x| >= _XLA_ERF_ONE. Coefficients highest power first.
+_XLA_ERF_ONE = float.fromhex("0x1.ea8f96p+1")  # 3.8325069
+_XLA_ERF_P = tuple(float.fromhex(h) for h in (
+    "0x1.e05aa2p-13", "0x1.bebb44p-9", "0x1.a16dd6p-5", "0x1.7b4e80p-3", "0x1.20dd74p+0"))
+_XLA_ERF_Q = tuple(float.fromhex(h) for h in (
+    "-0x1.fa720cp-24", "0x1.8b11bep-16", "0x1.0ada50p-10", "0x1.cd0fa8p-7", "0x1.c69842p-4",
+    "0x1.fd6894p-2", "0x1p+0"))
 
 
 def _erf32(em: _Emitter, x: _V) -> _V:
-    # Q: erf(x) = x + x Q(x^2) on [0, 1], relative error 0.02 ULP; B: erfc(a) = B(a - 2) on
-    # [1, 3.92], absolute error 2**-30.
-    small_coef, big_coef = COEFFS["erf_small_f32"], COEFFS["erfc_f32"]
-    a = em.call("llvm.fabs", x)
-    small = em.fma(x, em.horner(x * x, small_coef), x)
-    # Clamped where erf rounds to 1 (infinities included); nan stays nan and takes this branch.
-    t = em.select(em.cmp(">", a, _ERF_ONE), _ERF_ONE, a) - _ERFC_MID
-    big = em.call("llvm.copysign", 1.0 - em.horner(t, big_coef), x)
-    return em.select(em.cmp("<", a, _ERF_SPLIT), small, big)
+    """XLA's float32 erf (above): nan propagates through the division, +-inf give +-1."""
+    x2 = x * x
+    num = x * em.horner(x2, _XLA_ERF_P[::-1])
+    den = em.horner(x2, _XLA_ERF_Q[::-1])
+    one = em.call("llvm.copysign", em.c(1.0), x)
+    return em.select(em.cmp(">=", em.call("llvm.fabs", x), _XLA_ERF_ONE), one, num / den)

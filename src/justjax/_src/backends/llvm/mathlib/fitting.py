@@ -74,21 +74,8 @@ class Spec:
     dtype: str
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    return np.array([math.erf(v) for v in x])
-
-
-def _erfc(x: np.ndarray) -> np.ndarray:
-    return np.array([math.erfc(v) for v in x])
-
-
 _HALF_LN2 = math.log(2.0) / 2
-_PIO4 = math.pi / 4
 _SMAX = (math.sqrt(2.0) - 1) / (math.sqrt(2.0) + 1)
-# Region bounds of erf (float32), shared with erf.py.
-ERF_SPLIT = 1.0
-ERF_ONE = 3.92
-ERFC_MID = 2.0
 
 SPECS: dict[str, Spec] = {
     # exp(r) = 1 + r + c2 r^2 + ... + c6 r^6, |r| <= ln2/2 (relative error 0.05 ULP).
@@ -102,14 +89,6 @@ SPECS: dict[str, Spec] = {
     # log: R(s^2) = (2 atanh(s) - 2s)/s = z (c0 + c1 z + c2 z^2), z = s^2 (error 0.02 ULP).
     "log_f32": Spec(lambda s: (2 * np.arctanh(s) - 2 * s, np.abs(2 * np.arctanh(s))), -_SMAX, _SMAX,
                     (3, 5, 7), "f32"),
-    # sin r = r + r^3 S(r^2), cos r = 1 - r^2/2 + r^4 C(r^2) on [-pi/4, pi/4].
-    "sin_f32": Spec(lambda r: (np.sin(r) - r, np.abs(np.sin(r))), -_PIO4, _PIO4, (3, 5, 7), "f32"),
-    "cos_f32": Spec(lambda r: (np.cos(r) - 1 + r * r / 2, np.cos(r)), -_PIO4, _PIO4, (4, 6, 8), "f32"),
-    # erf(x) = x + x Q(x^2) on [0, 1].
-    "erf_small_f32": Spec(lambda x: (_erf(x) - x, _erf(x)), 0.0, ERF_SPLIT, tuple(range(1, 14, 2)), "f32"),
-    # erfc(a) = B(a - 2) on [1, 3.92], absolute error.
-    "erfc_f32": Spec(lambda t: (_erfc(t + ERFC_MID), np.ones_like(t)), ERF_SPLIT - ERFC_MID, ERF_ONE - ERFC_MID,
-                     tuple(range(16)), "f32"),
 }
 
 

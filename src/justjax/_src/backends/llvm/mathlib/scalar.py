@@ -11,8 +11,8 @@ Algorithms: range reduction (by ln 2 or pi/2 with multi-part constants), polynom
 FMAs (Taylor or fitted minimax coefficients from `coeffs.py`), exponents assembled by integer
 shifts or `llvm.ldexp` (one `vscalef` instruction on AVX-512 hosts). Special values (nan, +-inf, +-0,
 overflow, underflow to subnormals) follow IEEE/NumPy; subnormals are never flushed. For float32,
-atan/asin/acos/atan2, sinh, cosh, cbrt, pow, lgamma and digamma are evaluated in float64 and rounded
-once.
+atan/asin/acos, sinh, cosh, cbrt, lgamma and digamma are evaluated in float64 and rounded once;
+sin, cos, atan2 and pow follow glibc's float32 functions (what XLA CPU calls), erf XLA's own form.
 Measured errors and speeds: docs/mathlib.md. Functions live in this module (exp, log families,
 tanh, logistic, sinh, cosh), `trig.py`, `erf.py`, `power.py` and
 `gamma.py`.

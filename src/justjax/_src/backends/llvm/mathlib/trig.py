@@ -1,10 +1,12 @@
 """sin, cos, tan, atan, atan2, asin, acos for the LLVM math library (conventions in scalar.py).
 
-sin/cos/tan: x = k pi/2 + r by a Cody-Waite reduction (three parts of pi/2, FMAs) for |x| below a
-bound (float32 sin/cos: 2**16, evaluated in float32; float32 tan and float64: 2**50, in float64),
-Taylor or fitted polynomials on [-pi/4, pi/4], the quadrant from k mod 4. Larger |x|, infinities
-and nan take the rare path (`rare`): a Payne-Hanek reduction in float64 (table-free for
-float32 inputs, with an exponent-indexed table for float64) and a result rounded once.
+float32 sin/cos: glibc's sinf/cosf, whose bits XLA CPU gives (it calls them): see `_glibc_fast`;
+|y| >= 120, infinities and nan take the rare path (`rare`).
+float32 tan and float64 sin/cos/tan: x = k pi/2 + r by a Cody-Waite reduction (three parts of
+pi/2, FMAs) below 2**50, in float64, Taylor polynomials on [-pi/4, pi/4], the quadrant from
+k mod 4. Larger |x|, infinities and nan take the rare path: a Payne-Hanek reduction in float64
+(table-free for float32 inputs, with an exponent-indexed table for float64) and a result
+rounded once.
 atan family: evaluated in float64 around centres i/8 (see `_atan_ratio`).
 """
 from __future__ import annotations
@@ -18,8 +20,7 @@ from typing import Sequence
 from llvmlite import ir
 
 from justjax._src.backends.llvm.mathlib import rare, scalar
-from justjax._src.backends.llvm.mathlib.coeffs import COEFFS
-from justjax._src.backends.llvm.mathlib.scalar import (_PIO2, _Emitter, _in_f64, _in_f64_2,
+from justjax._src.backends.llvm.mathlib.scalar import (_PIO2, _Emitter, _in_f64,
                                                        _round_to, _signbit, _split, _table_load, _V)
 
 __all__ = ["sin", "cos", "tan", "atan", "atan2", "asin", "acos"]
@@ -187,38 +188,135 @@ def _by_quadrant(em: _Emitter, sin_r: _V, cos_r: _V, q: ir.Value, x: _V, kind: s
     return y
 
 
-# Below these magnitudes the Cody-Waite reduction is used (float32 evaluation in float32).
-_FAST_BOUND = {"f32": 2.0**16, "f64": 2.0**_PH_MIN_EXP}
+# ---------------------------------------------------------------- float32 sin/cos as glibc's
+
+# XLA CPU computes float32 sin and cos by calling libm's sinf/cosf, so their results are glibc's
+# (2.36, its FMA build on x86-64; XLA's own bits agree with it on every normal input). Its method,
+# from glibc's sysdeps/ieee754/flt-32 (s_sinf.c, s_cosf.c, s_sincosf.h, s_sincosf_data.c), with the
+# FMAs its x86-64 machine code uses: in float64, |y| < 2**-12 gives y (sin) or 1 (cos); below 120,
+# n = round(y 2/pi) through a truncating conversion of y 2**24 2/pi, r = fma(-n, pi/2, y); from 120
+# on, n and r by a 32 x 96-bit fixed-point product with 4/pi (`_glibc_reduce_large`); then one of
+# two short polynomials in r, the sign from n, and one rounding to float32.
+_GLIBC_HPI_INV_2P24 = float.fromhex("0x1.45F306DC9C883p+23")  # 2/pi * 2**24
+_GLIBC_HPI = float.fromhex("0x1.921FB54442D18p0")  # pi/2
+_GLIBC_PI63 = float.fromhex("0x1.921FB54442D18p-62")  # pi/2 * 2**-62: one unit of the 2.62 remainder
+# cos r = C0 + C1 r^2 + ... + C4 r^8, sin r = r + S1 r^3 + S2 r^5 + S3 r^7 (glibc's __sincosf_table).
+_GLIBC_COS = tuple(float.fromhex(h) for h in (
+    "0x1p0", "-0x1.ffffffd0c621cp-2", "0x1.55553e1068f19p-5", "-0x1.6c087e89a359dp-10",
+    "0x1.99343027bf8c3p-16"))
+_GLIBC_SIN = tuple(float.fromhex(h) for h in (
+    "-0x1.555545995a603p-3", "0x1.1107605230bc4p-7", "-0x1.994eb3774cf24p-13"))
+_GLIBC_FAST_LIMIT = 120.0
+
+
+@functools.lru_cache(maxsize=None)
+def _inv_pio4_words() -> tuple[int, ...]:
+    """Word k holds the bits of 4/pi from 2**-(8k+7) up to 2**24 - 8k (floor(4/pi 2**(8k+7)) mod 2**32),
+    k < 24: windows of 4/pi overlapping by 24 bits, as glibc's table."""
+    with localcontext() as ctx:
+        ctx.prec = 120
+        four_over_pi = 4 / scalar._pi_decimal()
+        return tuple(int((four_over_pi * 2 ** (8 * k + 7)).to_integral_value(rounding="ROUND_FLOOR"))
+                     % 2**32 for k in range(24))
+
+
+def _int_table(em: _Emitter, name: str, values: Sequence[int], index: ir.Value) -> ir.Value:
+    """values[index] (i32) from an internal constant array (a gather when vectorized)."""
+    i32 = ir.IntType(32)
+    table = em.module.globals.get(name)
+    if table is None:
+        arr = ir.ArrayType(i32, len(values))
+        table = ir.GlobalVariable(em.module, arr, name=name)
+        table.global_constant = True
+        table.linkage = "internal"
+        table.initializer = ir.Constant(arr, [ir.Constant(i32, v if v < 2**31 else v - 2**32) for v in values])
+    return em.b.load(em.b.gep(table, [ir.Constant(i32, 0), index], inbounds=True))
+
+
+def _glibc_reduce_large(em64: _Emitter, xi: ir.Value) -> tuple[_V, ir.Value]:
+    """|y| = n pi/2 + r for a finite float32 y >= 120 in magnitude (bits `xi`; the sign is ignored):
+    the mantissa times 96 bits of 4/pi chosen by the exponent, kept mod 2**64 as a 2.62 fixed-point
+    number, n its rounded integer part (0..3), r = the rest * pi/2 2**-62. Returns (r, n as i64)."""
+    b = em64.b
+    i32, i64 = ir.IntType(32), ir.IntType(64)
+
+    def c32(v: int) -> ir.Constant:
+        return ir.Constant(i32, v)
+
+    def c64(v: int) -> ir.Constant:
+        return ir.Constant(i64, v)
+
+    idx = b.and_(b.lshr(xi, c32(26)), c32(15))
+    shift = b.and_(b.lshr(xi, c32(23)), c32(7))
+    m = b.shl(b.or_(b.and_(xi, c32(0xFFFFFF)), c32(0x800000)), shift)
+    words = _inv_pio4_words()
+    name = "justjax_glibc_inv_pio4"
+    w0 = _int_table(em64, name, words, idx)
+    w4 = _int_table(em64, name, words, b.add(idx, c32(4)))
+    w8 = _int_table(em64, name, words, b.add(idx, c32(8)))
+    m64 = b.zext(m, i64)
+    top = b.zext(b.mul(m, w0), i64)  # only its low 32 bits matter (the rest are multiples of 4)
+    mid = b.mul(m64, b.zext(w4, i64))
+    low = b.mul(m64, b.zext(w8, i64))
+    res = b.add(b.or_(b.lshr(low, c64(32)), b.shl(top, c64(32))), mid)
+    n = b.lshr(b.add(res, c64(1 << 61)), c64(62))
+    res = b.sub(res, b.shl(n, c64(62)))
+    return _V(em64, b.sitofp(res, em64.fty)) * _GLIBC_PI63, n
+
+
+def _glibc_poly(em64: _Emitter, r: _V, n: ir.Value, kind: str) -> _V:
+    """sin or cos of n pi/2 + r from glibc's polynomials (FMAs where its machine code has them)."""
+    x2 = r * r
+    x3 = x2 * r
+    s = em64.fma(em64.fma(x2, _GLIBC_SIN[2], _GLIBC_SIN[1]), x2 * x3, em64.fma(x3, _GLIBC_SIN[0], r))
+    x4 = x2 * x2
+    c = em64.fma(em64.fma(x2, _GLIBC_COS[4], _GLIBC_COS[3]), x2 * x4,
+                 em64.fma(x4, _GLIBC_COS[2], em64.fma(x2, _GLIBC_COS[1], _GLIBC_COS[0])))
+    ity = n.type
+    quadrant = em64.b.add(n, ir.Constant(ity, 1)) if kind == "cos" else n
+    odd = em64.b.trunc(quadrant, ir.IntType(1))
+    neg = em64.b.icmp_unsigned("!=", em64.b.and_(quadrant, ir.Constant(ity, 2)), ir.Constant(ity, 0))
+    y = em64.select(odd, c, s)
+    return em64.select(neg, -y, y)
+
+
+def _glibc_fast(em: _Emitter, y: _V, kind: str) -> _V:
+    """glibc's sinf/cosf for |y| < 120 (any value elsewhere)."""
+    em64 = _Emitter(em.b, "f64")
+    ay = em.call("llvm.fabs", y)
+    # Arguments beyond the limit (taken by the rare path) are replaced: no out-of-range conversion.
+    x = _V(em64, em.b.fpext(em.select(em.cmp("<", ay, _GLIBC_FAST_LIMIT), y, 0.0).v, em64.fty))
+    i32 = ir.IntType(32)
+    t = em.b.fptosi((x * _GLIBC_HPI_INV_2P24).v, i32)
+    n = em.b.ashr(em.b.add(t, ir.Constant(i32, 0x800000)), ir.Constant(i32, 24))
+    r = em64.fma(-_V(em64, em.b.sitofp(n, em64.fty)), _GLIBC_HPI, x)
+    out = _V(em, em.b.fptrunc(_glibc_poly(em64, r, n, kind).v, em.fty))
+    return em.select(em.cmp("<", ay, 2.0**-12), y if kind == "sin" else em.c(1.0), out)
+
+
+def _glibc_large(em: _Emitter, y: _V, kind: str) -> _V:
+    """glibc's sinf/cosf for |y| >= 120, infinities and nan: the rare path."""
+    em64 = _Emitter(em.b, "f64")
+    xi = em.bits(y)
+    r, n = _glibc_reduce_large(em64, xi)
+    out = _glibc_poly(em64, r, n, kind)
+    if kind == "sin":
+        out = em64.select(_signbit(em, y), -out, out)
+    out = _V(em, em.b.fptrunc(out.v, em.fty))
+    # inf and nan give nan (y - y is nan exactly for them).
+    return em.select(em.isnan(y - y), y - y, out)
+
+
 
 
 def _reduce_fast(em: _Emitter, x: _V) -> tuple[_V, ir.Value]:
-    """x = k pi/2 + r for |x| < _FAST_BOUND (Cody-Waite); returns (r, k as an integer).
-
-    float32: pi/2 in three float32 parts; x - k p1 is exact in the FMA (a multiple of 2**-24 below
-    1), the other two steps round once each. float64: three 33-bit parts (as `_sincos_f64`).
-    """
-    if em.dtype == "f32":
-        p1, p2, p3 = _split(_PIO2, "f32", 3)
-    else:
-        p1, p2, p3 = _split(_PIO2, "f64", 3, hi_bits=33)
+    """x = k pi/2 + r for |x| < 2**50 (float64, Cody-Waite with three 33-bit parts of pi/2, as
+    `_sincos_f64`); returns (r, k as an integer)."""
+    p1, p2, p3 = _split(_PIO2, "f64", 3, hi_bits=33)
     k, q = em.round_fma(x, _round_to(1 / _PIO2, em.dtype))
     r = em.fma(k, -p1, x)
     r = em.fma(k, -p2, r)
     return em.fma(k, -p3, r), q
-
-
-def _sincos_fast(em: _Emitter, x: _V) -> tuple[_V, _V, ir.Value]:
-    """(sin r, cos r, k) for x = k pi/2 + r, |x| < _FAST_BOUND."""
-    r, q = _reduce_fast(em, x)
-    if em.dtype == "f64":
-        sin_r, cos_r = _sincos_poly64(em, r)
-        return sin_r, cos_r, q
-    z = r * r
-    # Fitted degree 7 and 8 polynomials (errors 0.06 and 0.002 ULP before rounding).
-    scoef, ccoef = COEFFS["sin_f32"], COEFFS["cos_f32"]
-    sin_r = em.fma(r * z, em.horner(z, scoef), r)
-    cos_r = em.fma(z, em.fma(z, em.horner(z, ccoef), -0.5), 1.0)
-    return sin_r, cos_r, q
 
 
 def _sincos_poly64(em: _Emitter, r: _V, terms: int = 9) -> tuple[_V, _V]:
@@ -246,13 +344,18 @@ def _tan_f32(em: _Emitter, x: _V) -> _V:
 
 
 def _trig(em: _Emitter, x: _V, kind: str) -> _V:
-    """sin/cos/tan: the Cody-Waite path for |x| < _FAST_BOUND, the rare path above."""
-    if em.dtype == "f32" and kind == "tan":
-        fast, bound = _tan_f32(em, x), _FAST_BOUND["f64"]
+    """sin/cos/tan: a fast path for common magnitudes, the rare path above its bound (float32
+    sin/cos: glibc's forms, from 120; float32 tan and float64: Cody-Waite below 2**50)."""
+    if em.dtype == "f32" and kind != "tan":
+        fast = _glibc_fast(em, x, kind)
+        return rare.rare_path(em, x, fast, _GLIBC_FAST_LIMIT, kind, lambda e, v: _glibc_large(e, v, kind))
+    if em.dtype == "f32":
+        fast = _tan_f32(em, x)
     else:
-        sin_r, cos_r, q = _sincos_fast(em, x)
-        fast, bound = _by_quadrant(em, sin_r, cos_r, q, x, kind), _FAST_BOUND[em.dtype]
-    return rare.rare_path(em, x, fast, bound, kind, lambda e, v: _trig_exact(e, v, kind))
+        r, q = _reduce_fast(em, x)
+        sin_r, cos_r = _sincos_poly64(em, r)
+        fast = _by_quadrant(em, sin_r, cos_r, q, x, kind)
+    return rare.rare_path(em, x, fast, 2.0**_PH_MIN_EXP, kind, lambda e, v: _trig_exact(e, v, kind))
 
 
 def sin(em: _Emitter, x: _V) -> _V:
@@ -337,8 +440,103 @@ def _atan2_64(em: _Emitter, y: _V, x: _V) -> _V:
 
 
 def atan2(em: _Emitter, y: _V, x: _V) -> _V:
-    """atan2(y, x) with IEEE special cases (signed zeros, infinities), evaluated in float64."""
-    return _in_f64_2(em, y, x, _atan2_64)
+    """atan2(y, x) with IEEE special cases (signed zeros, infinities): float32 as glibc's atan2f
+    (`_atan2f_glibc`), float64 by `_atan_ratio` in float64."""
+    if em.dtype == "f32":
+        return _atan2f_glibc(em, y, x)
+    return _atan2_64(em, y, x)
+
+
+# XLA CPU computes float32 atan2 by calling libm's atan2f, so its results are glibc's (2.36, whose
+# atan2f and atanf are fdlibm's float code, compiled without FMAs; XLA's bits agree with it).
+# Its constants, as in glibc's sysdeps/ieee754/flt-32/s_atanf.c and e_atan2f.c:
+# atan(i/2 + 1/2)-ish centres (atan(0.5), atan(1), atan(1.5), atan(inf)) in two parts,
+_FDLIBM_ATANHI = tuple(float.fromhex(h) for h in ("0x1.dac670p-2", "0x1.921fb4p-1", "0x1.f730bcp-1",
+                                                  "0x1.921fb4p+0"))
+_FDLIBM_ATANLO = tuple(float.fromhex(h) for h in ("0x1.586ed2p-28", "0x1.4442d0p-25", "0x1.281f68p-25",
+                                                  "0x1.4442d0p-24"))
+# and atan(x) = x - x (z aT0 + z^2 aT1 + ... + z^11 aT10), z = x^2, summed as odd and even parts.
+_FDLIBM_AT = tuple(float.fromhex(h) for h in (
+    "0x1.555556p-2", "-0x1.99999ap-3", "0x1.24924ap-3", "-0x1.c71c70p-4", "0x1.745cdcp-4",
+    "-0x1.3b0f2ap-4", "0x1.10d66ap-4", "-0x1.dde2d6p-5", "0x1.97b4b2p-5", "-0x1.2b4442p-5",
+    "0x1.0ad3aep-6"))
+_F32_PI = float.fromhex("0x1.921fb6p+1")  # pi rounded to float32
+_PIO2_F32 = _F32_PI / 2
+_PIO4_F32 = _F32_PI / 4
+_3PIO4_F32 = float.fromhex("0x1.2d97c8p+1")  # 3 * _PIO4_F32 rounded to float32
+_F32_PI_LO = float.fromhex("-0x1.777a5cp-24")  # pi - _F32_PI
+
+
+def _atanf_abs(em: _Emitter, a: _V) -> _V:
+    """glibc's atanf for a >= 0 (float32 operations, each rounded): a centre by range, the reduced
+    argument by one division, the odd polynomial."""
+    bits = em.bits(a)
+
+    def below(limit: int) -> ir.Value:
+        return em.b.icmp_signed("<", bits, em.ci(limit))
+
+    # Ranges by bit pattern: [0, 7/16) no centre, [7/16, 11/16) 0.5, [11/16, 19/16) 1, [19/16, 39/16) 1.5.
+    r0, r1, r2, r3 = below(0x3EE00000), below(0x3F300000), below(0x3F980000), below(0x401C0000)
+    num = em.select(r3, a - 1.5, em.c(-1.0))
+    den = em.select(r3, a * 1.5 + 1.0, a)
+    num = em.select(r2, a - 1.0, num)
+    den = em.select(r2, a + 1.0, den)
+    num = em.select(r1, (a + a) - 1.0, num)
+    den = em.select(r1, a + 2.0, den)
+    xr = em.select(r0, a, num / den)
+    z = xr * xr
+    w = z * z
+    at = _FDLIBM_AT
+
+    def chain(coeffs: Sequence[float]) -> _V:
+        acc = em.c(coeffs[-1])
+        for c in reversed(coeffs[:-1]):
+            acc = acc * w + c
+        return acc
+
+    s = z * chain(at[0::2]) + w * chain(at[1::2])
+    p = s * xr
+
+    def centre(values: Sequence[float]) -> _V:
+        out = em.c(values[3])
+        for cond, v in zip((r3, r2, r1), values[2::-1], strict=True):
+            out = em.select(cond, v, out)
+        return out
+
+    y = centre(_FDLIBM_ATANHI) - ((p - centre(_FDLIBM_ATANLO)) - xr)
+    y = em.select(r0, xr - p, y)
+    # Below 2**-29 atan(a) rounds to a; from 2**25 (infinity included) to atan(inf); nan stays.
+    y = em.select(below(0x31000000), a, y)
+    y = em.select(below(0x4C000000), y, em.c(_FDLIBM_ATANHI[3]) + _FDLIBM_ATANLO[3])
+    return em.select(em.isnan(a), a, y)
+
+
+def _atan2f_glibc(em: _Emitter, y: _V, x: _V) -> _V:
+    """glibc's atan2f: atanf(|y/x|) placed in the quadrant of (x, y) with pi in two parts; the
+    special cases decided on the bit patterns, as glibc does."""
+    b = em.b
+    hx, hy = em.bits(x), em.bits(y)
+    mask = em.ci(0x7FFFFFFF)
+    ix, iy = b.and_(hx, mask), b.and_(hy, mask)
+    x_neg, y_neg = b.icmp_signed("<", hx, em.ci(0)), b.icmp_signed("<", hy, em.ci(0))
+    k = b.ashr(b.sub(iy, ix), em.ci(23))
+    z = _atanf_abs(em, em.call("llvm.fabs", y / x))
+    z = em.select(b.and_(x_neg, b.icmp_signed("<", k, em.ci(-60))), 0.0, z)
+    z = em.select(b.icmp_signed(">", k, em.ci(60)), em.c(_PIO2_F32) + 0.5 * _F32_PI_LO, z)
+    lower = (z - _F32_PI_LO) - _F32_PI
+    out = em.select(x_neg, em.select(y_neg, lower, _F32_PI - (z - _F32_PI_LO)), em.select(y_neg, -z, z))
+    inf = em.ci(0x7F800000)
+    half_pi = em.select(y_neg, -_PIO2_F32, _PIO2_F32)
+    out = em.select(b.icmp_signed("==", iy, inf), half_pi, out)
+    # x = +-inf: towards 0 or pi, or a multiple of pi/4 when y is infinite too.
+    at_inf = em.select(x_neg, _F32_PI, 0.0)
+    at_inf = em.select(b.icmp_signed("==", iy, inf), em.select(x_neg, _3PIO4_F32, _PIO4_F32), at_inf)
+    out = em.select(b.icmp_signed("==", ix, inf), em.call("llvm.copysign", at_inf, y), out)
+    out = em.select(b.icmp_signed("==", ix, em.ci(0)), half_pi, out)
+    on_axis = em.select(x_neg, em.call("llvm.copysign", em.c(_F32_PI), y), y)
+    out = em.select(b.icmp_signed("==", iy, em.ci(0)), on_axis, out)
+    nan = b.or_(b.icmp_signed(">", ix, inf), b.icmp_signed(">", iy, inf))
+    return em.select(nan, x + y, out)
 
 
 def atan(em: _Emitter, x: _V) -> _V:
