@@ -30,10 +30,10 @@ REQUIRED_SHARE = 0.999
 F32_CHECKED = tuple(CASES)
 # float64 functions XLA CPU computes with its own forms (the rest call libm, whose results
 # justjax's own forms need not reproduce bit for bit). XLA calls glibc for float64 sin, cos,
-# atan2, pow and erf (`sin`, `cos`, `atan2`, `pow`, `erf` in its object code). Its float64
-# erf_inv is its own polynomial form, but on log1p, whose float64 form calls glibc's `log`:
-# erf_inv joins once log1p gives XLA's bits.
-F64_CHECKED: tuple[str, ...] = ()
+# atan2, pow and erf (`sin`, `cos`, `atan2`, `pow`, `erf` in its object code), and glibc's `log`
+# for float64 log and for log1p beyond |x| < sqrt(2) - 1. Its float64 erf_inv is its own
+# polynomial form, but on log1p: erf_inv joins once log1p gives XLA's bits.
+F64_CHECKED: tuple[str, ...] = ("exp", "expm1", "logistic", "tanh", "rsqrt", "sqrt")
 
 
 @pytest.fixture(scope="module")

@@ -30,6 +30,7 @@ _NUMPY: dict[str, Callable[..., np.ndarray]] = {
     "erf": scipy.special.erf, "erf_inv": scipy.special.erfinv, "atan": np.arctan, "atan2": np.arctan2,
     "asin": np.arcsin, "acos": np.arccos, "sinh": np.sinh, "cosh": np.cosh, "cbrt": np.cbrt,
     "pow": np.power, "lgamma": scipy.special.gammaln, "digamma": scipy.special.psi,
+    "rsqrt": lambda x, out=None: np.divide(1, np.sqrt(x), out=out),
 }
 
 
@@ -41,7 +42,7 @@ def speed_inputs(name: str, dtype: str, n: int) -> list[np.ndarray]:
     """Typical arguments of `name`: normal(0, 3) (sin/cos/tan: normal(0, 10)), |normal| * 10 for the
     logarithms, uniform(-0.999, 0.999) for erf_inv and uniform(-1, 1) for asin/acos."""
     rng = np.random.default_rng(0)
-    if name in ("log", "log1p", "log2", "lgamma", "digamma", "cbrt"):
+    if name in ("log", "log1p", "log2", "lgamma", "digamma", "cbrt", "rsqrt"):
         x = np.abs(rng.standard_normal(n)) * 10 + 1e-3
     elif name in ("erf_inv", "asin", "acos"):
         x = rng.uniform(-0.999, 0.999, n)

@@ -138,8 +138,6 @@ _float_ops.update({
     "stablehlo.abs": _fun("llvm.fabs"),
     "stablehlo.sign": _fsign,
     "stablehlo.is_finite": _is_finite,
-    "stablehlo.rsqrt": lambda em, dt, x: em.b.fdiv(ir.Constant(x.type, 1.0),
-                                                   em.intrinsic("llvm.sqrt", [x])),
     "chlo.square": lambda em, dt, x: em.b.fmul(x, x),
     **{k: _fun(v) for k, v in _UNARY_INTRINSICS.items()},
 })

@@ -75,6 +75,7 @@ _MATH = {
     "stablehlo.log": "log", "stablehlo.log_plus_one": "log1p", "stablehlo.tanh": "tanh",
     "stablehlo.logistic": "logistic", "stablehlo.sine": "sin", "stablehlo.cosine": "cos",
     "stablehlo.tan": "tan", "stablehlo.cbrt": "cbrt", "stablehlo.power": "pow",
+    "stablehlo.rsqrt": "rsqrt",
     "stablehlo.atan2": "atan2", "chlo.erf": "erf", "chlo.erf_inv": "erf_inv",
     "chlo.atan": "atan", "chlo.asin": "asin", "chlo.acos": "acos", "chlo.sinh": "sinh",
     "chlo.cosh": "cosh", "chlo.lgamma": "lgamma", "chlo.digamma": "digamma",

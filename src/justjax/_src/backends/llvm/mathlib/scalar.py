@@ -412,27 +412,6 @@ def _log1p(em: _Emitter, x: _V) -> _V:
 
 # ---------------------------------------------------------------- hyperbolic / logistic
 
-def _tanh(em: _Emitter, x: _V) -> _V:
-    """tanh(|x|) = t/(t+2) (|x| <= log(3)/2) or 1 - 2/(t+2), t = expm1(2|x|) (one division for both);
-    |x| clamped where tanh rounds to 1; sign copied from x."""
-    a = em.call("llvm.fabs", x)
-    # tanh(a) rounds to 1 beyond 9.1 (float32) / 19.1 (float64); nan stays nan through the clamp.
-    lim = 10.0 if em.dtype == "f32" else 20.0
-    ac = em.select(em.cmp(">", a, lim), lim, a)
-    q, k = _expm1_small(em, ac * 2.0)
-    two_k = em.pow2(k)
-    t = em.fma(two_k, q, two_k - 1.0)
-    big = em.cmp(">", ac, 0.5493061443340549)
-    y = em.select(big, -2.0, t) / (t + 2.0) + em.select(big, 1.0, 0.0)
-    return em.call("llvm.copysign", y, x)
-
-
-def _logistic(em: _Emitter, x: _V) -> _V:
-    """1/(1+e) for x >= 0, e/(1+e) for x < 0, e = exp(-|x|) (no overflow, tiny results stay relative)."""
-    e = _exp(em, -em.call("llvm.fabs", x))
-    return em.select(em.cmp("<", x, 0.0), e, 1.0) / (e + 1.0)
-
-
 def _half_exp(em: _Emitter, a: _V) -> _V:
     """exp(a) / 2 without intermediate overflow (the halving goes into the exponent)."""
     p, k = _exp_parts(em, a, margin=2.0)
@@ -546,11 +525,13 @@ def _erf_at(c: Decimal) -> Decimal:
 
 def _registry() -> dict[str, Callable[..., _V]]:
     # The other mathlib modules build on this one (imported here, not at the top).
-    from justjax._src.backends.llvm.mathlib import erf, gamma, power, trig
+    from justjax._src.backends.llvm.mathlib import erf, explog, gamma, power, rsqrt, trig
     return {
-        "exp": _exp, "exp2": _exp2, "expm1": _expm1, "log": _log, "log1p": _log1p, "log2": _log2,
+        "exp": explog.exp, "exp2": _exp2, "expm1": explog.expm1, "log": explog.log,
+        "log1p": explog.log1p, "log2": _log2,
         "sin": trig.sin, "cos": trig.cos, "tan": trig.tan,
-        "tanh": _tanh, "logistic": _logistic, "erf": erf.erf, "erf_inv": erf.erf_inv,
+        "tanh": explog.tanh, "logistic": explog.logistic, "rsqrt": rsqrt.rsqrt,
+        "erf": erf.erf, "erf_inv": erf.erf_inv,
         "atan": trig.atan, "atan2": trig.atan2, "asin": trig.asin,
         "acos": trig.acos, "sinh": _sinh, "cosh": _cosh, "cbrt": power.cbrt,
         "pow": power.pow_, **gamma.FUNCTIONS,
