@@ -4,7 +4,7 @@ A float32/float64 dot whose operands and result share the dtype, and whose dimen
 each collapse to one stride, is computed without BLAS when it is a matrix-vector or
 vector-matrix product, or a matrix product of at most `SMALL_MATMUL_WORK` multiply-adds:
 BLAS's threading and per-call tuning cost more than such products (a 128x128 vector-matrix
-step took 6.5 us through a Haswell-pinned OpenBLAS, 0.3 us here). Two loop nests:
+step took 6.5 us and more through a Haswell-pinned OpenBLAS, 0.6 us here). Two loop nests:
 
 - `axpy`: C[r, :] = sum_k X[r, k] * Y[k, :], when one operand is contiguous along the
   result's minor dimension (vector-matrix, matrix products with a row-major rhs, and the
@@ -40,11 +40,15 @@ _I1, _I32, _I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
 _TYPES = {np.dtype(np.float32): ir.FloatType(), np.dtype(np.float64): ir.DoubleType()}
 
 # Matrix products (neither M nor N 1) up to this many multiply-adds run here, larger ones
-# through BLAS. Measured (ns per product, BLAS unpinned / Haswell-pinned / here, float32):
-# see `benchmarks/bench_control_flow.py --dots`.
-SMALL_MATMUL_WORK = 1 << 15
-# Matrix-vector products up to this many multiply-adds run here (BLAS's threads only pay
-# off beyond, where the product is bound by memory bandwidth either way).
+# through BLAS. Measured in a 200-trip loop on a 2-core AVX-512 host, float32, ns per
+# product here / OpenBLAS unpinned / OpenBLAS pinned to Haswell: 16^3 274 / 286 / 452;
+# 24^3 596 / 714 / 924; 32^3 1111 / 977 / 1808; 48^3 2956 / 2392 / 24675; 64^3 4500 /
+# 3811 / 60683 (BLAS's 512-bit kernels win from about 48^3 when unpinned).
+SMALL_MATMUL_WORK = 1 << 16
+# Matrix-vector products up to this many multiply-adds run here: as fast as BLAS unpinned
+# and 8 to 60 times faster than BLAS pinned (ns: 128x128 vector-matrix 580 / 512 / 42298,
+# matrix-vector 565 / 711 / 28111; 512x512 70115 / 65056 / 1127045, 70061 / 125841 /
+# 559872); beyond, the product is bound by memory bandwidth either way.
 MATVEC_WORK = 1 << 24
 
 
