@@ -40,11 +40,14 @@ _I1, _I32, _I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
 _TYPES = {np.dtype(np.float32): ir.FloatType(), np.dtype(np.float64): ir.DoubleType()}
 
 # Matrix products (neither M nor N 1) up to this many multiply-adds run here, larger ones
-# through BLAS. Measured in a 200-trip loop on a 2-core AVX-512 host, float32, ns per
+# through BLAS. Measured (`benchmarks/bench_control_flow.py --dots`: in a 200-trip loop on
+# a 2-core AVX-512 host), float32, ns per
 # product here / OpenBLAS unpinned / OpenBLAS pinned to Haswell: 16^3 274 / 286 / 452;
 # 24^3 596 / 714 / 924; 32^3 1111 / 977 / 1808; 48^3 2956 / 2392 / 24675; 64^3 4500 /
-# 3811 / 60683 (BLAS's 512-bit kernels win from about 48^3 when unpinned).
-SMALL_MATMUL_WORK = 1 << 16
+# 3811 / 60683; 16x128 @ 128x128 4376 / 4120 / 100443. Unpinned, BLAS's 512-bit kernels
+# win by up to a fifth from about 48^3; pinned, they lose 2 to 20 times: up to 64^3 (a
+# batch of 16 RNN steps), the loops here.
+SMALL_MATMUL_WORK = 1 << 18
 # Matrix-vector products up to this many multiply-adds run here: as fast as BLAS unpinned
 # and 8 to 60 times faster than BLAS pinned (ns: 128x128 vector-matrix 580 / 512 / 42298,
 # matrix-vector 565 / 711 / 28111; 512x512 70115 / 65056 / 1127045, 70061 / 125841 /
