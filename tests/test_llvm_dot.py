@@ -21,6 +21,7 @@ from justjax._src import backends
 from justjax._src.backends.llvm.codegen import emitter
 from justjax._src.backends.llvm.kernels import conv as kernels_conv
 from justjax._src.backends.llvm.kernels import dot as kernels_dot
+from justjax._src.backends.llvm.kernels import dot_vector
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir
 from justjax._src.hlo.passes import fusion, optimize
@@ -48,9 +49,14 @@ needs_complex = pytest.mark.skipif(not _has_complex_memory(),
 
 @pytest.fixture
 def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """'blas' or 'loop': the float kernel the cases must take."""
+    """'blas', 'loop' or 'vector': the float kernel the cases must take where it applies
+    (the vector loops of `kernels/dot_vector.py` take float32/float64 dots of any size
+    with 'vector', none otherwise)."""
     threshold = 0 if request.param == "blas" else 1 << 62
     monkeypatch.setattr(kernels_dot, "BLAS_MIN_WORK", threshold)
+    vector = 1 << 62 if request.param == "vector" else -1
+    monkeypatch.setattr(dot_vector, "MATVEC_WORK", vector)
+    monkeypatch.setattr(dot_vector, "SMALL_MATMUL_WORK", vector)
     yield request.param
 
 
@@ -141,7 +147,7 @@ def _run_dot(name: str, lhs_dt: np.dtype, rhs_dt: np.dtype, out_dt: np.dtype) ->
     return program
 
 
-@pytest.mark.parametrize("path", ["blas", "loop"], indirect=True)
+@pytest.mark.parametrize("path", ["blas", "loop", "vector"], indirect=True)
 @pytest.mark.parametrize("dt", [F32, F64])
 @pytest.mark.parametrize("name", sorted(DOTS))
 def test_float_dot(name: str, dt: np.dtype, path: str) -> None:
@@ -218,7 +224,7 @@ OUTPUT_FUSIONS = {
 }
 
 
-@pytest.mark.parametrize("path", ["blas", "loop"], indirect=True)
+@pytest.mark.parametrize("path", ["blas", "loop", "vector"], indirect=True)
 @pytest.mark.parametrize("dt", [F32, F64, F16, BF16, I32])
 @pytest.mark.parametrize("name", sorted(OUTPUT_FUSIONS))
 def test_output_fusion(name: str, dt: np.dtype, path: str) -> None:

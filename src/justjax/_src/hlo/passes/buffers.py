@@ -14,7 +14,8 @@ Buffers are grouped before allocation:
     operand dies at the op (this op is its last reader, it reads it once), is not returned,
     is not a constant, is not a parameter (except a donated one whose output is this
     result), and has the result's size: `dynamic_update_slice` and `scatter` (operand i with
-    result i), elementwise ops, and loop fusions whose parameter flows only through
+    result i), a `while` (its carry i starts in its operand i's buffer), elementwise ops,
+    and loop fusions whose parameter flows only through
     elementwise ops of its own shape into that root alone, or is the operand a root
     dynamic_update_slice/scatter updates (XLA's rule for sharing an operand's buffer);
   - donation: a parameter marked `tf.aliasing_output = j` shares its allocation with output
@@ -49,7 +50,8 @@ from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op, Value
 from justjax._src.hlo.passes import util
 
-__all__ = ["Allocation", "BufferAssignment", "assign_buffers", "memory_analysis"]
+__all__ = ["Allocation", "BufferAssignment", "assign_buffers", "in_place_candidates",
+           "memory_analysis"]
 
 # From the opcode registry: ops running nested computations, ops whose result may overwrite
 # their operand 0, and elementwise ops (each element read before the same one is written).
@@ -223,8 +225,13 @@ def _fusion_param_in_place(op: Op, index: int, result: int) -> bool:
     return not any(v in reached for i, v in enumerate(roots) if i != result)
 
 
-def _in_place_candidates(op: Op) -> list[tuple[int, int]]:
-    """(operand index, result index) pairs where the result may overwrite the operand."""
+def in_place_candidates(op: Op) -> list[tuple[int, int]]:
+    """(operand index, result index) pairs where the result may overwrite the operand
+    (when the operand is not read after the op, nor elsewhere by it): in-place updates,
+    elementwise ops, loop fusions by XLA's rule (see the module docstring), and a while
+    loop's carries (its state lives in its results' buffers)."""
+    if op.opcode == "stablehlo.while":
+        return [(i, i) for i in range(len(op.results))]
     if op.opcode == "stablehlo.dynamic_update_slice":
         return [(0, 0)]
     if op.opcode == "stablehlo.scatter":
@@ -279,7 +286,7 @@ class _Assigner:
     def group_in_place(self) -> None:
         taken: set[Value] = set()
         for t, op in enumerate(self.fn.body.ops):
-            for i, r in _in_place_candidates(op):
+            for i, r in in_place_candidates(op):
                 operand, result = op.operands[i], op.results[r]
                 if result in taken or operand in taken:
                     continue

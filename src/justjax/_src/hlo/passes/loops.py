@@ -18,8 +18,17 @@ What moves (the rule, as XLA's):
 
 Only the body is scanned (condition regions are small). Nested loops are handled innermost
 first, so an op can leave several loops in one run.
+
+Also here: `trip_count`, the number of trips of a counted loop (a `fori_loop` or `scan`:
+an integer counter from a constant, compared with a constant, stepped by a constant), and
+`repetitions`, how many times each op inside loops runs per run of the program (the code
+generators weigh a loop body's work by it).
 """
 from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
 
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Block, Op, Value
@@ -28,7 +37,11 @@ from justjax._src.hlo.passes.pipeline import Pass
 from justjax._src.hlo.passes.util import (clone_ops, effectful_functions, free_values,
                                           is_effectful, sweep)
 
-__all__ = ["WhileLoopInvariantCodeMotion"]
+__all__ = ["UNKNOWN_TRIPS", "WhileLoopInvariantCodeMotion", "repetitions", "trip_count"]
+
+# The trips assumed of a loop whose count is not known ahead (a `while_loop` that runs
+# until a value converges).
+UNKNOWN_TRIPS = 10
 
 # Ops that must stay in the loop: unbounded or unknown work.
 _NEVER_HOISTED = frozenset({"stablehlo.while", "stablehlo.case", "func.call",
@@ -153,3 +166,120 @@ def _rename(op: Op, renames: dict[Value, Value]) -> None:
     for region in op.regions:
         for inner in region.block.walk():
             inner.operands = [renames.get(v, v) for v in inner.operands]
+
+
+# ---------------------------------------------------------------------------------------------
+# Trip counts.
+
+def _through_fusion(value: Value, defining: Mapping[Value, Op]
+                    ) -> tuple[str, list[Value], dict] | None:
+    """(opcode, operands, attributes) of the op computing `value`, seen through a fusion
+    of that op alone (the operands then the fusion's own)."""
+    op = defining.get(value)
+    if op is None:
+        return None
+    if op.opcode != "hlo.fusion":
+        return op.opcode, list(op.operands), op.attributes
+    inner = [o for o in op.regions[0].block.ops if o.opcode != "stablehlo.return"]
+    params = list(op.regions[0].block.args)
+    if len(inner) != 1 or op.regions[0].block.terminator.operands != inner[0].results:
+        return None
+    if not all(v in params for v in inner[0].operands):
+        return None
+    return inner[0].opcode, [op.operands[params.index(v)] for v in inner[0].operands], \
+        inner[0].attributes
+
+
+def _integer_constant(value: Value, defining: Mapping[Value, Op]) -> int | None:
+    op = defining.get(value)
+    if op is None or op.opcode != "stablehlo.constant":
+        return None
+    data = np.asarray(op.attributes["value"])
+    if data.dtype.kind not in "iu" or data.size != 1:
+        return None
+    return int(data.reshape(()))
+
+
+def trip_count(loop: Op, defining: Mapping[Value, Op]) -> int | None:
+    """The trips of a counted `stablehlo.while`, or None when they are not known ahead.
+
+    Counted: the condition is `counter < limit` (or <=, >, >=, either way round) for a
+    loop-carried integer `counter` that starts at a constant and that the body steps by a
+    nonzero constant, and a constant `limit`.
+
+    Args:
+      loop: the while op.
+      defining: value -> the op defining it, for the loop's operands and its regions.
+    """
+    cond, body = (region.block for region in loop.regions)
+    found = _through_fusion(cond.terminator.operands[0], defining)
+    if found is None or found[0] != "stablehlo.compare":
+        return None
+    _, (lhs, rhs), attributes = found
+    direction = str(getattr(attributes["comparison_direction"], "value",
+                            attributes["comparison_direction"]))
+    if rhs in cond.args and lhs not in cond.args:
+        lhs, rhs = rhs, lhs
+        direction = {"LT": "GT", "LE": "GE", "GT": "LT", "GE": "LE"}.get(direction, direction)
+    limit = _integer_constant(rhs, defining)
+    if lhs not in cond.args or limit is None:
+        return None
+    index = cond.args.index(lhs)
+    start = _integer_constant(loop.operands[index], defining)
+    step = _counter_step(body, index, defining)
+    if start is None or step is None:
+        return None
+    return _count(start, limit, step, direction)
+
+
+def _counter_step(body: Block, index: int, defining: Mapping[Value, Op]) -> int | None:
+    """The constant the body adds to carried value `index` (subtraction as a negative add)."""
+    found = _through_fusion(body.terminator.operands[index], defining)
+    if found is None or found[0] not in ("stablehlo.add", "stablehlo.subtract"):
+        return None
+    opcode, (lhs, rhs), _ = found
+    counter = body.args[index]
+    if opcode == "stablehlo.add" and rhs is counter:
+        lhs, rhs = rhs, lhs
+    step = _integer_constant(rhs, defining)
+    if lhs is not counter or not step:
+        return None
+    return step if opcode == "stablehlo.add" else -step
+
+
+def _count(start: int, limit: int, step: int, direction: str) -> int | None:
+    if direction == "LE":
+        limit, direction = limit + 1, "LT"
+    elif direction == "GE":
+        limit, direction = limit - 1, "GT"
+    if direction == "LT" and step > 0:
+        return max(0, -(-(limit - start) // step))
+    if direction == "GT" and step < 0:
+        return max(0, -(-(start - limit) // -step))
+    return None
+
+
+def repetitions(module: ir.Module) -> dict[Op, int]:
+    """How many times each op inside a `stablehlo.while` runs per run of its function:
+    the product of the trips of the loops around it (`UNKNOWN_TRIPS` for a loop whose count
+    is not known ahead; a loop's condition runs once more than its body, not counted).
+    Ops outside loops are absent."""
+    defining = {r: op for op in module.walk() for r in op.results}
+    found: dict[Op, int] = {}
+
+    def visit(block: Block, times: int) -> None:
+        for op in block.ops:
+            if times > 1:
+                found[op] = times
+            if op.opcode == "stablehlo.while":
+                trips = trip_count(op, defining)
+                inner = times * (UNKNOWN_TRIPS if trips is None else max(trips, 1))
+                for region in op.regions:
+                    visit(region.block, inner)
+            else:
+                for region in op.regions:
+                    visit(region.block, times)
+
+    for fn in module.functions:
+        visit(fn.body, 1)
+    return found

@@ -32,7 +32,7 @@ from justjax._src.backends.llvm.mathlib import link
 from justjax._src.backends.llvm.runtime import parallel_for
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op, Value
-from justjax._src.hlo.passes import buffers, fusion
+from justjax._src.hlo.passes import buffers, fusion, loops
 
 __all__ = ["KernelContext", "Program", "build_program", "register", "KERNELS"]
 
@@ -139,6 +139,8 @@ class ProgramBuilder:
         self.entry = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [_PTR, _I64]),
                                  name="entry.body")
         self.table, self.run_id = self.entry.args
+        # Nothing writes the table while the program runs.
+        self.table.add_attribute("noalias")
         self.b = ir.IRBuilder(self.entry.append_basic_block("entry"))
         # Pointers of values without a buffer of their own: region block arguments.
         self.bound: dict[Value, ir.Value] = {}
@@ -311,13 +313,17 @@ class ProgramBuilder:
         if alloc.kind == "constant" and op.result not in self.bound:
             self.constants[alloc.index] = value
             return
-        # A constant inside a body (or sharing an output's memory) is copied into its buffer.
         data = bytearray(value.tobytes())
         arr_ty = ir.ArrayType(_I8, len(data))
         g = ir.GlobalVariable(self.module, arr_ty, name=self.fresh("constant"))
-        g.global_constant, g.linkage = True, "internal"
+        g.global_constant, g.linkage, g.align = True, "internal", 64
         g.initializer = ir.Constant(arr_ty, data)
         src = self.b.bitcast(g, _PTR)
+        if alloc.kind != "output" and op.result not in self.bound:
+            # A constant inside a loop body is read where it is, not copied every trip.
+            self.bound[op.result] = src
+            return
+        # A constant sharing an output's memory (or computed into a loop's state).
         self.memmove(self.pointer(op.result), src, t.nbytes)
 
     def emit_native(self, op: Op) -> bool:
@@ -586,8 +592,10 @@ def work(module: hlo.Module) -> int:
 
 def scale(module: hlo.Module) -> int:
     """The work of the largest op of `module`: the elements it reads and writes (or its
-    multiply-adds). A program of many tiny ops is small however many there are."""
+    multiply-adds), times the trips of the loops around it. A program of many tiny ops is
+    small however many there are; a loop of many trips is not."""
     largest = 0
+    trips = loops.repetitions(module)
     for fn in module.functions:
         for op in fn.body.walk():
             if op.opcode == "stablehlo.constant":
@@ -597,8 +605,17 @@ def scale(module: hlo.Module) -> int:
             counter = MULTIPLY_ADDS.get(op.opcode)
             if counter is not None:
                 size = max(size, counter(op))
-            largest = max(largest, size)
+            times = trips.get(op, 1)
+            if times > 1:
+                # Each trip costs an op in a loop its call and the loop's control too.
+                size = max(size, LOOP_OP_MIN_WORK)
+            largest = max(largest, size * times)
     return largest
+
+
+# The least work counted for one run of an op inside a loop: unoptimized, a trip of a small
+# body costs about this many elements' worth in calls, copies and index arithmetic.
+LOOP_OP_MIN_WORK = 128
 
 
 # Opcode -> multiply-adds of the op, for ops whose work is not their elements (dots,

@@ -45,6 +45,7 @@ from llvmlite import ir
 from justjax._src.backends.llvm.codegen import emitter, program
 from justjax._src.backends.llvm.codegen.emitter import Unsupported
 from justjax._src.backends.llvm.codegen.program import ProgramBuilder
+from justjax._src.backends.llvm.kernels import dot_vector
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op
@@ -628,12 +629,31 @@ def emit_dot(e: KernelEmit, spec: DotSpec, lhs: ir.Value, rhs: ir.Value, out: ir
     if k == 0:
         e.memset0(out, nb * m * n * spec.out_dtype.itemsize)
         return
+    plan = dot_vector.plan_vector_dot(spec)
+    if plan is not None:
+        _emit_vector_dot_into(e, plan, spec, lhs, rhs, out, out_shared)
+        return
     acc = Accumulation.of(spec.out_dtype, spec.lhs_dtype, spec.rhs_dtype)
     work = blas_work(acc, spec.lhs_dtype, spec.rhs_dtype)
     if work is not None and m * n * k >= BLAS_MIN_WORK:
         _emit_blas_dot(e, spec, work, lhs, rhs, out, out_shared)
     else:
         _emit_loop_dot_into(e, spec, acc, lhs, rhs, out, out_shared)
+
+
+def _emit_vector_dot_into(e: KernelEmit, plan: dot_vector.VectorPlan, spec: DotSpec,
+                          lhs: ir.Value, rhs: ir.Value, out: ir.Value, out_shared: bool,
+                          addend: ir.Value | None = None) -> None:
+    """The vector loops into `out`, or into scratch memory copied to `out` when `out`
+    overlaps an operand (the loops write results while still reading the operands)."""
+    if not out_shared:
+        dot_vector.emit_vector_dot(e, plan, lhs, rhs, out, addend)
+        return
+    nbytes = math.prod(spec.sizes[:3]) * spec.out_dtype.itemsize
+    scratch = e.typed(e.malloc(nbytes), spec.out_dtype)
+    dot_vector.emit_vector_dot(e, plan, lhs, rhs, scratch, addend)
+    e.memcpy(out, scratch, nbytes)
+    e.free(scratch)
 
 
 def _emit_loop_dot_into(e: KernelEmit, spec: DotSpec, acc: Accumulation, lhs: ir.Value,
@@ -747,6 +767,10 @@ def _output_fusion(ctx: program.KernelContext) -> None:
     if parts is not None:
         dot, add, other = parts
         spec = DotSpec.of(dot)
+        plan = dot_vector.plan_vector_dot(spec)
+        if plan is not None:
+            _emit_vector_epilogue(e, ctx, dot, spec, plan, other)
+            return
         nb, m, n, k = spec.sizes
         acc = Accumulation.of(spec.out_dtype, spec.lhs_dtype, spec.rhs_dtype)
         work = blas_work(acc, spec.lhs_dtype, spec.rhs_dtype)
@@ -757,6 +781,21 @@ def _output_fusion(ctx: program.KernelContext) -> None:
     fn = emitter.emit_fusion(ctx.module, ctx.op, ctx.program.fresh("output_fusion"), shared)
     fn.linkage = "internal"
     ctx.builder.call(fn, [*ctx.operands, *ctx.results])
+
+
+def _emit_vector_epilogue(e: KernelEmit, ctx: program.KernelContext, dot: Op, spec: DotSpec,
+                          plan: dot_vector.VectorPlan, other: int) -> None:
+    """The vector loops, adding `other` to each result vector before storing it (the
+    result may share memory with `other`, whose elements are read just before the same
+    elements are written, but not with the dot's operands)."""
+    params = list(ctx.op.regions[0].block.args)
+    positions = [params.index(v) for v in dot.operands]
+    lhs, rhs = (ctx.operands[i] for i in positions)
+    out_position = len(ctx.operands)
+    shared = _shared(ctx.fn)
+    overlaps = out_position in shared and any(i in shared for i in positions)
+    _emit_vector_dot_into(e, plan, spec, lhs, rhs, ctx.results[0], overlaps,
+                          ctx.operands[other])
 
 
 def _emit_blas_epilogue(e: KernelEmit, ctx: program.KernelContext, dot: Op, spec: DotSpec,
