@@ -1,0 +1,202 @@
+"""The llvm backend's convolution kernels (`kernels/conv.py`) path by path, against the reference
+backend on the same module: the register-blocked direct kernel (forced on, with its row blocks,
+feature blocks, reduction chunks, packed kernels and scratch outputs), im2col + BLAS (forced
+off), and the kernel chosen by shape for the convolutions of a CNN's train step (the forward
+convolution and both gradient convolutions, NHWC and NCHW) through jit.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+import pytest
+
+import justjax as jax
+import justjax.numpy as jnp
+from justjax import lax
+from justjax._src.backends.llvm.kernels import conv as kernels_conv
+from justjax._src.backends.llvm.kernels import dot as kernels_dot
+from justjax._src.hlo import ir
+from tests.harness import hand_built_module
+from tests.test_llvm_dot import (BF16, CONVS, F16, F32, F64, I8, _compare, _conv_numbers,
+                                 _conv_shape, _optimized, _values)
+
+# (input shape, kernel shape, layouts, strides, padding, lhs dilation, rhs dilation,
+# window reversal, feature groups, batch groups), as `test_llvm_dot.CONVS`: shapes that reach
+# the direct kernel's other branches.
+CASES = {
+    **CONVS,
+    # 72 output features: feature blocks of 32, 32 and 8 (float32 on AVX-512).
+    "wide_features": ((2, 7, 6, 5), (3, 3, 5, 72), ("NHWC", "HWIO", "NHWC"), (1, 1),
+                      ((1, 1), (1, 1)), (1, 1), (1, 1), (False, False), 1, 1),
+    # Rows blocked along the last spatial dim with a shorter last block (29 = 12 + 12 + 5).
+    "row_tail": ((2, 3, 29, 4), (2, 3, 4, 32), ("NHWC", "HWIO", "NHWC"), (1, 1),
+                 ((0, 1), (1, 1)), (1, 1), (1, 1), (False, False), 1, 1),
+    # Channel-major output (stored through the scratch) and a packed OIHW kernel.
+    "nchw_out": ((2, 3, 9, 7), (8, 3, 3, 3), ("NCHW", "OIHW", "NCHW"), (2, 1),
+                 ((1, 1), (2, 0)), (1, 1), (1, 2), (False, True), 1, 1),
+    # Negative padding together with input dilation.
+    "negative_pad_lhs_dilation": ((2, 7, 6, 3), (3, 2, 3, 8), ("NHWC", "HWIO", "NHWC"), (1, 2),
+                                  ((-3, 2), (-1, -2)), (2, 3), (1, 1), (False, False), 1, 1),
+    # A kernel gradient's shape: the batch is the feature dim, the spatial product is long.
+    "kernel_gradient": ((2, 17, 19, 1), (2, 17, 19, 8), ("CHWN", "IHWO", "HWNC"), (1, 1),
+                        ((1, 1), (1, 1)), (1, 1), (1, 1), (False, False), 1, 1),
+    "kernel_gradient_nchw": ((3, 2, 11, 13), (3, 8, 11, 13), ("CNHW", "IOHW", "CNHW"),
+                             (1, 1), ((1, 1), (1, 1)), (1, 1), (1, 1), (False, False), 1, 1),
+    "grouped_kernel_gradient": ((4, 6, 9, 8), (4, 9, 8, 12), ("CNHW", "IHWO", "NHWC"), (1, 1),
+                                ((1, 1), (1, 1)), (1, 1), (1, 1), (False, False), 1, 3),
+    # Two feature groups, a reversed, dilated window, strides.
+    "conv1d_reversed": ((3, 40, 6), (5, 3, 16), ("NWC", "WIO", "NWC"), (3,), ((2, 4),),
+                        (1,), (2,), (True,), 2, 1),
+}
+
+
+def _module(case: tuple, x_dt: np.dtype, w_dt: np.dtype, out_dt: np.dtype) -> ir.Module:
+    xs, ws, layouts, strides, padding, ldil, rdil, reverse, fgc, bgc = case
+    attributes = dict(dimension_numbers=_conv_numbers(layouts), window_strides=strides,
+                      padding=np.asarray(padding, np.int64), lhs_dilation=ldil,
+                      rhs_dilation=rdil, window_reversal=reverse, feature_group_count=fgc,
+                      batch_group_count=bgc)
+
+    def build(b: ir.Builder, x: ir.Value, w: ir.Value) -> list[ir.Value]:
+        return [b.one("stablehlo.convolution", [x, w],
+                      ir.TensorType(_conv_shape(case), out_dt), **attributes)]
+
+    return hand_built_module([ir.TensorType(xs, x_dt), ir.TensorType(ws, w_dt)], build)
+
+
+def _run(name: str, x_dt: np.dtype, w_dt: np.dtype, out_dt: np.dtype) -> None:
+    case = CASES[name]
+    rng = np.random.default_rng(len(name))
+    module = _module(case, x_dt, w_dt, out_dt)
+    program = _compare(module, [_values(case[0], x_dt, rng), _values(case[1], w_dt, rng)])
+    assert program.kernels.get("stablehlo.convolution") == 1
+
+
+@pytest.fixture
+def direct(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[bool]:
+    """Float convolutions forced through the direct kernel (True) or im2col + BLAS (False)."""
+    monkeypatch.setattr(kernels_conv, "DIRECT", request.param)
+    monkeypatch.setattr(kernels_dot, "BLAS_MIN_WORK", 0)
+    yield request.param
+
+
+@pytest.fixture
+def spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the float kernels the convolutions compiled from now on took."""
+    taken: list[str] = []
+    for name in ("_emit_direct_conv", "_emit_blas_conv"):
+        original = getattr(kernels_conv, name)
+
+        def wrapped(*args, _original=original, _name=name, **kwargs):
+            taken.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(kernels_conv, name, wrapped)
+    return taken
+
+
+@pytest.mark.parametrize("direct", [True, False], indirect=True)
+@pytest.mark.parametrize("dt", [F32, F64])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_float_paths(name: str, dt: np.dtype, direct: bool, spy: list[str]) -> None:
+    _run(name, dt, dt, dt)
+    if CASES[name][1][-1] >= 4 and name not in ("depthwise", "empty_output"):
+        assert spy == ["_emit_direct_conv" if direct else "_emit_blas_conv"]
+
+
+@pytest.mark.parametrize("direct", [True], indirect=True)
+@pytest.mark.parametrize("types", [(F16, F16, F16), (BF16, BF16, F32), (I8, I8, F32),
+                                   (F32, F64, F64), (F16, F32, BF16)],
+                         ids=lambda t: "_".join(d.name for d in t))
+@pytest.mark.parametrize("name", ["nhwc_same", "nchw_out", "kernel_gradient", "batch_groups",
+                                  "negative_pad_lhs_dilation"])
+def test_direct_dtypes(name: str, types: tuple[np.dtype, ...], direct: bool) -> None:
+    """Operands converted into the work dtype as they are padded or packed; low-precision
+    results accumulate in float32 and are rounded once."""
+    _run(name, *types)
+
+
+@pytest.mark.parametrize("direct", [True], indirect=True)
+def test_direct_in_chunks(direct: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large kernel is read in chunks of input features (a last, shorter one), the partial
+    sums kept in the scratch between chunks."""
+    monkeypatch.setattr(kernels_conv, "_CHUNK_BYTES", 4 * 17 * 19 * 8 * 4 // 3)
+    for name in ("kernel_gradient", "grouped_kernel_gradient", "nhwc_same", "wide_features"):
+        _run(name, F32, F32, F32)
+
+
+@pytest.mark.parametrize("direct", [True], indirect=True)
+def test_direct_blocks_fewer_rows(direct: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Smaller register budgets (AVX2's): more blocks, row blocks along outer dims too."""
+    for budget in (12, 5, 1):
+        monkeypatch.setattr(kernels_conv, "_ACC_VECTORS_AVX512", budget)
+        monkeypatch.setattr(kernels_conv, "_ACC_VECTORS", budget)
+        for name in ("row_tail", "kernel_gradient", "wide_features", "conv3d"):
+            _run(name, F32, F32, F32)
+
+
+def test_row_blocks() -> None:
+    """A block is `m` indices of one row dim times all the dims after it."""
+    assert kernels_conv._row_blocks([1, 3, 3], 12) == (-1, 1)
+    assert kernels_conv._row_blocks([32, 3, 3], 12) == (0, 1)
+    assert kernels_conv._row_blocks([64, 28, 28], 12) == (2, 12)
+    assert kernels_conv._row_blocks([4, 2, 5], 12) == (0, 1)
+    assert kernels_conv._row_blocks([4, 2, 5], 40) == (-1, 1)
+    assert kernels_conv._row_blocks([4, 2, 5], 4) == (2, 4)
+
+
+# ---------------------------------------------------------------------------------------------
+# A CNN train step's convolutions, with the kernel chosen by shape.
+
+STEP_LAYOUTS = {"NHWC": (("NHWC", "HWIO", "NHWC"), (4, 12, 12, 3), (3, 3, 3, 32)),
+                "NCHW": (("NCHW", "OIHW", "NCHW"), (4, 3, 12, 12), (32, 3, 3, 3))}
+
+
+def _step_functions(dn: tuple[str, str, str], xs: tuple[int, ...], ws: tuple[int, ...],
+                    strides: tuple[int, int], padding: str,
+                    rhs_dilation: tuple[int, int]) -> dict:
+    """The forward convolution (x, w), its kernel gradient (x, g) and its input gradient
+    (w, g): each takes only the arrays its gradient reads."""
+    def conv(x, w):
+        return lax.conv_general_dilated(x, w, strides, padding, rhs_dilation=rhs_dilation,
+                                        dimension_numbers=dn)
+
+    def kernel_gradient(x, g):
+        return jax.vjp(lambda w_: conv(x, w_), jnp.zeros(ws))[1](g)[0]
+
+    def input_gradient(w, g):
+        return jax.vjp(lambda x_: conv(x_, w), jnp.zeros(xs))[1](g)[0]
+
+    return {"forward": conv, "kernel_gradient": kernel_gradient,
+            "input_gradient": input_gradient}
+
+
+@pytest.mark.parametrize("geometry", [((1, 1), "SAME", (1, 1)), ((2, 2), "SAME", (1, 1)),
+                                      ((1, 2), "VALID", (2, 1))],
+                         ids=["same", "strided", "dilated"])
+@pytest.mark.parametrize("layout", sorted(STEP_LAYOUTS))
+def test_train_step_convolutions(layout: str, geometry: tuple) -> None:
+    dn, xs, ws = STEP_LAYOUTS[layout]
+    rng = np.random.default_rng(7)
+    x, w = _values(xs, F32, rng), _values(ws, F32, rng)
+    fns = _step_functions(dn, xs, ws, *geometry)
+    y = np.asarray(jax.jit(fns["forward"])(x, w))
+    g = _values(y.shape, F32, rng)
+    _compare(_optimized(fns["forward"], x, w), [x, w])
+    _compare(_optimized(fns["kernel_gradient"], x, g), [x, g])
+    _compare(_optimized(fns["input_gradient"], w, g), [w, g])
+
+
+def test_kernel_gradient_takes_the_direct_kernel(spy: list[str]) -> None:
+    """The kernel gradient of a 3x3 convolution (9 output positions over a reduction of
+    batch x space) runs in the direct kernel, NHWC and NCHW."""
+    for layout in sorted(STEP_LAYOUTS):
+        dn, xs, ws = STEP_LAYOUTS[layout]
+        rng = np.random.default_rng(1)
+        x, w = _values(xs, F32, rng), _values(ws, F32, rng)
+        fns = _step_functions(dn, xs, ws, (1, 1), "SAME", (1, 1))
+        g = _values(np.asarray(jax.jit(fns["forward"])(x, w)).shape, F32, rng)
+        spy.clear()
+        _compare(_optimized(fns["kernel_gradient"], x, g), [x, g])
+        assert spy == ["_emit_direct_conv"]
