@@ -45,6 +45,12 @@ CASES = {
                              (1, 1), ((1, 1), (1, 1)), (1, 1), (1, 1), (False, False), 1, 1),
     "grouped_kernel_gradient": ((4, 6, 9, 8), (4, 9, 8, 12), ("CNHW", "IHWO", "NHWC"), (1, 1),
                                 ((1, 1), (1, 1)), (1, 1), (1, 1), (False, False), 1, 3),
+    # One output feature (an input gradient into one channel), NHWC and NCHW; a last
+    # spatial dim of 37 = 32 + an overlapping last chunk.
+    "one_feature": ((2, 5, 37, 6), (3, 3, 6, 1), ("NHWC", "HWIO", "NHWC"), (1, 1),
+                    ((1, 1), (1, 1)), (1, 1), (1, 1), (True, False), 1, 1),
+    "one_feature_nchw": ((2, 6, 5, 21), (1, 6, 3, 2), ("NCHW", "OIHW", "NCHW"), (2, 1),
+                         ((1, 1), (0, 1)), (2, 1), (1, 2), (False, False), 1, 1),
     # Two feature groups, a reversed, dilated window, strides.
     "conv1d_reversed": ((3, 40, 6), (5, 3, 16), ("NWC", "WIO", "NWC"), (3,), ((2, 4),),
                         (1,), (2,), (True,), 2, 1),
@@ -73,10 +79,15 @@ def _run(name: str, x_dt: np.dtype, w_dt: np.dtype, out_dt: np.dtype) -> None:
     assert program.kernels.get("stablehlo.convolution") == 1
 
 
+EMITTERS = {"features": "_emit_direct_conv", "positions": "_emit_direct_positions",
+            "im2col": "_emit_blas_conv"}
+
+
 @pytest.fixture
-def direct(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[bool]:
-    """Float convolutions forced through the direct kernel (True) or im2col + BLAS (False)."""
-    monkeypatch.setattr(kernels_conv, "DIRECT", request.param)
+def form(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Float convolutions forced through one direct kernel form, or im2col + BLAS, where it
+    applies."""
+    monkeypatch.setattr(kernels_conv, "FORM", request.param)
     monkeypatch.setattr(kernels_dot, "BLAS_MIN_WORK", 0)
     yield request.param
 
@@ -85,7 +96,7 @@ def direct(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> I
 def spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the float kernels the convolutions compiled from now on took."""
     taken: list[str] = []
-    for name in ("_emit_direct_conv", "_emit_blas_conv"):
+    for name in EMITTERS.values():
         original = getattr(kernels_conv, name)
 
         def wrapped(*args, _original=original, _name=name, **kwargs):
@@ -96,29 +107,41 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return taken
 
 
-@pytest.mark.parametrize("direct", [True, False], indirect=True)
+def _applies(name: str, dt: np.dtype, form: str) -> bool:
+    """Whether `form` can run case `name` (its plan exists; im2col: BLAS takes it)."""
+    op = _module(CASES[name], dt, dt, dt).function("main").body.ops[0]
+    spec = kernels_conv.ConvSpec.of(op)
+    acc = kernels_dot.Accumulation.of(dt, dt, dt)
+    if form == "features":
+        return kernels_conv._plan_direct(spec, acc) is not None
+    if form == "positions":
+        return kernels_conv._plan_positions(spec, acc) is not None
+    return kernels_conv._use_blas(spec, acc) is not None
+
+
+@pytest.mark.parametrize("form", ["features", "positions", "im2col"], indirect=True)
 @pytest.mark.parametrize("dt", [F32, F64])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_float_paths(name: str, dt: np.dtype, direct: bool, spy: list[str]) -> None:
+def test_float_paths(name: str, dt: np.dtype, form: str, spy: list[str]) -> None:
     _run(name, dt, dt, dt)
-    if CASES[name][1][-1] >= 4 and name not in ("depthwise", "empty_output"):
-        assert spy == ["_emit_direct_conv" if direct else "_emit_blas_conv"]
+    if _applies(name, dt, form) and np.prod(_conv_shape(CASES[name])) > 0:
+        assert spy == [EMITTERS[form]]
 
 
-@pytest.mark.parametrize("direct", [True], indirect=True)
+@pytest.mark.parametrize("form", ["features", "positions"], indirect=True)
 @pytest.mark.parametrize("types", [(F16, F16, F16), (BF16, BF16, F32), (I8, I8, F32),
                                    (F32, F64, F64), (F16, F32, BF16)],
                          ids=lambda t: "_".join(d.name for d in t))
 @pytest.mark.parametrize("name", ["nhwc_same", "nchw_out", "kernel_gradient", "batch_groups",
-                                  "negative_pad_lhs_dilation"])
-def test_direct_dtypes(name: str, types: tuple[np.dtype, ...], direct: bool) -> None:
-    """Operands converted into the work dtype as they are padded or packed; low-precision
+                                  "negative_pad_lhs_dilation", "row_tail"])
+def test_direct_dtypes(name: str, types: tuple[np.dtype, ...], form: str) -> None:
+    """Operands converted into the work dtype as they are padded, packed or read; low-precision
     results accumulate in float32 and are rounded once."""
     _run(name, *types)
 
 
-@pytest.mark.parametrize("direct", [True], indirect=True)
-def test_direct_in_chunks(direct: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("form", ["features"], indirect=True)
+def test_direct_in_chunks(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A large kernel is read in chunks of input features (a last, shorter one), the partial
     sums kept in the scratch between chunks."""
     monkeypatch.setattr(kernels_conv, "_CHUNK_BYTES", 4 * 17 * 19 * 8 * 4 // 3)
@@ -126,13 +149,13 @@ def test_direct_in_chunks(direct: bool, monkeypatch: pytest.MonkeyPatch) -> None
         _run(name, F32, F32, F32)
 
 
-@pytest.mark.parametrize("direct", [True], indirect=True)
-def test_direct_blocks_fewer_rows(direct: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("form", ["features", "positions"], indirect=True)
+def test_direct_blocks_fewer_rows(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Smaller register budgets (AVX2's): more blocks, row blocks along outer dims too."""
     for budget in (12, 5, 1):
         monkeypatch.setattr(kernels_conv, "_ACC_VECTORS_AVX512", budget)
         monkeypatch.setattr(kernels_conv, "_ACC_VECTORS", budget)
-        for name in ("row_tail", "kernel_gradient", "wide_features", "conv3d"):
+        for name in ("row_tail", "kernel_gradient", "wide_features", "conv3d", "nchw_out"):
             _run(name, F32, F32, F32)
 
 
@@ -200,3 +223,19 @@ def test_kernel_gradient_takes_the_direct_kernel(spy: list[str]) -> None:
         spy.clear()
         _compare(_optimized(fns["kernel_gradient"], x, g), [x, g])
         assert spy == ["_emit_direct_conv"]
+
+
+def test_input_gradient_into_one_channel_takes_the_position_form(spy: list[str]) -> None:
+    """The input gradient of a convolution from one channel (one output feature, 32 input
+    features x 9 taps) runs vectorized over positions, NHWC and NCHW."""
+    one_channel = {"NHWC": ((4, 12, 12, 1), (3, 3, 1, 32)),
+                   "NCHW": ((4, 1, 12, 12), (32, 1, 3, 3))}
+    for layout, (xs, ws) in sorted(one_channel.items()):
+        dn = STEP_LAYOUTS[layout][0]
+        rng = np.random.default_rng(2)
+        w = _values(ws, F32, rng)
+        fns = _step_functions(dn, xs, ws, (1, 1), "SAME", (1, 1))
+        g = _values(np.asarray(jax.jit(fns["forward"])(np.zeros(xs, F32), w)).shape, F32, rng)
+        spy.clear()
+        _compare(_optimized(fns["input_gradient"], w, g), [w, g])
+        assert spy == ["_emit_direct_positions"]

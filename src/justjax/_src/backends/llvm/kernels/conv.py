@@ -7,8 +7,18 @@ feature_group_count and batch_group_count. Semantics are the reference backend's
 over input features and taps of input * kernel, accumulated as dot_general accumulates
 (`dot.Accumulation`).
 
-Two implementations:
-- im2col + BLAS, for float results with real matrix products (per group at least
+Three implementations, for float products chosen by shape (`_prefer_direct`):
+- a register-blocked direct kernel (`_emit_direct_conv`), for thin products (fewer than
+  `_THIN_ROWS` output positions per batch and group: the kernel gradient of a convolution,
+  whose "batch" is the input feature dim and whose reduction runs over batch x space) and
+  short reductions with feature-minor outputs: the input is copied once zero-padded and
+  dilated (in its own memory order), the kernel read in place when its output features are
+  unit-stride (else packed once, feature-minor); a block of output rows (batch x positions)
+  times a block of output features accumulates in vector registers over the whole reduction
+  (per step one vector load of the kernel, one broadcast input element and one FMA per row),
+  and a kernel larger than `_CHUNK_BYTES` is read in chunks of input features while the
+  blocks' partial sums wait in memory.
+- im2col + BLAS, for the other float results with real matrix products (per group at least
   `dot.BLAS_MIN_WORK` multiply-adds, and at least 4 output features and 4
   features x taps): for each (output batch, group) the input is copied once zero-padded
   and dilated (in the float accumulation dtype, channel-minor or channel-major like the
@@ -41,6 +51,7 @@ from justjax._src.backends.llvm.codegen import emitter, program
 from justjax._src.backends.llvm.kernels import dot
 from justjax._src.backends.llvm.runtime import host
 from justjax._src.backends.llvm.kernels.dot import (Accumulation, KernelEmit, blas_layout,
+                                                    to_float,
                                                     collapse, emit_gemm, row_major_strides)
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir as hlo
@@ -315,31 +326,44 @@ def _padded_extent(spec: ConvSpec) -> list[int]:
         strict=True)]
 
 
-def _emit_padded_input(e: KernelEmit, spec: ConvSpec, acc: Accumulation, x: ir.Value,
-                       x_base: ir.Value, xpad: ir.Value, order: list[int]) -> None:
-    """Writes the input of one (batch, group) zero-padded and dilated into `xpad`, in the
-    accumulation dtype, row-major over the logical dimensions `order` (0 = feature,
-    1.. = spatial), so that the patch loops read it without bounds checks."""
+def _emit_padded_copy(e: KernelEmit, spec: ConvSpec, x: ir.Value, x_base: ir.Value,
+                      xpad: ir.Value, work: np.dtype, lead: Sequence[tuple[int, int, int]],
+                      spatial_strides: Sequence[int], order: Sequence[int]) -> None:
+    """Writes input elements zero-padded and dilated into `xpad` in the `work` dtype: the
+    `lead` dims (size, input stride, padded stride: batch, group, feature...) and the
+    spatial dims (padded to the extent the windows read, at `spatial_strides`), from `x`
+    at `x_base`. Zeros first, then one strided copy over `order` (indices into lead +
+    spatial dims) of each spatial dim's range of input indices that land inside the
+    extent, so the copy loops need no bounds checks and vectorize."""
+    sizes = [n for n, _, _ in lead]
+    src = [s for _, s, _ in lead]
+    dst = [d for _, _, d in lead]
+    x_off = xp_off = 0
+    padded = False
+    ext = _padded_extent(spec)
+    dims = zip(ext, spec.x_sizes[2:], spec.x_strides[2:], spatial_strides, spec.pad_lo,
+               spec.lhs_dilation, strict=True)
+    for extent, size, x_stride, xp_stride, lo, ldil in dims:
+        # Input index i sits at lo + i * ldil of the padded, dilated extent.
+        first = -(lo // ldil) if lo < 0 else 0  # ceil(-lo / ldil)
+        last = min(size, (extent - 1 - lo) // ldil + 1)
+        count = max(0, last - first)
+        padded |= count * ldil < extent or ldil > 1
+        sizes.append(count)
+        src.append(x_stride)
+        dst.append(ldil * xp_stride)
+        x_off += first * x_stride
+        xp_off += (lo + first * ldil) * xp_stride
+    if padded:
+        total = math.prod([n for n, _, _ in lead]) * math.prod(ext)
+        e.memset0(xpad, total * work.itemsize)
+    if math.prod(sizes) == 0:
+        return
     b = e.b
-    sizes = [spec.w_sizes[1], *_padded_extent(spec)]
-    dst = row_major_strides([sizes[d] for d in order])
-    x_feature = [spec.x_strides[1] if d == 0 else 0 for d in order]
-    with e.nest([sizes[d] for d in order], [dst, x_feature], [e.i64(0), x_base]) as (po, xo):
-        index = dict(zip(order, e.indices, strict=True))
-        valid: ir.Value = ir.Constant(_I1, 1)
-        offset = xo
-        dims = zip(spec.x_sizes[2:], spec.x_strides[2:], spec.pad_lo, spec.lhs_dilation,
-                   strict=True)
-        for d, (size, stride, lo, ldil) in enumerate(dims):
-            q = b.sub(index[d + 1], e.i64(lo)) if lo else index[d + 1]
-            ok = b.and_(b.icmp_signed(">=", q, e.i64(0)),
-                        b.icmp_signed("<=", q, e.i64((size - 1) * ldil)))
-            if ldil > 1:
-                ok = b.and_(ok, b.icmp_signed("==", b.srem(q, e.i64(ldil)), e.i64(0)))
-                q = b.sdiv(q, e.i64(ldil))
-            valid = b.and_(valid, ok)
-            offset = b.add(offset, b.mul(b.select(ok, q, e.i64(0)), e.i64(stride)))
-        e.em.store(_load_input(e, acc, spec, x, offset, valid), xpad, po, acc.work)
+    x0 = b.gep(x, [b.add(x_base, e.i64(x_off))], inbounds=True)
+    xp0 = b.gep(xpad, [e.i64(xp_off)], inbounds=True)
+    e.copy_strided(x0, spec.dtypes[0], [src[i] for i in order], xp0, work,
+                   [sizes[i] for i in order], [dst[i] for i in order])
 
 
 @dataclass
@@ -470,7 +494,8 @@ def _emit_blas_conv(e: KernelEmit, spec: ConvSpec, work: np.dtype, acc: Accumula
     patches = e.typed(e.malloc(rows * ck * work.itemsize), work)
     strides = [[spec.x_strides[0], x_step], [0, kmat.group_stride], [o_strides[0], o_step]]
     with e.nest([nb, groups], strides) as (xo, wo, oo):
-        _emit_padded_input(e, spec, acc, x, xo, xpad, order)
+        feature = (extent[0], spec.x_strides[1], pad_strides[0])
+        _emit_padded_copy(e, spec, x, xo, xpad, work, [feature], pad_strides[1:], order)
         with e.loop(blocks.count, "conv.block") as block:
             h0 = b.mul(block, e.i64(slices))
             cnt = b.sub(e.i64(first), h0)
@@ -513,12 +538,11 @@ _ACC_VECTORS = 12
 _CHUNK_BYTES = 1 << 18
 # Elements of the kernel's unit-stride dim a packing copy reads at a time.
 _PACK_TILE = 16
-# Output positions per (batch, group) below which a gemm is too thin for BLAS, and the
-# (features x taps) reduction below which building patches costs more than the product.
+# Output positions per (batch, group) below which a gemm is too thin for BLAS.
 _THIN_ROWS = 64
-_SHORT_REDUCTION = 16
-# Whether float convolutions take the direct kernel (None: chosen by shape). Tests set it.
-DIRECT: bool | None = None
+# The direct kernel's form float convolutions take where it applies ("features",
+# "positions"; "im2col": none), or None: chosen by shape. Tests and benchmarks set it.
+FORM: str | None = None
 
 
 @functools.lru_cache(maxsize=1)
@@ -588,20 +612,125 @@ def _plan_direct(spec: ConvSpec, acc: Accumulation) -> _DirectPlan | None:
     return _DirectPlan(work, o_blocks, red, w_packed, xp_order, max(1, budget // vectors), chunk)
 
 
-def _prefer_direct(spec: ConvSpec) -> bool:
-    """Whether the direct kernel beats im2col + BLAS here (measured, one core): where the
-    products per (batch, group) are thin (fewer than `_THIN_ROWS` output positions: a
-    kernel gradient, 3x3 positions over a long reduction, runs 8-12x faster), or the
-    reduction is short (`_SHORT_REDUCTION`: building patches costs as much as the product)
-    and the output features are unit-stride (stored as vectors)."""
-    positions = math.prod(spec.out_sizes[2:])
-    if (spec.out_features_per_group * math.prod(spec.w_sizes[1:]) * positions
+# The direct kernel's other form, vectorized over output positions: for a channel-major output
+# (NCHW) or a single output feature (an input gradient into one channel), a vector holds
+# consecutive positions along the last spatial dim, read from the padded input (channel-major,
+# spatial-minor) at unit stride; a block of output features are its rows, each step one
+# broadcast kernel element per row.
+
+def _plan_positions(spec: ConvSpec, acc: Accumulation) -> _DirectPlan | None:
+    """The position-vectorized plan, or None (not a real float product, no spatial dims,
+    a strided last spatial dim, or fewer than 8 positions along it)."""
+    work = dot.blas_work(acc, *spec.dtypes[:2])
+    d = len(spec.out_sizes) - 2
+    if work is None or work.kind != "f" or d == 0 or spec.window_strides[-1] != 1:
+        return None
+    last = spec.out_sizes[-1]
+    if last < 8:
+        return None
+    vbytes = _vector_bytes()
+    lanes = vbytes // work.itemsize
+    # Whole vectors only (a <28 x float> is three registers); the last chunk of a dim that is
+    # not a multiple of the width overlaps the one before it (`_chunks`).
+    width = 2 * lanes if last >= 2 * lanes else lanes if last >= lanes else (
+        1 << (last.bit_length() - 1))
+    vectors = -(-width // lanes)
+    budget = _ACC_VECTORS_AVX512 if vbytes == 64 else _ACC_VECTORS
+    rows = max(1, min(spec.out_features_per_group, budget // vectors))
+    # o_blocks here: (positions per vector, feature rows per block).
+    return _DirectPlan(work, [(width, rows)], list(range(1, 2 + d)), False,
+                       list(range(3 + d)), rows, spec.w_sizes[1])
+
+
+def _emit_direct_positions(e: KernelEmit, spec: ConvSpec, plan: _DirectPlan,
+                           x: ir.Value, w: ir.Value, out: ir.Value, out_shared: bool) -> None:
+    """The position-vectorized direct kernel (see the comment above `_plan_positions`)."""
+    b = e.b
+    de = _DirectEmit(e, spec, plan)
+    work = plan.work
+    og, groups = spec.out_features_per_group, spec.groups
+    xp_raw = e.malloc(de.xp_size * work.itemsize)
+    de.xp = e.typed(xp_raw, work)
+    _emit_padded_all(e, spec, x, de.xp, work, plan.xp_order, de.xp_strides)
+    direct = (not out_shared and spec.dtypes[2] == work and spec.out_strides[-1] == 1)
+    if direct:
+        target, t_strides, scratch = out, spec.out_strides, None
+    else:
+        # (batch, group x feature, positions...) row-major, copied out at the end.
+        t_strides = row_major_strides(spec.out_sizes)
+        scratch = e.malloc(math.prod(spec.out_sizes) * work.itemsize)
+        target = e.typed(scratch, work)
+    d = len(spec.out_sizes) - 2
+    sp = de.xp_strides[3:]
+    x_pos = [ws * s for ws, s in zip(spec.window_strides, sp, strict=True)]
+    t_group = og * t_strides[1]
+    width, rows = plan.o_blocks[0]
+    sizes = [spec.out_sizes[0], groups, *spec.out_sizes[2:-1]]
+    strides = [[de.xp_strides[0], de.xp_strides[1], *x_pos[:-1]],
+               [0, de.w_group, *[0] * (d - 1)],
+               [t_strides[0], t_group, *t_strides[2:-1]]]
+    w_dt = spec.dtypes[1]
+    with e.nest(sizes, strides) as (xo, wo, to):
+        x0 = b.add(xo, e.i64(de.tap_base))
+        for p_start, _, p_width in _chunks(e, spec.out_sizes[-1], width, overlap=True):
+            xv = b.add(x0, b.mul(p_start, e.i64(x_pos[-1])))
+            tv = b.add(to, b.mul(p_start, e.i64(t_strides[-1])))
+            for o_start, _, o_rows in _chunks(e, og, rows):
+                slots = [e.entry_alloca(de.vector(p_width)) for _ in range(o_rows)]
+                for slot in slots:
+                    b.store(ir.Constant(de.vector(p_width), None), slot)
+                ws = b.add(wo, b.mul(o_start, e.i64(spec.w_strides[0])))
+                de.reduction((de.xp, xv, de.x_red), (w, ws, de.w_red, w_dt), e.i64(0),
+                             spec.w_sizes[1], [r * spec.w_strides[0] for r in range(o_rows)],
+                             slots, p_width)
+                t0 = b.add(tv, b.mul(o_start, e.i64(t_strides[1])))
+                for r, slot in enumerate(slots):
+                    de.store_vector(b.load(slot), target, b.add(t0, e.i64(r * t_strides[1])),
+                                    p_width)
+    e.free(xp_raw)
+    if scratch is not None:
+        e.copy_strided(target, work, t_strides, out, spec.dtypes[2], spec.out_sizes,
+                       spec.out_strides)
+        e.free(scratch)
+
+
+def _chunks(e: KernelEmit, n: int, size: int, overlap: bool = False
+            ) -> Iterator[tuple[ir.Value, int, int]]:
+    """Covers range(n) in chunks of `size` (a loop over the full ones) and a last, shorter
+    one, or with `overlap` (n >= size) a last full one ending at n: yields (start, 0 for
+    the loop's chunks else 1, chunk size) inside the loop."""
+    full, rest = divmod(n, size)
+    if full:
+        with e.loop(full, "conv.chunk") as k:
+            yield e.b.mul(k, e.i64(size)), 0, size
+    if rest:
+        if overlap:
+            yield e.i64(n - size), 1, size
+        else:
+            yield e.i64(full * size), 1, rest
+
+
+def _direct_form(spec: ConvSpec, acc: Accumulation) -> str | None:
+    """Which direct kernel runs a float convolution ("features", "positions"), or None
+    (im2col + BLAS or the loop kernels). Measured on one core: the feature-vectorized form
+    where the products per (batch, group) are thin (fewer than `_THIN_ROWS` output
+    positions: a kernel gradient, 3x3 positions over a long reduction, runs 8-12x faster
+    than BLAS), or feature-minor outputs; the position-vectorized form for fewer than 4
+    output features (an input gradient into one channel) and channel-major outputs."""
+    features = _plan_direct(spec, acc) is not None
+    positions = _plan_positions(spec, acc) is not None
+    if FORM is not None:
+        return FORM if {"features": features, "positions": positions}.get(FORM) else None
+    npos = math.prod(spec.out_sizes[2:])
+    if (spec.out_features_per_group * math.prod(spec.w_sizes[1:]) * npos
             < dot.BLAS_MIN_WORK):
-        return False  # small enough for the loop kernels
-    if positions < _THIN_ROWS:
-        return True
-    return (math.prod(spec.w_sizes[1:]) < _SHORT_REDUCTION
-            and spec.out_strides[1] == 1)
+        return None  # small enough for the loop kernels
+    if features and (npos < _THIN_ROWS or spec.out_strides[1] == 1):
+        return "features"
+    if positions and (spec.out_features_per_group < _MIN_BLAS_FEATURES
+                      or spec.out_strides[-1] == 1):
+        return "positions"
+    return None
 
 
 def _row_space(spec: ConvSpec) -> list[int]:
@@ -633,38 +762,11 @@ def _box(dims: list[int], strides: Sequence[Sequence[int]]) -> list[tuple[int, .
 def _emit_padded_all(e: KernelEmit, spec: ConvSpec, x: ir.Value, xpad: ir.Value,
                      work: np.dtype, order: list[int], strides: list[int]) -> None:
     """Writes the whole input zero-padded and dilated into `xpad` (dims batch, group,
-    feature, spatial... at `strides`): zeros, then the input elements copied in `order` (the
-    input's memory order) over the ranges of each spatial dim that land inside the window
-    extent, so the copy loops need no bounds checks."""
-    ext = _padded_extent(spec)
-    sizes = [spec.out_sizes[0], spec.groups, spec.w_sizes[1]]
-    src = [spec.x_strides[0], spec.group_strides()[0], spec.x_strides[1]]
-    dst = list(strides[:3])
-    x_base = xp_base = 0
-    padded = False
-    dims = zip(ext, spec.x_sizes[2:], spec.x_strides[2:], strides[3:], spec.pad_lo,
-               spec.lhs_dilation, strict=True)
-    for extent, size, x_stride, xp_stride, lo, ldil in dims:
-        # Input index i sits at lo + i * ldil of the padded, dilated extent.
-        first = -(lo // ldil) if lo < 0 else 0  # ceil(-lo / ldil)
-        last = min(size, (extent - 1 - lo) // ldil + 1)
-        count = max(0, last - first)
-        padded |= count * ldil < extent or ldil > 1
-        sizes.append(count)
-        src.append(x_stride)
-        dst.append(ldil * xp_stride)
-        x_base += first * x_stride
-        xp_base += (lo + first * ldil) * xp_stride
-    total = math.prod([spec.out_sizes[0], spec.groups, spec.w_sizes[1], *ext])
-    if padded:
-        e.memset0(xpad, total * work.itemsize)
-    if math.prod(sizes) == 0:
-        return
-    b = e.b
-    x0 = b.gep(x, [e.i64(x_base)], inbounds=True)
-    xp0 = b.gep(xpad, [e.i64(xp_base)], inbounds=True)
-    e.copy_strided(x0, spec.dtypes[0], [src[i] for i in order], xp0, work,
-                   [sizes[i] for i in order], [dst[i] for i in order])
+    feature, spatial... at `strides`), copied in `order` (the input's memory order)."""
+    lead = [(spec.out_sizes[0], spec.x_strides[0], strides[0]),
+            (spec.groups, spec.group_strides()[0], strides[1]),
+            (spec.w_sizes[1], spec.x_strides[1], strides[2])]
+    _emit_padded_copy(e, spec, x, e.i64(0), xpad, work, lead, strides[3:], order)
 
 
 def _emit_packed_kernel(e: KernelEmit, spec: ConvSpec, plan: _DirectPlan, w: ir.Value,
@@ -698,27 +800,6 @@ def _emit_packed_kernel(e: KernelEmit, spec: ConvSpec, plan: _DirectPlan, w: ir.
                 d_ptr = b.gep(packed, [b.add(do, b.mul(at, e.i64(dst[k])))], inbounds=True)
                 e.copy_strided(s_ptr, spec.dtypes[1], [src[-1], src[k]], d_ptr, plan.work,
                                [og, count], [dst[-1], dst[k]])
-
-
-def _padded_source(e: KernelEmit, spec: ConvSpec, index: Sequence[ir.Value]
-                   ) -> tuple[ir.Value, ir.Value]:
-    """For padded, dilated input coordinates `index`, (whether they fall on an input element,
-    the element's spatial offset in the input (0 where not))."""
-    b = e.b
-    valid: ir.Value = ir.Constant(_I1, 1)
-    offset: ir.Value = e.i64(0)
-    dims = zip(index, spec.x_sizes[2:], spec.x_strides[2:], spec.pad_lo, spec.lhs_dilation,
-               strict=True)
-    for i, size, stride, lo, ldil in dims:
-        q = b.sub(i, e.i64(lo)) if lo else i
-        ok = b.and_(b.icmp_signed(">=", q, e.i64(0)),
-                    b.icmp_signed("<=", q, e.i64((size - 1) * ldil)))
-        if ldil > 1:
-            ok = b.and_(ok, b.icmp_signed("==", b.srem(q, e.i64(ldil)), e.i64(0)))
-            q = b.sdiv(q, e.i64(ldil))
-        valid = b.and_(valid, ok)
-        offset = b.add(offset, b.mul(b.select(ok, q, e.i64(0)), e.i64(stride)))
-    return valid, offset
 
 
 class _DirectEmit:
@@ -776,37 +857,46 @@ class _DirectEmit:
         mask = ir.Constant(ir.VectorType(ir.IntType(32), width), [0] * width)
         return b.shuffle_vector(one, ir.Constant(vty, None), mask)
 
-    def reduction(self, w: ir.Value, w_base: ir.Value, x_base: ir.Value, c0: ir.Value,
-                  count: ir.Value | int, rows: list[int], slots: list[ir.Value],
-                  width: int) -> None:
-        """acc[r] += x[row r] * w over input features c0 .. c0+count and every tap."""
+    def reduction(self, vec: tuple[ir.Value, ir.Value, dict[int, int]],
+                  scalar: tuple[ir.Value, ir.Value, dict[int, int], np.dtype],
+                  c0: ir.Value, count: ir.Value | int, rows: list[int],
+                  slots: list[ir.Value], width: int) -> None:
+        """acc[r] += scalar[row r] * vector over input features c0 .. c0+count and every
+        tap. `vec` and `scalar` are (pointer, base offset, element stride per reduction dim)
+        (and the scalar operand's dtype); `rows` are offsets into the scalar operand."""
         e, b = self.e, self.e.b
         fl = ("contract",)
+        v_ptr, v_base, v_red = vec
+        s_ptr, s_base, s_red, s_dt = scalar
 
         @contextlib.contextmanager
-        def nest(level: int, wo: ir.Value, xo: ir.Value) -> Iterator[tuple[ir.Value, ir.Value]]:
+        def nest(level: int, vo: ir.Value, so: ir.Value) -> Iterator[tuple[ir.Value, ir.Value]]:
             if level == len(self.plan.red):
-                yield wo, xo
+                yield vo, so
                 return
             dim = self.plan.red[level]
             n = count if dim == 1 else self.spec.w_sizes[dim]
             if isinstance(n, int) and n == 1:
-                with nest(level + 1, wo, xo) as inner:
+                with nest(level + 1, vo, so) as inner:
                     yield inner
                 return
             with e.loop(n, "conv.red") as i:
-                w_next = b.add(wo, b.mul(i, e.i64(self.w_red[dim])))
-                x_next = b.add(xo, b.mul(i, e.i64(self.x_red[dim])))
-                with nest(level + 1, w_next, x_next) as inner:
+                v_next = b.add(vo, b.mul(i, e.i64(v_red[dim])))
+                s_next = b.add(so, b.mul(i, e.i64(s_red[dim])))
+                with nest(level + 1, v_next, s_next) as inner:
                     yield inner
 
-        w0 = b.add(w_base, b.mul(c0, e.i64(self.w_red[1])))
-        x0 = b.add(x_base, b.mul(c0, e.i64(self.x_red[1])))
-        with nest(0, w0, x0) as (wo, xo):
-            wv = self.load_vector(w, wo, width)
+        v0 = b.add(v_base, b.mul(c0, e.i64(v_red[1])))
+        s0 = b.add(s_base, b.mul(c0, e.i64(s_red[1])))
+        with nest(0, v0, s0) as (vo, so):
+            vv = self.load_vector(v_ptr, vo, width)
             for slot, row in zip(slots, rows, strict=True):
-                xs = b.load(b.gep(self.xp, [b.add(xo, e.i64(row))], inbounds=True))
-                prod = b.fmul(self.splat(xs, width), wv, flags=fl)
+                at = b.add(so, e.i64(row))
+                if s_dt == self.plan.work:
+                    xs = b.load(b.gep(s_ptr, [at], inbounds=True))
+                else:
+                    xs = to_float(b, e.em.load(s_ptr, at, s_dt), s_dt, self.plan.work)
+                prod = b.fmul(self.splat(xs, width), vv, flags=fl)
                 b.store(b.fadd(b.load(slot), prod, flags=fl), slot)
 
 
@@ -917,7 +1007,8 @@ def _emit_block(de: _DirectEmit, box: list[int], x_rows: list[int], t_rows: list
         else:
             b.store(_load_features(de, target, b.add(t_base, e.i64(to)), width, t_o), slot)
     x0 = b.add(x_base, e.i64(de.tap_base))
-    de.reduction(w_ptr, w_base, x0, c0, count, [xo for xo, _ in points], slots, width)
+    de.reduction((w_ptr, w_base, de.w_red), (de.xp, x0, de.x_red, de.plan.work), c0, count,
+                 [xo for xo, _ in points], slots, width)
     for slot, (_, to) in zip(slots, points, strict=True):
         _store_features(de, b.load(slot), target, b.add(t_base, e.i64(to)), width, t_o)
 
@@ -974,9 +1065,16 @@ def _convolution(ctx: program.KernelContext) -> None:
         e.memset0(out, total * out_dt.itemsize)
         return
     acc = Accumulation.of(out_dt, *spec.dtypes[:2])
-    plan = _plan_direct(spec, acc)
-    if plan is not None and (_prefer_direct(spec) if DIRECT is None else DIRECT):
+    form = _direct_form(spec, acc)
+    if form == "features":
+        plan = _plan_direct(spec, acc)
+        assert plan is not None
         _emit_direct_conv(e, spec, plan, acc, x, w, out, _shared_result(ctx.fn))
+        return
+    if form == "positions":
+        plan = _plan_positions(spec, acc)
+        assert plan is not None
+        _emit_direct_positions(e, spec, plan, x, w, out, _shared_result(ctx.fn))
         return
     work = _use_blas(spec, acc)
     if work is not None:
