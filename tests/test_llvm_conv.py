@@ -1,4 +1,4 @@
-"""The llvm backend's convolution kernels (`kernels/conv.py`) path by path, against the reference
+"""The llvm backend's convolution kernels (`kernels/conv.py`, `conv_direct.py`) path by path, against the reference
 backend on the same module: the register-blocked direct kernel (forced on, with its row blocks,
 feature blocks, reduction chunks, packed kernels and scratch outputs), im2col + BLAS (forced
 off), and the kernel chosen by shape for the convolutions of a CNN's train step (the forward
@@ -15,6 +15,7 @@ import justjax as jax
 import justjax.numpy as jnp
 from justjax import lax
 from justjax._src.backends.llvm.kernels import conv as kernels_conv
+from justjax._src.backends.llvm.kernels import conv_direct
 from justjax._src.backends.llvm.kernels import dot as kernels_dot
 from justjax._src.hlo import ir
 from tests.harness import hand_built_module
@@ -79,8 +80,10 @@ def _run(name: str, x_dt: np.dtype, w_dt: np.dtype, out_dt: np.dtype) -> None:
     assert program.kernels.get("stablehlo.convolution") == 1
 
 
-EMITTERS = {"features": "_emit_direct_conv", "positions": "_emit_direct_positions",
-            "im2col": "_emit_blas_conv"}
+# form -> (module, the function emitting its kernel)
+EMITTERS = {"features": (conv_direct, "emit_features"),
+            "positions": (conv_direct, "emit_positions"),
+            "im2col": (kernels_conv, "_emit_blas_conv")}
 
 
 @pytest.fixture
@@ -96,14 +99,14 @@ def form(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Ite
 def spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the float kernels the convolutions compiled from now on took."""
     taken: list[str] = []
-    for name in EMITTERS.values():
-        original = getattr(kernels_conv, name)
+    for module, name in EMITTERS.values():
+        original = getattr(module, name)
 
         def wrapped(*args, _original=original, _name=name, **kwargs):
             taken.append(_name)
             return _original(*args, **kwargs)
 
-        monkeypatch.setattr(kernels_conv, name, wrapped)
+        monkeypatch.setattr(module, name, wrapped)
     return taken
 
 
@@ -113,9 +116,9 @@ def _applies(name: str, dt: np.dtype, form: str) -> bool:
     spec = kernels_conv.ConvSpec.of(op)
     acc = kernels_dot.Accumulation.of(dt, dt, dt)
     if form == "features":
-        return kernels_conv._plan_direct(spec, acc) is not None
+        return conv_direct.plan_features(spec, acc) is not None
     if form == "positions":
-        return kernels_conv._plan_positions(spec, acc) is not None
+        return conv_direct.plan_positions(spec, acc) is not None
     return kernels_conv._use_blas(spec, acc) is not None
 
 
@@ -125,7 +128,7 @@ def _applies(name: str, dt: np.dtype, form: str) -> bool:
 def test_float_paths(name: str, dt: np.dtype, form: str, spy: list[str]) -> None:
     _run(name, dt, dt, dt)
     if _applies(name, dt, form) and np.prod(_conv_shape(CASES[name])) > 0:
-        assert spy == [EMITTERS[form]]
+        assert spy == [EMITTERS[form][1]]
 
 
 @pytest.mark.parametrize("form", ["features", "positions"], indirect=True)
@@ -144,7 +147,7 @@ def test_direct_dtypes(name: str, types: tuple[np.dtype, ...], form: str) -> Non
 def test_direct_in_chunks(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A large kernel is read in chunks of input features (a last, shorter one), the partial
     sums kept in the scratch between chunks."""
-    monkeypatch.setattr(kernels_conv, "_CHUNK_BYTES", 4 * 17 * 19 * 8 * 4 // 3)
+    monkeypatch.setattr(conv_direct, "_CHUNK_BYTES", 4 * 17 * 19 * 8 * 4 // 3)
     for name in ("kernel_gradient", "grouped_kernel_gradient", "nhwc_same", "wide_features"):
         _run(name, F32, F32, F32)
 
@@ -153,20 +156,20 @@ def test_direct_in_chunks(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_direct_blocks_fewer_rows(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Smaller register budgets (AVX2's): more blocks, row blocks along outer dims too."""
     for budget in (12, 5, 1):
-        monkeypatch.setattr(kernels_conv, "_ACC_VECTORS_AVX512", budget)
-        monkeypatch.setattr(kernels_conv, "_ACC_VECTORS", budget)
+        monkeypatch.setattr(conv_direct, "_ACC_VECTORS_AVX512", budget)
+        monkeypatch.setattr(conv_direct, "_ACC_VECTORS", budget)
         for name in ("row_tail", "kernel_gradient", "wide_features", "conv3d", "nchw_out"):
             _run(name, F32, F32, F32)
 
 
 def test_row_blocks() -> None:
     """A block is `m` indices of one row dim times all the dims after it."""
-    assert kernels_conv._row_blocks([1, 3, 3], 12) == (-1, 1)
-    assert kernels_conv._row_blocks([32, 3, 3], 12) == (0, 1)
-    assert kernels_conv._row_blocks([64, 28, 28], 12) == (2, 12)
-    assert kernels_conv._row_blocks([4, 2, 5], 12) == (0, 1)
-    assert kernels_conv._row_blocks([4, 2, 5], 40) == (-1, 1)
-    assert kernels_conv._row_blocks([4, 2, 5], 4) == (2, 4)
+    assert conv_direct.row_blocks([1, 3, 3], 12) == (-1, 1)
+    assert conv_direct.row_blocks([32, 3, 3], 12) == (0, 1)
+    assert conv_direct.row_blocks([64, 28, 28], 12) == (2, 12)
+    assert conv_direct.row_blocks([4, 2, 5], 12) == (0, 1)
+    assert conv_direct.row_blocks([4, 2, 5], 40) == (-1, 1)
+    assert conv_direct.row_blocks([4, 2, 5], 4) == (2, 4)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -222,7 +225,7 @@ def test_kernel_gradient_takes_the_direct_kernel(spy: list[str]) -> None:
         g = _values(np.asarray(jax.jit(fns["forward"])(x, w)).shape, F32, rng)
         spy.clear()
         _compare(_optimized(fns["kernel_gradient"], x, g), [x, g])
-        assert spy == ["_emit_direct_conv"]
+        assert spy == ["emit_features"]
 
 
 def test_input_gradient_into_one_channel_takes_the_position_form(spy: list[str]) -> None:
@@ -238,4 +241,4 @@ def test_input_gradient_into_one_channel_takes_the_position_form(spy: list[str])
         g = _values(np.asarray(jax.jit(fns["forward"])(np.zeros(xs, F32), w)).shape, F32, rng)
         spy.clear()
         _compare(_optimized(fns["input_gradient"], w, g), [w, g])
-        assert spy == ["_emit_direct_positions"]
+        assert spy == ["emit_positions"]
