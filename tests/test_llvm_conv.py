@@ -144,12 +144,15 @@ def test_direct_dtypes(name: str, types: tuple[np.dtype, ...], form: str) -> Non
 
 
 @pytest.mark.parametrize("form", ["features"], indirect=True)
-def test_direct_in_chunks(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A large kernel is read in chunks of input features (a last, shorter one), the partial
-    sums kept in the scratch between chunks."""
-    monkeypatch.setattr(conv_direct, "_CHUNK_BYTES", 4 * 17 * 19 * 8 * 4 // 3)
-    for name in ("kernel_gradient", "grouped_kernel_gradient", "nhwc_same", "wide_features"):
+@pytest.mark.parametrize("chunk_bytes", [1, 1500, 6000])
+def test_direct_in_chunks(form: str, chunk_bytes: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large kernel is read in equal chunks of input features (packed one chunk at a time
+    where it is packed), the partial sums kept in the scratch between chunks."""
+    monkeypatch.setattr(conv_direct, "_CHUNK_BYTES", chunk_bytes)
+    for name in ("kernel_gradient", "kernel_gradient_nchw", "grouped_kernel_gradient",
+                 "nhwc_same", "nchw_out", "wide_features", "feature_groups"):
         _run(name, F32, F32, F32)
+        _run(name, F16, F16, F16)
 
 
 @pytest.mark.parametrize("form", ["features", "positions"], indirect=True)

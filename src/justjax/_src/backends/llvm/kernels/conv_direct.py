@@ -74,7 +74,8 @@ class _DirectPlan:
       xp_order: the padded input's dims (0 batch, 1 group, 2 feature, 3.. spatial), outermost
         first, in the input's memory order.
       rows_max: output rows (batch x positions) a block holds.
-      chunk: input features per chunk of the reduction (all of them: no chunks).
+      chunk: input features per chunk of the reduction (a divisor of their count; all of
+        them: no chunks). A packed kernel is packed chunk by chunk.
     """
 
     work: np.dtype
@@ -114,7 +115,8 @@ def plan_features(spec: ConvSpec, acc: Accumulation) -> _DirectPlan | None:
     c = spec.w_sizes[1]
     chunk = c
     if w_group_bytes > _CHUNK_BYTES:
-        chunk = max(1, c * _CHUNK_BYTES // w_group_bytes)
+        most = max(1, c * _CHUNK_BYTES // w_group_bytes)
+        chunk = max(n for n in range(1, most + 1) if c % n == 0)  # equal chunks
     return _DirectPlan(work, o_blocks, red, w_packed, xp_order, max(1, budget // vectors), chunk)
 
 
@@ -180,8 +182,7 @@ def emit_positions(e: KernelEmit, spec: ConvSpec, plan: _DirectPlan, x: ir.Value
                 for slot in slots:
                     b.store(ir.Constant(de.vector(p_width), None), slot)
                 ws = b.add(wo, b.mul(o_start, e.i64(spec.w_strides[0])))
-                de.reduction((de.xp, xv, de.x_red), (w, ws, de.w_red, w_dt), e.i64(0),
-                             spec.w_sizes[1], [r * spec.w_strides[0] for r in range(o_rows)],
+                de.reduction((de.xp, xv, de.x_red), (w, ws, de.w_red, w_dt), spec.w_sizes[1], [r * spec.w_strides[0] for r in range(o_rows)],
                              slots, p_width)
                 t0 = b.add(tv, b.mul(o_start, e.i64(t_strides[1])))
                 for r, slot in enumerate(slots):
@@ -247,12 +248,13 @@ def _emit_padded_all(e: KernelEmit, spec: ConvSpec, x: ir.Value, xpad: ir.Value,
 
 
 def _emit_packed_kernel(e: KernelEmit, spec: ConvSpec, plan: _DirectPlan, w: ir.Value,
-                        packed: ir.Value) -> None:
-    """Copies the kernel into (group, reduction dims in `plan.red` order, feature) order in
-    the work dtype. Where the kernel's unit-stride dim is a reduction dim, the copy runs in
-    tiles of it (reads along it, writes along the features), so both sides stay in cache."""
+                        packed: ir.Value, features: int) -> None:
+    """Copies `features` input features of the kernel (from `w` on) into (group, reduction
+    dims in `plan.red` order, feature) order in the work dtype. Where the kernel's
+    unit-stride dim is a reduction dim, the copy runs in tiles of it (reads along it, writes
+    along the features), so both sides stay in cache."""
     og, groups = spec.out_features_per_group, spec.groups
-    red_sizes = [spec.w_sizes[i] for i in plan.red]
+    red_sizes = [features if i == 1 else spec.w_sizes[i] for i in plan.red]
     src = [og * spec.w_strides[0], *[spec.w_strides[i] for i in plan.red], spec.w_strides[0]]
     dst = row_major_strides([groups, *red_sizes, og])
     sizes = [groups, *red_sizes, og]
@@ -292,8 +294,10 @@ class _DirectEmit:
         self.xp_strides = [in_order[plan.xp_order.index(i)] for i in range(len(sizes))]
         self.xp_size = math.prod(sizes)
         og = spec.out_features_per_group
+        # A chunked, packed kernel is packed one chunk at a time into a buffer of one chunk.
+        self.w_chunked = plan.w_packed and plan.chunk < spec.w_sizes[1]
         if plan.w_packed:
-            red_sizes = [spec.w_sizes[i] for i in plan.red]
+            red_sizes = [plan.chunk if i == 1 else spec.w_sizes[i] for i in plan.red]
             packed = row_major_strides([spec.groups, *red_sizes, og])
             self.w_group = packed[0]
             self.w_red = dict(zip(plan.red, packed[1:-1], strict=True))
@@ -336,11 +340,11 @@ class _DirectEmit:
 
     def reduction(self, vec: tuple[ir.Value, ir.Value, dict[int, int]],
                   scalar: tuple[ir.Value, ir.Value, dict[int, int], np.dtype],
-                  c0: ir.Value, count: ir.Value | int, rows: list[int],
-                  slots: list[ir.Value], width: int) -> None:
-        """acc[r] += scalar[row r] * vector over input features c0 .. c0+count and every
-        tap. `vec` and `scalar` are (pointer, base offset, element stride per reduction dim)
-        (and the scalar operand's dtype); `rows` are offsets into the scalar operand."""
+                  count: int, rows: list[int], slots: list[ir.Value], width: int) -> None:
+        """acc[r] += scalar[row r] * vector over `count` input features and every tap.
+        `vec` and `scalar` are (pointer, offset of the first input feature and tap, element
+        stride per reduction dim) (and the scalar operand's dtype); `rows` are offsets into
+        the scalar operand."""
         e, b = self.e, self.e.b
         fl = ("contract",)
         v_ptr, v_base, v_red = vec
@@ -353,7 +357,7 @@ class _DirectEmit:
                 return
             dim = self.plan.red[level]
             n = count if dim == 1 else self.spec.w_sizes[dim]
-            if isinstance(n, int) and n == 1:
+            if n == 1:
                 with nest(level + 1, vo, so) as inner:
                     yield inner
                 return
@@ -363,9 +367,7 @@ class _DirectEmit:
                 with nest(level + 1, v_next, s_next) as inner:
                     yield inner
 
-        v0 = b.add(v_base, b.mul(c0, e.i64(v_red[1])))
-        s0 = b.add(s_base, b.mul(c0, e.i64(s_red[1])))
-        with nest(0, v0, s0) as (vo, so):
+        with nest(0, v_base, s_base) as (vo, so):
             vv = self.load_vector(v_ptr, vo, width)
             for slot, row in zip(slots, rows, strict=True):
                 at = b.add(so, e.i64(row))
@@ -389,11 +391,14 @@ def emit_features(e: KernelEmit, spec: ConvSpec, plan: _DirectPlan, x: ir.Value,
     de.xp = e.typed(xp_raw, work)
     _emit_padded_all(e, spec, x, de.xp, work, plan.xp_order, de.xp_strides)
     w_ptr, w_raw = w, None
+    packed_features = plan.chunk if de.w_chunked else spec.w_sizes[1]
     if plan.w_packed:
-        w_raw = e.malloc(groups * math.prod(spec.w_sizes[1:]) * og * work.itemsize)
+        w_raw = e.malloc(groups * packed_features * math.prod(spec.w_sizes[2:]) * og
+                         * work.itemsize)
         w_ptr = e.typed(w_raw, work)
-        _emit_packed_kernel(e, spec, plan, w, w_ptr)
-    chunks = -(-spec.w_sizes[1] // plan.chunk)
+        if not de.w_chunked:
+            _emit_packed_kernel(e, spec, plan, w, w_ptr, packed_features)
+    chunks = spec.w_sizes[1] // plan.chunk
     direct = (chunks == 1 and not out_shared and spec.dtypes[2] == work
               and (og == 1 or spec.out_strides[1] == 1))
     rows = _row_space(spec)
@@ -416,11 +421,10 @@ def emit_features(e: KernelEmit, spec: ConvSpec, plan: _DirectPlan, x: ir.Value,
     chunk_loop = e.loop(chunks, "conv.chunk") if chunks > 1 else contextlib.nullcontext(0)
     with chunk_loop as ci:
         c0 = e.i64(0) if chunks == 1 else b.mul(ci, e.i64(plan.chunk))
-        count: ir.Value | int = spec.w_sizes[1]
-        if chunks > 1:
-            left = b.sub(e.i64(spec.w_sizes[1]), c0)
-            count = b.select(b.icmp_signed("<", left, e.i64(plan.chunk)), left,
-                             e.i64(plan.chunk))
+        count = plan.chunk
+        if de.w_chunked:
+            w_chunk = b.gep(w, [b.mul(c0, e.i64(spec.w_strides[1]))], inbounds=True)
+            _emit_packed_kernel(e, spec, plan, w_chunk, w_ptr, plan.chunk)
         strides = [[de.xp_strides[1]], [de.w_group], [t_group]]
         with e.nest([groups], strides) as (xg, wg, tg):
             for o0, width in plan.o_blocks:
@@ -442,7 +446,7 @@ def emit_features(e: KernelEmit, spec: ConvSpec, plan: _DirectPlan, x: ir.Value,
 
 def _emit_row_blocks(de: _DirectEmit, rows: list[int], j: int, m: int, x_rows: list[int],
                      t_rows: list[int], xg: ir.Value, wg: ir.Value, tg: ir.Value,
-                     w_ptr: ir.Value, target: ir.Value, c0: ir.Value, count: ir.Value | int,
+                     w_ptr: ir.Value, target: ir.Value, c0: ir.Value, count: int,
                      width: int, first: bool, t_o: int) -> None:
     """Every block of output rows of one group and block of features: the dims before `j`
     and the full blocks of `m` along dim `j` as loops, then the last, shorter block."""
@@ -471,7 +475,7 @@ def _emit_row_blocks(de: _DirectEmit, rows: list[int], j: int, m: int, x_rows: l
 
 def _emit_block(de: _DirectEmit, box: list[int], x_rows: list[int], t_rows: list[int],
                 x_base: ir.Value, t_base: ir.Value, w_base: ir.Value, w_ptr: ir.Value,
-                target: ir.Value, c0: ir.Value, count: ir.Value | int, width: int,
+                target: ir.Value, c0: ir.Value, count: int, width: int,
                 first: bool, t_o: int) -> None:
     """One block: its accumulators start at zero (or at the partial sums in `target`), run
     over the reduction and are stored."""
@@ -484,8 +488,10 @@ def _emit_block(de: _DirectEmit, box: list[int], x_rows: list[int], t_rows: list
             b.store(ir.Constant(vty, None), slot)
         else:
             b.store(_load_features(de, target, b.add(t_base, e.i64(to)), width, t_o), slot)
-    x0 = b.add(x_base, e.i64(de.tap_base))
-    de.reduction((w_ptr, w_base, de.w_red), (de.xp, x0, de.x_red, de.plan.work), c0, count,
+    x0 = b.add(b.add(x_base, e.i64(de.tap_base)), b.mul(c0, e.i64(de.x_red[1])))
+    if not de.w_chunked:  # a chunk-packed kernel starts at the chunk
+        w_base = b.add(w_base, b.mul(c0, e.i64(de.w_red[1])))
+    de.reduction((w_ptr, w_base, de.w_red), (de.xp, x0, de.x_red, de.plan.work), count,
                  [xo for xo, _ in points], slots, width)
     for slot, (_, to) in zip(slots, points, strict=True):
         _store_features(de, b.load(slot), target, b.add(t_base, e.i64(to)), width, t_o)
