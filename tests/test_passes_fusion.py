@@ -321,3 +321,16 @@ def test_two_thousand_op_chain_fuses_into_one_kernel() -> None:
     InstructionFusion().run(module)
     FusionWrapper().run(module)
     assert len(_fusions(module)) == 1
+
+
+def test_column_reduction_is_not_fused_into_its_consumer() -> None:
+    """A reduce keeping the minor dim stays a fusion root (XLA 0.10.2 runs it as a YNNPACK
+    fusion of its own: `b - 0.01 * sum(g, (0, 1, 2))` of NHWC g); a row reduction still fuses
+    into its consumer."""
+    g, b = np.ones((4, 3, 5, 8), F32), np.ones(8, F32)
+    module = _fuse(lambda b, g: b - 0.01 * jnp.sum(g, axis=(0, 1, 2)), b, g)
+    names = [f.attributes["name"] for f in _fusions(module)]
+    assert names == ["wrapped_reduce", "multiply_subtract_fusion"]
+    rows = _fuse(lambda b, g: b[:4] - jnp.sum(g, axis=(1, 2, 3)), b, g)
+    [fusion] = _fusions(rows)
+    assert "reduce" in _inside(fusion)

@@ -122,6 +122,13 @@ def _is_constant_scalar(value: Value, defining: Mapping[Value, Op]) -> bool:
         op.result.type)
 
 
+def _keeps_minor_dim(reduce: Op) -> bool:
+    """Whether a reduce keeps its operand's minor dimension (a column reduction: each result
+    element's inputs are strided, so it is computed over whole rows as a fusion root)."""
+    rank = len(reduce.operand_types[0].shape)
+    return rank > 0 and rank - 1 not in reduce.attributes["dimensions"]
+
+
 def _operand_use(op: Op, index: int) -> int:
     """How an unfused op reads an operand's elements. Only a broadcast-like read (one
     element feeding several outputs: broadcast, gather, a pad's or reduce's init value)
@@ -403,6 +410,8 @@ class _BlockFusion:
         if (is_fusion(consumer) and producer.opcode == _S + "reduce"
                 and self.reductions.get(id(consumer), 0) > _MAX_REDUCTIONS_IN_FUSION):
             return False
+        if producer.opcode == _S + "reduce" and _keeps_minor_dim(producer):
+            return False  # XLA 0.10.2 runs a column reduction as a fusion (YNNPACK) of its own
         if producer.opcode == _S + "constant" and not is_fusion(consumer):
             return False
         if consumer.opcode == _S + "dot_general" and self._matvec_absorbs(consumer, index):

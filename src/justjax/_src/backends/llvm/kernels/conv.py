@@ -7,8 +7,14 @@ feature_group_count and batch_group_count. Semantics are the reference backend's
 over input features and taps of input * kernel, accumulated as dot_general accumulates
 (`dot.Accumulation`).
 
-Two implementations:
-- im2col + BLAS, for float results with real matrix products (per group at least
+Three implementations, for float products chosen by shape (`_direct_form`):
+- the register-blocked direct kernels of `conv_direct.py`, vectorized over output features
+  (for thin products, fewer than `_THIN_ROWS` output positions per batch and group: the
+  kernel gradient of a convolution, whose "batch" is the input feature dim and whose
+  reduction runs over batch x space; and for feature-minor outputs, NHWC) or over output
+  positions (for channel-major outputs, NCHW, and fewer than 4 output features: the input
+  gradient into one channel).
+- im2col + BLAS, for the other float results with real matrix products (per group at least
   `dot.BLAS_MIN_WORK` multiply-adds, and at least 4 output features and 4
   features x taps): for each (output batch, group) the input is copied once zero-padded
   and dilated (in the float accumulation dtype, channel-minor or channel-major like the
@@ -36,91 +42,27 @@ import numpy as np
 from llvmlite import ir
 
 from justjax._src.backends.llvm.codegen import program
-from justjax._src.backends.llvm.kernels import dot
+from justjax._src.backends.llvm.kernels import conv_direct, dot
+from justjax._src.backends.llvm.kernels.conv_spec import (ConvSpec, emit_padded_copy,
+                                                          padded_extent)
 from justjax._src.backends.llvm.kernels.dot import (Accumulation, KernelEmit, blas_layout,
                                                     collapse, emit_gemm, row_major_strides)
 from justjax._src.core import dtypes
-from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op
 
 __all__ = ["ConvSpec", "multiply_adds"]
 
 _I1, _I64 = ir.IntType(1), ir.IntType(64)
 _LOW = (np.dtype(dtypes.float16), np.dtype(dtypes.bfloat16))
+# Output positions per (batch, group) below which a gemm is too thin for BLAS.
+_THIN_ROWS = 64
+# The direct kernel's form float convolutions take where it applies ("features",
+# "positions"; "im2col": none), or None: chosen by shape. Tests and benchmarks set it.
+FORM: str | None = None
 # Elements of one block of the patch matrix (its rows are output positions).
 _BLOCK_ELEMENTS = 1 << 18
 # Below these the matrix products are too thin for BLAS (depthwise convolutions).
 _MIN_BLAS_FEATURES = 4
-
-
-@dataclass
-class ConvSpec:
-    """A convolution's sizes and each operand's element strides, in logical order: input
-    (batch, feature, spatial...), kernel (output feature, input feature, spatial...),
-    output (batch, feature, spatial...)."""
-
-    x_sizes: list[int]
-    x_strides: list[int]
-    w_sizes: list[int]
-    w_strides: list[int]
-    out_sizes: list[int]
-    out_strides: list[int]
-    window_strides: list[int]
-    pad_lo: list[int]
-    lhs_dilation: list[int]
-    rhs_dilation: list[int]
-    reverse: list[bool]
-    feature_groups: int
-    batch_groups: int
-    dtypes: tuple[np.dtype, np.dtype, np.dtype]
-
-    @staticmethod
-    def of(op: Op) -> ConvSpec:
-        attrs = op.attributes
-        dn: hlo.ConvDimensionNumbers = attrs["dimension_numbers"]
-        (xt, wt), ot = op.operand_types, op.result.type
-        d = len(dn.input_spatial_dimensions)
-        x_dims = [dn.input_batch_dimension, dn.input_feature_dimension,
-                  *dn.input_spatial_dimensions]
-        w_dims = [dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension,
-                  *dn.kernel_spatial_dimensions]
-        o_dims = [dn.output_batch_dimension, dn.output_feature_dimension,
-                  *dn.output_spatial_dimensions]
-        padding = np.asarray(attrs.get("padding", np.zeros((d, 2), np.int64))).reshape(d, 2)
-        reverse = [bool(r) for r in attrs.get("window_reversal", ())] or [False] * d
-
-        def logical(t: hlo.TensorType, dims: list[int]) -> tuple[list[int], list[int]]:
-            strides = row_major_strides(t.shape)
-            return [t.shape[i] for i in dims], [strides[i] for i in dims]
-
-        (xs, xst), (ws, wst), (os_, ost) = (logical(xt, x_dims), logical(wt, w_dims),
-                                            logical(ot, o_dims))
-        ones = [1] * d
-        return ConvSpec(xs, xst, ws, wst, os_, ost,
-                        [int(s) for s in attrs.get("window_strides", ones)],
-                        [int(p) for p in padding[:, 0]],
-                        [int(s) for s in attrs.get("lhs_dilation", ones)],
-                        [int(s) for s in attrs.get("rhs_dilation", ones)], reverse,
-                        int(attrs.get("feature_group_count", 1)),
-                        int(attrs.get("batch_group_count", 1)),
-                        (xt.dtype, wt.dtype, ot.dtype))
-
-    @property
-    def groups(self) -> int:
-        return max(self.feature_groups, self.batch_groups)
-
-    @property
-    def out_features_per_group(self) -> int:
-        return self.w_sizes[0] // self.groups
-
-    def group_strides(self) -> tuple[int, int, int]:
-        """Element strides of one group step in the input, kernel and output."""
-        og = self.out_features_per_group
-        if self.batch_groups > 1:
-            x_step = (self.x_sizes[0] // self.groups) * self.x_strides[0]
-        else:
-            x_step = self.w_sizes[1] * self.x_strides[1] if self.feature_groups > 1 else 0
-        return x_step, og * self.w_strides[0], og * self.out_strides[1]
 
 
 class _Taps:
@@ -305,40 +247,6 @@ def _output_layout(spec: ConvSpec, rows: int) -> tuple[str, int, int] | None:
     return None
 
 
-def _padded_extent(spec: ConvSpec) -> list[int]:
-    """Per spatial dimension, the extent of the padded, dilated input the windows read."""
-    return [(p - 1) * ws + (k - 1) * rd + 1 if p > 0 else 0 for p, ws, k, rd in zip(
-        spec.out_sizes[2:], spec.window_strides, spec.w_sizes[2:], spec.rhs_dilation,
-        strict=True)]
-
-
-def _emit_padded_input(e: KernelEmit, spec: ConvSpec, acc: Accumulation, x: ir.Value,
-                       x_base: ir.Value, xpad: ir.Value, order: list[int]) -> None:
-    """Writes the input of one (batch, group) zero-padded and dilated into `xpad`, in the
-    accumulation dtype, row-major over the logical dimensions `order` (0 = feature,
-    1.. = spatial), so that the patch loops read it without bounds checks."""
-    b = e.b
-    sizes = [spec.w_sizes[1], *_padded_extent(spec)]
-    dst = row_major_strides([sizes[d] for d in order])
-    x_feature = [spec.x_strides[1] if d == 0 else 0 for d in order]
-    with e.nest([sizes[d] for d in order], [dst, x_feature], [e.i64(0), x_base]) as (po, xo):
-        index = dict(zip(order, e.indices, strict=True))
-        valid: ir.Value = ir.Constant(_I1, 1)
-        offset = xo
-        dims = zip(spec.x_sizes[2:], spec.x_strides[2:], spec.pad_lo, spec.lhs_dilation,
-                   strict=True)
-        for d, (size, stride, lo, ldil) in enumerate(dims):
-            q = b.sub(index[d + 1], e.i64(lo)) if lo else index[d + 1]
-            ok = b.and_(b.icmp_signed(">=", q, e.i64(0)),
-                        b.icmp_signed("<=", q, e.i64((size - 1) * ldil)))
-            if ldil > 1:
-                ok = b.and_(ok, b.icmp_signed("==", b.srem(q, e.i64(ldil)), e.i64(0)))
-                q = b.sdiv(q, e.i64(ldil))
-            valid = b.and_(valid, ok)
-            offset = b.add(offset, b.mul(b.select(ok, q, e.i64(0)), e.i64(stride)))
-        e.em.store(_load_input(e, acc, spec, x, offset, valid), xpad, po, acc.work)
-
-
 @dataclass
 class _Blocks:
     """Output positions in blocks of whole slices of the first spatial dimension (so that
@@ -460,14 +368,15 @@ def _emit_blas_conv(e: KernelEmit, spec: ConvSpec, work: np.dtype, acc: Accumula
         p_as_a, p_as_b = blas_layout(rows, ck, ck, 1), blas_layout(ck, rows, 1, ck)
         order = [*range(1, len(space) + 1), 0]
     assert p_as_a is not None and p_as_b is not None
-    extent = [spec.w_sizes[1], *_padded_extent(spec)]
+    extent = [spec.w_sizes[1], *padded_extent(spec)]
     in_order = row_major_strides([extent[d] for d in order])
     pad_strides = [in_order[order.index(d)] for d in range(len(extent))]
     xpad = e.typed(e.malloc(math.prod(extent) * work.itemsize), work)
     patches = e.typed(e.malloc(rows * ck * work.itemsize), work)
     strides = [[spec.x_strides[0], x_step], [0, kmat.group_stride], [o_strides[0], o_step]]
     with e.nest([nb, groups], strides) as (xo, wo, oo):
-        _emit_padded_input(e, spec, acc, x, xo, xpad, order)
+        feature = (extent[0], spec.x_strides[1], pad_strides[0])
+        emit_padded_copy(e, spec, x, xo, xpad, work, [feature], pad_strides[1:], order)
         with e.loop(blocks.count, "conv.block") as block:
             h0 = b.mul(block, e.i64(slices))
             cnt = b.sub(e.i64(first), h0)
@@ -489,6 +398,29 @@ def _emit_blas_conv(e: KernelEmit, spec: ConvSpec, work: np.dtype, acc: Accumula
         e.free(scratch_out)
     if kmat.scratch is not None:
         e.free(kmat.scratch)
+
+
+def _direct_form(spec: ConvSpec, acc: Accumulation) -> str | None:
+    """Which direct kernel runs a float convolution ("features", "positions"), or None
+    (im2col + BLAS or the loop kernels). Measured on one core: the feature-vectorized form
+    where the products per (batch, group) are thin (fewer than `_THIN_ROWS` output
+    positions: a kernel gradient, 3x3 positions over a long reduction, runs 8-12x faster
+    than BLAS), or feature-minor outputs; the position-vectorized form for fewer than 4
+    output features (an input gradient into one channel) and channel-major outputs."""
+    features = conv_direct.plan_features(spec, acc) is not None
+    positions = conv_direct.plan_positions(spec, acc) is not None
+    if FORM is not None:
+        return FORM if {"features": features, "positions": positions}.get(FORM) else None
+    npos = math.prod(spec.out_sizes[2:])
+    if (spec.out_features_per_group * math.prod(spec.w_sizes[1:]) * npos
+            < dot.BLAS_MIN_WORK):
+        return None  # small enough for the loop kernels
+    if features and (npos < _THIN_ROWS or spec.out_strides[1] == 1):
+        return "features"
+    if positions and (spec.out_features_per_group < _MIN_BLAS_FEATURES
+                      or spec.out_strides[-1] == 1):
+        return "positions"
+    return None
 
 
 def multiply_adds(op: Op) -> int:
@@ -520,6 +452,17 @@ def _convolution(ctx: program.KernelContext) -> None:
         e.memset0(out, total * out_dt.itemsize)
         return
     acc = Accumulation.of(out_dt, *spec.dtypes[:2])
+    form = _direct_form(spec, acc)
+    if form == "features":
+        plan = conv_direct.plan_features(spec, acc)
+        assert plan is not None
+        conv_direct.emit_features(e, spec, plan, x, w, out, _shared_result(ctx.fn))
+        return
+    if form == "positions":
+        plan = conv_direct.plan_positions(spec, acc)
+        assert plan is not None
+        conv_direct.emit_positions(e, spec, plan, x, w, out, _shared_result(ctx.fn))
+        return
     work = _use_blas(spec, acc)
     if work is not None:
         _emit_blas_conv(e, spec, work, acc, x, w, out, _shared_result(ctx.fn))
