@@ -24,7 +24,7 @@ from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
-from justjax._src.compilation.execution import CompiledCall
+from justjax._src.compilation import execution
 from justjax._src.interpreters import staging
 from justjax._src.compilation.jit_primitive import jit_p
 from justjax._src.runtime.array import Array
@@ -94,7 +94,7 @@ class _Entry:
 
     closed: ClosedJaxpr
     signature: stages.Signature
-    compiled: CompiledCall | None = None
+    compiled: execution.CompiledCall | None = None
     # `closed` with the tracers it closes over as leading invars, and those tracers.
     hoisted: tuple[ClosedJaxpr, list[Any]] | None = None
     # For a trace closing over tracers: the trace it was made under (the only one it serves);
@@ -121,16 +121,25 @@ class _Entry:
 
 
 class _Cache:
-    """The traced signatures of one function, and direct calls for all-Array signatures."""
+    """The traced signatures of one function, and the fast calls of all-Array signatures.
+
+    `fast` maps the avals of a call's Arrays to `execution.fast_call`'s runner (or
+    `_no_fast_call`), valid for the config of generation `generation` (plain, no thread
+    overrides: see `PjitFunction._fast_ready`); `last` is the most recent one used, tried
+    first."""
 
     def __init__(self) -> None:
         self.traced: dict[tuple, _Entry] = {}
         self.fast: dict[tuple, Callable[[tuple], Any]] = {}
+        self.last: Callable[[tuple], Any] | None = None
+        self.generation = -1
         _all_caches.add(self)
 
     def clear(self) -> None:
         self.traced.clear()
         self.fast.clear()
+        self.last = None
+        self.generation = -1
 
 
 # Caches are shared by every `jit` of the same function with the same options, as in JAX:
@@ -167,13 +176,26 @@ def _array_avals(args: tuple) -> tuple[ShapedArray, ...] | None:
     return tuple(avals)
 
 
-def _fast_call(entry: _Entry) -> Callable[[tuple], Any]:
-    """A call of `entry`'s executable on a tuple of Arrays, returning the output pytree."""
-    call_flat = entry.compiled.call_flat
+def _no_fast_call(args: tuple) -> Any:
+    return execution.MISS
+
+
+def _fast_call(entry: _Entry, avals: tuple[ShapedArray, ...]) -> Callable[[tuple], Any]:
+    """The fast call of `entry`'s executable on a tuple of Arrays of `avals`, returning the
+    output pytree (or MISS)."""
     out_tree = entry.signature.out_tree
-    if tree_util.treedef_is_strict_leaf(out_tree):
-        return lambda args: call_flat(args)[0]
-    return lambda args: tree_util.tree_unflatten(out_tree, call_flat(args))
+    single = tree_util.treedef_is_strict_leaf(out_tree)
+    run = execution.fast_call(entry.compiled, avals, single)
+    if run is None:
+        return _no_fast_call
+    if single:
+        return run
+
+    def call(args: tuple) -> Any:
+        outs = run(args)
+        return outs if outs is execution.MISS else tree_util.tree_unflatten(out_tree, outs)
+
+    return call
 
 
 class PjitFunction:
@@ -212,24 +234,55 @@ class PjitFunction:
 
     # -- calls -----------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        cache = self._cache
+        # The fast path: positional Arrays of the signature called last, under the config
+        # the cache's fast calls were made for (`_fast_ready`), called eagerly.
+        if (cache.generation == config._generation and not config._local_count
+                and not kwargs and core.trace_state.trace is core.eval_trace):
+            fast = cache.last
+            if fast is not None:
+                out = fast(args)
+                if out is not execution.MISS:
+                    return out
+            avals = _array_avals(args)
+            if avals is not None:
+                fast = cache.fast.get(avals)
+                if fast is not None:
+                    cache.last = fast
+                    out = fast(args)
+                    if out is not execution.MISS:
+                        return out
+        return self._call(args, kwargs)
+
+    def _fast_ready(self) -> bool:
+        """Whether fast calls serve the config now (no thread overrides, no flag asking for
+        more than a run); stamps the cache with the config's generation when they do, and
+        empties it when that generation changed."""
+        cache = self._cache
+        if (config._local_count or config.read("jax_disable_jit") or not self._simple
+                or not execution.plain_config()):
+            return False
+        if cache.generation != config._generation:
+            cache.fast.clear()
+            cache.last = None
+            cache.generation = config._generation
+        return True
+
+    def _call(self, args: tuple, kwargs: dict) -> Any:
+        """A call off the fast path (which it prepares for the next calls when it can)."""
         if config.read("jax_disable_jit"):
             return self._fun(*args, **kwargs)
         eager = core.trace_state.trace is core.eval_trace
-        # The fast path of a call on Arrays only: one dictionary lookup by their avals.
-        fast_key = (_array_avals(args) if eager and self._simple and not kwargs else None)
-        if fast_key is not None:
-            fast_key = (fast_key, config.trace_context())
-            call = self._cache.fast.get(fast_key)
-            if call is not None:
-                return call(args)
+        fast_key = (_array_avals(args) if eager and not kwargs and self._fast_ready()
+                    else None)
         entry, flat_args = self._entry_for(args, kwargs)
         if eager:
             if entry.compiled is None:
                 sig = entry.signature
                 entry.compiled = compiler.compile_jaxpr(entry.closed, sig.name,
                                                         sig.donated_invars, sig.keep_unused)
-            if fast_key is not None:
-                self._cache.fast[fast_key] = _fast_call(entry)
+            if fast_key is not None and fast_key not in self._cache.fast:
+                self._cache.fast[fast_key] = self._cache.last = _fast_call(entry, fast_key)
             outs = entry.compiled.call_flat(flat_args)
         elif self._options.inline:
             trace = core.trace_state.trace
