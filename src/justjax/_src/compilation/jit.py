@@ -277,6 +277,9 @@ class PjitFunction:
                     else None)
         entry, flat_args = self._entry_for(args, kwargs)
         if eager:
+            for arg in flat_args:
+                if isinstance(arg, core.Tracer):  # leaked from a transformation that ended
+                    raise core.escaped_tracer_error(arg)
             if entry.compiled is None:
                 sig = entry.signature
                 entry.compiled = compiler.compile_jaxpr(entry.closed, sig.name,
