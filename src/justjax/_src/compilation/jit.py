@@ -47,6 +47,8 @@ def _infer_argnums_and_argnames(fun: Callable, argnums: tuple[int, ...],
                                                                      tuple[str, ...]]:
     """Completes positions from names and names from positions through `fun`'s signature,
     as JAX does, so `static_argnums=1` also covers the argument passed by keyword."""
+    if not argnums and not argnames:
+        return argnums, argnames  # nothing to complete (and `inspect` is slow at import)
     try:
         parameters = inspect.signature(fun).parameters
     except (TypeError, ValueError):

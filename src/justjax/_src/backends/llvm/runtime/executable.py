@@ -201,9 +201,10 @@ def writable_in_place(buffer: Any, type_: hlo.Type) -> bool:
 def buffer_address(buffer: np.ndarray) -> int:
     """The address of a writable NumPy array's memory (a quarter of the cost of
     `buffer.ctypes.data`, which the per-call fast paths cannot afford)."""
-    if not buffer.nbytes:
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(buffer))
+    except ValueError:  # empty, or a dtype the buffer protocol cannot name (bfloat16)
         return buffer.ctypes.data
-    return ctypes.addressof(ctypes.c_char.from_buffer(buffer))
 
 
 def _aligned_bytes(nbytes: int) -> np.ndarray:
