@@ -306,3 +306,67 @@ def test_fast_call_refuses_what_it_cannot_serve():
     assert run((x, x)) is execution.MISS
     assert run((_f32(1, 2),)) is execution.MISS
     np.testing.assert_array_equal(run((x,)), [2])
+
+
+def test_pytree_keyword_and_static_arguments_take_the_tree_fast_path():
+    traces = []
+
+    @jax.jit
+    def f(params, x, scale=None):
+        traces.append(1)
+        out = {k: v * x for k, v in params.items()}
+        return out if scale is None else {k: v * scale for k, v in out.items()}
+
+    params = {"w": _f32(1, 2), "b": _f32(3, 4)}
+    x = _f32(2, 2)
+    for _ in range(3):
+        out = f(params, x)
+        np.testing.assert_array_equal(out["w"], [2, 4])
+        out = f(params, x, scale=x)
+        np.testing.assert_array_equal(out["b"], [12, 16])
+    assert len(traces) == 2 and sum(map(len, f._cache.fast_trees.values())) == 2
+    # Another structure, a None leaf, another shape: each its own signature.
+    np.testing.assert_array_equal(f({"w": _f32(1)}, x)["w"], [2, 2])
+    np.testing.assert_array_equal(f({"w": _f32(1, 1, 1)}, _f32(3))["w"], [3, 3, 3])
+    assert len(traces) == 4
+
+
+def test_static_arguments_key_the_tree_fast_path():
+    traces = []
+
+    @jax.jit
+    def scale(x, n):
+        traces.append(n)
+        return x * n
+
+    g = jax.jit(scale.__wrapped__, static_argnums=1)
+    x = _f32(1, 2)
+    for _ in range(2):
+        assert g(x, 2).dtype == np.float32 and float(g(x, 2)[1]) == 4
+        assert float(g(x, 3)[1]) == 6
+        # Equal values of other types trace apart (1, 1.0, True).
+        assert g(x, True).dtype == np.float32
+        assert g(x, 1).dtype == np.float32 and g(x, 1.0).dtype == np.float32
+    assert traces == [2, 3, True, 1, 1.0]
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        g(x, [1])
+    h = jax.jit(lambda x, n: x * n, static_argnames="n")
+    for _ in range(2):
+        np.testing.assert_array_equal(h(x, n=3), [3, 6])
+        np.testing.assert_array_equal(h(x, 4), [4, 8])
+
+
+def test_tree_fast_path_invalidated_by_config():
+    f = jax.jit(lambda p, n: jnp.zeros(2) + p["a"].sum() * n, static_argnums=1)
+    p = {"a": _f32(1, 2)}
+    assert f(p, 2).dtype == np.float32 and f(p, 2).dtype == np.float32
+    jax.config.update("jax_enable_x64", True)
+    try:
+        assert f(p, 2).dtype == np.float64
+    finally:
+        jax.config.update("jax_enable_x64", False)
+    assert f(p, 2).dtype == np.float32
+    with jax.disable_jit():
+        assert type(f(p, 2)) is Array
+    with jax.checking_leaks():
+        np.testing.assert_array_equal(f(p, 2), [6, 6])

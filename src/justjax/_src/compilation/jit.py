@@ -125,23 +125,34 @@ class _Entry:
 class _Cache:
     """The traced signatures of one function, and the fast calls of all-Array signatures.
 
-    `fast` maps the avals of a call's Arrays to `execution.fast_call`'s runner (or
-    `_no_fast_call`), valid for the config of generation `generation` (plain, no thread
-    overrides: see `PjitFunction._fast_ready`); `last` is the most recent one used, tried
-    first."""
+    The fast calls are valid for the config of generation `generation` (plain, no thread
+    overrides: see `PjitFunction._fast_ready`). `fast` maps the avals of a call's positional
+    Arrays to `execution.fast_call`'s runner (or `_no_fast_call`); `last` is the most recent
+    one used, tried first. `fast_trees` maps (input pytree structure, static arguments) to
+    the runners of the signatures seen with them, for calls on pytrees of Arrays, keyword
+    arguments or static arguments."""
 
     def __init__(self) -> None:
         self.traced: dict[tuple, _Entry] = {}
         self.fast: dict[tuple, Callable[[tuple], Any]] = {}
         self.last: Callable[[tuple], Any] | None = None
+        self.fast_trees: dict[tuple, list[Callable[[Sequence[Any]], Any]]] = {}
         self.generation = -1
         _all_caches.add(self)
 
     def clear(self) -> None:
         self.traced.clear()
+        self.forget_fast_calls()
+
+    def forget_fast_calls(self) -> None:
         self.fast.clear()
         self.last = None
+        self.fast_trees.clear()
         self.generation = -1
+
+
+# How many signatures of one pytree structure `_Cache.fast_trees` keeps runners for.
+_FAST_TREE_SIGNATURES = 8
 
 
 # Caches are shared by every `jit` of the same function with the same options, as in JAX:
@@ -218,6 +229,7 @@ class PjitFunction:
         self._cache = _cache_for(fun, options)
         self._simple = not (options.static_argnums or options.static_argnames
                             or options.donate_argnums or options.donate_argnames)
+        self._positions_of: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
     # -- binding as a method ---------------------------------------------------------------
     def __get__(self, instance: Any, owner: Any = None) -> Any:
@@ -237,47 +249,60 @@ class PjitFunction:
     # -- calls -----------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         cache = self._cache
-        # The fast path: positional Arrays of the signature called last, under the config
-        # the cache's fast calls were made for (`_fast_ready`), called eagerly.
+        # The fast paths, under the config the cache's fast calls were made for
+        # (`_fast_ready`), called eagerly: positional Arrays of the signature called last,
+        # or of another seen signature; else a pytree of Arrays of a seen signature.
         if (cache.generation == config._generation and not config._local_count
-                and not kwargs and core.trace_state.trace is core.eval_trace):
-            fast = cache.last
-            if fast is not None:
-                out = fast(args)
-                if out is not execution.MISS:
-                    return out
-            avals = _array_avals(args)
-            if avals is not None:
-                fast = cache.fast.get(avals)
+                and core.trace_state.trace is core.eval_trace):
+            if not kwargs:
+                fast = cache.last
                 if fast is not None:
-                    cache.last = fast
                     out = fast(args)
                     if out is not execution.MISS:
                         return out
+                avals = _array_avals(args) if self._simple else None
+                if avals is not None:
+                    fast = cache.fast.get(avals)
+                    if fast is not None:
+                        cache.last = fast
+                        out = fast(args)
+                        if out is not execution.MISS:
+                            return out
+            leaves, key = self._tree_key(args, kwargs)
+            for fast in cache.fast_trees.get(key, ()):
+                out = fast(leaves)
+                if out is not execution.MISS:
+                    return out
         return self._call(args, kwargs)
+
+    def _tree_key(self, args: tuple, kwargs: dict) -> tuple[list[Any], tuple]:
+        """The dynamic leaves of a call, and its key in `_Cache.fast_trees`: the input
+        pytree structure and the static arguments (with their types: 1, 1.0 and True
+        trace apart)."""
+        dyn_args, dyn_kwargs, static = self._split_static(args, kwargs)
+        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        return leaves, (in_tree, static, tuple(type(v) for _, v in static))
 
     def _fast_ready(self) -> bool:
         """Whether fast calls serve the config now (no thread overrides, no flag asking for
-        more than a run); stamps the cache with the config's generation when they do, and
-        empties it when that generation changed."""
+        more than a run) and this function (no donation); stamps the cache with the config's
+        generation when they do, and empties it when that generation changed."""
         cache = self._cache
-        if (config._local_count or config.read("jax_disable_jit") or not self._simple
-                or not execution.plain_config()):
+        options = self._options
+        if (config._local_count or config.read("jax_disable_jit") or options.donate_argnums
+                or options.donate_argnames or not execution.plain_config()):
             return False
         if cache.generation != config._generation:
-            cache.fast.clear()
-            cache.last = None
+            cache.forget_fast_calls()
             cache.generation = config._generation
         return True
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
-        """A call off the fast path (which it prepares for the next calls when it can)."""
+        """A call off the fast paths (which it prepares for the next calls when it can)."""
         if config.read("jax_disable_jit"):
             return self._fun(*args, **kwargs)
         eager = core.trace_state.trace is core.eval_trace
-        fast_key = (_array_avals(args) if eager and not kwargs and self._fast_ready()
-                    else None)
-        entry, flat_args = self._entry_for(args, kwargs)
+        entry, flat_args, key = self._entry_for(args, kwargs)
         if eager:
             for arg in flat_args:
                 if isinstance(arg, core.Tracer):  # leaked from a transformation that ended
@@ -286,8 +311,8 @@ class PjitFunction:
                 sig = entry.signature
                 entry.compiled = compiler.compile_jaxpr(entry.closed, sig.name,
                                                         sig.donated_invars, sig.keep_unused)
-            if fast_key is not None and fast_key not in self._cache.fast:
-                self._cache.fast[fast_key] = self._cache.last = _fast_call(entry, fast_key)
+            if self._fast_ready():
+                self._add_fast_calls(entry, args, kwargs, flat_args, key)
             outs = entry.compiled.call_flat(flat_args)
         elif self._options.inline:
             trace = core.trace_state.trace
@@ -307,7 +332,7 @@ class PjitFunction:
         return tree_util.tree_unflatten(entry.signature.out_tree, outs)
 
     def trace(self, *args: Any, **kwargs: Any) -> stages.Traced:
-        entry, _ = self._entry_for(args, kwargs)
+        entry, _, _ = self._entry_for(args, kwargs)
         return stages.Traced(entry.signature, entry.closed)
 
     def lower(self, *args: Any, **kwargs: Any) -> stages.Lowered:
@@ -327,19 +352,46 @@ class PjitFunction:
         """(dynamic args, dynamic kwargs, static key)."""
         if self._simple:
             return args, kwargs, ()
-        nargs = len(args)
-        static_positions = {i % nargs for i in self._options.static_argnums
-                            if -nargs <= i < nargs}
-        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_positions)
-        static_names = self._options.static_argnames
-        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
-        static = tuple((i, args[i]) for i in sorted(static_positions))
-        static += tuple(sorted(((k, v) for k, v in kwargs.items() if k in static_names),
-                               key=lambda kv: kv[0]))
+        positions, dynamic = self._positions(len(args))
+        dyn_args = tuple([args[i] for i in dynamic])
+        static = tuple([(i, args[i]) for i in positions])
+        if kwargs:
+            static_names = self._options.static_argnames
+            dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
+            static += tuple(sorted(((k, v) for k, v in kwargs.items() if k in static_names),
+                                   key=lambda kv: kv[0]))
+        else:
+            dyn_kwargs = kwargs
         _hash_static([v for _, v in static])
         return dyn_args, dyn_kwargs, static
 
-    def _entry_for(self, args: tuple, kwargs: dict) -> tuple[_Entry, list[Any]]:
+    def _positions(self, nargs: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The positions of the static and of the dynamic arguments among `nargs`
+        positional ones (memoized per count)."""
+        found = self._positions_of.get(nargs)
+        if found is None:
+            static = {i % nargs for i in self._options.static_argnums if -nargs <= i < nargs}
+            found = self._positions_of[nargs] = (
+                tuple(sorted(static)), tuple(i for i in range(nargs) if i not in static))
+        return found
+
+    def _add_fast_calls(self, entry: _Entry, args: tuple, kwargs: dict, flat_args: list,
+                        key: tuple) -> None:
+        """Makes the fast calls of `entry`'s signature, when its arguments are Arrays."""
+        avals = _array_avals(tuple(flat_args))
+        if avals is None:
+            return
+        cache = self._cache
+        in_tree, _, static_key, _ = key
+        tree_key = (in_tree, *static_key)
+        runners = cache.fast_trees.setdefault(tree_key, [])
+        fast = _fast_call(entry, avals)
+        if fast is not _no_fast_call and len(runners) < _FAST_TREE_SIGNATURES:
+            runners.append(fast)
+        if self._simple and not kwargs and _array_avals(args) is not None:
+            cache.fast[avals] = cache.last = fast  # the positional Arrays are the leaves
+
+    def _entry_for(self, args: tuple, kwargs: dict) -> tuple[_Entry, list[Any], tuple]:
         dyn_args, dyn_kwargs, static = self._split_static(args, kwargs)
         flat_args, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         avals = staging.abstractify_args(
@@ -362,7 +414,7 @@ class PjitFunction:
             if entry.staged_call()[1]:
                 entry.traced_under = core.trace_state.trace
             self._cache.traced[key] = entry
-        return entry, flat_args
+        return entry, flat_args, key
 
     def _trace(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,
                static: tuple, in_tree: tree_util.PyTreeDef, avals: tuple[ShapedArray, ...]
