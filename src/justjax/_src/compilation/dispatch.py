@@ -66,7 +66,7 @@ def compile_primitive(primitive: core.Primitive, avals: Sequence[ShapedArray],
 
 def apply_primitive(primitive: core.Primitive, *args: Any, **params: Any) -> Any:
     """Runs `primitive` on concrete `args` through the backend."""
-    avals = tuple(core.get_aval(a) for a in args)
+    avals = tuple([a.aval if type(a) is Array else core.get_aval(a) for a in args])
     key = (primitive, avals, tuple(params.items()), config.trace_context())
     try:
         cached = _cache.get(key)

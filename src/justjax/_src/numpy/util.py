@@ -171,7 +171,23 @@ def check_no_float0s(fun_name: str, *args: Any) -> None:
                         + lax_utils.FLOAT0_EXPLANATION)
 
 
+def _unpromoted(args: tuple) -> bool:
+    """Whether `args` are concrete Arrays of one canonical dtype, none weakly typed: dtype
+    promotion and the checks leave them as they are (the eager ops' common case)."""
+    dtype = None
+    for arg in args:
+        if type(arg) is not Array or arg.aval.weak_type:
+            return False
+        if dtype is None:
+            dtype = arg.aval.dtype
+        elif arg.aval.dtype != dtype:
+            return False
+    return dtype is not None and dtypes.canonicalize_dtype(dtype) == dtype
+
+
 def promote_args(fun_name: str, *args: Any) -> list[Any]:
+    if _unpromoted(args):
+        return promote_shapes(fun_name, *args)
     check_arraylike(fun_name, *args)
     check_for_prngkeys(fun_name, *args)
     check_no_float0s(fun_name, *args)
@@ -179,6 +195,8 @@ def promote_args(fun_name: str, *args: Any) -> list[Any]:
 
 
 def promote_args_inexact(fun_name: str, *args: Any) -> list[Any]:
+    if _unpromoted(args) and dtypes.is_inexact(args[0].aval.dtype):
+        return promote_shapes(fun_name, *args)
     check_arraylike(fun_name, *args)
     check_for_prngkeys(fun_name, *args)
     check_no_float0s(fun_name, *args)
