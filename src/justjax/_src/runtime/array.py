@@ -6,6 +6,7 @@ tracers are installed by the numpy layer (`_src/numpy/array_methods.py`).
 from __future__ import annotations
 
 import abc
+import ctypes
 import sys
 from typing import Any, Collection, Iterator
 
@@ -33,6 +34,17 @@ def shared_aval(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool) -> Sha
             _shared_avals.clear()
         aval = _shared_avals[key] = ShapedArray(shape, dtype, weak_type)
     return aval
+
+
+def _writable_address(buffer: np.ndarray) -> int:
+    """The address of `buffer`'s memory while it is still writable (the quick way: for a
+    read-only buffer, or a dtype the buffer protocol cannot name, 0: asked when needed)."""
+    if not buffer.flags.writeable:
+        return 0
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(buffer))
+    except (ValueError, TypeError):
+        return 0
 
 
 class Array(metaclass=abc.ABCMeta):
@@ -63,16 +75,17 @@ class Array(metaclass=abc.ABCMeta):
         if value.flags.c_contiguous and (owned or not value.flags.writeable):
             # Nobody else can write this buffer (a fresh result, or already read-only).
             buffer = value
+            self._address = _writable_address(buffer)
             buffer.setflags(write=False)
             self._owner = owned and buffer.flags.owndata
         else:
             # A private C-ordered copy that nobody can write (np.ascontiguousarray would turn
             # 0-d values into 1-d ones).
             buffer = np.array(value, order="C", copy=True)
+            self._address = _writable_address(buffer)
             buffer.setflags(write=False)
             self._owner = True
         self._buffer: np.ndarray | None = buffer
-        self._address = 0
         self._ready: Any = None
         self.aval = shared_aval(buffer.shape, buffer.dtype, weak_type)
         # An array made without a device lives on the default device of the moment.
