@@ -1,48 +1,121 @@
-"""Eager dispatch and tracing costs, as ratios against NumPy, measured side by side.
+"""Eager dispatch and tracing costs: justjax beside NumPy and (with `--jax`) real JAX.
 
-Run: `.venv/bin/python benchmarks/bench_eager.py`. Eager ops still run through NumPy
-implementations (the native backend is a later issue), so these figures measure justjax's
-per-op overhead: argument checking, promotion, abstract evaluation and wrapping.
+Run: `.venv/bin/python benchmarks/bench_eager.py [--jax] [--rounds N] [--jax-python PATH]`.
+Each op's cost is the best of a few repeats of many calls. With `--jax`, real JAX runs in a
+worker process of `--jax-python` (default the side venv /work/jaxvenv) so that justjax and jax
+never share a process; the rounds alternate justjax and JAX, so that load from other processes
+on the machine falls on both, and the table gives the median of the per-round ratios with
+their range (the noise band).
 """
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
 import timeit
+from typing import Any, Callable
 
 import numpy as np
 
-import justjax as jax
-import justjax.numpy as jnp
-from justjax import tree_util
+DEFAULT_JAX_PYTHON = "/work/jaxvenv/bin/python"
 
 
-def best_of(stmt, number: int, repeat: int = 5) -> float:
+def best_of(stmt: Callable[[], Any], number: int, repeat: int = 5) -> float:
     """Seconds per call, best of `repeat` runs of `number` calls."""
     return min(timeit.repeat(stmt, number=number, repeat=repeat)) / number
 
 
-def main() -> None:
-    rows = []
+def cases(lib: Any) -> dict[str, tuple[Callable[[], Any], int]]:
+    """The timed operations of `lib` (justjax or jax; None: NumPy's): name -> (call,
+    calls per repeat)."""
+    jnp = lib.numpy if lib is not None else np
+    out: dict[str, tuple[Callable[[], Any], int]] = {}
     for size in (8, 1_000_000):
-        x_np = np.ones(size, np.float32)
-        x = jnp.asarray(x_np)
+        x = np.ones(size, np.float32)
+        if lib is not None:
+            x = jnp.asarray(x)
+            lib.block_until_ready(x)
         number = 2000 if size == 8 else 20
-        rows.append((f"x + 1 (f32[{size}])", best_of(lambda: x + 1, number),
-                     best_of(lambda: x_np + np.float32(1), number)))
-        rows.append((f"sin(x) (f32[{size}])", best_of(lambda: jnp.sin(x), number),
-                     best_of(lambda: np.sin(x_np), number)))
-        rows.append((f"sum(x) (f32[{size}])", best_of(lambda: jnp.sum(x), number),
-                     best_of(lambda: np.sum(x_np), number)))
-    small = jnp.ones(5)
-    rows.append(("make_jaxpr(x * 2 + 1)", best_of(lambda: jax.make_jaxpr(lambda v: v * 2 + 1)(small),
-                                                  500), None))
-    tree = {"a": (1, 2), "b": [3, 4]}
-    rows.append(("tree_flatten(4 leaves)", best_of(lambda: tree_util.tree_flatten(tree), 20000),
-                 None))
-    print(f"{'operation':28s} {'justjax':>12s} {'numpy':>12s} {'ratio':>8s}")
-    for name, ours, theirs in rows:
-        ratio = f"{ours / theirs:8.1f}" if theirs else "       -"
-        theirs_text = f"{theirs * 1e6:10.1f}us" if theirs else "           -"
-        print(f"{name:28s} {ours * 1e6:10.1f}us {theirs_text} {ratio}")
+        finish = (lambda v: v) if lib is None else (lambda v: v.block_until_ready())
+        one = np.float32(1) if lib is None else 1
+        out[f"x + 1 (f32[{size}])"] = (lambda x=x, f=finish, one=one: f(x + one), number)
+        out[f"x * x (f32[{size}])"] = (lambda x=x, f=finish: f(x * x), number)
+        out[f"sin(x) (f32[{size}])"] = (lambda x=x, f=finish: f(jnp.sin(x)), number)
+        out[f"sum(x) (f32[{size}])"] = (lambda x=x, f=finish: f(jnp.sum(x)), number)
+    if lib is not None:
+        small = jnp.ones(5)
+        out["make_jaxpr(x * 2 + 1)"] = (
+            lambda: lib.make_jaxpr(lambda v: v * 2 + 1)(small), 500)
+        tree = {"a": (1, 2), "b": [3, 4]}
+        out["tree_flatten(4 leaves)"] = (lambda: lib.tree_util.tree_flatten(tree), 20000)
+    return out
+
+
+def measure(lib: Any) -> dict[str, float]:
+    return {name: best_of(call, number) for name, (call, number) in cases(lib).items()}
+
+
+def worker() -> None:
+    """The JAX side: one line on stdin asks for one round; the answer is one JSON line."""
+    import jax
+    for _ in sys.stdin:
+        print(json.dumps(measure(jax)), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jax", action="store_true", help="also time real JAX")
+    parser.add_argument("--jax-python", default=DEFAULT_JAX_PYTHON)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        return worker()
+    import justjax
+    jax_side = None
+    if args.jax:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("JUSTJAX_") and k != "PYTHONPATH"}
+        env["JAX_PLATFORMS"] = "cpu"
+        jax_side = subprocess.Popen([args.jax_python, __file__, "--worker"], env=env,
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                    cwd="/tmp")
+    rounds: list[dict[str, dict[str, float]]] = []
+    numpy_figures = measure(None)
+    for _ in range(args.rounds):
+        figures = {"justjax": measure(justjax)}
+        if jax_side is not None:
+            jax_side.stdin.write("round\n")
+            jax_side.stdin.flush()
+            figures["jax"] = json.loads(jax_side.stdout.readline())
+        rounds.append(figures)
+    if jax_side is not None:
+        jax_side.stdin.close()
+        jax_side.wait()
+    report(rounds, numpy_figures)
+
+
+def report(rounds: list[dict[str, dict[str, float]]], numpy_figures: dict[str, float]) -> None:
+    has_jax = "jax" in rounds[0]
+    head = f"{'operation':26s} {'justjax':>10s} {'numpy':>10s}"
+    head += f" {'jax':>10s} {'justjax/jax (range)':>22s}" if has_jax else " justjax/numpy"
+    print(head)
+    for name in rounds[0]["justjax"]:
+        ours = statistics.median(r["justjax"][name] for r in rounds)
+        theirs = numpy_figures.get(name)
+        line = f"{name:26s} {ours * 1e6:8.1f}us "
+        line += f"{theirs * 1e6:8.1f}us" if theirs else f"{'-':>10s}"
+        if has_jax:
+            jax_time = statistics.median(r["jax"][name] for r in rounds)
+            ratios = [r["justjax"][name] / r["jax"][name] for r in rounds]
+            line += (f" {jax_time * 1e6:8.1f}us {statistics.median(ratios):8.2f}x "
+                     f"({min(ratios):.2f}-{max(ratios):.2f})")
+        elif theirs:
+            line += f" {ours / theirs:8.1f}"
+        print(line)
 
 
 if __name__ == "__main__":

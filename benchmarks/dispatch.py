@@ -1,20 +1,27 @@
-"""Dispatch cost of a cached jit call with three small array arguments, beside NumPy's `a + 1`
-(the floor of any Python-level array call) measured in the same run; plus an eager op, a
-first call (trace + lower + compile) and `make_jaxpr` of a two-op function.
+"""Dispatch cost of cached jit calls beside NumPy's `a + 1` (the floor of any Python-level array
+call): three small positional arrays, a pytree (dict) of parameters, a static argument; plus an
+eager op, a first call (trace + lower + compile) and `make_jaxpr` of a two-op function.
 
-Run: `.venv/bin/python benchmarks/dispatch.py`. With `--jax` (run with real jax importable and
-justjax on PYTHONPATH, e.g. `PYTHONPATH=src /work/jaxvenv/bin/python benchmarks/dispatch.py --jax`)
-the same figures are measured for real JAX in the same run.
+Run: `.venv/bin/python benchmarks/dispatch.py [--jax] [--rounds N] [--jax-python PATH]`. With
+`--jax`, real JAX runs in a worker process of `--jax-python` (default the side venv
+/work/jaxvenv), so that justjax and jax never share a process; rounds alternate justjax and JAX,
+and the table gives the median of the per-round ratios with their range (the noise band).
 """
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import statistics
+import subprocess
 import sys
 import time
 import timeit
+from typing import Any
 
 import numpy as np
 
-import justjax
+DEFAULT_JAX_PYTHON = "/work/jaxvenv/bin/python"
 
 
 def best_of(stmt, number: int, repeat: int = 7) -> float:
@@ -22,7 +29,8 @@ def best_of(stmt, number: int, repeat: int = 7) -> float:
     return min(timeit.repeat(stmt, number=number, repeat=repeat)) / number
 
 
-def measure(lib) -> dict[str, float]:
+def measure(lib: Any) -> dict[str, float]:
+    """The figures of `lib` (justjax or jax), in seconds."""
     jnp = lib.numpy
     a, b, c = (jnp.asarray(np.full(8, v, np.float32)) for v in (1.0, 2.0, 3.0))
 
@@ -32,7 +40,15 @@ def measure(lib) -> dict[str, float]:
     f = lib.jit(body)
     f(a, b, c).block_until_ready()
     figures = {"cached jit call, 3 args": best_of(lambda: f(a, b, c), 5000)}
-    figures["eager a + 1"] = best_of(lambda: a + 1, 5000)
+    params = {"w1": jnp.ones((4, 4)), "b1": jnp.zeros(4), "w2": jnp.ones((4, 4)),
+              "b2": jnp.zeros(4)}
+    tree = lib.jit(lambda p, x: lib.tree_util.tree_map(lambda v: v * x[0], p))
+    lib.block_until_ready(tree(params, a))
+    figures["cached jit call, dict of 4 + 1"] = best_of(lambda: tree(params, a), 2000)
+    static = lib.jit(lambda x, n: x * n, static_argnums=1)
+    static(a, 3).block_until_ready()
+    figures["cached jit call, static arg"] = best_of(lambda: static(a, 3), 2000)
+    figures["eager a * b"] = best_of(lambda: a * b, 2000)
 
     def first_call() -> float:
         fresh = lib.jit(lambda x, y, z: x * y + z)
@@ -45,21 +61,62 @@ def measure(lib) -> dict[str, float]:
     return figures
 
 
+def worker() -> None:
+    """The JAX side: one line on stdin asks for one round; the answer is one JSON line."""
+    import jax
+    for _ in sys.stdin:
+        print(json.dumps(measure(jax)), flush=True)
+
+
 def main() -> None:
-    libs = {"justjax": justjax}
-    if "--jax" in sys.argv:
-        import jax
-        libs["jax"] = jax
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jax", action="store_true", help="also time real JAX")
+    parser.add_argument("--jax-python", default=DEFAULT_JAX_PYTHON)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        return worker()
+    import justjax
+    jax_side = None
+    if args.jax:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("JUSTJAX_") and k != "PYTHONPATH"}
+        env["JAX_PLATFORMS"] = "cpu"
+        jax_side = subprocess.Popen([args.jax_python, os.path.abspath(__file__), "--worker"],
+                                    env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    text=True, cwd="/tmp")
     x = np.ones(8, np.float32)
     numpy_add = best_of(lambda: x + 1, 20000)
-    results = {name: measure(lib) for name, lib in libs.items()}
+    rounds = []
+    for _ in range(args.rounds):
+        figures = {"justjax": measure(justjax)}
+        if jax_side is not None:
+            jax_side.stdin.write("round\n")
+            jax_side.stdin.flush()
+            figures["jax"] = json.loads(jax_side.stdout.readline())
+        rounds.append(figures)
+    if jax_side is not None:
+        jax_side.stdin.close()
+        jax_side.wait()
+    report(rounds, numpy_add)
+
+
+def report(rounds: list[dict[str, dict[str, float]]], numpy_add: float) -> None:
     print(f"NumPy a + 1 (f32[8]): {numpy_add * 1e6:.2f} us")
-    header = f"{'':36s}" + "".join(f"{name:>16s}" for name in results) + "   ratio to NumPy a+1"
-    print(header)
-    for key in results["justjax"]:
-        cells = "".join(f"{results[name][key] * 1e6:14.1f}us" for name in results)
-        ratio = results["justjax"][key] / numpy_add
-        print(f"{key:36s}{cells}   x{ratio:.1f}")
+    has_jax = "jax" in rounds[0]
+    head = f"{'':34s}{'justjax':>12s}" + (f"{'jax':>12s}   justjax/jax (range)" if has_jax
+                                          else "") + "   justjax/NumPy a+1"
+    print(head)
+    for key in rounds[0]["justjax"]:
+        ours = statistics.median(r["justjax"][key] for r in rounds)
+        line = f"{key:34s}{ours * 1e6:10.1f}us"
+        if has_jax:
+            theirs = statistics.median(r["jax"][key] for r in rounds)
+            ratios = [r["justjax"][key] / r["jax"][key] for r in rounds]
+            line += (f"{theirs * 1e6:10.1f}us   {statistics.median(ratios):5.2f}x "
+                     f"({min(ratios):.2f}-{max(ratios):.2f})")
+        print(f"{line}   x{ours / numpy_add:.1f}")
 
 
 if __name__ == "__main__":

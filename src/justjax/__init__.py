@@ -93,8 +93,6 @@ from justjax import debug as debug
 from justjax import dlpack as dlpack
 from justjax import errors as errors
 from justjax import experimental as experimental
-from justjax import image as image
-from justjax import export as export
 from justjax import lax as lax
 from justjax import nn as nn
 from justjax import numpy as numpy
@@ -126,5 +124,10 @@ from justjax._src.environment import (
     process_indices as process_indices,
 )
 from justjax._src.jax_alias import install_as_jax as install_as_jax
+from justjax._src.util import lazy_submodules as _lazy_submodules
+
+# Imported when first used (`jax.image.resize`, `jax.export.export`): rarely needed, and
+# `import jax` need not pay for them.
+__getattr__, __dir__, _lazy_names = _lazy_submodules(__name__, ["export", "image"])
 
 __version__ = "0.1.0"

@@ -25,3 +25,29 @@ def wraps(wrapped: Any) -> Callable[[_F], _F]:
         return wrapper
 
     return decorate
+
+
+def lazy_submodules(package: str, names: list[str]
+                    ) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
+    """A package's `__getattr__`, `__dir__` and `__all__` for subpackages imported when first
+    used (as JAX's `lazy_loader.attach`): `jax.scipy.stats` is there without `import
+    jax.scipy.stats`, and `import jax` does not pay for it.
+
+    Args:
+      package: the package's `__name__`.
+      names: its submodules imported on first access.
+    Returns:
+      `(__getattr__, __dir__, __all__)` for the package's namespace.
+    """
+    import importlib
+    import sys
+
+    def __getattr__(name: str) -> Any:
+        if name in names:
+            return importlib.import_module(f"{package}.{name}")
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted({*vars(sys.modules[package]), *names})
+
+    return __getattr__, __dir__, list(names)

@@ -1,11 +1,6 @@
-"""`justjax.scipy`."""
-from justjax.scipy import special as special
-from justjax.scipy import stats as stats
-from justjax.scipy import fft as fft
-from justjax.scipy import signal as signal
-from justjax.scipy import linalg as linalg
-from justjax.scipy import sparse as sparse
-from justjax.scipy import cluster as cluster
-from justjax.scipy import integrate as integrate
-from justjax.scipy import interpolate as interpolate
-from justjax.scipy import ndimage as ndimage
+"""`justjax.scipy`: its subpackages are imported when first used, as JAX's are."""
+from justjax._src.util import lazy_submodules as _lazy_submodules
+
+__getattr__, __dir__, __all__ = _lazy_submodules(__name__, [
+    "cluster", "fft", "integrate", "interpolate", "linalg", "ndimage", "signal", "sparse",
+    "special", "stats"])

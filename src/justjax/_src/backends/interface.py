@@ -11,6 +11,7 @@ here with a default that does without it, so callers call the hook and never pro
     Backend.cycle_counter_hz()         None: no cycle counter
     Backend.reset_persistent_cache()   no-op: it keeps no compilation cache on disk
     Executable.execute_async(...)      runs `execute` inline; no future
+    Executable.inline_runner()         None: calls go through `execute_async`
     Executable.as_text(dialect)        None: no native code to show
 
 A backend is made known by `backends.register_backend(name, factory, platform=...)`.
@@ -18,11 +19,15 @@ A backend is made known by `backends.register_backend(name, factory, platform=..
 from __future__ import annotations
 
 import abc
-from typing import Any, Collection, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 import numpy as np
 
 from justjax._src.hlo import ir
+
+
+# Parameter addresses -> (output buffers, their addresses): `Executable.inline_runner`.
+InlineRunner = Callable[[Sequence[int]], tuple[list[np.ndarray], list[int]]]
 
 
 class Executable(abc.ABC):
@@ -51,6 +56,15 @@ class Executable(abc.ABC):
           None when it has finished. The default runs `execute` inline and returns None.
         """
         return self.execute(args, donated), None
+
+    def inline_runner(self) -> InlineRunner | None:
+        """A function running the program at once in the calling thread on the addresses
+        of its parameters' buffers (one per parameter, each C-contiguous and of the
+        parameter's type; none is written), returning its outputs (each a fresh C-contiguous
+        NumPy array of the output's type that nothing else references) and their addresses.
+        None (the default) when the program cannot run so: callers use `execute_async`.
+        A jit call's fast path uses it."""
+        return None
 
     def as_text(self, dialect: str) -> str | None:
         """The program's native code as text (`"llvm"`: LLVM IR, `"asm"`: assembly), or

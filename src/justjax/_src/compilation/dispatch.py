@@ -13,15 +13,32 @@ from typing import Any, Sequence
 from justjax._src import monitoring
 from justjax._src.compilation import caches
 from justjax._src.compilation import compiler
+from justjax._src.compilation import execution
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from justjax._src.compilation.execution import CompiledCall
+from justjax._src.runtime.array import Array
 
 _CACHE_SIZE = 4096
-_cache: collections.OrderedDict[tuple, CompiledCall] = collections.OrderedDict()
+# (primitive, avals, params, trace context) -> the executable and its fast runner on Arrays
+# (`execution.fast_call`; None when the op was first run on anything else).
+_cache: collections.OrderedDict[tuple, tuple[CompiledCall, Any]] = collections.OrderedDict()
 caches.register_cache(_cache.clear)
+# (config generation, whether the fast runners serve that config): `_fast_runs_now`.
+_plain_config: list[Any] = [-1, False]
+
+
+def _fast_runs_now() -> bool:
+    """Whether the fast runners serve the config now: no thread overrides, and no flag asks
+    for more than a run (checked again only when the config's generation changes)."""
+    if config._local_count:
+        return False
+    generation = config._generation
+    if _plain_config[0] != generation:
+        _plain_config[:] = generation, execution.plain_config()
+    return _plain_config[1]
 
 
 def _one_equation_jaxpr(primitive: core.Primitive, avals: Sequence[ShapedArray],
@@ -49,21 +66,29 @@ def compile_primitive(primitive: core.Primitive, avals: Sequence[ShapedArray],
 
 def apply_primitive(primitive: core.Primitive, *args: Any, **params: Any) -> Any:
     """Runs `primitive` on concrete `args` through the backend."""
-    avals = tuple(core.get_aval(a) for a in args)
+    avals = tuple([a.aval if type(a) is Array else core.get_aval(a) for a in args])
     key = (primitive, avals, tuple(params.items()), config.trace_context())
     try:
-        call = _cache.get(key)
+        cached = _cache.get(key)
     except TypeError:  # an unhashable param: compile without caching
-        key, call = None, None
-    if call is None:
+        key, cached = None, None
+    if cached is None:
         if config.read("jax_no_tracing"):
             raise RuntimeError(f"re-tracing function {primitive.name} for `jit`, but "
                                "'no_tracing' is set")
         call = compile_primitive(primitive, avals, params)
+        arrays = all(type(a) is Array for a in args)
+        cached = (call, execution.fast_call(call, avals, not primitive.multiple_results)
+                  if arrays else None)
         if key is not None:
-            _cache[key] = call
+            _cache[key] = cached
             if len(_cache) > _CACHE_SIZE:
                 _cache.popitem(last=False)
+    call, run = cached
+    if run is not None and _fast_runs_now():
+        out = run(args)
+        if out is not execution.MISS:
+            return out
     outs = call.call_flat(args)
     return outs if primitive.multiple_results else outs[0]
 

@@ -283,3 +283,90 @@ def _wrap_result(out: np.ndarray, aval: ShapedArray, input_ids: Collection[int],
         ready.result()  # a result that is copied must be complete first
     return from_numpy(out, aval, input_ids)
 
+
+
+# -- the fast path of a cached call ------------------------------------------------------------
+# What `fast_call`'s runner returns when the arguments are not of the kind it serves: the
+# caller then takes the general path (`CompiledCall.call_flat`), which also raises the errors.
+MISS: Any = object()
+
+
+def plain_config() -> bool:
+    """Whether no flag that `CompiledCall.call_flat` reads asks for more than running the
+    program: no `jax_no_execution`, NaN or Inf checks, transfer guards or default device.
+    `fast_call`'s runners are valid while it holds (their callers check the config's
+    generation)."""
+    return (not config.read("jax_no_execution") and not config.read("jax_debug_nans")
+            and not config.read("jax_debug_infs") and transfer_guards_unset()
+            and config.read("jax_default_device") is None)
+
+
+def _plain_aval(aval: ShapedArray) -> bool:
+    return (type(aval) is ShapedArray and not dtypes.is_extended(aval.dtype)
+            and aval.dtype != dtypes.float0)
+
+
+def fast_call(call: CompiledCall, in_avals: tuple[ShapedArray, ...], single: bool
+              ) -> Callable[[tuple], Any] | None:
+    """A runner of `call` on a tuple of Arrays of exactly `in_avals` (`jit`'s cached calls
+    and eager ops), or None when `call` needs the general path (donation, replicas, results
+    laid out over devices, key or float0 values).
+
+    The runner returns the list of result Arrays (the single result itself when `single`),
+    as `call.call_flat` would, or MISS for arguments it does not serve: anything but an
+    Array of the aval expected, a deleted or sharded Array, committed Arrays on two devices.
+    It reads the Arrays' buffers in place by their addresses (cached on the Arrays) and
+    builds the results without the general constructor. Valid under `plain_config()` only.
+    """
+    if (call._aliased or call._replica_devices is not None or call._out_shardings is not None
+            or not all(map(_plain_aval, (*in_avals, *call._out_avals)))):
+        return None
+    kept, count, out_avals = call._kept, len(in_avals), call._out_avals
+    all_kept = kept == tuple(range(count))
+    # The executable (a compiled tier may replace it on the call) and its inline runner.
+    current: list[Any] = [None, None]
+    new_array = object.__new__
+
+    def run(args: tuple) -> Any:
+        if len(args) != count:
+            return MISS
+        addresses = []
+        device = None
+        for arg, aval in zip(args, in_avals, strict=True):
+            if type(arg) is not Array or (arg.aval is not aval and arg.aval != aval):
+                return MISS
+            if arg._sharding is not None:
+                return MISS
+            if arg._committed:
+                if device is None:
+                    device = arg._device
+                elif arg._device is not device:
+                    return MISS  # the general path raises JAX's error
+            if arg._ready is not None:
+                arg._value  # a program still writing it: wait (raises its error)
+            address = arg._address
+            if not address:
+                buffer = arg._buffer
+                if buffer is None:
+                    return MISS  # deleted: the general path raises
+                address = arg._address = buffer.ctypes.data
+            addresses.append(address)
+        executable = call.executable
+        if executable is not current[0]:
+            current[:] = executable, executable.inline_runner()
+        runner = current[1]
+        if runner is None:
+            results = call.call_flat(args)
+            return results[0] if single else results
+        outs, out_addresses = runner(addresses if all_kept else [addresses[i] for i in kept])
+        results = []
+        for out, address, aval in zip(outs, out_addresses, out_avals, strict=True):
+            out.setflags(write=False)
+            result = new_array(Array)
+            result._buffer, result._address, result.aval = out, address, aval
+            result._ready, result._sharding, result._owner = None, None, True
+            result._device, result._committed = device, device is not None
+            results.append(result)
+        return results[0] if single else results
+
+    return run

@@ -24,7 +24,7 @@ from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
-from justjax._src.compilation.execution import CompiledCall
+from justjax._src.compilation import execution
 from justjax._src.interpreters import staging
 from justjax._src.compilation.jit_primitive import jit_p
 from justjax._src.runtime.array import Array
@@ -47,6 +47,8 @@ def _infer_argnums_and_argnames(fun: Callable, argnums: tuple[int, ...],
                                                                      tuple[str, ...]]:
     """Completes positions from names and names from positions through `fun`'s signature,
     as JAX does, so `static_argnums=1` also covers the argument passed by keyword."""
+    if not argnums and not argnames:
+        return argnums, argnames  # nothing to complete (and `inspect` is slow at import)
     try:
         parameters = inspect.signature(fun).parameters
     except (TypeError, ValueError):
@@ -94,7 +96,7 @@ class _Entry:
 
     closed: ClosedJaxpr
     signature: stages.Signature
-    compiled: CompiledCall | None = None
+    compiled: execution.CompiledCall | None = None
     # `closed` with the tracers it closes over as leading invars, and those tracers.
     hoisted: tuple[ClosedJaxpr, list[Any]] | None = None
     # For a trace closing over tracers: the trace it was made under (the only one it serves);
@@ -121,16 +123,36 @@ class _Entry:
 
 
 class _Cache:
-    """The traced signatures of one function, and direct calls for all-Array signatures."""
+    """The traced signatures of one function, and the fast calls of all-Array signatures.
+
+    The fast calls are valid for the config of generation `generation` (plain, no thread
+    overrides: see `PjitFunction._fast_ready`). `fast` maps the avals of a call's positional
+    Arrays to `execution.fast_call`'s runner (or `_no_fast_call`); `last` is the most recent
+    one used, tried first. `fast_trees` maps (input pytree structure, static arguments) to
+    the runners of the signatures seen with them, for calls on pytrees of Arrays, keyword
+    arguments or static arguments."""
 
     def __init__(self) -> None:
         self.traced: dict[tuple, _Entry] = {}
         self.fast: dict[tuple, Callable[[tuple], Any]] = {}
+        self.last: Callable[[tuple], Any] | None = None
+        self.fast_trees: dict[tuple, list[Callable[[Sequence[Any]], Any]]] = {}
+        self.generation = -1
         _all_caches.add(self)
 
     def clear(self) -> None:
         self.traced.clear()
+        self.forget_fast_calls()
+
+    def forget_fast_calls(self) -> None:
         self.fast.clear()
+        self.last = None
+        self.fast_trees.clear()
+        self.generation = -1
+
+
+# How many signatures of one pytree structure `_Cache.fast_trees` keeps runners for.
+_FAST_TREE_SIGNATURES = 8
 
 
 # Caches are shared by every `jit` of the same function with the same options, as in JAX:
@@ -167,13 +189,26 @@ def _array_avals(args: tuple) -> tuple[ShapedArray, ...] | None:
     return tuple(avals)
 
 
-def _fast_call(entry: _Entry) -> Callable[[tuple], Any]:
-    """A call of `entry`'s executable on a tuple of Arrays, returning the output pytree."""
-    call_flat = entry.compiled.call_flat
+def _no_fast_call(args: tuple) -> Any:
+    return execution.MISS
+
+
+def _fast_call(entry: _Entry, avals: tuple[ShapedArray, ...]) -> Callable[[tuple], Any]:
+    """The fast call of `entry`'s executable on a tuple of Arrays of `avals`, returning the
+    output pytree (or MISS)."""
     out_tree = entry.signature.out_tree
-    if tree_util.treedef_is_strict_leaf(out_tree):
-        return lambda args: call_flat(args)[0]
-    return lambda args: tree_util.tree_unflatten(out_tree, call_flat(args))
+    single = tree_util.treedef_is_strict_leaf(out_tree)
+    run = execution.fast_call(entry.compiled, avals, single)
+    if run is None:
+        return _no_fast_call
+    if single:
+        return run
+
+    def call(args: tuple) -> Any:
+        outs = run(args)
+        return outs if outs is execution.MISS else tree_util.tree_unflatten(out_tree, outs)
+
+    return call
 
 
 class PjitFunction:
@@ -194,6 +229,7 @@ class PjitFunction:
         self._cache = _cache_for(fun, options)
         self._simple = not (options.static_argnums or options.static_argnames
                             or options.donate_argnums or options.donate_argnames)
+        self._positions_of: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
 
     # -- binding as a method ---------------------------------------------------------------
     def __get__(self, instance: Any, owner: Any = None) -> Any:
@@ -212,24 +248,71 @@ class PjitFunction:
 
     # -- calls -----------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        cache = self._cache
+        # The fast paths, under the config the cache's fast calls were made for
+        # (`_fast_ready`), called eagerly: positional Arrays of the signature called last,
+        # or of another seen signature; else a pytree of Arrays of a seen signature.
+        if (cache.generation == config._generation and not config._local_count
+                and core.trace_state.trace is core.eval_trace):
+            if not kwargs:
+                fast = cache.last
+                if fast is not None:
+                    out = fast(args)
+                    if out is not execution.MISS:
+                        return out
+                avals = _array_avals(args) if self._simple else None
+                if avals is not None:
+                    fast = cache.fast.get(avals)
+                    if fast is not None:
+                        cache.last = fast
+                        out = fast(args)
+                        if out is not execution.MISS:
+                            return out
+            leaves, key = self._tree_key(args, kwargs)
+            for fast in cache.fast_trees.get(key, ()):
+                out = fast(leaves)
+                if out is not execution.MISS:
+                    return out
+        return self._call(args, kwargs)
+
+    def _tree_key(self, args: tuple, kwargs: dict) -> tuple[list[Any], tuple]:
+        """The dynamic leaves of a call, and its key in `_Cache.fast_trees`: the input
+        pytree structure and the static arguments (with their types: 1, 1.0 and True
+        trace apart)."""
+        dyn_args, dyn_kwargs, static = self._split_static(args, kwargs)
+        leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+        return leaves, (in_tree, static, tuple(type(v) for _, v in static))
+
+    def _fast_ready(self) -> bool:
+        """Whether fast calls serve the config now (no thread overrides, no flag asking for
+        more than a run) and this function (no donation); stamps the cache with the config's
+        generation when they do, and empties it when that generation changed."""
+        cache = self._cache
+        options = self._options
+        if (config._local_count or config.read("jax_disable_jit") or options.donate_argnums
+                or options.donate_argnames or not execution.plain_config()):
+            return False
+        if cache.generation != config._generation:
+            cache.forget_fast_calls()
+            cache.generation = config._generation
+        return True
+
+    def _call(self, args: tuple, kwargs: dict) -> Any:
+        """A call off the fast paths (which it prepares for the next calls when it can)."""
         if config.read("jax_disable_jit"):
             return self._fun(*args, **kwargs)
         eager = core.trace_state.trace is core.eval_trace
-        # The fast path of a call on Arrays only: one dictionary lookup by their avals.
-        fast_key = (_array_avals(args) if eager and self._simple and not kwargs else None)
-        if fast_key is not None:
-            fast_key = (fast_key, config.trace_context())
-            call = self._cache.fast.get(fast_key)
-            if call is not None:
-                return call(args)
-        entry, flat_args = self._entry_for(args, kwargs)
+        entry, flat_args, key = self._entry_for(args, kwargs)
         if eager:
+            for arg in flat_args:
+                if isinstance(arg, core.Tracer):  # leaked from a transformation that ended
+                    raise core.escaped_tracer_error(arg)
             if entry.compiled is None:
                 sig = entry.signature
                 entry.compiled = compiler.compile_jaxpr(entry.closed, sig.name,
                                                         sig.donated_invars, sig.keep_unused)
-            if fast_key is not None:
-                self._cache.fast[fast_key] = _fast_call(entry)
+            if self._fast_ready():
+                self._add_fast_calls(entry, args, kwargs, flat_args, key)
             outs = entry.compiled.call_flat(flat_args)
         elif self._options.inline:
             trace = core.trace_state.trace
@@ -249,7 +332,7 @@ class PjitFunction:
         return tree_util.tree_unflatten(entry.signature.out_tree, outs)
 
     def trace(self, *args: Any, **kwargs: Any) -> stages.Traced:
-        entry, _ = self._entry_for(args, kwargs)
+        entry, _, _ = self._entry_for(args, kwargs)
         return stages.Traced(entry.signature, entry.closed)
 
     def lower(self, *args: Any, **kwargs: Any) -> stages.Lowered:
@@ -269,19 +352,46 @@ class PjitFunction:
         """(dynamic args, dynamic kwargs, static key)."""
         if self._simple:
             return args, kwargs, ()
-        nargs = len(args)
-        static_positions = {i % nargs for i in self._options.static_argnums
-                            if -nargs <= i < nargs}
-        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_positions)
-        static_names = self._options.static_argnames
-        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
-        static = tuple((i, args[i]) for i in sorted(static_positions))
-        static += tuple(sorted(((k, v) for k, v in kwargs.items() if k in static_names),
-                               key=lambda kv: kv[0]))
+        positions, dynamic = self._positions(len(args))
+        dyn_args = tuple([args[i] for i in dynamic])
+        static = tuple([(i, args[i]) for i in positions])
+        if kwargs:
+            static_names = self._options.static_argnames
+            dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
+            static += tuple(sorted(((k, v) for k, v in kwargs.items() if k in static_names),
+                                   key=lambda kv: kv[0]))
+        else:
+            dyn_kwargs = kwargs
         _hash_static([v for _, v in static])
         return dyn_args, dyn_kwargs, static
 
-    def _entry_for(self, args: tuple, kwargs: dict) -> tuple[_Entry, list[Any]]:
+    def _positions(self, nargs: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The positions of the static and of the dynamic arguments among `nargs`
+        positional ones (memoized per count)."""
+        found = self._positions_of.get(nargs)
+        if found is None:
+            static = {i % nargs for i in self._options.static_argnums if -nargs <= i < nargs}
+            found = self._positions_of[nargs] = (
+                tuple(sorted(static)), tuple(i for i in range(nargs) if i not in static))
+        return found
+
+    def _add_fast_calls(self, entry: _Entry, args: tuple, kwargs: dict, flat_args: list,
+                        key: tuple) -> None:
+        """Makes the fast calls of `entry`'s signature, when its arguments are Arrays."""
+        avals = _array_avals(tuple(flat_args))
+        if avals is None:
+            return
+        cache = self._cache
+        in_tree, _, static_key, _ = key
+        tree_key = (in_tree, *static_key)
+        runners = cache.fast_trees.setdefault(tree_key, [])
+        fast = _fast_call(entry, avals)
+        if fast is not _no_fast_call and len(runners) < _FAST_TREE_SIGNATURES:
+            runners.append(fast)
+        if self._simple and not kwargs and _array_avals(args) is not None:
+            cache.fast[avals] = cache.last = fast  # the positional Arrays are the leaves
+
+    def _entry_for(self, args: tuple, kwargs: dict) -> tuple[_Entry, list[Any], tuple]:
         dyn_args, dyn_kwargs, static = self._split_static(args, kwargs)
         flat_args, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
         avals = staging.abstractify_args(
@@ -304,7 +414,7 @@ class PjitFunction:
             if entry.staged_call()[1]:
                 entry.traced_under = core.trace_state.trace
             self._cache.traced[key] = entry
-        return entry, flat_args
+        return entry, flat_args, key
 
     def _trace(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,
                static: tuple, in_tree: tree_util.PyTreeDef, avals: tuple[ShapedArray, ...]

@@ -171,7 +171,49 @@ def check_no_float0s(fun_name: str, *args: Any) -> None:
                         + lax_utils.FLOAT0_EXPLANATION)
 
 
+def _unpromoted(args: tuple) -> bool:
+    """Whether `args` are concrete Arrays of one canonical dtype, none weakly typed: dtype
+    promotion and the checks leave them as they are (the eager ops' common case)."""
+    dtype = None
+    for arg in args:
+        if type(arg) is not Array or arg.aval.weak_type:
+            return False
+        if dtype is None:
+            dtype = arg.aval.dtype
+        elif arg.aval.dtype != dtype:
+            return False
+    return dtype is not None and dtypes.canonicalize_dtype(dtype) == dtype
+
+
+def _array_with_scalars(args: tuple) -> Any:
+    """The dtype of the one concrete, strongly typed Array among `args` when all others are
+    Python ints (or floats, for an inexact Array): JAX's promotion gives the Array's dtype
+    (`x + 1`); else None."""
+    dtype = None
+    scalars = (int, float)
+    for arg in args:
+        if type(arg) is Array:
+            if dtype is not None or arg.aval.weak_type:
+                return None
+            dtype = arg.aval.dtype
+            if dtypes.is_int(dtype) or dtypes.is_unsigned(dtype):
+                scalars = (int,)
+            elif not dtypes.is_inexact(dtype):
+                return None
+        elif type(arg) is not int and type(arg) is not float:
+            return None
+    if dtype is None or any(type(a) not in scalars for a in args if type(a) is not Array):
+        return None
+    return dtype if dtypes.canonicalize_dtype(dtype) == dtype else None
+
+
 def promote_args(fun_name: str, *args: Any) -> list[Any]:
+    if _unpromoted(args):
+        return promote_shapes(fun_name, *args)
+    dtype = _array_with_scalars(args)
+    if dtype is not None:
+        return promote_shapes(fun_name, *[a if type(a) is Array else _convert(a, dtype, False)
+                                          for a in args])
     check_arraylike(fun_name, *args)
     check_for_prngkeys(fun_name, *args)
     check_no_float0s(fun_name, *args)
@@ -179,6 +221,8 @@ def promote_args(fun_name: str, *args: Any) -> list[Any]:
 
 
 def promote_args_inexact(fun_name: str, *args: Any) -> list[Any]:
+    if _unpromoted(args) and dtypes.is_inexact(args[0].aval.dtype):
+        return promote_shapes(fun_name, *args)
     check_arraylike(fun_name, *args)
     check_for_prngkeys(fun_name, *args)
     check_no_float0s(fun_name, *args)

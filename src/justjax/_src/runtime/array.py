@@ -6,6 +6,7 @@ tracers are installed by the numpy layer (`_src/numpy/array_methods.py`).
 from __future__ import annotations
 
 import abc
+import ctypes
 import sys
 from typing import Any, Collection, Iterator
 
@@ -15,6 +16,35 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.runtime.devices import Device, default_device, default_device_override
 from justjax._src.runtime.sharding import Sharding, SingleDeviceSharding, check_fits
+
+
+# One aval per (shape, dtype, weak type) for the Arrays made from buffers: avals are
+# immutable, and a jit call's fast path compares its arguments' avals by identity first.
+_shared_avals: dict[tuple, ShapedArray] = {}
+_SHARED_AVALS_MAX = 4096
+
+
+def shared_aval(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool) -> ShapedArray:
+    """The ShapedArray of `shape`, `dtype` and `weak_type`, the same object each time (for
+    the most recent few thousand kinds)."""
+    key = (shape, dtype, weak_type)
+    aval = _shared_avals.get(key)
+    if aval is None:
+        if len(_shared_avals) >= _SHARED_AVALS_MAX:
+            _shared_avals.clear()
+        aval = _shared_avals[key] = ShapedArray(shape, dtype, weak_type)
+    return aval
+
+
+def _writable_address(buffer: np.ndarray) -> int:
+    """The address of `buffer`'s memory while it is still writable (the quick way: for a
+    read-only buffer, or a dtype the buffer protocol cannot name, 0: asked when needed)."""
+    if not buffer.flags.writeable:
+        return 0
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(buffer))
+    except (ValueError, TypeError):
+        return 0
 
 
 class Array(metaclass=abc.ABCMeta):
@@ -34,7 +64,10 @@ class Array(metaclass=abc.ABCMeta):
     # copy), never a caller's NumPy array adopted as it is, so donating the Array may give
     # its memory to a program's result once nothing else references it
     # (`donatable_buffer`).
-    __slots__ = ("_buffer", "aval", "_device", "_committed", "_ready", "_sharding", "_owner")
+    # `_address`: the buffer's address once a jit call's fast path has read it (0 before),
+    # kept so that later calls do not ask NumPy again; it is reset with the buffer.
+    __slots__ = ("_buffer", "aval", "_device", "_committed", "_ready", "_sharding", "_owner",
+                 "_address")
     __array_priority__ = 100
 
     def __init__(self, value: np.ndarray, weak_type: bool = False, device: Device | None = None,
@@ -42,17 +75,19 @@ class Array(metaclass=abc.ABCMeta):
         if value.flags.c_contiguous and (owned or not value.flags.writeable):
             # Nobody else can write this buffer (a fresh result, or already read-only).
             buffer = value
+            self._address = _writable_address(buffer)
             buffer.setflags(write=False)
             self._owner = owned and buffer.flags.owndata
         else:
             # A private C-ordered copy that nobody can write (np.ascontiguousarray would turn
             # 0-d values into 1-d ones).
             buffer = np.array(value, order="C", copy=True)
+            self._address = _writable_address(buffer)
             buffer.setflags(write=False)
             self._owner = True
         self._buffer: np.ndarray | None = buffer
         self._ready: Any = None
-        self.aval = ShapedArray(buffer.shape, buffer.dtype, weak_type)
+        self.aval = shared_aval(buffer.shape, buffer.dtype, weak_type)
         # An array made without a device lives on the default device of the moment.
         self._device = device if device is not None else default_device_override()
         self._committed = committed
@@ -67,6 +102,7 @@ class Array(metaclass=abc.ABCMeta):
         array = object.__new__(cls)
         buffer.setflags(write=False)
         array._buffer = buffer
+        array._address = 0
         array._ready = ready
         array.aval = aval
         array._device = default_device_override()
@@ -235,6 +271,7 @@ class Array(metaclass=abc.ABCMeta):
     def delete(self) -> None:
         """Frees the buffer; any later use raises RuntimeError (what donation does)."""
         self._buffer = None
+        self._address = 0
 
     def tolist(self) -> Any:
         return self._value.tolist()

@@ -198,6 +198,28 @@ class ElementwiseExecutable(Executable):
             self._run(kernel, [a.ctypes.data for a in arrays], out.ctypes.data)
         return [out]
 
+    def inline_runner(self) -> Any:
+        """`Executable.inline_runner`: the kernel called on the parameters' addresses and a
+        fresh result, for an op small enough to run inline."""
+        if self._async or not self._size:
+            return None
+        from justjax._src.backends.llvm.runtime.executable import buffer_address
+        kernel, params, shape, dtype = self._kernel, self._params, self._shape, self._dtype
+        size = self._size
+        in_order = params == list(range(len(self.module.function("main").args)))
+
+        def run(addresses: Sequence[int]) -> tuple[list[np.ndarray], list[int]]:
+            out = np.empty(shape, dtype)
+            address = buffer_address(out)
+            pointers = addresses if in_order else [addresses[p] for p in params]
+            if self._tasks == 1:
+                kernel.call(*pointers, address, 0, size)
+            else:
+                self._run(kernel, list(pointers), address)
+            return [out], [address]
+
+        return run
+
     def _output(self, args: Sequence[np.ndarray],
                 donated: Collection[int]) -> tuple[np.ndarray, _Kernel]:
         """The result's buffer (a fresh one, or the donated operand given up) and the kernel
