@@ -100,6 +100,15 @@ def _register_symbols() -> None:
         _symbols_ready = True
 
 
+def start() -> None:
+    """Readies the backend for its first compile (`Backend.start`, when the first array is put
+    on a device): this module and the code generator are loaded by now; LLVM is started for
+    the host CPU with the runtime's symbols, and SciPy's BLAS (what dots call) is loaded."""
+    _register_symbols()
+    # Importing `scipy.linalg` takes 40-100 ms; the dot kernels take BLAS's addresses from it.
+    from scipy.linalg import cython_blas  # noqa: F401
+
+
 _executor_lock = threading.Lock()
 _device_executor: ThreadPoolExecutor | None = None
 
