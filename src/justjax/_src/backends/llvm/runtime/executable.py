@@ -13,7 +13,11 @@ executor thread (ctypes releases the GIL for the call), in dispatch order.
 
 Small programs (no op touching `FAST_COMPILE_ELEMENTS` elements) are compiled
 without LLVM's optimization pipeline and with the fast instruction selector: their run time is
-dominated by the call itself, and compiling them at O3 costs 5 to 10 times more.
+dominated by the call itself, and compiling them at O3 costs 5 to 10 times more. Large ones
+are compiled in two tiers (`tiers.py`): first with the math library linked, then, once called
+again, with it inlined, on a background thread; both give the same bits.
+
+`start` readies the backend when the first array is put on a device (`Backend.start`).
 """
 from __future__ import annotations
 
@@ -31,8 +35,10 @@ import numpy as np
 
 from justjax._src.backends.interface import Executable
 from justjax._src.backends.llvm.codegen import emitter, program
-from justjax._src.backends.llvm.runtime import host, object_cache, parallel_for
+from justjax._src.backends.llvm.mathlib import scalar
+from justjax._src.backends.llvm.runtime import host, object_cache, parallel_for, tiers
 from justjax._src.hlo import ir as hlo
+from justjax._src.hlo import opcodes
 from justjax._src.hlo.passes import util
 from justjax._src.hlo.passes.inline import CallInlining
 from justjax._src.hlo.passes import fusion
@@ -107,6 +113,7 @@ def start() -> None:
     _register_symbols()
     # Importing `scipy.linalg` takes 40-100 ms; the dot kernels take BLAS's addresses from it.
     from scipy.linalg import cython_blas  # noqa: F401
+    scalar.arity("exp")  # loads the math library's modules
 
 
 _executor_lock = threading.Lock()
@@ -190,6 +197,22 @@ def prepare(module: hlo.Module) -> hlo.Module:
     return prepared
 
 
+def math_in_reductions(module: hlo.Module) -> bool:
+    """Whether a fusion of `module` both reduces and calls math functions. Such a program is
+    not compiled in tiers: its float reductions may be reassociated (`codegen/reductions.py`),
+    so how LLVM vectorizes and interleaves their loops decides their rounding, and that
+    depends on the whole loop body, which differs with the math called or inlined."""
+    for op in module.walk():
+        if not fusion.is_fusion(op):
+            continue
+        inner = [o.opcode for o in op.regions[0].block.walk()]
+        if "stablehlo.reduce" in inner and any(
+                (found := opcodes.lookup(name)) is not None and found.transcendental
+                for name in inner):
+            return True
+    return False
+
+
 def _view(address: int | None, type_: hlo.Type) -> np.ndarray:
     """A NumPy array over the buffer at `address` (no copy)."""
     assert isinstance(type_, hlo.TensorType)
@@ -221,6 +244,8 @@ class LLVMExecutable(Executable):
       llvm_ir: the LLVM IR as generated (before LLVM's optimizations).
       optimized_ir: the LLVM IR after them.
       opt_level: 3, or 0 for a small program.
+      tier: 1 while a large program runs as first compiled (its math linked), 2 once its
+        fully optimized version is swapped in (`tiers.py`), or when compiled in one tier.
       profile_counters: with `profile`, the cycles each op of `main` took, summed over runs.
     """
 
@@ -232,8 +257,13 @@ class LLVMExecutable(Executable):
         # With `profile`, each run adds the cycles every op of `main` takes to its counter.
         self.profile_counters = (np.zeros(len(self.module.function("main").body.ops),
                                           np.uint64) if profile else None)
+        # A small program links math (nothing to inline into); a large one too, first,
+        # when compiled in tiers (`tiers.py`), unless it is profiled (its code as final).
+        tiered = (bool(self.opt_level) and not profile and tiers.enabled()
+                  and not math_in_reductions(self.module))
         self.program = program.build_program(
-            self.module, link_math=not self.opt_level,
+            self.module, link_math=not self.opt_level or tiered,
+            parallel=bool(self.opt_level),
             profile_counters=(None if self.profile_counters is None
                               else self.profile_counters.ctypes.data))
         self.llvm_ir = str(self.program.llvm_module)
@@ -246,9 +276,36 @@ class LLVMExecutable(Executable):
         self.optimized_ir = compiled.optimized_ir
         self._engine = compiled.engine
         self._entry = _ENTRY_TYPE(self._engine.get_function_address(compiled.entry))
+        # 1 while the program runs as first compiled (math linked), 2 once its fully
+        # optimized version is swapped in, or when it was compiled in one tier.
+        self.tier = 1 if tiered and self.opt_level and self.program.linked_math else 2
+        # Calls before the one that starts the tier-up (None: none to start).
+        self._calls_to_tier_up: int | None = 1 if self.tier == 1 else None
         self._work = program.work(self.module)
         self._layout()
         self._fallback_runners: dict[int, Any] = {}
+
+    def _count_call(self) -> None:
+        """Counts a call; the one that makes the program hot starts its tier-up."""
+        if self._calls_to_tier_up:
+            self._calls_to_tier_up -= 1
+            return
+        self._calls_to_tier_up = None
+        tiers.submit(self._tier_up)
+
+    def _tier_up(self) -> None:
+        """Compiles the program with its math inlined and swaps its entry point in (on the
+        tier-up thread); the buffer layout, constants and fallbacks are the same."""
+        optimized = program.build_program(self.module, link_math=False, parallel=True)
+        llvm_ir = str(optimized.llvm_module)
+        if len(llvm_ir) <= MAX_OPTIMIZED_IR_BYTES:
+            compiled = object_cache.compile(llvm_ir, 3, self.module.name)
+            engine, entry = compiled.engine, compiled.entry
+            self.llvm_ir, self.optimized_ir = llvm_ir, compiled.optimized_ir
+            # One assignment: a call reads the old entry point or the new one, both valid.
+            self._entry, self._engine = (_ENTRY_TYPE(engine.get_function_address(entry)),
+                                         engine)
+        self.tier = 2
 
     def as_text(self, dialect: str = "llvm") -> str:
         """The optimized LLVM IR (`"llvm"`) or the host assembly (`"asm"`) of the program."""
@@ -295,6 +352,8 @@ class LLVMExecutable(Executable):
         Returns:
           One buffer per output.
         """
+        if self._calls_to_tier_up is not None:
+            self._count_call()
         table, arrays = self._buffers(args, donated)
         if not self.program.fallbacks:
             self._entry(table, 0)
@@ -339,6 +398,8 @@ class LLVMExecutable(Executable):
         """
         if self._work < ASYNC_ELEMENTS or self.program.fallbacks:
             return self.execute(args, donated), None
+        if self._calls_to_tier_up is not None:
+            self._count_call()
         # The caller may write its NumPy arguments as soon as the call returns: the program
         # reads copies of them (an Array's buffer is read-only and stays as it is).
         private = [np.array(a, copy=True) if a.flags.writeable else a for a in args]
