@@ -57,7 +57,10 @@ PROGRAMS: dict[str, tuple[Callable[..., Any], tuple[str, ...]]] = {
                                  jnp.max(jnp.tanh(x))), ("x", "y")),
     "row_reductions": (lambda m: jnp.sum(jnp.log1p(m * m), axis=1)
                        + jnp.max(jnp.cos(m), axis=1), ("m",)),
+    "math_heavy": (lambda x, y: (_math(x, y), _math(y, x) * jnp.cos(x)), ("x", "y")),
     "dot": (lambda m, w: jnp.tanh(m @ w) + jnp.exp(m @ w * 0.1), ("m", "w")),
+    "no_math": (lambda m, w: justjax.nn.relu(m @ w + 1.0) * 2.0 - m[:, :1], ("m", "w")),
+    "reduce_and_math": (lambda m: (jnp.sum(m * m, axis=1), jnp.exp(m) * 2.0), ("m",)),
     "scan": (_scan, ("w", "xs")),
 }
 
@@ -121,15 +124,27 @@ def test_a_program_called_once_is_not_compiled_again() -> None:
 def test_tier_one_links_the_math_and_tier_two_inlines_it() -> None:
     justjax.clear_caches()
     inputs = _inputs()
-    _run("two_outputs", inputs)
+    _run("math_heavy", inputs)
     (program,) = list(compiler._programs.values())
     executable = program.executable
     assert executable.tier == 1
     assert re.search(r"call <\d+ x float> @justjax_linked_sin_f32_v\d+", executable.optimized_ir)
-    _run("two_outputs", inputs)
+    _run("math_heavy", inputs)
     tiers.wait()
     assert executable.tier == 2
     assert "justjax_linked" not in executable.optimized_ir
+
+
+@pytest.mark.parametrize("name,level", [("two_outputs", 0), ("no_math", 0), ("scan", 0),
+                                        ("math_heavy", 3), ("reduce_and_math", 3)])
+def test_first_tier_level(name: str, level: int) -> None:
+    """Little math and no reassociating reductions: O0 first; much math, or reductions:
+    O3 with the math linked."""
+    justjax.clear_caches()
+    _run(name, _inputs())
+    (program,) = list(compiler._programs.values())
+    assert program.executable.tier == 1
+    assert program.executable._code_level == level
 
 
 @pytest.mark.parametrize("name,dtype", [("exp", "f32"), ("sin", "f32"), ("atan2", "f64"),
@@ -169,7 +184,10 @@ def test_linked_functions_compute_what_the_inlined_ones_do(dtype: str) -> None:
         assert per_element.tobytes() == inlined.tobytes(), name
 
 
-def test_math_runtime_is_kept_in_the_cache_folder(tmp_path: Any) -> None:
+def test_math_runtime_is_kept_in_the_cache_folder(tmp_path: Any,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fresh engine for the objects loaded here (the process's may hold the same symbols).
+    monkeypatch.setattr(link, "_shared", [])
     with justjax.config.override("justjax_runtime_cache_dir", str(tmp_path)):
         engine = link._cached_engine("justjax_linked_cbrt_f32", "cbrt", "f32")
         (entry,) = list(tmp_path.iterdir())

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import itertools
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -197,6 +198,47 @@ def prepare(module: hlo.Module) -> hlo.Module:
     return prepared
 
 
+# A program evaluating math functions at least this many times per run starts in a first tier
+# at O3 with the math linked (vectorized); one evaluating fewer at O0 (scalar code).
+VECTOR_TIER_MATH = 1 << 21
+# LLVM IR flags that let LLVM change the rounding: code using them is compiled the same way in
+# every tier, so that both give the same bits.
+_ORDER_FLAGS = re.compile(r"\b(reassoc|contract|fast)\b")
+
+
+def first_tier_level(module: hlo.Module, llvm_ir: str, linked_math: bool) -> int | None:
+    """The LLVM level a large program's first tier is compiled at (its IR `llvm_ir`, the
+    math linked when `linked_math`), or None: the program is compiled in one tier.
+
+    Without flags that let LLVM reassociate or contract (reductions do, until their order
+    is explicit), any level computes the same bits: the first tier is O0 (LLVM's fast code
+    generator, scalar code), unless the program evaluates many math functions, whose
+    vector versions want vectorized loops: then O3 with the math linked, which costs LLVM a
+    fraction of O3 with it inlined. With such flags, only the latter, when math is linked.
+    """
+    if not _ORDER_FLAGS.search(llvm_ir) and math_work(module) < VECTOR_TIER_MATH:
+        return 0
+    return 3 if linked_math else None
+
+
+def math_work(module: hlo.Module) -> int:
+    """How many math functions (transcendentals) a run of `module`'s fusions evaluates
+    (each fusion's math ops times its elements; loop bodies counted once)."""
+    total = 0
+    for op in module.walk():
+        if fusion.is_fusion(op) and op.results:
+            count = sum(1 for o in op.regions[0].block.walk() if _transcendental(o.opcode))
+            if count:
+                type_ = op.results[0].type
+                total += count * (type_.size if isinstance(type_, hlo.TensorType) else 1)
+    return total
+
+
+def _transcendental(name: str) -> bool:
+    found = opcodes.lookup(name)
+    return found is not None and found.transcendental
+
+
 def math_in_reductions(module: hlo.Module) -> bool:
     """Whether a fusion of `module` both reduces and calls math functions. Such a program is
     not compiled in tiers: its float reductions may be reassociated (`codegen/reductions.py`),
@@ -206,9 +248,7 @@ def math_in_reductions(module: hlo.Module) -> bool:
         if not fusion.is_fusion(op):
             continue
         inner = [o.opcode for o in op.regions[0].block.walk()]
-        if "stablehlo.reduce" in inner and any(
-                (found := opcodes.lookup(name)) is not None and found.transcendental
-                for name in inner):
+        if "stablehlo.reduce" in inner and any(_transcendental(name) for name in inner):
             return True
     return False
 
@@ -271,14 +311,16 @@ class LLVMExecutable(Executable):
             self.opt_level = 0  # O3 takes minutes on a program this long
         # The text is all that is needed from here: the builder's objects are large.
         self.program.llvm_module = None
+        # The level the first tier is compiled at (None: compiled in one tier).
+        quick = (first_tier_level(self.module, self.llvm_ir, self.program.linked_math)
+                 if tiered and self.opt_level else None)
+        self._code_level = self.opt_level if quick is None else quick
         # Parse, optimize and generate code, or load the object code from the disk cache.
-        compiled = object_cache.compile(self.llvm_ir, self.opt_level, self.module.name)
+        compiled = object_cache.compile(self.llvm_ir, self._code_level, self.module.name)
         self.optimized_ir = compiled.optimized_ir
         self._engine = compiled.engine
         self._entry = _ENTRY_TYPE(self._engine.get_function_address(compiled.entry))
-        # 1 while the program runs as first compiled (math linked), 2 once its fully
-        # optimized version is swapped in, or when it was compiled in one tier.
-        self.tier = 1 if tiered and self.opt_level and self.program.linked_math else 2
+        self.tier = 1 if quick is not None else 2
         # Calls before the one that starts the tier-up (None: none to start).
         self._calls_to_tier_up: int | None = 1 if self.tier == 1 else None
         self._work = program.work(self.module)
@@ -305,11 +347,12 @@ class LLVMExecutable(Executable):
             # One assignment: a call reads the old entry point or the new one, both valid.
             self._entry, self._engine = (_ENTRY_TYPE(engine.get_function_address(entry)),
                                          engine)
+            self._code_level = 3
         self.tier = 2
 
     def as_text(self, dialect: str = "llvm") -> str:
         """The optimized LLVM IR (`"llvm"`) or the host assembly (`"asm"`) of the program."""
-        return native_text(self.optimized_ir, self.opt_level, dialect)
+        return native_text(self.optimized_ir, self._code_level, dialect)
 
     def _layout(self) -> None:
         assignment = self.program.assignment
