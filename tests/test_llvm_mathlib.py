@@ -204,14 +204,10 @@ def _compile_uncached(name: str, dtype: str) -> tuple[harness.CompiledMath, llvm
     return harness.CompiledMath(name, dtype, str(mod), "", engine, cfunc), engine
 
 
-<<<<<<< HEAD
-# float32 pow (glibc's powf) builds its powers of two from table bits, without scaling.
-_SCALED = [(name, dt) for name in ("exp", "exp2", "expm1", "logistic", "sinh", "cosh", "pow")
-           for dt in ("f32", "f64") if (name, dt) != ("pow", "f32")]
-=======
+# float32 pow (glibc's powf) builds its powers of two from table bits, without scaling; exp,
+# expm1 and logistic are XLA's forms, which scale by exponent bits.
 _SCALED = [(name, dt) for name in ("exp2", "sinh", "cosh", "pow")
-           for dt in ("f32", "f64")]
->>>>>>> mathexp
+           for dt in ("f32", "f64") if (name, dt) != ("pow", "f32")]
 
 
 @pytest.mark.parametrize("scalef", [False, True])
@@ -271,7 +267,6 @@ def test_stored_coefficients_are_the_fits() -> None:
         np.testing.assert_allclose(values, coeffs.COEFFS[name], rtol=1e-5, atol=1e-12, err_msg=name)
 
 
-<<<<<<< HEAD
 def _host_glibc() -> tuple[int, int] | None:
     """The (major, minor) version of the C library this process runs on, if it is glibc."""
     try:
@@ -315,7 +310,8 @@ def test_float32_forms_give_host_glibc_bits(name: str) -> None:
     same = (y.view(np.uint32) == want.view(np.uint32)) | (np.isnan(y) & np.isnan(want))
     bad = np.flatnonzero(~same & normal)
     assert not bad.size, [(tuple(float(x[i]) for x in xs), float(y[i]), float(want[i])) for i in bad[:5]]
-=======
+
+
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 def test_rsqrt_without_the_estimate(dtype: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # Hosts without the x86 estimate (XLA's fallback too): 1 / sqrt(x), two roundings.
@@ -325,4 +321,3 @@ def test_rsqrt_without_the_estimate(dtype: str, monkeypatch: pytest.MonkeyPatch)
     x = np.concatenate([accuracy.sweep("rsqrt", dtype, 1 << 10)[0], np.array(_SPECIALS, _NP[dtype])])
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(kernel(x), 1 / np.sqrt(x))
->>>>>>> mathexp

@@ -547,6 +547,17 @@ typed_flag("jax_persistent_cache_min_compile_time_secs", 1.0, float, "The minimu
            "time of a program written to the persistent compilation cache.")
 typed_flag("jax_persistent_cache_min_entry_size_bytes", 0, int, "The minimum size (in "
            "bytes) of an entry written to the persistent compilation cache.")
+# A runtime library compiled once per machine (the native backend's math functions) is kept
+# here, keyed by the host CPU and the library's sources, as an installed runtime would be.
+typed_flag("justjax_runtime_cache_dir",
+           os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                        "justjax"), str,
+           "Folder where the native backend keeps the runtime code it compiles once per "
+           "machine (its math library); None or '': compile it in every process.")
+config.define("justjax_tiered_compilation", True, "Compile large programs first with the "
+              "math library linked (quick), then, once called again, fully optimized on a "
+              "background thread (the same results, bit for bit); False: fully optimized "
+              "at once.", parse=_parse_bool, validate=_as_bool, kind=bool)
 bool_flag("jax_raise_persistent_cache_errors", False, "Raise errors reading or writing the "
           "persistent compilation cache instead of warning.")
 check_tracer_leaks = bool_flag(

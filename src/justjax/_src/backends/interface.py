@@ -10,6 +10,7 @@ here with a default that does without it, so callers call the hook and never pro
     Backend.compile_profiled(module)   None: it makes no machine code to profile
     Backend.cycle_counter_hz()         None: no cycle counter
     Backend.reset_persistent_cache()   no-op: it keeps no compilation cache on disk
+    Backend.start()                    no-op: nothing to ready before the first compile
     Executable.execute_async(...)      runs `execute` inline; no future
     Executable.inline_runner()         None: calls go through `execute_async`
     Executable.as_text(dialect)        None: no native code to show
@@ -81,6 +82,11 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def compile(self, module: ir.Module) -> Executable:
         """Compiles `module` (whose entry point is `main`)."""
+
+    def start(self) -> None:
+        """Readies the backend for its first compile (loads its code generator, starts its
+        runtime), as JAX starts its backends when the first array is put on a device; called
+        then (`runtime.devices.start_backend`). The default has nothing to ready."""
 
     def effects_barrier(self) -> None:
         """Waits for every program it started asynchronously; the default (a backend that

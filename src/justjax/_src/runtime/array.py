@@ -14,7 +14,8 @@ import numpy as np
 
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
-from justjax._src.runtime.devices import Device, default_device, default_device_override
+from justjax._src.runtime.devices import (Device, default_device, default_device_override,
+                                          start_backend)
 from justjax._src.runtime.sharding import Sharding, SingleDeviceSharding, check_fits
 
 
@@ -436,6 +437,7 @@ def to_array(x: Any) -> Array:
     """`x` (an Array, a NumPy value or a Python scalar) as an Array on the default device."""
     if type(x) is Array:
         return x
+    start_backend()
     aval = core.get_aval(x)
     return from_numpy(np.array(dtypes.coerce_to_array(x, aval.dtype), copy=True), aval)
 

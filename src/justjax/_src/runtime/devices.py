@@ -6,7 +6,7 @@ from typing import Any, Sequence
 import os
 import re
 
-from justjax._src.backends.registry import check_platforms
+from justjax._src.backends.registry import check_platforms, get_backend
 from justjax._src.config import config
 
 
@@ -71,6 +71,24 @@ def initialized() -> bool:
     """Whether any device has been made yet (JAX's "backends initialized": libraries such as
     chex refuse to change the device count after that)."""
     return _devices.cache_info().currsize > 0
+
+
+_backend_started = False
+
+
+def start_backend() -> None:
+    """Starts the selected backend (`Backend.start`) the first time it is called: when the
+    first array is put on a device, as JAX starts its backends, so that the first compile
+    does not pay for it. A platform that cannot be used is reported where it is used."""
+    global _backend_started
+    if _backend_started:
+        return
+    _backend_started = True
+    try:
+        backend = get_backend()
+    except RuntimeError:
+        return
+    backend.start()
 
 
 def default_device() -> Device:

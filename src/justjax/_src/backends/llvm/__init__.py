@@ -22,6 +22,11 @@ class LLVMBackend(Backend):
         from justjax._src.backends.llvm.runtime import executable
         return executable.compile_module(module)
 
+    def start(self) -> None:
+        """Loads the code generator and starts LLVM for the host (`executable.start`)."""
+        from justjax._src.backends.llvm.runtime import executable
+        executable.start()
+
     def effects_barrier(self) -> None:
         """Waits for the programs queued on the device's executor thread."""
         from justjax._src.backends.llvm.runtime import executable

@@ -14,12 +14,14 @@ import no backend).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
+
+import numpy as np
 
 from justjax._src import backends
 from justjax._src.hlo import ir
 from justjax._src.hlo.passes import buffers, cost, util
-from justjax._src.hlo.passes.constant_folding import ConstantFolding, Evaluator
+from justjax._src.hlo.passes.constant_folding import ConstantFolding, Evaluator, OpEvaluator
 from justjax._src.hlo.passes.cse import CommonSubexpressionElimination
 from justjax._src.hlo.passes.dce import DeadCodeElimination
 from justjax._src.hlo.passes.fusion import FusionWrapper, InstructionFusion
@@ -36,8 +38,20 @@ __all__ = ["Analysis", "analyze", "default_passes", "optimize", "reference_evalu
 
 def reference_evaluator() -> Evaluator:
     """Constant folding's evaluator: the reference backend's kernels (the oracle's numerics,
-    so folding gives what running the op would)."""
-    return backends.get_backend("reference").evaluator
+    so folding gives what running the op would), loaded when a module first has an op to
+    fold: most programs have none, and loading the kernels (SciPy's among them) would cost
+    their first compile a quarter of a second."""
+    def evaluator(module: ir.Module) -> OpEvaluator:
+        loaded: list[OpEvaluator] = []
+
+        def evaluate(op: ir.Op, operands: Sequence[np.ndarray]) -> Sequence[Any] | None:
+            if not loaded:
+                loaded.append(backends.get_backend("reference").evaluator(module))
+            return loaded[0](op, operands)
+
+        return evaluate
+
+    return evaluator
 
 
 def default_passes(evaluator: Evaluator | None = None) -> list[Pass]:

@@ -109,13 +109,15 @@ class Program:
     parallel_fusions: int = 0
     # Each top-level op's native functions (the kernel, or a split fusion's loop and task).
     functions: dict[Op, list[str]] = field(default_factory=dict)
+    # Whether it calls math functions linked by symbol (`mathlib/link.py`).
+    linked_math: bool = False
 
 
 class ProgramBuilder:
     """Builds the entry function of one module."""
 
     def __init__(self, module: hlo.Module, link_math: bool = False,
-                 profile_counters: int | None = None) -> None:
+                 profile_counters: int | None = None, parallel: bool = True) -> None:
         self.hlo = module
         # The address of one uint64 per op of `main`: each op's cycles are added there
         # (`llvm.readcyclecounter` around it), and its functions are kept out of line.
@@ -125,6 +127,7 @@ class ProgramBuilder:
         self.module = emitter.new_module(module.name or "program")
         setattr(self.module, link.LINK_ATTRIBUTE, link_math)
         self.link_math = link_math
+        self.parallel = parallel
         self.parallel_fusions = 0
         self.assignment = buffers.assign_buffers(module)
         self.constants: dict[int, np.ndarray] = {}
@@ -215,8 +218,9 @@ class ProgramBuilder:
                        else getattr(value, "initializer", None) is not None)
             if defined and value is not exported:
                 value.linkage = "internal"
+        linked = link.finish(self.module)
         return Program(self.module, self.assignment, self.constants, self.fallbacks,
-                       self.kernels, self.parallel_fusions, self.functions)
+                       self.kernels, self.parallel_fusions, self.functions, linked)
 
     def emit_profiled(self, ops: Sequence[Op]) -> None:
         """Emits `ops`, adding the cycles each takes to its counter."""
@@ -361,7 +365,7 @@ class ProgramBuilder:
                              shared: frozenset[int]) -> bool:
         """Emits a large loop fusion as tasks over ranges of its root, run on several cores
         (`parallel_for.py`); False when it stays on one (small, or not splittable)."""
-        if self.link_math:
+        if not self.parallel:
             return False  # a small program
         root = op.result_types[0]
         units = emitter.parallel_units(root)
@@ -560,7 +564,7 @@ def _needs_fallback_whole(op: Op) -> bool:
 
 
 def build_program(module: hlo.Module, link_math: bool = False,
-                  profile_counters: int | None = None) -> Program:
+                  profile_counters: int | None = None, parallel: bool = True) -> Program:
     """The `Program` of `module` (optimized and scheduled, its fusible ops in fusions).
 
     Args:
@@ -569,8 +573,9 @@ def build_program(module: hlo.Module, link_math: bool = False,
       profile_counters: the address of one uint64 per op of `main`, to which each run adds
         the cycles (`llvm.readcyclecounter`) each op took; its native functions are then
         kept out of line (`Program.functions` names them).
+      parallel: split large loop fusions into tasks run on several cores.
     """
-    return ProgramBuilder(module, link_math, profile_counters).build()
+    return ProgramBuilder(module, link_math, profile_counters, parallel).build()
 
 
 def work(module: hlo.Module) -> int:

@@ -23,7 +23,8 @@ import numpy as np
 from justjax._src.compilation import caches
 from justjax._src.backends.interface import Executable
 from justjax._src.backends.llvm.codegen import emitter, fp_environment, program
-from justjax._src.backends.llvm.runtime import object_cache, parallel_for
+from justjax._src.backends.llvm.mathlib import link
+from justjax._src.backends.llvm.runtime import object_cache, parallel_for, tiers
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo import opcodes
 from justjax._src.hlo.ir import Op, Value
@@ -113,24 +114,52 @@ def _flat_fusion(fused: Op) -> Op:
 
 class _Kernel:
     """One compiled elementwise kernel; `shared`: the pointers (operands, then the result)
-    that may point to the same memory (the result written over an operand)."""
+    that may point to the same memory (the result written over an operand). An optimized
+    kernel compiled in tiers (`tiers.py`) links its math first (`tier` 1), and once called
+    again is compiled with the math inlined on the tier-up thread (`tier` 2)."""
 
     def __init__(self, fused: Op, optimized: bool, shared: frozenset[int]) -> None:
-        flat = _flat_fusion(fused)
-        module = emitter.new_module("elementwise")
-        from justjax._src.backends.llvm.mathlib import link
-        setattr(module, link.LINK_ATTRIBUTE, not optimized)
-        fn = fp_environment.wrap_entry(
-            emitter.emit_fusion(module, flat, "entry.body", shared, ranged=True), "entry")
-        self.llvm_ir = str(module)
+        self._flat = _flat_fusion(fused)
+        self._shared = shared
         self.opt_level = 3 if optimized else 0
-        compiled = object_cache.compile(self.llvm_ir, self.opt_level, "elementwise")
+        tiered = optimized and tiers.enabled()
+        self.llvm_ir, linked, arity = self._emit(link_math=not optimized or tiered)
+        self._proto = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * (arity - 2)),
+                                       ctypes.c_int64, ctypes.c_int64)
+        self.call = self._compile(self.llvm_ir)
+        self.tier = 1 if tiered and linked else 2
+        # Calls before the one that starts the tier-up (None: none to start).
+        self.calls_to_tier_up: int | None = 1 if self.tier == 1 else None
+
+    def _emit(self, link_math: bool) -> tuple[str, bool, int]:
+        """The kernel's LLVM IR, whether it links math, and the entry's arity."""
+        module = emitter.new_module("elementwise")
+        setattr(module, link.LINK_ATTRIBUTE, link_math)
+        fn = fp_environment.wrap_entry(
+            emitter.emit_fusion(module, self._flat, "entry.body", self._shared, ranged=True),
+            "entry")
+        linked = link.finish(module)
+        return str(module), linked, len(fn.args)
+
+    def _compile(self, llvm_ir: str) -> Any:
+        compiled = object_cache.compile(llvm_ir, self.opt_level, "elementwise")
         self.optimized_ir = compiled.optimized_ir
         self._engine = compiled.engine
-        arity = len(fn.args)
-        proto = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * (arity - 2)),
-                                 ctypes.c_int64, ctypes.c_int64)
-        self.call = proto(compiled.engine.get_function_address(compiled.entry))
+        return self._proto(compiled.engine.get_function_address(compiled.entry))
+
+    def count_call(self) -> None:
+        """Counts a call; the one that makes the kernel hot starts its tier-up."""
+        if self.calls_to_tier_up:
+            self.calls_to_tier_up -= 1
+            return
+        self.calls_to_tier_up = None
+        tiers.submit(self._tier_up)
+
+    def _tier_up(self) -> None:
+        llvm_ir, _, _ = self._emit(link_math=False)
+        self.call = self._compile(llvm_ir)
+        self.llvm_ir = llvm_ir
+        self.tier = 2
 
 
 def _kernel(key: tuple, fused: Op, optimized: bool,
@@ -236,6 +265,8 @@ class ElementwiseExecutable(Executable):
         return args[p], self._in_place_kernel
 
     def _run(self, kernel: _Kernel, pointers: list[int], out: int) -> None:
+        if kernel.calls_to_tier_up is not None:
+            kernel.count_call()
         if self._tasks == 1:
             kernel.call(*pointers, out, 0, self._size)
             return

@@ -13,13 +13,18 @@ executor thread (ctypes releases the GIL for the call), in dispatch order.
 
 Small programs (no op touching `FAST_COMPILE_ELEMENTS` elements) are compiled
 without LLVM's optimization pipeline and with the fast instruction selector: their run time is
-dominated by the call itself, and compiling them at O3 costs 5 to 10 times more.
+dominated by the call itself, and compiling them at O3 costs 5 to 10 times more. Large ones
+are compiled in two tiers (`tiers.py`): first with the math library linked, then, once called
+again, with it inlined, on a background thread; both give the same bits.
+
+`start` readies the backend when the first array is put on a device (`Backend.start`).
 """
 from __future__ import annotations
 
 import ctypes
 import functools
 import itertools
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -31,8 +36,10 @@ import numpy as np
 
 from justjax._src.backends.interface import Executable
 from justjax._src.backends.llvm.codegen import emitter, program
-from justjax._src.backends.llvm.runtime import host, object_cache, parallel_for
+from justjax._src.backends.llvm.mathlib import scalar
+from justjax._src.backends.llvm.runtime import host, object_cache, parallel_for, tiers
 from justjax._src.hlo import ir as hlo
+from justjax._src.hlo import opcodes
 from justjax._src.hlo.passes import util
 from justjax._src.hlo.passes.inline import CallInlining
 from justjax._src.hlo.passes import fusion
@@ -98,6 +105,16 @@ def _register_symbols() -> None:
                         ctypes.cast(_fallback_cfunc, ctypes.c_void_p).value)
         llvm.add_symbol(parallel_for.SYMBOL, parallel_for.address())
         _symbols_ready = True
+
+
+def start() -> None:
+    """Readies the backend for its first compile (`Backend.start`, when the first array is put
+    on a device): this module and the code generator are loaded by now; LLVM is started for
+    the host CPU with the runtime's symbols, and SciPy's BLAS (what dots call) is loaded."""
+    _register_symbols()
+    # Importing `scipy.linalg` takes 40-100 ms; the dot kernels take BLAS's addresses from it.
+    from scipy.linalg import cython_blas  # noqa: F401
+    scalar.arity("exp")  # loads the math library's modules
 
 
 _executor_lock = threading.Lock()
@@ -181,6 +198,61 @@ def prepare(module: hlo.Module) -> hlo.Module:
     return prepared
 
 
+# A program evaluating math functions at least this many times per run starts in a first tier
+# at O3 with the math linked (vectorized); one evaluating fewer at O0 (scalar code).
+VECTOR_TIER_MATH = 1 << 21
+# LLVM IR flags that let LLVM change the rounding: code using them is compiled the same way in
+# every tier, so that both give the same bits.
+_ORDER_FLAGS = re.compile(r"\b(reassoc|contract|fast)\b")
+
+
+def first_tier_level(module: hlo.Module, llvm_ir: str, linked_math: bool) -> int | None:
+    """The LLVM level a large program's first tier is compiled at (its IR `llvm_ir`, the
+    math linked when `linked_math`), or None: the program is compiled in one tier.
+
+    Without flags that let LLVM reassociate or contract (reductions do, until their order
+    is explicit), any level computes the same bits: the first tier is O0 (LLVM's fast code
+    generator, scalar code), unless the program evaluates many math functions, whose
+    vector versions want vectorized loops: then O3 with the math linked, which costs LLVM a
+    fraction of O3 with it inlined. With such flags, only the latter, when math is linked.
+    """
+    if not _ORDER_FLAGS.search(llvm_ir) and math_work(module) < VECTOR_TIER_MATH:
+        return 0
+    return 3 if linked_math else None
+
+
+def math_work(module: hlo.Module) -> int:
+    """How many math functions (transcendentals) a run of `module`'s fusions evaluates
+    (each fusion's math ops times its elements; loop bodies counted once)."""
+    total = 0
+    for op in module.walk():
+        if fusion.is_fusion(op) and op.results:
+            count = sum(1 for o in op.regions[0].block.walk() if _transcendental(o.opcode))
+            if count:
+                type_ = op.results[0].type
+                total += count * (type_.size if isinstance(type_, hlo.TensorType) else 1)
+    return total
+
+
+def _transcendental(name: str) -> bool:
+    found = opcodes.lookup(name)
+    return found is not None and found.transcendental
+
+
+def math_in_reductions(module: hlo.Module) -> bool:
+    """Whether a fusion of `module` both reduces and calls math functions. Such a program is
+    not compiled in tiers: its float reductions may be reassociated (`codegen/reductions.py`),
+    so how LLVM vectorizes and interleaves their loops decides their rounding, and that
+    depends on the whole loop body, which differs with the math called or inlined."""
+    for op in module.walk():
+        if not fusion.is_fusion(op):
+            continue
+        inner = [o.opcode for o in op.regions[0].block.walk()]
+        if "stablehlo.reduce" in inner and any(_transcendental(name) for name in inner):
+            return True
+    return False
+
+
 def _view(address: int | None, type_: hlo.Type) -> np.ndarray:
     """A NumPy array over the buffer at `address` (no copy)."""
     assert isinstance(type_, hlo.TensorType)
@@ -221,6 +293,8 @@ class LLVMExecutable(Executable):
       llvm_ir: the LLVM IR as generated (before LLVM's optimizations).
       optimized_ir: the LLVM IR after them.
       opt_level: 3, or 0 for a small program.
+      tier: 1 while a large program runs as first compiled (its math linked), 2 once its
+        fully optimized version is swapped in (`tiers.py`), or when compiled in one tier.
       profile_counters: with `profile`, the cycles each op of `main` took, summed over runs.
     """
 
@@ -232,8 +306,13 @@ class LLVMExecutable(Executable):
         # With `profile`, each run adds the cycles every op of `main` takes to its counter.
         self.profile_counters = (np.zeros(len(self.module.function("main").body.ops),
                                           np.uint64) if profile else None)
+        # A small program links math (nothing to inline into); a large one too, first,
+        # when compiled in tiers (`tiers.py`), unless it is profiled (its code as final).
+        tiered = (bool(self.opt_level) and not profile and tiers.enabled()
+                  and not math_in_reductions(self.module))
         self.program = program.build_program(
-            self.module, link_math=not self.opt_level,
+            self.module, link_math=not self.opt_level or tiered,
+            parallel=bool(self.opt_level),
             profile_counters=(None if self.profile_counters is None
                               else self.profile_counters.ctypes.data))
         self.llvm_ir = str(self.program.llvm_module)
@@ -241,18 +320,48 @@ class LLVMExecutable(Executable):
             self.opt_level = 0  # O3 takes minutes on a program this long
         # The text is all that is needed from here: the builder's objects are large.
         self.program.llvm_module = None
+        # The level the first tier is compiled at (None: compiled in one tier).
+        quick = (first_tier_level(self.module, self.llvm_ir, self.program.linked_math)
+                 if tiered and self.opt_level else None)
+        self._code_level = self.opt_level if quick is None else quick
         # Parse, optimize and generate code, or load the object code from the disk cache.
-        compiled = object_cache.compile(self.llvm_ir, self.opt_level, self.module.name)
+        compiled = object_cache.compile(self.llvm_ir, self._code_level, self.module.name)
         self.optimized_ir = compiled.optimized_ir
         self._engine = compiled.engine
         self._entry = _ENTRY_TYPE(self._engine.get_function_address(compiled.entry))
+        self.tier = 1 if quick is not None else 2
+        # Calls before the one that starts the tier-up (None: none to start).
+        self._calls_to_tier_up: int | None = 1 if self.tier == 1 else None
         self._work = program.work(self.module)
         self._layout()
         self._fallback_runners: dict[int, Any] = {}
 
+    def _count_call(self) -> None:
+        """Counts a call; the one that makes the program hot starts its tier-up."""
+        if self._calls_to_tier_up:
+            self._calls_to_tier_up -= 1
+            return
+        self._calls_to_tier_up = None
+        tiers.submit(self._tier_up)
+
+    def _tier_up(self) -> None:
+        """Compiles the program with its math inlined and swaps its entry point in (on the
+        tier-up thread); the buffer layout, constants and fallbacks are the same."""
+        optimized = program.build_program(self.module, link_math=False, parallel=True)
+        llvm_ir = str(optimized.llvm_module)
+        if len(llvm_ir) <= MAX_OPTIMIZED_IR_BYTES:
+            compiled = object_cache.compile(llvm_ir, 3, self.module.name)
+            engine, entry = compiled.engine, compiled.entry
+            self.llvm_ir, self.optimized_ir = llvm_ir, compiled.optimized_ir
+            # One assignment: a call reads the old entry point or the new one, both valid.
+            self._entry, self._engine = (_ENTRY_TYPE(engine.get_function_address(entry)),
+                                         engine)
+            self._code_level = 3
+        self.tier = 2
+
     def as_text(self, dialect: str = "llvm") -> str:
         """The optimized LLVM IR (`"llvm"`) or the host assembly (`"asm"`) of the program."""
-        return native_text(self.optimized_ir, self.opt_level, dialect)
+        return native_text(self.optimized_ir, self._code_level, dialect)
 
     def _layout(self) -> None:
         assignment = self.program.assignment
@@ -295,6 +404,8 @@ class LLVMExecutable(Executable):
         Returns:
           One buffer per output.
         """
+        if self._calls_to_tier_up is not None:
+            self._count_call()
         table, arrays = self._buffers(args, donated)
         if not self.program.fallbacks:
             self._entry(table, 0)
@@ -339,6 +450,8 @@ class LLVMExecutable(Executable):
         """
         if self._work < ASYNC_ELEMENTS or self.program.fallbacks:
             return self.execute(args, donated), None
+        if self._calls_to_tier_up is not None:
+            self._count_call()
         # The caller may write its NumPy arguments as soon as the call returns: the program
         # reads copies of them (an Array's buffer is read-only and stays as it is).
         private = [np.array(a, copy=True) if a.flags.writeable else a for a in args]

@@ -44,7 +44,8 @@ from justjax._src.backends.llvm.runtime import host
 from justjax._src.config import config
 
 __all__ = ["compile", "cache_key", "cache_dir", "reset_cache", "stats", "CompiledObject",
-           "FORMAT_VERSION"]
+           "FORMAT_VERSION", "compile_object", "load_object", "empty_engine",
+           "encode_entry", "decode_entry", "write_atomically", "digest_of"]
 
 logger = logging.getLogger("justjax")
 
@@ -172,6 +173,8 @@ def _justjax_version() -> str:
 
 
 def _host_parts() -> tuple[str, ...]:
+    """What object code depends on besides its IR: the cache format, the justjax, llvmlite
+    and LLVM versions, the target triple and the host CPU's name and features."""
     cpu_name, cpu_features = host.host_cpu()
     llvm_version = ".".join(map(str, llvm.llvm_version_info))
     return (f"format={FORMAT_VERSION}", f"justjax={_justjax_version()}",
@@ -183,8 +186,13 @@ def _host_parts() -> tuple[str, ...]:
 def cache_key(llvm_ir: str, opt_level: int) -> str:
     """The entry key of a program: a sha256 hex digest of its LLVM IR as generated, the
     optimization level, the host CPU and the versions of every tool that made the code."""
+    return digest_of((*_host_parts(), f"opt={opt_level}", llvm_ir))
+
+
+def digest_of(parts: tuple[str, ...]) -> str:
+    """The sha256 hex digest of a sequence of strings."""
     digest = hashlib.sha256()
-    for part in (*_host_parts(), f"opt={opt_level}", llvm_ir):
+    for part in parts:
         data = part.encode()
         # Length-prefixed: no two different lists of parts hash the same bytes.
         digest.update(struct.pack("<Q", len(data)))
@@ -277,6 +285,16 @@ def _compile_fresh(llvm_ir: str, opt_level: int,
     """Parses, verifies, optimizes and generates code for `llvm_ir`; with `keep_object`,
     also returns the object code MCJIT produced."""
     start = time.perf_counter()
+    engine, optimized_ir, obj = compile_object(llvm_ir, opt_level, keep_object)
+    stats.codegen += 1
+    seconds = time.perf_counter() - start
+    return CompiledObject(engine, optimized_ir, False, seconds), obj
+
+
+def compile_object(llvm_ir: str, opt_level: int, keep_object: bool = True
+                   ) -> tuple[llvm.ExecutionEngine, str, bytes | None]:
+    """A finalized engine of `llvm_ir` (parsed, verified, optimized at `opt_level` 3, code
+    generated), its optimized IR and, with `keep_object`, the object code MCJIT produced."""
     module = llvm.parse_assembly(llvm_ir)
     module.verify()
     if opt_level:
@@ -287,10 +305,7 @@ def _compile_fresh(llvm_ir: str, opt_level: int,
     if keep_object:
         engine.set_object_cache(lambda _module, buffer: objects.append(buffer), None)
     engine.finalize_object()
-    stats.codegen += 1
-    seconds = time.perf_counter() - start
-    obj = objects[0] if len(objects) == 1 else None
-    return CompiledObject(engine, optimized_ir, False, seconds), obj
+    return engine, optimized_ir, objects[0] if len(objects) == 1 else None
 
 
 def _load(entry: tuple[bytes, str], opt_level: int, name: str, key: str) -> CompiledObject:
@@ -298,16 +313,28 @@ def _load(entry: tuple[bytes, str], opt_level: int, name: str, key: str) -> Comp
     the object cache for its code, which is the entry's, so LLVM generates nothing."""
     start = time.perf_counter()
     obj, optimized_ir = entry
-    machine = host.new_target_machine(opt_level)
-    stub = llvm.parse_assembly(f'target datalayout = "{machine.target_data}"\n'
-                               f'target triple = "{llvm.get_process_triple()}"\n')
-    engine = llvm.create_mcjit_compiler(stub, machine)
-    engine.set_object_cache(None, lambda _module: obj)
-    engine.finalize_object()
+    engine = load_object(obj, opt_level)
     stats.hits += 1
     hit_level = logging.WARNING if config.read("jax_log_compiles") else logging.DEBUG
     logger.log(hit_level, "Persistent compilation cache hit for '%s' with key %r", name, key)
     return CompiledObject(engine, optimized_ir, True, time.perf_counter() - start)
+
+
+def load_object(obj: bytes, opt_level: int) -> llvm.ExecutionEngine:
+    """A finalized engine running the object code `obj`: MCJIT is given an empty module and
+    asks the object cache for its code, which is `obj`, so LLVM generates nothing."""
+    engine = empty_engine(opt_level)
+    engine.set_object_cache(None, lambda _module: obj)
+    engine.finalize_object()
+    return engine
+
+
+def empty_engine(opt_level: int) -> llvm.ExecutionEngine:
+    """An MCJIT engine for the host holding an empty module (object files can be added)."""
+    machine = host.new_target_machine(opt_level)
+    stub = llvm.parse_assembly(f'target datalayout = "{machine.target_data}"\n'
+                               f'target triple = "{llvm.get_process_triple()}"\n')
+    return llvm.create_mcjit_compiler(stub, machine)
 
 
 def _read_entry(path: Path, key: str, name: str) -> tuple[tuple[bytes, str] | None, bool]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
-import scipy.special
 
 from justjax._src.backends.reference import Compiler, Kernel, KernelBuilder, register
 from justjax._src.core import dtypes
@@ -28,6 +27,14 @@ __all__ = [
     "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "total_order_keys",
     "zeta",
 ]
+
+
+def _special(name: str) -> Callable[..., Any]:
+    """SciPy's special function `name`, imported at first use: importing `scipy.special`
+    takes a quarter of a second, which constant folding (these kernels' most common use)
+    would otherwise add to the first compile of every process."""
+    import scipy.special
+    return getattr(scipy.special, name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,7 +148,7 @@ def logistic(x: np.ndarray) -> np.ndarray:
     """`1 / (1 + exp(-x))`."""
     if dtypes.is_complex(x.dtype):
         return 1 / (1 + np.exp(-x))  # scipy's expit is real-only
-    return scipy.special.expit(x)
+    return _special('expit')(x)
 
 
 def round_away_from_zero(x: np.ndarray) -> np.ndarray:
@@ -210,7 +217,7 @@ def make_complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def digamma(x: np.ndarray) -> np.ndarray:
     """The digamma function; NaN at its poles 0, -1, -2, ... (as XLA, where SciPy gives -inf
     at 0)."""
-    return np.where((x <= 0) & (x == np.floor(x)), np.nan, scipy.special.digamma(x))
+    return np.where((x <= 0) & (x == np.floor(x)), np.nan, _special('digamma')(x))
 
 
 def polygamma(m: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -271,12 +278,12 @@ def zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 def bessel_i1e(x: np.ndarray) -> np.ndarray:
     """exp(-|x|) I1(x), keeping the sign of zero as XLA does (it is odd)."""
-    return np.where(x == 0, x, scipy.special.i1e(x))
+    return np.where(x == 0, x, _special('i1e')(x))
 
 
 def lgamma(x: np.ndarray) -> np.ndarray:
     """log|Gamma(x)|; +inf at -inf, as XLA (SciPy gives -inf there)."""
-    return np.where(x == -np.inf, np.inf, scipy.special.gammaln(x))
+    return np.where(x == -np.inf, np.inf, _special('gammaln')(x))
 
 
 def erf_inv(x: np.ndarray) -> np.ndarray:
@@ -437,8 +444,8 @@ _MATH_OPS: dict[str, Callable[..., Any]] = {
     "chlo.asinh": np.arcsinh,
     "chlo.acosh": np.arccosh,
     "chlo.atanh": np.arctanh,
-    "chlo.erf": scipy.special.erf,
-    "chlo.erfc": scipy.special.erfc,
+    "chlo.erf": lambda x: _special("erf")(x),
+    "chlo.erfc": lambda x: _special("erfc")(x),
     "chlo.erf_inv": erf_inv,
     "chlo.lgamma": lgamma,
     "chlo.digamma": digamma,

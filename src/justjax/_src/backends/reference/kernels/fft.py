@@ -12,20 +12,20 @@ The native backend runs the op through its fallback into this kernel, on its buf
 from __future__ import annotations
 
 import numpy as np
-import scipy.fft
 
 from justjax._src.backends.reference import Compiler, Kernel, register
 from justjax._src.hlo.ir import Op
 
-_TRANSFORMS = {"FFT": scipy.fft.fftn, "IFFT": scipy.fft.ifftn, "RFFT": scipy.fft.rfftn,
-               "IRFFT": scipy.fft.irfftn}
+# `scipy.fft`'s transform of each kind (SciPy is imported when an FFT is first run).
+_TRANSFORMS = {"FFT": "fftn", "IFFT": "ifftn", "RFFT": "rfftn", "IRFFT": "irfftn"}
 
 
 @register("stablehlo.fft")
 def _fft(op: Op, compiler: Compiler) -> Kernel:
     kind = op.attributes["fft_type"].value
     lengths = tuple(int(n) for n in op.attributes["fft_length"])
-    transform = _TRANSFORMS[kind]
+    import scipy.fft
+    transform = getattr(scipy.fft, _TRANSFORMS[kind])
     result_type = op.results[0].type
     axes = tuple(range(result_type.rank - len(lengths), result_type.rank))
 

@@ -22,10 +22,10 @@ logical, so they play no part.
 """
 from __future__ import annotations
 
+import importlib
 from typing import Any, Callable
 
 import numpy as np
-from scipy.linalg import blas, lapack
 
 from justjax._src.backends.reference import Compiler, Kernel, register
 from justjax._src.backends.reference.kernels.callbacks import register_target
@@ -49,10 +49,11 @@ def _config_char(op: Op, key: str) -> str:
     return chr(int(op.attributes["mhlo.backend_config"][key]))
 
 
-def _lapack(routine: str, dtype: np.dtype, module: Any = lapack) -> Callable[..., Any]:
-    """SciPy's wrapper of `<t><routine>` for `dtype`."""
+def _lapack(routine: str, dtype: np.dtype, module: str = "lapack") -> Callable[..., Any]:
+    """SciPy's wrapper of `<t><routine>` for `dtype`, from `scipy.linalg.<module>` (imported
+    at first use: `scipy.linalg` is slow to import, and most programs never call LAPACK)."""
     prefix = {np.dtype(v): k for k, v in _PREFIXES.items()}[np.dtype(dtype)]
-    return getattr(module, prefix + routine)
+    return getattr(importlib.import_module(f"scipy.linalg.{module}"), prefix + routine)
 
 
 def _batched(op: Op, batch_rank: int, per_matrix: MatrixKernel) -> Kernel:
@@ -239,7 +240,7 @@ def _trsm(op: Op, compiler: Compiler) -> Kernel:
     def per_matrix(a: np.ndarray, b: np.ndarray) -> tuple[Any, ...]:
         if b.size == 0:
             return (b,)
-        x = _lapack("trsm", a.dtype, blas)(1.0, a, b, side=int(not left), lower=int(lower),
+        x = _lapack("trsm", a.dtype, "blas")(1.0, a, b, side=int(not left), lower=int(lower),
                                            trans_a=trans, diag=int(unit))
         return (x,)
 
@@ -260,7 +261,7 @@ def _triangular_solve(op: Op, compiler: Compiler) -> Kernel:
         if b.size == 0:
             return (b,)
         wide = np.complex64 if np.iscomplexobj(a) else np.float32
-        x = _lapack("trsm", np.dtype(wide), blas)(
+        x = _lapack("trsm", np.dtype(wide), "blas")(
             1.0, a.astype(wide), b.astype(wide), side=int(not left), lower=int(lower),
             trans_a=trans, diag=int(unit))
         return (x.astype(out_dtype),)

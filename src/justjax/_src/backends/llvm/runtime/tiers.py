@@ -1,0 +1,83 @@
+"""Tiered compilation: a program runs first as compiled quickly, then fully optimized.
+
+A large program's first compile links the math library (`mathlib/link.py`): its loops call
+the math functions' precompiled vector versions instead of inlining them, which makes LLVM's
+work several times smaller in math-heavy programs (the first call of the seed chain's
+gradient: 0.1 s of LLVM instead of 0.5 s) for runs up to ~15% longer. When the program is
+called again, it is "hot": its fully optimized version (the math inlined) is compiled on a
+background thread (llvmlite releases the GIL while LLVM works) and swapped in once ready.
+Both versions compute the same bits: the math is the same LLVM IR, called or inlined, and
+LLVM changes no rounding without fast-math flags (`tests/test_llvm_tiers.py` checks it).
+
+One background thread compiles the tier-ups, one at a time, in the order programs became
+hot. At exit, tier-ups not started are dropped and the one under way is waited for (LLVM
+must not be working while the interpreter shuts down).
+"""
+from __future__ import annotations
+
+import atexit
+import logging
+import queue
+import threading
+from typing import Callable
+
+from justjax._src.config import config
+
+__all__ = ["enabled", "submit", "wait"]
+
+logger = logging.getLogger("justjax")
+
+_jobs: queue.Queue[Callable[[], None] | None] = queue.Queue()
+_lock = threading.Lock()
+_thread: threading.Thread | None = None
+_closing = False
+
+
+def enabled() -> bool:
+    """Whether large programs are compiled in two tiers (`justjax_tiered_compilation`)."""
+    return bool(config.read("justjax_tiered_compilation"))
+
+
+def submit(job: Callable[[], None]) -> None:
+    """Runs `job` (a tier-up: compile, then swap) on the background thread."""
+    global _thread
+    with _lock:
+        if _closing:
+            return
+        if _thread is None:
+            _thread = threading.Thread(target=_work, name="justjax-tier-up", daemon=True)
+            _thread.start()
+        _jobs.put(job)
+
+
+def wait() -> None:
+    """Returns once every tier-up submitted so far is done (tests, benchmarks)."""
+    _jobs.join()
+
+
+def _work() -> None:
+    while True:
+        job = _jobs.get()
+        try:
+            if job is None:
+                return
+            if not _closing:
+                job()
+        except Exception:  # noqa: BLE001 -- the quick version keeps running
+            logger.warning("justjax: compiling a program's optimized version failed; it "
+                           "keeps running as first compiled", exc_info=True)
+        finally:
+            _jobs.task_done()
+
+
+@atexit.register
+def _shut_down() -> None:
+    """Drops the tier-ups not started and waits for the one under way."""
+    global _closing
+    with _lock:
+        _closing = True
+        thread = _thread
+    if thread is None:
+        return
+    _jobs.put(None)
+    thread.join()
