@@ -520,7 +520,9 @@ def _atan2f_glibc(em: _Emitter, y: _V, x: _V) -> _V:
     ix, iy = b.and_(hx, mask), b.and_(hy, mask)
     x_neg, y_neg = b.icmp_signed("<", hx, em.ci(0)), b.icmp_signed("<", hy, em.ci(0))
     k = b.ashr(b.sub(iy, ix), em.ci(23))
-    z = _atanf_abs(em, em.call("llvm.fabs", y / x))
+    # glibc takes atanf(y) itself for x = 1: y / 1 is y, except where a flushed denormal y becomes 0.
+    x_is_one = b.icmp_signed("==", hx, em.ci(0x3F800000))
+    z = _atanf_abs(em, em.call("llvm.fabs", em.select(x_is_one, y, y / x)))
     z = em.select(b.and_(x_neg, b.icmp_signed("<", k, em.ci(-60))), 0.0, z)
     z = em.select(b.icmp_signed(">", k, em.ci(60)), em.c(_PIO2_F32) + 0.5 * _F32_PI_LO, z)
     lower = (z - _F32_PI_LO) - _F32_PI
