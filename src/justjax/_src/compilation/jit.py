@@ -5,6 +5,14 @@ weak types, static arguments, config that changes tracing) and, on a miss, trace
 function to a closed jaxpr. Called eagerly, the jaxpr's executable runs (compiled once per
 jaxpr by `compiler.compile_jaxpr`); called under a transformation or while tracing, one `jit`
 equation is bound, which the transformation handles with the primitive's rules.
+
+Cached eager calls on Arrays take a fast path (JAX's C++ `PjitFunction` fast path, in
+Python): the first call of a signature makes a runner of its executable
+(`execution.fast_call`) that checks the Arrays' avals and devices, hands their buffers'
+addresses to the backend's inline runner and wraps the results directly. The runners serve
+one generation of the config (any `jax.config.update` or thread-local override sends calls
+back through the general path, which remakes them under a plain config) and are dropped with
+the traced signatures (`clear_cache`, `jax.clear_caches`). Donating functions do without.
 """
 from __future__ import annotations
 
@@ -261,13 +269,14 @@ class PjitFunction:
                     if out is not execution.MISS:
                         return out
                 avals = _array_avals(args) if self._simple else None
-                if avals is not None:
+                if avals is not None:  # the tree fast path has the same runners
                     fast = cache.fast.get(avals)
                     if fast is not None:
                         cache.last = fast
                         out = fast(args)
                         if out is not execution.MISS:
                             return out
+                    return self._call(args, kwargs)
             leaves, key = self._tree_key(args, kwargs)
             for fast in cache.fast_trees.get(key, ()):
                 out = fast(leaves)

@@ -15,6 +15,7 @@ twin kernel whose pointers may alias.
 from __future__ import annotations
 
 import ctypes
+import operator
 import threading
 from typing import Any, Collection, Sequence
 
@@ -236,11 +237,13 @@ class ElementwiseExecutable(Executable):
         kernel, params, shape, dtype = self._kernel, self._params, self._shape, self._dtype
         size = self._size
         in_order = params == list(range(len(self.module.function("main").args)))
+        # The kernel's operands among the parameters, picked in C (a tuple of them).
+        pick = operator.itemgetter(*params, *params[:1]) if params else None
 
         def run(addresses: Sequence[int]) -> tuple[list[np.ndarray], list[int]]:
             out = np.empty(shape, dtype)
             address = buffer_address(out)
-            pointers = addresses if in_order else [addresses[p] for p in params]
+            pointers = addresses if in_order else pick(addresses)[:-1] if pick else ()
             if self._tasks == 1:
                 kernel.call(*pointers, address, 0, size)
             else:
