@@ -395,18 +395,19 @@ class _DirectEmit:
 
         with nest(0, v_base, s_base) as (vo, so):
             vectors = [self.load_vector(v_ptr, b.add(vo, e.i64(r)), width) for r in vrows]
-            scalars = []
-            for row in srows:
+            # Each broadcast is used as soon as it is loaded (all of them live at once would
+            # spill the accumulators).
+            for j, row in enumerate(srows):
                 at = b.add(so, e.i64(row))
                 if s_dt == self.plan.work:
                     xs = b.load(b.gep(s_ptr, [at], inbounds=True))
                 else:
                     xs = to_float(b, e.em.load(s_ptr, at, s_dt), s_dt, self.plan.work)
-                scalars.append(self.splat(xs, width))
-            pairs = itertools.product(vectors, scalars)
-            for slot, (vv, xs) in zip(slots, pairs, strict=True):
-                prod = b.fmul(xs, vv, flags=fl)
-                b.store(b.fadd(b.load(slot), prod, flags=fl), slot)
+                xs = self.splat(xs, width)
+                for i, vv in enumerate(vectors):
+                    slot = slots[i * len(srows) + j]
+                    prod = b.fmul(xs, vv, flags=fl)
+                    b.store(b.fadd(b.load(slot), prod, flags=fl), slot)
 
 
 def emit_features(e: KernelEmit, spec: ConvSpec, plan: _DirectPlan, x: ir.Value, w: ir.Value,
