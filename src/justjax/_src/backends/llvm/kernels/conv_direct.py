@@ -101,8 +101,7 @@ def plan_features(spec: ConvSpec, acc: Accumulation) -> _DirectPlan | None:
     vectors = -(-width // lanes)
     budget = _ACC_VECTORS_AVX512 if vbytes == 64 else _ACC_VECTORS
     d = len(spec.out_sizes) - 2
-    x_src = [spec.x_strides[0], spec.group_strides()[0], spec.x_strides[1], *spec.x_strides[2:]]
-    xp_order = sorted(range(3 + d), key=lambda i: -x_src[i])
+    xp_order = _input_order(spec)
     w_packed = spec.dtypes[1] != work or (og > 1 and spec.w_strides[0] != 1)
     if w_packed:
         # The packed kernel follows the input: features innermost when they are in the input.
@@ -118,6 +117,13 @@ def plan_features(spec: ConvSpec, acc: Accumulation) -> _DirectPlan | None:
         most = max(1, c * _CHUNK_BYTES // w_group_bytes)
         chunk = max(n for n in range(1, most + 1) if c % n == 0)  # equal chunks
     return _DirectPlan(work, o_blocks, red, w_packed, xp_order, max(1, budget // vectors), chunk)
+
+
+def _input_order(spec: ConvSpec) -> list[int]:
+    """The input's dims (0 batch, 1 group, 2 feature, 3.. spatial) in its memory order,
+    outermost first: the padded copy reads it in this order (contiguously)."""
+    x_src = [spec.x_strides[0], spec.group_strides()[0], spec.x_strides[1], *spec.x_strides[2:]]
+    return sorted(range(len(x_src)), key=lambda i: -x_src[i])
 
 
 def plan_positions(spec: ConvSpec, acc: Accumulation) -> _DirectPlan | None:
@@ -138,10 +144,15 @@ def plan_positions(spec: ConvSpec, acc: Accumulation) -> _DirectPlan | None:
         1 << (last.bit_length() - 1))
     vectors = -(-width // lanes)
     budget = _ACC_VECTORS_AVX512 if vbytes == 64 else _ACC_VECTORS
-    rows = max(1, min(spec.out_features_per_group, budget // vectors))
-    # o_blocks here: (positions per vector, feature rows per block).
+    # A block: `rows` output features x `lines` indices of the next-to-last spatial dim (one
+    # vector load each), near square: per step lines + rows loads for lines * rows FMAs.
+    per = max(1, budget // vectors)
+    rows = max(1, min(spec.out_features_per_group, math.isqrt(per)))
+    lines = max(1, min(spec.out_sizes[-2] if d > 1 else 1, per // rows))
+    rows = max(1, min(spec.out_features_per_group, per // lines))
+    # o_blocks here: (positions per vector, feature rows per block); rows_max: lines.
     return _DirectPlan(work, [(width, rows)], list(range(1, 2 + d)), False,
-                       list(range(3 + d)), rows, spec.w_sizes[1])
+                       list(range(3 + d)), lines, spec.w_sizes[1])
 
 
 def emit_positions(e: KernelEmit, spec: ConvSpec, plan: _DirectPlan, x: ir.Value, w: ir.Value,
@@ -153,7 +164,8 @@ def emit_positions(e: KernelEmit, spec: ConvSpec, plan: _DirectPlan, x: ir.Value
     og, groups = spec.out_features_per_group, spec.groups
     xp_raw = e.malloc(de.xp_size * work.itemsize)
     de.xp = e.typed(xp_raw, work)
-    _emit_padded_all(e, spec, x, de.xp, work, plan.xp_order, de.xp_strides)
+    # Copied in the input's order: reads contiguous, writes to one stream per feature.
+    _emit_padded_all(e, spec, x, de.xp, work, _input_order(spec), de.xp_strides)
     direct = (not out_shared and spec.dtypes[2] == work and spec.out_strides[-1] == 1)
     if direct:
         target, t_strides, scratch = out, spec.out_strides, None
@@ -167,27 +179,40 @@ def emit_positions(e: KernelEmit, spec: ConvSpec, plan: _DirectPlan, x: ir.Value
     x_pos = [ws * s for ws, s in zip(spec.window_strides, sp, strict=True)]
     t_group = og * t_strides[1]
     width, rows = plan.o_blocks[0]
-    sizes = [spec.out_sizes[0], groups, *spec.out_sizes[2:-1]]
-    strides = [[de.xp_strides[0], de.xp_strides[1], *x_pos[:-1]],
-               [0, de.w_group, *[0] * (d - 1)],
-               [t_strides[0], t_group, *t_strides[2:-1]]]
+    lines = plan.rows_max
+    # Loops over batch, group and the spatial dims before the last two; then blocks of
+    # `lines` along the next-to-last, chunks of `width` along the last, `rows` features.
+    outer = max(0, d - 2)
+    sizes = [spec.out_sizes[0], groups, *spec.out_sizes[2:2 + outer]]
+    strides = [[de.xp_strides[0], de.xp_strides[1], *x_pos[:outer]],
+               [0, de.w_group, *[0] * outer],
+               [t_strides[0], t_group, *t_strides[2:2 + outer]]]
+    x_line = x_pos[-2] if d > 1 else 0
+    t_line = t_strides[-2] if d > 1 else 0
     w_dt = spec.dtypes[1]
     with e.nest(sizes, strides) as (xo, wo, to):
         x0 = b.add(xo, e.i64(de.tap_base))
-        for p_start, _, p_width in _chunks(e, spec.out_sizes[-1], width, overlap=True):
-            xv = b.add(x0, b.mul(p_start, e.i64(x_pos[-1])))
-            tv = b.add(to, b.mul(p_start, e.i64(t_strides[-1])))
-            for o_start, _, o_rows in _chunks(e, og, rows):
-                slots = [e.entry_alloca(de.vector(p_width)) for _ in range(o_rows)]
-                for slot in slots:
-                    b.store(ir.Constant(de.vector(p_width), None), slot)
-                ws = b.add(wo, b.mul(o_start, e.i64(spec.w_strides[0])))
-                de.reduction((de.xp, xv, de.x_red), (w, ws, de.w_red, w_dt), spec.w_sizes[1], [r * spec.w_strides[0] for r in range(o_rows)],
-                             slots, p_width)
-                t0 = b.add(tv, b.mul(o_start, e.i64(t_strides[1])))
-                for r, slot in enumerate(slots):
-                    de.store_vector(b.load(slot), target, b.add(t0, e.i64(r * t_strides[1])),
-                                    p_width)
+        line_count = spec.out_sizes[-2] if d > 1 else 1
+        for l_start, _, l_rows in _chunks(e, line_count, lines):
+            xl = b.add(x0, b.mul(l_start, e.i64(x_line)))
+            tl = b.add(to, b.mul(l_start, e.i64(t_line)))
+            for p_start, _, p_width in _chunks(e, spec.out_sizes[-1], width, overlap=True):
+                xv = b.add(xl, b.mul(p_start, e.i64(x_pos[-1])))
+                tv = b.add(tl, b.mul(p_start, e.i64(t_strides[-1])))
+                for o_start, _, o_rows in _chunks(e, og, rows):
+                    slots = [e.entry_alloca(de.vector(p_width)) for _ in range(l_rows * o_rows)]
+                    for slot in slots:
+                        b.store(ir.Constant(de.vector(p_width), None), slot)
+                    ws = b.add(wo, b.mul(o_start, e.i64(spec.w_strides[0])))
+                    de.reduction((de.xp, xv, de.x_red), (w, ws, de.w_red, w_dt),
+                                 spec.w_sizes[1], [k * x_line for k in range(l_rows)],
+                                 [r * spec.w_strides[0] for r in range(o_rows)], slots,
+                                 p_width)
+                    t0 = b.add(tv, b.mul(o_start, e.i64(t_strides[1])))
+                    cells = itertools.product(range(l_rows), range(o_rows))
+                    for slot, (k, r) in zip(slots, cells, strict=True):
+                        at = b.add(t0, e.i64(k * t_line + r * t_strides[1]))
+                        de.store_vector(b.load(slot), target, at, p_width)
     e.free(xp_raw)
     if scratch is not None:
         e.copy_strided(target, work, t_strides, out, spec.dtypes[2], spec.out_sizes,
@@ -240,7 +265,7 @@ def _box(dims: list[int], strides: Sequence[Sequence[int]]) -> list[tuple[int, .
 def _emit_padded_all(e: KernelEmit, spec: ConvSpec, x: ir.Value, xpad: ir.Value,
                      work: np.dtype, order: list[int], strides: list[int]) -> None:
     """Writes the whole input zero-padded and dilated into `xpad` (dims batch, group,
-    feature, spatial... at `strides`), copied in `order` (the input's memory order)."""
+    feature, spatial... at `strides`), copied in `order`."""
     lead = [(spec.out_sizes[0], spec.x_strides[0], strides[0]),
             (spec.groups, spec.group_strides()[0], strides[1]),
             (spec.w_sizes[1], spec.x_strides[1], strides[2])]
@@ -340,11 +365,12 @@ class _DirectEmit:
 
     def reduction(self, vec: tuple[ir.Value, ir.Value, dict[int, int]],
                   scalar: tuple[ir.Value, ir.Value, dict[int, int], np.dtype],
-                  count: int, rows: list[int], slots: list[ir.Value], width: int) -> None:
-        """acc[r] += scalar[row r] * vector over `count` input features and every tap.
-        `vec` and `scalar` are (pointer, offset of the first input feature and tap, element
-        stride per reduction dim) (and the scalar operand's dtype); `rows` are offsets into
-        the scalar operand."""
+                  count: int, vrows: list[int], srows: list[int], slots: list[ir.Value],
+                  width: int) -> None:
+        """acc[v, s] += scalar[srows[s]] * vector[vrows[v]] over `count` input features and
+        every tap (`slots` in (v, s) order). `vec` and `scalar` are (pointer, offset of the
+        first input feature and tap, element stride per reduction dim) (and the scalar
+        operand's dtype); the rows are offsets added to them."""
         e, b = self.e, self.e.b
         fl = ("contract",)
         v_ptr, v_base, v_red = vec
@@ -368,15 +394,20 @@ class _DirectEmit:
                     yield inner
 
         with nest(0, v_base, s_base) as (vo, so):
-            vv = self.load_vector(v_ptr, vo, width)
-            for slot, row in zip(slots, rows, strict=True):
+            vectors = [self.load_vector(v_ptr, b.add(vo, e.i64(r)), width) for r in vrows]
+            # Each broadcast is used as soon as it is loaded (all of them live at once would
+            # spill the accumulators).
+            for j, row in enumerate(srows):
                 at = b.add(so, e.i64(row))
                 if s_dt == self.plan.work:
                     xs = b.load(b.gep(s_ptr, [at], inbounds=True))
                 else:
                     xs = to_float(b, e.em.load(s_ptr, at, s_dt), s_dt, self.plan.work)
-                prod = b.fmul(self.splat(xs, width), vv, flags=fl)
-                b.store(b.fadd(b.load(slot), prod, flags=fl), slot)
+                xs = self.splat(xs, width)
+                for i, vv in enumerate(vectors):
+                    slot = slots[i * len(srows) + j]
+                    prod = b.fmul(xs, vv, flags=fl)
+                    b.store(b.fadd(b.load(slot), prod, flags=fl), slot)
 
 
 def emit_features(e: KernelEmit, spec: ConvSpec, plan: _DirectPlan, x: ir.Value, w: ir.Value,
@@ -491,7 +522,7 @@ def _emit_block(de: _DirectEmit, box: list[int], x_rows: list[int], t_rows: list
     x0 = b.add(b.add(x_base, e.i64(de.tap_base)), b.mul(c0, e.i64(de.x_red[1])))
     if not de.w_chunked:  # a chunk-packed kernel starts at the chunk
         w_base = b.add(w_base, b.mul(c0, e.i64(de.w_red[1])))
-    de.reduction((w_ptr, w_base, de.w_red), (de.xp, x0, de.x_red, de.plan.work), count,
+    de.reduction((w_ptr, w_base, de.w_red), (de.xp, x0, de.x_red, de.plan.work), count, [0],
                  [xo for xo, _ in points], slots, width)
     for slot, (_, to) in zip(slots, points, strict=True):
         _store_features(de, b.load(slot), target, b.add(t_base, e.i64(to)), width, t_o)
