@@ -565,16 +565,12 @@ def _blocked_fold(em: _Emitter, r: _Reduce, idx: Sequence[ir.Value], start: ir.V
                        None if plain else entry_alloca(em, start.type, lanes))
     comp.reset(lanes)
 
-    def element(js: list[ir.Value], k: ir.Value, guard: bool = False) -> None:
-        if guard:
-            # The partial last row: lanes past the end read the last element, fold identity.
-            (j,) = js
-            inside = b.icmp_signed("<", j, _i64(r.total))
-            j = b.select(inside, j, _i64(r.total - 1))
-            x = b.select(inside, em.gen(r.inputs[0], _full_index(em, r, idx, j, base)), ident)
-        else:
-            xs = [em.gen(r.inputs[0], _full_index(em, r, idx, j, base)) for j in js]
-            x = tree(em, opcode, r.dtype, xs)
+    def element(js: list[ir.Value], k: ir.Value, new: ir.Value | None = None) -> None:
+        xs = [em.gen(r.inputs[0], _full_index(em, r, idx, j, base)) for j in js]
+        x = tree(em, opcode, r.dtype, xs)
+        if new is not None:
+            # A lane of the last row that reads an element counted already folds identity.
+            x = b.select(b.icmp_signed(">=", js[0], new), x, ident)
         comp.fold(k, x)
 
     def step(rows_: list[ir.Value]) -> None:
@@ -587,8 +583,15 @@ def _blocked_fold(em: _Emitter, r: _Reduce, idx: Sequence[ir.Value], start: ir.V
     if single or rem:
         # The rows left and the partial row, one loop (one copy of the fused elements).
         with loop(em, single + (1 if rem else 0), "single") as i:
-            at = b.mul(b.add(_i64(groups * GROUP), i), _i64(lanes))
-            _lanes(em, lanes, "lanes", lambda k: element([b.add(at, k)], k, bool(rem)))
+            new = b.mul(b.add(_i64(groups * GROUP), i), _i64(lanes))
+            at = new
+            if rem:
+                # The partial row is read as the last `lanes` elements (consecutive loads,
+                # not gathers of clamped indices), its lanes before `new` masked.
+                at = b.select(b.icmp_signed("<", new, _i64(rows * lanes)), new,
+                              _i64(r.total - lanes))
+            _lanes(em, lanes, "lanes",
+                   lambda k: element([b.add(at, k)], k, new if rem else None))
     comp.halve(lanes)
     return combine(em, opcode, r.dtype, start, comp.result(0), True)
 
