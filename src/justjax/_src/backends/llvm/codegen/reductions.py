@@ -267,11 +267,13 @@ def versioned(em: _Emitter, cond: bool | ir.Value,
 LANE_BYTES = 64
 # Rows a chain step folds at once, summed pairwise first: `acc + ((x0 + x1) + (x2 + x3))`
 # costs the additions of four steps of `acc + x` and makes the chain four times shorter. Eight
-# rows when the elements are cheap (memory-bound: fewer additions an element, 1.75 with the
-# two-sum); four when they involve a transcendental function (compute-bound, and each row of
-# a step is one more copy of the function's code for LLVM to compile).
+# rows when the elements are cheap and many (memory-bound: fewer additions an element, 1.75
+# with the two-sum); four when they involve a transcendental function (compute-bound, and each
+# row of a step is one more copy of the function's code for LLVM to compile) or are fewer
+# (eight rows double the compile time of a plain sum: 65 ms against 30).
 GROUP = 8
 GROUP_TRANSCENDENTAL = 4
+LONG_ELEMENTS = 1 << 18
 # Chains of at most this many steps are plain; longer ones are compensated (a two-sum costs
 # seven additions a step).
 PLAIN_STEPS = 4
@@ -333,8 +335,12 @@ def tree(em: _Emitter, opcode: str, dtype: np.dtype, xs: Sequence[ir.Value]) -> 
 
 
 def _group(em: _Emitter, value: Value) -> int:
-    """The rows a chain step folds for elements of `value` (`GROUP`,
-    `GROUP_TRANSCENDENTAL` when the fused ops computing them include a transcendental)."""
+    """The rows a chain step folds for elements of `value` (`GROUP`;
+    `GROUP_TRANSCENDENTAL` when the fused ops computing them include a transcendental, or
+    when there are fewer than `LONG_ELEMENTS` of them: their compile time counts more)."""
+    assert isinstance(value.type, hlo.TensorType)
+    if value.type.size < LONG_ELEMENTS:
+        return GROUP_TRANSCENDENTAL
     seen: set[int] = set()
     todo = [value]
     while todo:
