@@ -38,7 +38,8 @@ import numpy as np
 from llvmlite import ir
 
 from justjax._src.backends.llvm.codegen.emitter import (MULTI_RESULT_GENERATORS, ROOT_EMITTERS,
-                                                        _Emitter, compute_type, memory_type)
+                                                        _Emitter, compute_type,
+                                                        is_transcendental, memory_type)
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo.ir import Op, Value
@@ -47,7 +48,7 @@ from justjax._src.numerics import monoids
 __all__ = ["monoid", "is_identity", "combine", "exact_mode", "monoid_start",
            "apply_body", "loop", "entry_alloca", "tile_size", "versioned", "emit_reduce",
            "constant", "TILE_BYTES", "ROW_TILE", "blocked", "fill", "tree", "Compensated",
-           "LANE_BYTES", "GROUP", "PLAIN_STEPS", "STACK_BYTES"]
+           "LANE_BYTES", "GROUP", "GROUP_TRANSCENDENTAL", "PLAIN_STEPS", "STACK_BYTES"]
 
 _I1, _I64 = ir.IntType(1), ir.IntType(64)
 _LOW = (np.dtype(dtypes.float16), np.dtype(dtypes.bfloat16))
@@ -250,8 +251,8 @@ def versioned(em: _Emitter, cond: bool | ir.Value,
 #
 # A long float sum accumulated in one chain (or in the few vector accumulators LLVM makes of
 # a reassociable one) errs like n/lanes ulps. Here each lane of a vector of lanes (consecutive
-# elements of a row reduction, a tile of columns of a column reduction) folds `GROUP` rows a
-# step, summed pairwise first. A long reduction accumulates these group sums with an
+# elements of a row reduction, a tile of columns of a column reduction) folds a group of rows
+# a step (`GROUP`), summed pairwise first. A long reduction accumulates these group sums with an
 # error-free transformation (Knuth's two-sum: each lane keeps its sum and the sum of its
 # rounding errors), so the result is within about half an ulp of the exact sum of the group
 # sums however long it is -- XLA's CPU reductions are pairwise, about log2(n)/2 ulps at worst
@@ -260,13 +261,19 @@ def versioned(em: _Emitter, cond: bool | ir.Value,
 # fast-math flags), so the bits do not depend on LLVM's optimization level.
 
 # Bytes of a row reduction's lanes: 16 float32 or 8 float64, one AVX-512 (two AVX2) vector.
-# A step's `GROUP` rows are independent loads and additions, and its one dependent addition
-# into the lanes comes every `GROUP` rows; more lanes (the loop over them unrolled) multiply the
+# A step's rows are independent loads and additions, and its one dependent addition into the
+# lanes comes once a group of rows; more lanes (the loop over them unrolled) multiply the
 # code of the fused elements, and LLVM's compile time with it.
 LANE_BYTES = 64
 # Rows a chain step folds at once, summed pairwise first: `acc + ((x0 + x1) + (x2 + x3))`
-# costs the additions of four steps of `acc + x` and makes the chain four times shorter.
-GROUP = 4
+# costs the additions of four steps of `acc + x` and makes the chain four times shorter. Eight
+# rows when the elements are cheap and many (memory-bound: fewer additions an element, 1.75
+# with the two-sum); four when they involve a transcendental function (compute-bound, and each
+# row of a step is one more copy of the function's code for LLVM to compile) or are fewer
+# (eight rows double the compile time of a plain sum: 65 ms against 30).
+GROUP = 8
+GROUP_TRANSCENDENTAL = 4
+LONG_ELEMENTS = 1 << 18
 # Chains of at most this many steps are plain; longer ones are compensated (a two-sum costs
 # seven additions a step).
 PLAIN_STEPS = 4
@@ -327,20 +334,40 @@ def tree(em: _Emitter, opcode: str, dtype: np.dtype, xs: Sequence[ir.Value]) -> 
     return xs[0]
 
 
-def _groups(em: _Emitter, first: ir.Value, count: int,
+def _group(em: _Emitter, value: Value) -> int:
+    """The rows a chain step folds for elements of `value` (`GROUP`;
+    `GROUP_TRANSCENDENTAL` when the fused ops computing them include a transcendental, or
+    when there are fewer than `LONG_ELEMENTS` of them: their compile time counts more)."""
+    assert isinstance(value.type, hlo.TensorType)
+    if value.type.size < LONG_ELEMENTS:
+        return GROUP_TRANSCENDENTAL
+    seen: set[int] = set()
+    todo = [value]
+    while todo:
+        op = em.defining.get(todo.pop())
+        if op is None or id(op) in seen:
+            continue
+        seen.add(id(op))
+        if is_transcendental(op.opcode):
+            return GROUP_TRANSCENDENTAL
+        todo.extend(op.operands)
+    return GROUP
+
+
+def _groups(em: _Emitter, first: ir.Value, count: int, group: int,
             step: Callable[[list[ir.Value]], None]) -> None:
-    """`step(rows)` over rows `first + [0, count)`, `GROUP` rows a step (a loop), then the
+    """`step(rows)` over rows `first + [0, count)`, `group` rows a step (a loop), then the
     rows left one by one (a loop)."""
     b = em.b
-    groups, single = divmod(count, GROUP)
+    groups, single = divmod(count, group)
     if groups:
         with loop(em, groups, "group") as g:
-            at = b.add(first, b.mul(g, _i64(GROUP)))
-            step([b.add(at, _i64(i)) for i in range(GROUP)])
+            at = b.add(first, b.mul(g, _i64(group)))
+            step([b.add(at, _i64(i)) for i in range(group)])
     if single:
         # One loop (one copy of the fused elements' code), not `single` unrolled steps.
         with loop(em, single, "single") as i:
-            step([b.add(first, b.add(_i64(groups * GROUP), i))])
+            step([b.add(first, b.add(_i64(groups * group), i))])
 
 
 def _two_sum(em: _Emitter, a: ir.Value, x: ir.Value) -> tuple[ir.Value, ir.Value]:
@@ -549,7 +576,7 @@ def _row_lanes(total: int, ty: ir.Type) -> int:
 def _blocked_fold(em: _Emitter, r: _Reduce, idx: Sequence[ir.Value], start: ir.Value
                   ) -> ir.Value:
     """`start <op> (the reduced elements of the output element at idx)` for a float sum or
-    product: element `row * lanes + k` folds into lane k, `GROUP` rows a step (compensated
+    product: element `row * lanes + k` folds into lane k, `_group` rows a step (compensated
     when the chain is longer than `PLAIN_STEPS`), the partial row last; the lanes combine by
     halving."""
     b = em.b
@@ -560,35 +587,39 @@ def _blocked_fold(em: _Emitter, r: _Reduce, idx: Sequence[ir.Value], start: ir.V
     base = b.mul(em.linear(idx, r.kept_shape), _i64(r.total)) if r.row else None
     ident = constant(r.dtype, monoids.identity(opcode, r.dtype))
     sums = entry_alloca(em, start.type, lanes)
-    plain = rows <= GROUP * PLAIN_STEPS
+    group = _group(em, r.inputs[0])
+    plain = rows <= group * PLAIN_STEPS
     comp = Compensated(em, opcode, r.dtype, sums,
                        None if plain else entry_alloca(em, start.type, lanes))
     comp.reset(lanes)
 
-    def element(js: list[ir.Value], k: ir.Value, guard: bool = False) -> None:
-        if guard:
-            # The partial last row: lanes past the end read the last element, fold identity.
-            (j,) = js
-            inside = b.icmp_signed("<", j, _i64(r.total))
-            j = b.select(inside, j, _i64(r.total - 1))
-            x = b.select(inside, em.gen(r.inputs[0], _full_index(em, r, idx, j, base)), ident)
-        else:
-            xs = [em.gen(r.inputs[0], _full_index(em, r, idx, j, base)) for j in js]
-            x = tree(em, opcode, r.dtype, xs)
+    def element(js: list[ir.Value], k: ir.Value, new: ir.Value | None = None) -> None:
+        xs = [em.gen(r.inputs[0], _full_index(em, r, idx, j, base)) for j in js]
+        x = tree(em, opcode, r.dtype, xs)
+        if new is not None:
+            # A lane of the last row that reads an element counted already folds identity.
+            x = b.select(b.icmp_signed(">=", js[0], new), x, ident)
         comp.fold(k, x)
 
     def step(rows_: list[ir.Value]) -> None:
         starts = [b.mul(i, _i64(lanes)) for i in rows_]
         _lanes(em, lanes, "lanes", lambda k: element([b.add(at, k) for at in starts], k))
 
-    groups, single = divmod(rows, GROUP)
+    groups, single = divmod(rows, group)
     if groups:
-        _groups(em, _zero(), groups * GROUP, step)
+        _groups(em, _zero(), groups * group, group, step)
     if single or rem:
         # The rows left and the partial row, one loop (one copy of the fused elements).
         with loop(em, single + (1 if rem else 0), "single") as i:
-            at = b.mul(b.add(_i64(groups * GROUP), i), _i64(lanes))
-            _lanes(em, lanes, "lanes", lambda k: element([b.add(at, k)], k, bool(rem)))
+            new = b.mul(b.add(_i64(groups * group), i), _i64(lanes))
+            at = new
+            if rem:
+                # The partial row is read as the last `lanes` elements (consecutive loads,
+                # not gathers of clamped indices), its lanes before `new` masked.
+                at = b.select(b.icmp_signed("<", new, _i64(rows * lanes)), new,
+                              _i64(r.total - lanes))
+            _lanes(em, lanes, "lanes",
+                   lambda k: element([b.add(at, k)], k, new if rem else None))
     comp.halve(lanes)
     return combine(em, opcode, r.dtype, start, comp.result(0), True)
 
@@ -667,7 +698,8 @@ def _emit_columns(em: _Emitter, r: _Reduce, cols: _Columns, outs: dict[int, ir.V
     em.cache.clear()
     starts, exact = _starts(em, r)
     tile = ROW_TILE if cols.rows else min(cols.size, tile_size(s.type for s in starts))
-    if blocked(r.monoid, r.dtype) and r.total > GROUP * PLAIN_STEPS and tile > 1:
+    long = blocked(r.monoid, r.dtype) and r.total > _group(em, r.inputs[0]) * PLAIN_STEPS
+    if long and tile > 1:
         # A compensated tile keeps errors too: half as many columns in registers.
         tile = min(cols.size, max(1, tile_size(s.type for s in starts) // 2))
     slots: list[ir.Value] | None = [entry_alloca(em, s.type, tile) for s in starts]
@@ -678,7 +710,7 @@ def _emit_columns(em: _Emitter, r: _Reduce, cols: _Columns, outs: dict[int, ir.V
         # operand row after row (consecutive addresses throughout), as many columns at once
         # as the compensated sums of a long sum (`Compensated`) have room for on the stack.
         slots, tile = None, cols.size
-        if blocked(r.monoid, r.dtype) and r.total > GROUP * PLAIN_STEPS:
+        if long:
             tile = min(cols.size, STACK_BYTES // max(r.dtype.itemsize, 4))
 
     def emit(flag: bool) -> list[ir.Value]:
@@ -700,7 +732,7 @@ def _column_loops(em: _Emitter, r: _Reduce, cols: _Columns, outs: dict[int, ir.V
     grouped = (exact is True and not cols.rows and blocked(r.monoid, r.dtype)
                and r.total > _SHORT)
     errors = None
-    if grouped and r.total > GROUP * PLAIN_STEPS:
+    if grouped and r.total > _group(em, r.inputs[0]) * PLAIN_STEPS:
         errors = entry_alloca(em, starts[0].type, tile)
     with loop(em, math.prod(outer_shape), "outer") as o:
         outer = em.delinear(o, outer_shape)
@@ -737,7 +769,7 @@ def _blocked_columns(em: _Emitter, r: _Reduce, cols: _Columns, outer: list[ir.Va
                      first: ir.Value, length: ir.Value, acc: ir.Value, start: ir.Value,
                      errors: ir.Value | None) -> None:
     """Sums the reduced rows of a tile of columns into `acc[0:length]`, then `start <op>` each:
-    `GROUP` rows a step, compensated with `errors` (an array as wide as the tile)."""
+    `_group` rows a step, compensated with `errors` (an array as wide as the tile)."""
     b = em.b
     assert r.monoid is not None
     opcode = r.monoid
@@ -752,7 +784,7 @@ def _blocked_columns(em: _Emitter, r: _Reduce, cols: _Columns, outer: list[ir.Va
         else:
             comp.fold(k, x)
 
-    _groups(em, _zero(), r.total,
+    _groups(em, _zero(), r.total, _group(em, r.inputs[0]),
             lambda js: _column_step(em, r, cols, outer, js, first, length, [acc], True, fold))
     _lanes(em, length, "start", lambda k: b.store(
         combine(em, opcode, r.dtype, start, comp.result(k), True), _at(em, acc, k)))

@@ -328,8 +328,12 @@ def _scan(em: _Emitter, ctx: program.KernelContext, starts: list[ir.Value], kind
     # A long running sum is compensated (`_compensated_scan`): each output is within about an
     # ulp of the exact prefix sum (XLA sums cumulative windows as a tree, about log2(n)/2
     # ulps).
-    errors = (_errors(em, starts[0].type, tile)
-              if _compensated(kind, dtypes_in[0], exact) and n > _LONG_WINDOW else None)
+    errors = None
+    if _compensated(kind, dtypes_in[0], exact) and n > _LONG_WINDOW:
+        # The running sums and their bases of a quarter tile fit in registers.
+        tile = min(inner, max(1, tile_size(s.type for s in starts) // SCAN_TILE_DIVISOR))
+        tiles = -(-inner // tile)
+        errors = _errors(em, starts[0].type, tile)
     with loop(em, outer, "outer") as o, loop(em, tiles, "tile") as t:
         first = b.mul(t, _i64(tile))
         length: ir.Value = _i64(tile)
@@ -348,6 +352,7 @@ def _scan(em: _Emitter, ctx: program.KernelContext, starts: list[ir.Value], kind
 
 # Steps of a compensated running sum between two compensated additions.
 SCAN_BLOCK = 32
+SCAN_TILE_DIVISOR = 4
 
 
 def _plain_scan(em: _Emitter, ctx: program.KernelContext, kind: str | None, exact: bool,
