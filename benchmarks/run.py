@@ -8,7 +8,7 @@ Run: `.venv/bin/python benchmarks/run.py [--jax] [--quick] [--repeat N] [--pin |
 justjax and NumPy are timed in this process, JAX in a worker process of `--jax-python` (default
 the side venv /work/jaxvenv), so that justjax and jax never share a process. Each side's first
 result is checked against NumPy's (allclose) before it is timed, and justjax's against JAX's at the
-end of every round. Steady times are the median of >= 10 samples after warm-up, taken in batches
+end of every round. Steady times are the median of 15 samples after warm-up, taken in 5 batches
 that alternate NumPy, justjax and JAX, so that load from other processes on the machine falls on
 all of them. First calls (trace + lower + cold compile + run, the inputs already on the device)
 and the `import` row (`import justjax, justjax.numpy` against `import jax, jax.numpy`, and
