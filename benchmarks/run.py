@@ -8,7 +8,7 @@ Run: `.venv/bin/python benchmarks/run.py [--jax] [--quick] [--repeat N] [--pin |
 justjax and NumPy are timed in this process, JAX in a worker process of `--jax-python` (default
 the side venv /work/jaxvenv), so that justjax and jax never share a process. Each side's first
 result is checked against NumPy's (allclose) before it is timed, and justjax's against JAX's at the
-end of every round. Steady times are the median of >= 10 samples after warm-up, taken in batches
+end of every round. Steady times are the median of 15 samples after warm-up, taken in 5 batches
 that alternate NumPy, justjax and JAX, so that load from other processes on the machine falls on
 all of them. First calls (trace + lower + cold compile + run, the inputs already on the device)
 and the `import` row (`import justjax, justjax.numpy` against `import jax, jax.numpy`, and
@@ -25,8 +25,8 @@ their ratio in a column of its own. The header names the kernel OpenBLAS picked.
 worker and the fresh processes started again); a row shows the medians of the rounds and the
 min-max band of its ratio to JAX. `--readme` (with `--jax`; it implies `--with-pin`) rewrites the
 README's figures section between `<!-- figures:begin -->` and `<!-- figures:end -->`. `--quick`
-takes shorter samples and 3 fresh processes per first call instead of 10 (a smoke run, not for the
-targets).
+is a smoke run, not for the targets: 3 short samples per side after one call that warms up,
+3 fresh processes per first call and import instead of 10 (`--processes` sets the count).
 """
 from __future__ import annotations
 
@@ -180,13 +180,13 @@ def rows(names: Sequence[str]) -> list[Row]:
 class Worker:
     """JAX's side in its own process (`timing.py serve`), with `Side`'s interface."""
 
-    def __init__(self, python: str, data_path: str, min_sample: float, scratch: str,
-                 env: dict[str, str]) -> None:
+    def __init__(self, python: str, data_path: str, min_sample: float, quick: bool,
+                 scratch: str, env: dict[str, str]) -> None:
         self.log_path = os.path.join(scratch, "jax-worker.log")
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(
             [python, str(HERE / "timing.py"), "serve", "--lib", "jax", "--data", data_path,
-             "--min-sample", str(min_sample)],
+             "--min-sample", str(min_sample), *(["--quick"] if quick else [])],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True, env=env)
         self.version = self._read()["version"]
 
@@ -304,11 +304,13 @@ def first_calls(args: argparse.Namespace, names: Sequence[str], data_path: str,
 
 def import_times(args: argparse.Namespace) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """({side: {"import": median seconds of the import}}, failures), after one untimed process
-    per side (so that every side finds its bytecode compiled and its files in the page cache)."""
+    per side (so that every side finds its bytecode compiled and its files in the page cache;
+    not in a --quick smoke run)."""
     commands = {side: (timing.import_command(python, side), env, None)
                 for side, (python, env) in side_commands(args).items()}
     commands["numpy"] = (timing.import_command(sys.executable, "numpy"), blas_env(args.pin), None)
-    alternate(commands, 1, "import")
+    if not args.quick:
+        alternate(commands, 1, "import")
     medians, problems = alternate(commands, args.processes, "import")
     return {side: {IMPORT: value} for side, value in medians.items()}, problems
 
@@ -332,13 +334,13 @@ def measure_steady(args: argparse.Namespace, names: Sequence[str], data_path: st
       ({side: {workload: seconds}}, problems, JAX's version or None).
     """
     import justjax
-    worker = (Worker(args.jax_python, data_path, min_sample, scratch, jax_env(args.pin))
-              if args.jax else None)
+    worker = (Worker(args.jax_python, data_path, min_sample, args.quick, scratch,
+                     jax_env(args.pin)) if args.jax else None)
     try:
         with np.load(data_path) as data, \
                 justjax.config.override("jax_platforms", PLATFORMS[args.backend]):
-            sides = {"numpy": timing.Side(None, data, min_sample),
-                     "justjax": timing.Side(justjax, data, min_sample)}
+            sides = {"numpy": timing.Side(None, data, min_sample, args.quick),
+                     "justjax": timing.Side(justjax, data, min_sample, args.quick)}
             if worker is not None:
                 sides["jax"] = worker
             timings, problems = steady(sides, names, rounds=rounds, per_round=per_round)
@@ -354,7 +356,7 @@ def measure_steady(args: argparse.Namespace, names: Sequence[str], data_path: st
 
 def sampling(quick: bool) -> tuple[int, int, float]:
     """(batches per side, samples per batch, seconds a sample lasts at least) of steady times."""
-    return (1, 5, 0.002) if quick else (5, 3, 0.02)
+    return (1, 3, 0.002) if quick else (5, 3, 0.02)
 
 
 def measure_round(args: argparse.Namespace, names: Sequence[str], data_path: str,
@@ -470,9 +472,13 @@ def machine() -> str:
         with open("/proc/cpuinfo") as f:
             names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
         cpu = names[0] if names else cpu
-    # Other processes on a small machine show in every figure (multi-threaded BLAS worst).
-    load = f", load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
-    return f"{cpu}, {os.cpu_count()} cores{load}"
+    return f"{cpu}, {os.cpu_count()} cores"
+
+
+def load_average() -> float | None:
+    """The 1-minute load average: other processes on a small machine show in every figure
+    (multi-threaded BLAS worst, its threads spin waiting for each other)."""
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else None
 
 
 def versions(jax_version: str | None) -> str:
@@ -578,7 +584,10 @@ def header(args: argparse.Namespace, figures: dict[str, Any], pinned: dict[str, 
     rounds = (f"; {args.repeat} rounds: medians of the rounds, [min–max] of the ratio"
               if args.repeat > 1 else "")
     # One fact a line: markdown joins them into one paragraph, diffs stay readable.
-    return (f"Measured {date} on {figures['machine']};\n{versions(figures['jax_version'])}; "
+    loads = [figures["load_before"], load_average()]
+    load = (f", load average {loads[0]:.1f} at the start and {loads[1]:.1f} at the end"
+            if None not in loads else "")
+    return (f"Measured {date} on {machine()}{load};\n{versions(figures['jax_version'])}; "
             f"justjax's backend {args.backend};\n{pin};\nsteady: median of {samples} samples; "
             f"first call and import: median of {args.processes} fresh processes{rounds}"
             f"{' (--quick)' if args.quick else ''}.")
@@ -614,9 +623,9 @@ def main(argv: Sequence[str] | None = None) -> str:
     """Measures, prints and returns the targets table (markdown)."""
     args = parse_args(argv)
     names = args.only.split(",")
-    started_on = machine()  # the load average before the run adds its own
+    load_before = load_average()  # before the run adds its own
     figures = measure(args, names)
-    figures.update(kernels=openblas_kernels(), machine=started_on)
+    figures.update(kernels=openblas_kernels(), load_before=load_before)
     pinned = measure_pinned(args, names) if args.with_pin else None
     text = report(args, names, figures, pinned)
     if args.json:

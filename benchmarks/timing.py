@@ -58,12 +58,15 @@ class Side:
       lib: the justjax or jax module, or None for the plain NumPy implementations.
       data: the mapping written by `save_data` (inputs and NumPy's results).
       min_sample: a sample repeats the call until it lasts about this many seconds.
+      quick: one timed call sizes the samples and is the warm-up (a smoke run), instead of the
+        best of three and a warm-up sample.
     """
 
-    def __init__(self, lib: Any | None, data: Any, min_sample: float) -> None:
+    def __init__(self, lib: Any | None, data: Any, min_sample: float, quick: bool = False) -> None:
         self.lib = lib
         self.data = data
         self.min_sample = min_sample
+        self.quick = quick
         self.outputs: dict[str, list[np.ndarray]] = {}
         self._current: tuple[Callable[[], Any], Callable[[Any], Any], int, bool] | None = None
 
@@ -92,9 +95,11 @@ class Side:
         why = W.mismatch(workload, self.outputs[name], load(self.data, "ref", name))
         if why is not None:
             return f"disagrees with numpy: {why}"
-        single = min(sample(call, finish, 1, workload.per_call) for _ in range(3))
+        single = min(sample(call, finish, 1, workload.per_call)
+                     for _ in range(1 if self.quick else 3))
         number = max(1, math.ceil(self.min_sample / max(single, 1e-7)))
-        sample(call, finish, number, workload.per_call)
+        if not self.quick:
+            sample(call, finish, number, workload.per_call)
         self._current = (call, finish, number, workload.per_call)
         return None
 
@@ -179,6 +184,7 @@ def main(argv: Sequence[str]) -> None:
     parser.add_argument("--name", help="the workload (first-call)")
     parser.add_argument("--json", help="where to write the seconds (first-call)")
     parser.add_argument("--min-sample", type=float, default=0.01)
+    parser.add_argument("--quick", action="store_true", help="the smoke run's lighter warm-up")
     args = parser.parse_args(argv)
     # Answers go to the real stdout; anything the library prints goes to stderr instead.
     answers = os.fdopen(os.dup(1), "w")
@@ -190,7 +196,8 @@ def main(argv: Sequence[str]) -> None:
             with open(args.json, "w") as f:
                 json.dump({"seconds": seconds}, f)
         else:
-            serve(Side(lib, data, args.min_sample), answers, getattr(lib, "__version__", "?"))
+            serve(Side(lib, data, args.min_sample, args.quick), answers,
+                  getattr(lib, "__version__", "?"))
 
 
 if __name__ == "__main__":

@@ -103,7 +103,12 @@ def test_the_per_example_reference_matches_a_finite_difference() -> None:
 def test_hand_written_gradients_match_finite_differences(name: str) -> None:
     w = W.WORKLOADS[name]
     inputs = [a.astype(np.float64) for a in w.inputs(np.random.default_rng(2))]
-    value, grads = W.flatten(w.numpy(*inputs))[0], W.flatten(w.numpy(*inputs))[1:]
+    # A few examples (CNN) or positions (attention) keep it cheap: the references take any.
+    if name == "cnn_train_step":
+        inputs[-2:] = [a[:4] for a in inputs[-2:]]  # x and the labels
+    else:
+        inputs[-1] = inputs[-1][:16]  # x
+    value, *grads = W.flatten(w.numpy(*inputs))
     assert value.dtype == np.float64
     index = (1, 2, 0, 5) if name == "cnn_train_step" else (3, 7)
     eps = 1e-5
