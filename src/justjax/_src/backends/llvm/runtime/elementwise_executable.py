@@ -130,6 +130,7 @@ class _Kernel:
         self.tier = 1 if tiered and linked else 2
         # Calls before the one that starts the tier-up (None: none to start).
         self.calls_to_tier_up: int | None = 1 if self.tier == 1 else None
+        tiers.note_compile()
 
     def _emit(self, link_math: bool) -> tuple[str, bool, int]:
         """The kernel's LLVM IR, whether it links math, and the entry's arity."""

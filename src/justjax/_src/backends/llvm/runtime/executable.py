@@ -323,6 +323,7 @@ class LLVMExecutable(Executable):
         self.tier = 1 if quick is not None else 2
         # Calls before the one that starts the tier-up (None: none to start).
         self._calls_to_tier_up: int | None = 1 if self.tier == 1 else None
+        tiers.note_compile()
         self._work = program.work(self.module)
         self._layout()
         self._fallback_runners: dict[int, Any] = {}

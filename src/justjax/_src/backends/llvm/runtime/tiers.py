@@ -10,8 +10,11 @@ Both versions compute the same bits: the math is the same LLVM IR, called or inl
 LLVM changes no rounding without fast-math flags (`tests/test_llvm_tiers.py` checks it).
 
 One background thread compiles the tier-ups, one at a time, in the order programs became
-hot. At exit, tier-ups not started are dropped and the one under way is waited for (LLVM
-must not be working while the interpreter shuts down).
+hot. llvmlite serializes every call into LLVM with one lock, so while a tier-up's optimizer
+runs, a compile on another thread waits for it: a tier-up starts only once no program has
+been compiled for `QUIET_SECONDS` (`note_compile`), when the burst of first compiles at a
+program's start is over. At exit, tier-ups not started are dropped and the one under way is
+waited for (LLVM must not be working while the interpreter shuts down).
 """
 from __future__ import annotations
 
@@ -19,11 +22,12 @@ import atexit
 import logging
 import queue
 import threading
+import time
 from typing import Callable
 
 from justjax._src.config import config
 
-__all__ = ["enabled", "submit", "wait"]
+__all__ = ["enabled", "submit", "wait", "note_compile", "QUIET_SECONDS"]
 
 logger = logging.getLogger("justjax")
 
@@ -31,6 +35,9 @@ _jobs: queue.Queue[Callable[[], None] | None] = queue.Queue()
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
 _closing = False
+# How long after the last compile a tier-up may start.
+QUIET_SECONDS = 0.1
+_last_compile = [0.0]
 
 
 def enabled() -> bool:
@@ -50,6 +57,19 @@ def submit(job: Callable[[], None]) -> None:
         _jobs.put(job)
 
 
+def note_compile() -> None:
+    """Records that a program was just compiled (not by a tier-up)."""
+    _last_compile[0] = time.monotonic()
+
+
+def _wait_for_quiet() -> None:
+    while not _closing:
+        idle = time.monotonic() - _last_compile[0]
+        if idle >= QUIET_SECONDS:
+            return
+        time.sleep(QUIET_SECONDS - idle)
+
+
 def wait() -> None:
     """Returns once every tier-up submitted so far is done (tests, benchmarks)."""
     _jobs.join()
@@ -61,6 +81,7 @@ def _work() -> None:
         try:
             if job is None:
                 return
+            _wait_for_quiet()
             if not _closing:
                 job()
         except Exception:  # noqa: BLE001 -- the quick version keeps running
