@@ -148,9 +148,12 @@ class _Kernel:
 
     def count_call(self) -> None:
         """Counts a call; the one that makes the kernel hot starts its tier-up."""
-        if self.calls_to_tier_up:
-            self.calls_to_tier_up -= 1
+        calls = self.calls_to_tier_up
+        if calls:
+            self.calls_to_tier_up = calls - 1
             return
+        if calls is None:
+            return  # started by a call on another thread
         self.calls_to_tier_up = None
         tiers.submit(self._tier_up)
 

@@ -14,8 +14,9 @@ executor thread (ctypes releases the GIL for the call), in dispatch order.
 Small programs (no op touching `FAST_COMPILE_ELEMENTS` elements) are compiled
 without LLVM's optimization pipeline and with the fast instruction selector: their run time is
 dominated by the call itself, and compiling them at O3 costs 5 to 10 times more. Large ones
-are compiled in two tiers (`tiers.py`): first with the math library linked, then, once called
-again, with it inlined, on a background thread; both give the same bits.
+are compiled in two tiers (`tiers.py`): first quickly (at O0, or at O3 with the math library
+linked), then, once called again, fully optimized on a background thread; both give the same
+bits.
 
 `start` readies the backend when the first array is put on a device (`Backend.start`).
 """
@@ -284,8 +285,9 @@ class LLVMExecutable(Executable):
       llvm_ir: the LLVM IR as generated (before LLVM's optimizations).
       optimized_ir: the LLVM IR after them.
       opt_level: 3, or 0 for a small program.
-      tier: 1 while a large program runs as first compiled (its math linked), 2 once its
-        fully optimized version is swapped in (`tiers.py`), or when compiled in one tier.
+      tier: 1 while a large program runs as first compiled (at O0, or at O3 with its math
+        linked: `first_tier_level`), 2 once its fully optimized version is swapped in
+        (`tiers.py`), or when compiled in one tier.
       profile_counters: with `profile`, the cycles each op of `main` took, summed over runs.
     """
 
@@ -330,15 +332,19 @@ class LLVMExecutable(Executable):
 
     def _count_call(self) -> None:
         """Counts a call; the one that makes the program hot starts its tier-up."""
-        if self._calls_to_tier_up:
-            self._calls_to_tier_up -= 1
+        calls = self._calls_to_tier_up
+        if calls:
+            self._calls_to_tier_up = calls - 1
             return
+        if calls is None:
+            return  # started by a call on another thread (replicas)
         self._calls_to_tier_up = None
         tiers.submit(self._tier_up)
 
     def _tier_up(self) -> None:
-        """Compiles the program with its math inlined and swaps its entry point in (on the
-        tier-up thread); the buffer layout, constants and fallbacks are the same."""
+        """Compiles the program fully optimized (at O3, its math inlined) and swaps its entry
+        point in (on the tier-up thread); the buffer layout, constants and fallbacks are the
+        same."""
         optimized = program.build_program(self.module, link_math=False, parallel=True)
         llvm_ir = str(optimized.llvm_module)
         if len(llvm_ir) <= MAX_OPTIMIZED_IR_BYTES:

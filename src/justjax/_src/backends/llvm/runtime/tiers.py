@@ -1,13 +1,15 @@
 """Tiered compilation: a program runs first as compiled quickly, then fully optimized.
 
-A large program's first compile links the math library (`mathlib/link.py`): its loops call
-the math functions' precompiled vector versions instead of inlining them, which makes LLVM's
-work several times smaller in math-heavy programs (the first call of the seed chain's
-gradient: 0.1 s of LLVM instead of 0.5 s) for runs up to ~15% longer. When the program is
-called again, it is "hot": its fully optimized version (the math inlined) is compiled on a
-background thread (llvmlite releases the GIL while LLVM works) and swapped in once ready.
-Both versions compute the same bits: the math is the same LLVM IR, called or inlined, and
-LLVM changes no rounding without fast-math flags (`tests/test_llvm_tiers.py` checks it).
+A large program's first compile is a quick one (`executable.first_tier_level`): LLVM's fast
+code generator at O0 when the program has little math, or, for math-heavy ones, O3 with the
+math library linked (`mathlib/link.py`): loops call the math functions' precompiled vector
+versions instead of inlining them, which makes LLVM's work several times smaller (the seed
+chain's gradient: 0.04 s of LLVM instead of 0.25 s) for runs up to ~15% longer. When the
+program is called again, it is "hot": its fully optimized version (O3, the math inlined) is
+compiled on a background thread and swapped in once ready. Both versions compute the same
+bits: the math is the same LLVM IR, called or inlined, and without fast-math flags LLVM
+changes no rounding at any level (code with `reassoc`/`contract` flags, i.e. reductions,
+is compiled at O3 in both tiers; `tests/test_llvm_tiers.py` checks it).
 
 One background thread compiles the tier-ups, one at a time, in the order programs became
 hot. llvmlite serializes every call into LLVM with one lock, so while a tier-up's optimizer
