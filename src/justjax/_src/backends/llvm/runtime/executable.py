@@ -199,9 +199,11 @@ def prepare(module: hlo.Module) -> hlo.Module:
     return prepared
 
 
-# A program evaluating math functions at least this many times per run starts in a first tier
-# at O3 with the math linked (vectorized); one evaluating fewer at O0 (scalar code).
+# A program evaluating math functions at least this many times per run, or whose loops touch
+# this many elements, starts in a first tier at O3 with the math linked (vectorized code);
+# one doing less at O0 (scalar code, whose first run would cost more than O3 saves).
 VECTOR_TIER_MATH = 1 << 21
+VECTOR_TIER_ELEMENTS = 1 << 23
 # LLVM IR flags that let LLVM change the rounding: code using them is compiled the same way in
 # every tier, so that both give the same bits.
 _ORDER_FLAGS = re.compile(r"\b(reassoc|contract|fast)\b")
@@ -213,13 +215,26 @@ def first_tier_level(module: hlo.Module, llvm_ir: str, linked_math: bool) -> int
 
     Without flags that let LLVM reassociate or contract (reductions do, until their order
     is explicit), any level computes the same bits: the first tier is O0 (LLVM's fast code
-    generator, scalar code), unless the program evaluates many math functions, whose
-    vector versions want vectorized loops: then O3 with the math linked, which costs LLVM a
-    fraction of O3 with it inlined. With such flags, only the latter, when math is linked.
+    generator, scalar code), unless the program evaluates many math functions or touches
+    many elements in its loops, which want vectorized code: then O3 with the math linked,
+    which costs LLVM a fraction of O3 with it inlined. With such flags, only the latter,
+    when math is linked.
     """
-    if not _ORDER_FLAGS.search(llvm_ir) and math_work(module) < VECTOR_TIER_MATH:
+    if (not _ORDER_FLAGS.search(llvm_ir) and math_work(module) < VECTOR_TIER_MATH
+            and loop_elements(module) < VECTOR_TIER_ELEMENTS):
         return 0
     return 3 if linked_math else None
+
+
+def loop_elements(module: hlo.Module) -> int:
+    """The elements `module`'s fusions (its generated loops) read and write per run (loop
+    bodies counted once)."""
+    total = 0
+    for op in module.walk():
+        if fusion.is_fusion(op):
+            total += sum(v.type.size for v in (*op.operands, *op.results)
+                         if isinstance(v.type, hlo.TensorType))
+    return total
 
 
 def math_work(module: hlo.Module) -> int:
