@@ -155,7 +155,8 @@ def _cached_engine(symbol: str, name: str, dtype: str) -> llvm.ExecutionEngine:
             path.parent.mkdir(parents=True, exist_ok=True)
             object_cache.write_atomically(path, object_cache.encode_entry(key, obj, ""))
         except OSError as e:
-            logger.warning("Cannot write the math library entry %s: %s", path, e)
+            # A read-only home: each process compiles the functions it uses.
+            logger.debug("Cannot write the math library entry %s: %s", path, e)
     return engine
 
 
