@@ -37,7 +37,7 @@ import numpy as np
 
 from justjax._src.backends.interface import Executable
 from justjax._src.backends.llvm.codegen import emitter, program
-from justjax._src.backends.llvm.mathlib import scalar
+from justjax._src.backends.llvm.mathlib import link, scalar
 from justjax._src.backends.llvm.runtime import host, object_cache, parallel_for, tiers
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo import opcodes
@@ -116,6 +116,7 @@ def start() -> None:
     # Importing `scipy.linalg` takes 40-100 ms; the dot kernels take BLAS's addresses from it.
     from scipy.linalg import cython_blas  # noqa: F401
     scalar.arity("exp")  # loads the math library's modules
+    link.prepare()
 
 
 _executor_lock = threading.Lock()
