@@ -20,7 +20,8 @@ exactly what the scalar function computes, and what the function inlined in a pr
 computes: linked or not, vectorized or not, a program's results have the same bits.
 
 The object code of each module is kept in `justjax_runtime_cache_dir` (one file per
-function and dtype, keyed by the mathlib's sources, the host CPU and the LLVM version), as
+function and dtype, keyed by the native backend's and the numerics' sources, the host CPU and
+the LLVM version), as
 an installed runtime library would be: a later process loads it in a millisecond instead of
 compiling it (0.05-0.1 s per function). Without the folder, each process compiles the
 functions it uses once.
@@ -41,7 +42,7 @@ from justjax._src.backends.llvm.mathlib import rare, scalar
 from justjax._src.backends.llvm.runtime import host, object_cache
 from justjax._src.config import config
 
-__all__ = ["function", "finish", "LINK_ATTRIBUTE", "load"]
+__all__ = ["function", "finish", "LINK_ATTRIBUTE", "load", "prepare"]
 
 logger = logging.getLogger("justjax")
 
@@ -155,7 +156,8 @@ def _cached_engine(symbol: str, name: str, dtype: str) -> llvm.ExecutionEngine:
             path.parent.mkdir(parents=True, exist_ok=True)
             object_cache.write_atomically(path, object_cache.encode_entry(key, obj, ""))
         except OSError as e:
-            logger.warning("Cannot write the math library entry %s: %s", path, e)
+            # A read-only home: each process compiles the functions it uses.
+            logger.debug("Cannot write the math library entry %s: %s", path, e)
     return engine
 
 
@@ -176,15 +178,23 @@ def _loaded(obj: bytes) -> llvm.ExecutionEngine:
 _sources_digest: list[str] = []
 
 
+def prepare() -> None:
+    """Reads what the runtime cache's keys depend on (the sources, the host CPU) once, so
+    that the first program to link math does not."""
+    _key("")
+
+
 def _key(symbol: str) -> str:
-    """The key of the object code of `symbol`: what it is compiled from (the mathlib's
-    sources) and for (the host CPU, LLVM's and llvmlite's versions)."""
+    """The key of the object code of `symbol`: what it is compiled from (the sources) and
+    for (the host CPU, LLVM's and llvmlite's versions)."""
     if not _sources_digest:
+        # Every source the math's IR could come from: the native backend and the numerics.
+        src = Path(__file__).resolve().parents[3]
         digest = hashlib.sha256()
-        for source in sorted(Path(__file__).parent.glob("*.py")):
-            digest.update(source.name.encode())
-            digest.update(source.read_bytes())
-        digest.update(Path(host.__file__).read_bytes())
+        for folder in (src / "backends" / "llvm", src / "numerics"):
+            for source in sorted(folder.rglob("*.py")):
+                digest.update(str(source.relative_to(src)).encode())
+                digest.update(source.read_bytes())
         _sources_digest.append(digest.hexdigest())
     cpu_name, cpu_features = host.host_cpu()
     return object_cache.digest_of((

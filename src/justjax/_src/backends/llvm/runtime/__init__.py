@@ -4,5 +4,6 @@
 compiles IR to object code through the persistent compilation cache; `executable` runs a
 whole program (`LLVMExecutable`, the device's executor thread); `elementwise_executable` runs
 a single elementwise op through a kernel compiled once for every shape; `parallel_for` splits
-a loop across the CPU's cores.
+a loop across the CPU's cores; `tiers` compiles a hot program's fully optimized version in the
+background.
 """

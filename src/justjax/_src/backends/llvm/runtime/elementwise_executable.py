@@ -131,6 +131,7 @@ class _Kernel:
         self.tier = 1 if tiered and linked else 2
         # Calls before the one that starts the tier-up (None: none to start).
         self.calls_to_tier_up: int | None = 1 if self.tier == 1 else None
+        tiers.note_compile()
 
     def _emit(self, link_math: bool) -> tuple[str, bool, int]:
         """The kernel's LLVM IR, whether it links math, and the entry's arity."""
@@ -150,9 +151,12 @@ class _Kernel:
 
     def count_call(self) -> None:
         """Counts a call; the one that makes the kernel hot starts its tier-up."""
-        if self.calls_to_tier_up:
-            self.calls_to_tier_up -= 1
+        calls = self.calls_to_tier_up
+        if calls:
+            self.calls_to_tier_up = calls - 1
             return
+        if calls is None:
+            return  # started by a call on another thread
         self.calls_to_tier_up = None
         tiers.submit(self._tier_up)
 

@@ -14,8 +14,9 @@ executor thread (ctypes releases the GIL for the call), in dispatch order.
 Small programs (no op touching `FAST_COMPILE_ELEMENTS` elements) are compiled
 without LLVM's optimization pipeline and with the fast instruction selector: their run time is
 dominated by the call itself, and compiling them at O3 costs 5 to 10 times more. Large ones
-are compiled in two tiers (`tiers.py`): first with the math library linked, then, once called
-again, with it inlined, on a background thread; both give the same bits.
+are compiled in two tiers (`tiers.py`): first quickly (at O0, or at O3 with the math library
+linked), then, once called again, fully optimized on a background thread; both give the same
+bits.
 
 `start` readies the backend when the first array is put on a device (`Backend.start`).
 """
@@ -36,7 +37,7 @@ import numpy as np
 
 from justjax._src.backends.interface import Executable
 from justjax._src.backends.llvm.codegen import emitter, program
-from justjax._src.backends.llvm.mathlib import scalar
+from justjax._src.backends.llvm.mathlib import link, scalar
 from justjax._src.backends.llvm.runtime import host, object_cache, parallel_for, tiers
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo import opcodes
@@ -115,6 +116,7 @@ def start() -> None:
     # Importing `scipy.linalg` takes 40-100 ms; the dot kernels take BLAS's addresses from it.
     from scipy.linalg import cython_blas  # noqa: F401
     scalar.arity("exp")  # loads the math library's modules
+    link.prepare()
 
 
 _executor_lock = threading.Lock()
@@ -198,9 +200,11 @@ def prepare(module: hlo.Module) -> hlo.Module:
     return prepared
 
 
-# A program evaluating math functions at least this many times per run starts in a first tier
-# at O3 with the math linked (vectorized); one evaluating fewer at O0 (scalar code).
+# A program evaluating math functions at least this many times per run, or whose loops touch
+# this many elements, starts in a first tier at O3 with the math linked (vectorized code);
+# one doing less at O0 (scalar code, whose first run would cost more than O3 saves).
 VECTOR_TIER_MATH = 1 << 21
+VECTOR_TIER_ELEMENTS = 1 << 23
 # LLVM IR flags that let LLVM change the rounding: code using them is compiled the same way in
 # every tier, so that both give the same bits.
 _ORDER_FLAGS = re.compile(r"\b(reassoc|contract|fast)\b")
@@ -212,13 +216,26 @@ def first_tier_level(module: hlo.Module, llvm_ir: str, linked_math: bool) -> int
 
     Without flags that let LLVM reassociate or contract (reductions do, until their order
     is explicit), any level computes the same bits: the first tier is O0 (LLVM's fast code
-    generator, scalar code), unless the program evaluates many math functions, whose
-    vector versions want vectorized loops: then O3 with the math linked, which costs LLVM a
-    fraction of O3 with it inlined. With such flags, only the latter, when math is linked.
+    generator, scalar code), unless the program evaluates many math functions or touches
+    many elements in its loops, which want vectorized code: then O3 with the math linked,
+    which costs LLVM a fraction of O3 with it inlined. With such flags, only the latter,
+    when math is linked.
     """
-    if not _ORDER_FLAGS.search(llvm_ir) and math_work(module) < VECTOR_TIER_MATH:
+    if (not _ORDER_FLAGS.search(llvm_ir) and math_work(module) < VECTOR_TIER_MATH
+            and loop_elements(module) < VECTOR_TIER_ELEMENTS):
         return 0
     return 3 if linked_math else None
+
+
+def loop_elements(module: hlo.Module) -> int:
+    """The elements `module`'s fusions (its generated loops) read and write per run (loop
+    bodies counted once)."""
+    total = 0
+    for op in module.walk():
+        if fusion.is_fusion(op):
+            total += sum(v.type.size for v in (*op.operands, *op.results)
+                         if isinstance(v.type, hlo.TensorType))
+    return total
 
 
 def math_work(module: hlo.Module) -> int:
@@ -293,8 +310,9 @@ class LLVMExecutable(Executable):
       llvm_ir: the LLVM IR as generated (before LLVM's optimizations).
       optimized_ir: the LLVM IR after them.
       opt_level: 3, or 0 for a small program.
-      tier: 1 while a large program runs as first compiled (its math linked), 2 once its
-        fully optimized version is swapped in (`tiers.py`), or when compiled in one tier.
+      tier: 1 while a large program runs as first compiled (at O0, or at O3 with its math
+        linked: `first_tier_level`), 2 once its fully optimized version is swapped in
+        (`tiers.py`), or when compiled in one tier.
       profile_counters: with `profile`, the cycles each op of `main` took, summed over runs.
     """
 
@@ -332,21 +350,26 @@ class LLVMExecutable(Executable):
         self.tier = 1 if quick is not None else 2
         # Calls before the one that starts the tier-up (None: none to start).
         self._calls_to_tier_up: int | None = 1 if self.tier == 1 else None
+        tiers.note_compile()
         self._work = program.work(self.module)
         self._layout()
         self._fallback_runners: dict[int, Any] = {}
 
     def _count_call(self) -> None:
         """Counts a call; the one that makes the program hot starts its tier-up."""
-        if self._calls_to_tier_up:
-            self._calls_to_tier_up -= 1
+        calls = self._calls_to_tier_up
+        if calls:
+            self._calls_to_tier_up = calls - 1
             return
+        if calls is None:
+            return  # started by a call on another thread (replicas)
         self._calls_to_tier_up = None
         tiers.submit(self._tier_up)
 
     def _tier_up(self) -> None:
-        """Compiles the program with its math inlined and swaps its entry point in (on the
-        tier-up thread); the buffer layout, constants and fallbacks are the same."""
+        """Compiles the program fully optimized (at O3, its math inlined) and swaps its entry
+        point in (on the tier-up thread); the buffer layout, constants and fallbacks are the
+        same."""
         optimized = program.build_program(self.module, link_math=False, parallel=True)
         llvm_ir = str(optimized.llvm_module)
         if len(llvm_ir) <= MAX_OPTIMIZED_IR_BYTES:
