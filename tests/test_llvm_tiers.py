@@ -86,9 +86,9 @@ def _run(name: str, inputs: dict[str, np.ndarray]) -> Any:
     return justjax.jit(fun)(*[inputs[n] for n in names])
 
 
-# Programs whose fusions reduce what math functions compute run in one tier (their float
-# reductions reassociate; see `executable.math_in_reductions`).
-ONE_TIER = {"reductions", "row_reductions"}
+# Programs compiled in one tier (none: reductions fix their order in the IR, so programs
+# whose fusions reduce what math functions compute run in tiers too).
+ONE_TIER: set[str] = set()
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
@@ -136,10 +136,10 @@ def test_tier_one_links_the_math_and_tier_two_inlines_it() -> None:
 
 
 @pytest.mark.parametrize("name,level", [("two_outputs", 0), ("no_math", 0), ("scan", 0),
-                                        ("math_heavy", 3), ("reduce_and_math", 3)])
+                                        ("math_heavy", 3), ("reduce_and_math", 0)])
 def test_first_tier_level(name: str, level: int) -> None:
-    """Little math and no reassociating reductions: O0 first; much math, or reductions:
-    O3 with the math linked."""
+    """Little math: O0 first, reductions included (their order is explicit in the IR);
+    much math: O3 with the math linked."""
     justjax.clear_caches()
     _run(name, _inputs())
     (program,) = list(compiler._programs.values())
@@ -166,8 +166,10 @@ def test_vector_versions_are_straight_vector_code(name: str, dtype: str) -> None
 def test_linked_functions_compute_what_the_inlined_ones_do(dtype: str) -> None:
     np_dtype = np.float32 if dtype == "f32" else np.float64
     rng = np.random.default_rng(1)
+    # No subnormals: the scalar function called from Python here runs with IEEE denormals,
+    # a jitted program with them flushed (`codegen/fp_environment.py`).
     x = np.concatenate([rng.standard_normal(4096) * 50, [0.0, -0.0, np.inf, -np.inf, np.nan,
-                                                         1e-40, 3e38, 1e30]]).astype(np_dtype)
+                                                         2e-38, 3e38, 1e30]]).astype(np_dtype)
     for name in ("exp", "log", "sin", "tanh", "erf"):
         link.load(name, dtype)
         scalar_address = llvm.address_of_symbol(f"justjax_linked_{name}_{dtype}")

@@ -214,8 +214,8 @@ def first_tier_level(module: hlo.Module, llvm_ir: str, linked_math: bool) -> int
     """The LLVM level a large program's first tier is compiled at (its IR `llvm_ir`, the
     math linked when `linked_math`), or None: the program is compiled in one tier.
 
-    Without flags that let LLVM reassociate or contract (reductions do, until their order
-    is explicit), any level computes the same bits: the first tier is O0 (LLVM's fast code
+    Without flags that let LLVM reassociate or contract (reductions have none: their order
+    is explicit in the IR), any level computes the same bits: the first tier is O0 (LLVM's fast code
     generator, scalar code), unless the program evaluates many math functions or touches
     many elements in its loops, which want vectorized code: then O3 with the math linked,
     which costs LLVM a fraction of O3 with it inlined. With such flags, only the latter,
@@ -254,20 +254,6 @@ def math_work(module: hlo.Module) -> int:
 def _transcendental(name: str) -> bool:
     found = opcodes.lookup(name)
     return found is not None and found.transcendental
-
-
-def math_in_reductions(module: hlo.Module) -> bool:
-    """Whether a fusion of `module` both reduces and calls math functions. Such a program is
-    not compiled in tiers: its float reductions may be reassociated (`codegen/reductions.py`),
-    so how LLVM vectorizes and interleaves their loops decides their rounding, and that
-    depends on the whole loop body, which differs with the math called or inlined."""
-    for op in module.walk():
-        if not fusion.is_fusion(op):
-            continue
-        inner = [o.opcode for o in op.regions[0].block.walk()]
-        if "stablehlo.reduce" in inner and any(_transcendental(name) for name in inner):
-            return True
-    return False
 
 
 def _view(address: int | None, type_: hlo.Type) -> np.ndarray:
@@ -326,8 +312,7 @@ class LLVMExecutable(Executable):
                                           np.uint64) if profile else None)
         # A small program links math (nothing to inline into); a large one too, first,
         # when compiled in tiers (`tiers.py`), unless it is profiled (its code as final).
-        tiered = (bool(self.opt_level) and not profile and tiers.enabled()
-                  and not math_in_reductions(self.module))
+        tiered = bool(self.opt_level) and not profile and tiers.enabled()
         self.program = program.build_program(
             self.module, link_math=not self.opt_level or tiered,
             parallel=bool(self.opt_level),
