@@ -74,6 +74,10 @@ CASES: dict[str, tuple[tuple[int, ...], tuple[int, ...], Callable[..., Any]]] = 
     "matmul": ((19, 23), (23, 29), lambda a, b: a @ b),
     "matmul_rhs_transposed": ((7, 33), (11, 33), lambda a, b: a @ b.T),
     "batched": ((3, 5, 17), (3, 17, 9), lambda a, b: a @ b),
+    "batched_matvec_transposed": ((3, 20, 9), (3, 20),
+                                  lambda a, b: np_or_jnp(a).einsum("bkm,bk->bm", a, b)),
+    "batched_rhs_transposed": ((3, 5, 17), (3, 9, 17),
+                               lambda a, b: np_or_jnp(a).einsum("bmk,bnk->bmn", a, b)),
     "inner": ((70,), (70,), lambda a, b: a @ b),
     "vecmat_plus_bias": ((64,), (64, 40), lambda a, b: a @ b + b[0]),
     "tanh_rnn_step": ((128,), (128, 128), lambda a, b: np_or_jnp(a).tanh(a @ b + a)),
@@ -101,7 +105,7 @@ def test_against_numpy(name: str, dt: np.dtype) -> None:
     exe = _vector_program(_module(f, *args))
     got = np.asarray(exe.execute(args)[0])
     want = f(*(a.astype(np.float64) for a in args))
-    depth = lhs[-1] if name != "matvec_transposed" else lhs[0]
+    depth = max(lhs[-1], lhs[-2] if len(lhs) > 1 else 0)
     # Each element is a sum of `depth` products: a few ULPs per term at most.
     scale = np.sqrt(depth) * float(np.max(np.abs(want), initial=1.0))
     tol = (np.finfo(dt).eps * 4) * scale

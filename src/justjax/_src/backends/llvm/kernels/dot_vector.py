@@ -25,14 +25,16 @@ elements added one by one. Tails of the vector dimension use masked loads and st
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 from llvmlite import ir
 
 from justjax._src.backends.llvm.runtime import host
+
+if TYPE_CHECKING:
+    from justjax._src.backends.llvm.kernels.dot import DotSpec
 
 __all__ = ["SMALL_MATMUL_WORK", "VectorPlan", "emit_vector_dot", "plan_vector_dot"]
 
@@ -93,19 +95,11 @@ class VectorPlan:
     dtype: np.dtype
 
 
-def _collapse(sizes: Sequence[int], strides: Sequence[int]) -> int | None:
-    kept = [(n, s) for n, s in zip(sizes, strides, strict=True) if n != 1]
-    if not kept:
-        return 0
-    for (_, outer), (n, inner) in zip(kept, kept[1:]):
-        if outer != inner * n:
-            return None
-    return kept[-1][1]
-
-
-def plan_vector_dot(spec) -> VectorPlan | None:
-    """The vector loops computing `spec` (a `dot.DotSpec`), or None when BLAS or the
-    scalar loop kernel should (other dtypes, layouts, or a large matrix product)."""
+def plan_vector_dot(spec: DotSpec) -> VectorPlan | None:
+    """The vector loops computing `spec`, or None when BLAS or the scalar loop kernel
+    should (other dtypes, layouts, or a large matrix product)."""
+    # Imported here: `dot` imports this module for its kernels.
+    from justjax._src.backends.llvm.kernels.dot import collapse
     dt = np.dtype(spec.out_dtype)
     if dt not in _TYPES or spec.lhs_dtype != dt or spec.rhs_dtype != dt:
         return None
@@ -115,8 +109,8 @@ def plan_vector_dot(spec) -> VectorPlan | None:
     matvec = m == 1 or n == 1
     if m * n * k > (MATVEC_WORK if matvec else SMALL_MATMUL_WORK):
         return None
-    strides = [_collapse(spec.m, spec.lhs_m), _collapse(spec.k, spec.lhs_k),
-               _collapse(spec.k, spec.rhs_k), _collapse(spec.n, spec.rhs_n)]
+    strides = [collapse(spec.m, spec.lhs_m), collapse(spec.k, spec.lhs_k),
+               collapse(spec.k, spec.rhs_k), collapse(spec.n, spec.rhs_n)]
     if any(s is None for s in strides):
         return None
     a_m, a_k, b_k, b_n = strides
@@ -391,8 +385,3 @@ def _dot_rows(e, v: _Vec, plan: VectorPlan, a: ir.Value, bm: ir.Value, am: ir.Va
             total = b.call(v.fma1, [av, bv, total])
         sums.append(total)
     return sums
-
-
-def work_of(plan: VectorPlan) -> int:
-    """The multiply-adds of the planned dot."""
-    return math.prod(plan.batch) * plan.rows * plan.cols * plan.depth
