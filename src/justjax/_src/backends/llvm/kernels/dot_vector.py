@@ -27,15 +27,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Any, Callable
 
 import numpy as np
 from llvmlite import ir
 
 from justjax._src.backends.llvm.runtime import host
-
-if TYPE_CHECKING:
-    from justjax._src.backends.llvm.kernels.dot import DotSpec
 
 __all__ = ["SMALL_MATMUL_WORK", "VectorPlan", "emit_vector_dot", "plan_vector_dot"]
 
@@ -97,9 +94,9 @@ class VectorPlan:
     dtype: np.dtype
 
 
-def plan_vector_dot(spec: DotSpec) -> VectorPlan | None:
-    """The vector loops computing `spec`, or None when BLAS or the scalar loop kernel
-    should (other dtypes, layouts, or a large matrix product)."""
+def plan_vector_dot(spec: Any) -> VectorPlan | None:
+    """The vector loops computing `spec` (a `dot.DotSpec`), or None when BLAS or the
+    scalar loop kernel should (other dtypes, layouts, or a large matrix product)."""
     # Imported here: `dot` imports this module for its kernels.
     from justjax._src.backends.llvm.kernels.dot import collapse
     dt = np.dtype(spec.out_dtype)
