@@ -1,7 +1,7 @@
 """Loops and small dots on the native backend, side by side with real JAX (and NumPy).
 
     .venv/bin/python benchmarks/bench_control_flow.py [--jax] [--pin] [--rounds N]
-        [--only NAME,...] [--cpu]
+        [--only "NAME;..."] [--cpu]
     .venv/bin/python benchmarks/bench_control_flow.py --dots [--pin]
 
 Loops: RNN `scan`s of `tanh(h @ W + x)` (h f32[128]) over 100, 1,000 and 10,000 steps, the
@@ -266,7 +266,7 @@ def run_loops(args: argparse.Namespace) -> None:
     sides: dict[str, Any] = {"justjax": Worker(sys.executable, "justjax", env, args.cpu)}
     if args.jax:
         sides["jax"] = Worker(args.jax_python, "jax", env, args.cpu)
-    names = args.only.split(",") if args.only else list(_workloads())
+    names = args.only.split(";") if args.only else list(_workloads())
     print(f"pin: {'on' if args.pin else 'off'}; clock: {'cpu' if args.cpu else 'wall'}; "
           f"load average {os.getloadavg()[0]:.1f}")
     head = "| workload | numpy | justjax | jax | justjax/jax (thirds) | fastest |"
@@ -315,8 +315,10 @@ def _us(seconds: float | None) -> str:
 
 
 # ----------------------------------------------------------------------------- small dots
-DOTS = {"vector-matrix 128": ((128,), (128, 128), "vm"), "matrix-vector 128": ((128,), (128, 128), "mv"),
-        "vector-matrix 512": ((512,), (512, 512), "vm"), "matrix-vector 512": ((512,), (512, 512), "mv"),
+DOTS = {"vector-matrix 128": ((128,), (128, 128), "vm"),
+        "matrix-vector 128": ((128,), (128, 128), "mv"),
+        "vector-matrix 512": ((512,), (512, 512), "vm"),
+        "matrix-vector 512": ((512,), (512, 512), "mv"),
         "matmul 16": ((16, 16), (16, 16), "mm"), "matmul 32": ((32, 32), (32, 32), "mm"),
         "matmul 48": ((48, 48), (48, 48), "mm"), "matmul 64": ((64, 64), (64, 64), "mm"),
         "16x128 @ 128x128": ((16, 128), (128, 128), "mm"),
@@ -375,7 +377,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pin", action="store_true", help="OpenBLAS pinned as in CI")
     parser.add_argument("--cpu", action="store_true", help="process CPU time, not wall time")
     parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--only", default="", help="comma-separated workload names")
+    parser.add_argument("--only", default="", help="workload names separated by ;")
     parser.add_argument("--dots", action="store_true", help="small dots: vector loops vs BLAS")
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--dots-worker", help=argparse.SUPPRESS)

@@ -41,17 +41,20 @@ def _spec(lhs: tuple[int, ...], rhs: tuple[int, ...], contracting: tuple[tuple, 
 
 def test_plans() -> None:
     """Vector-matrix and row-major-rhs products run as axpy loops, a column-major
-    matrix times a vector as the transposed axpy, both operands contiguous along k as dot
-    products; large matrix products, other dtypes and mixed dtypes are left to BLAS and
-    the loop kernel."""
+    matrix times a vector as the transposed axpy, matrix-vector products with both
+    operands contiguous along k as dot products (a vector times a transposed matrix
+    transposed); large matrix products, matrix products contiguous along k, other dtypes
+    and mixed dtypes are left to BLAS and the loop kernel."""
     vecmat = dot_vector.plan_vector_dot(_spec((128,), (128, 128), ((0,), (0,))))
     assert (vecmat.kind, vecmat.rows, vecmat.cols, vecmat.depth) == ("axpy", 1, 128, 128)
     matvec = dot_vector.plan_vector_dot(_spec((40, 128), (128,), ((1,), (0,))))
     assert (matvec.kind, matvec.rows, matvec.cols) == ("dot", 40, 1)
     transposed = dot_vector.plan_vector_dot(_spec((128, 40), (128,), ((0,), (0,))))
     assert (transposed.kind, transposed.x_is_lhs, transposed.cols) == ("axpy", False, 40)
-    rhs_t = dot_vector.plan_vector_dot(_spec((16, 64), (32, 64), ((1,), (1,))))
-    assert (rhs_t.kind, rhs_t.rows, rhs_t.cols) == ("dot", 16, 32)
+    vec_rhs_t = dot_vector.plan_vector_dot(_spec((64,), (32, 64), ((0,), (1,))))
+    assert (vec_rhs_t.kind, vec_rhs_t.rows, vec_rhs_t.cols, vec_rhs_t.x_is_lhs) == (
+        "dot", 32, 1, False)
+    assert dot_vector.plan_vector_dot(_spec((16, 64), (32, 64), ((1,), (1,)))) is None
     batched = dot_vector.plan_vector_dot(_spec((4, 8, 16), (4, 16, 8), ((2,), (1,)),
                                                ((0,), (0,))))
     assert batched.kind == "axpy" and batched.batch == (4,)
@@ -72,8 +75,12 @@ CASES: dict[str, tuple[tuple[int, ...], tuple[int, ...], Callable[..., Any]]] = 
     "matvec_k_one_vector_more": ((6, 24), (24,), lambda a, b: a @ b),
     "matvec_transposed": ((50, 21), (50,), lambda a, b: a.T @ b),
     "matmul": ((19, 23), (23, 29), lambda a, b: a @ b),
-    "matmul_rhs_transposed": ((7, 33), (11, 33), lambda a, b: a @ b.T),
+    "vecmat_rhs_transposed": ((33,), (11, 33), lambda a, b: a @ b.T),
     "batched": ((3, 5, 17), (3, 17, 9), lambda a, b: a @ b),
+    "batched_matvec_transposed": ((3, 20, 9), (3, 20),
+                                  lambda a, b: np_or_jnp(a).einsum("bkm,bk->bm", a, b)),
+    "batched_vec_rhs_transposed": ((3, 17), (3, 9, 17),
+                                   lambda a, b: np_or_jnp(a).einsum("bk,bnk->bn", a, b)),
     "inner": ((70,), (70,), lambda a, b: a @ b),
     "vecmat_plus_bias": ((64,), (64, 40), lambda a, b: a @ b + b[0]),
     "tanh_rnn_step": ((128,), (128, 128), lambda a, b: np_or_jnp(a).tanh(a @ b + a)),
@@ -101,7 +108,7 @@ def test_against_numpy(name: str, dt: np.dtype) -> None:
     exe = _vector_program(_module(f, *args))
     got = np.asarray(exe.execute(args)[0])
     want = f(*(a.astype(np.float64) for a in args))
-    depth = lhs[-1] if name != "matvec_transposed" else lhs[0]
+    depth = max(lhs[-1], lhs[-2] if len(lhs) > 1 else 0)
     # Each element is a sum of `depth` products: a few ULPs per term at most.
     scale = np.sqrt(depth) * float(np.max(np.abs(want), initial=1.0))
     tol = (np.finfo(dt).eps * 4) * scale

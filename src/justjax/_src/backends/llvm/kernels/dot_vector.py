@@ -11,9 +11,10 @@ step took 6.5 us and more through a Haswell-pinned OpenBLAS, 0.6 us here). Two l
   matrix-vector product of a column-major matrix). A register tile of `rows` x `vectors`
   accumulators runs over k: each step broadcasts X[r, k] and multiply-adds it into the
   accumulators with the vectors of Y's row k.
-- `dot`: C[m, n] = sum_k A[m, k] * B[k, n] when both operands are contiguous along k (the
-  matrix-vector product of a row-major matrix, `x @ w.T`). Up to four result elements are
-  computed together, each by two vector accumulators taking alternate vectors of k.
+- `dot`: C[m, n] = sum_k A[m, k] * B[k, n] when both operands are contiguous along k and
+  M or N is 1 (the matrix-vector product of a row-major matrix, `h @ w.T`). Four result
+  elements are computed together, each by two vector accumulators taking alternate vectors
+  of k.
 
 The order of every sum is fixed by the IR, not left to `reassoc` (the result must not
 depend on LLVM's optimization level): in `axpy` each result element is the sequential sum
@@ -25,9 +26,8 @@ elements added one by one. Tails of the vector dimension use masked loads and st
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 from llvmlite import ir
@@ -40,27 +40,28 @@ _I1, _I32, _I64 = ir.IntType(1), ir.IntType(32), ir.IntType(64)
 _TYPES = {np.dtype(np.float32): ir.FloatType(), np.dtype(np.float64): ir.DoubleType()}
 
 # Matrix products (neither M nor N 1) up to this many multiply-adds run here, larger ones
-# through BLAS. Measured (`benchmarks/bench_control_flow.py --dots`: in a 200-trip loop on
-# a 2-core AVX-512 host), float32, ns per
-# product here / OpenBLAS unpinned / OpenBLAS pinned to Haswell: 16^3 274 / 286 / 452;
-# 24^3 596 / 714 / 924; 32^3 1111 / 977 / 1808; 48^3 2956 / 2392 / 24675; 64^3 4500 /
-# 3811 / 60683; 16x128 @ 128x128 4376 / 4120 / 100443. Unpinned, BLAS's 512-bit kernels
-# win by up to a fifth from about 48^3; pinned, they lose 2 to 20 times: up to 64^3 (a
-# batch of 16 RNN steps), the loops here.
+# through BLAS. Measured with `benchmarks/bench_control_flow.py --dots` (in a 200-trip loop
+# on a loaded 2-core AVX-512 host), float32, ns per product here / OpenBLAS unpinned /
+# OpenBLAS pinned to Haswell: 16^3 229-347 / 313 / 553; 32^3 916-1087 / 1128 / 1876;
+# 48^3 2499-2801 / 2974 / 4402; 64^3 3732-3921 / 4336 / 7844; 16x128 @ 128x128
+# 3784-4749 / 5221 / 12421; a batch of 8 16^3 1307-1435 / 1832 / 3109.
 SMALL_MATMUL_WORK = 1 << 18
-# Matrix-vector products up to this many multiply-adds run here: as fast as BLAS unpinned
-# and 8 to 60 times faster than BLAS pinned (ns: 128x128 vector-matrix 580 / 512 / 42298,
-# matrix-vector 565 / 711 / 28111; 512x512 70115 / 65056 / 1127045, 70061 / 125841 /
-# 559872); beyond, the product is bound by memory bandwidth either way.
+# Matrix-vector products up to this many multiply-adds run here (ns: 128x128
+# vector-matrix 640-751 / 1126 / 7665, matrix-vector 685-724 / 842 / 4208; 512x512
+# vector-matrix 7985-11934 / 9472 / 505294, matrix-vector 8025-12247 / 31309 / 189209);
+# beyond, the product is bound by memory bandwidth either way.
 MATVEC_WORK = 1 << 24
 
 
 @functools.lru_cache(maxsize=1)
 def _vector_bits() -> int:
-    """The vector width the loops use: 256 bits with AVX (XLA CPU's preferred width, and
-    LLVM's on AVX-512 hosts), else 128."""
-    features = host.host_cpu()[1]
-    return 256 if "+avx" in features.split(",") else 128
+    """The vector width the loops use: 512 bits with AVX-512 (twice the multiply-adds of
+    256-bit vectors per cycle: a 512x512 vector-matrix product took 6.9 us, 11.7 with
+    256 bits, 7.5 through BLAS), 256 with AVX, else 128."""
+    features = host.host_cpu()[1].split(",")
+    if "+avx512f" in features:
+        return 512
+    return 256 if "+avx" in features else 128
 
 
 @functools.lru_cache(maxsize=1)
@@ -93,19 +94,11 @@ class VectorPlan:
     dtype: np.dtype
 
 
-def _collapse(sizes: Sequence[int], strides: Sequence[int]) -> int | None:
-    kept = [(n, s) for n, s in zip(sizes, strides, strict=True) if n != 1]
-    if not kept:
-        return 0
-    for (_, outer), (n, inner) in zip(kept, kept[1:]):
-        if outer != inner * n:
-            return None
-    return kept[-1][1]
-
-
-def plan_vector_dot(spec) -> VectorPlan | None:
+def plan_vector_dot(spec: Any) -> VectorPlan | None:
     """The vector loops computing `spec` (a `dot.DotSpec`), or None when BLAS or the
     scalar loop kernel should (other dtypes, layouts, or a large matrix product)."""
+    # Imported here: `dot` imports this module for its kernels.
+    from justjax._src.backends.llvm.kernels.dot import collapse
     dt = np.dtype(spec.out_dtype)
     if dt not in _TYPES or spec.lhs_dtype != dt or spec.rhs_dtype != dt:
         return None
@@ -115,8 +108,8 @@ def plan_vector_dot(spec) -> VectorPlan | None:
     matvec = m == 1 or n == 1
     if m * n * k > (MATVEC_WORK if matvec else SMALL_MATMUL_WORK):
         return None
-    strides = [_collapse(spec.m, spec.lhs_m), _collapse(spec.k, spec.lhs_k),
-               _collapse(spec.k, spec.rhs_k), _collapse(spec.n, spec.rhs_n)]
+    strides = [collapse(spec.m, spec.lhs_m), collapse(spec.k, spec.lhs_k),
+               collapse(spec.k, spec.rhs_k), collapse(spec.n, spec.rhs_n)]
     if any(s is None for s in strides):
         return None
     a_m, a_k, b_k, b_n = strides
@@ -130,13 +123,18 @@ def plan_vector_dot(spec) -> VectorPlan | None:
     batch = (tuple(spec.batch), (tuple(spec.lhs_b), tuple(spec.rhs_b), tuple(out_b)))
     if n > 1 and b_n == 1:
         return VectorPlan("axpy", m, n, k, a_m, a_k, b_k, n, True, *batch, dt)
+    swapped = (tuple(spec.batch), (tuple(spec.rhs_b), tuple(spec.lhs_b), tuple(out_b)))
     if n == 1 and m > 1 and a_m == 1:
         # C^T = B^T A^T: the columns of A are the vectors, B's elements the scalars.
-        swapped = (tuple(spec.batch), (tuple(spec.rhs_b), tuple(spec.lhs_b), tuple(out_b)))
         return VectorPlan("axpy", 1, m, k, 0, b_k, a_k, m, False, *swapped, dt)
-    if (a_k == 1 or k == 1) and (b_k == 1 or k == 1):
-        return VectorPlan("dot", m, n, k, a_m, 1, b_n, n, True, *batch, dt)
-    return None
+    if not ((a_k == 1 or k == 1) and (b_k == 1 or k == 1)) or (m > 1 and n > 1):
+        # Products of matrices contiguous along k: one lane sum per element costs more
+        # than BLAS's packing (32x32 @ (32x32).T: 2376 ns against 1785).
+        return None
+    if m == 1 and n > 1:
+        # C^T = B^T A^T: B's rows are grouped four at a time, A's vector shared.
+        return VectorPlan("dot", n, 1, k, b_n, 1, 0, 1, False, *swapped, dt)
+    return VectorPlan("dot", m, n, k, a_m, 1, b_n, n, True, *batch, dt)
 
 
 class _Vec:
@@ -267,6 +265,10 @@ def emit_vector_dot(e, plan: VectorPlan, lhs: ir.Value, rhs: ir.Value, out: ir.V
     result vector is added to the addend's before it is stored (`out` may be `addend`)."""
     x, y = (lhs, rhs) if plan.x_is_lhs else (rhs, lhs)
     v = _Vec(e.module, e.b, plan.dtype)
+    if _vector_bits() > 256:
+        # LLVM splits 512-bit vectors in two on hosts that prefer 256 bits unless the
+        # function asks for them (a string attribute, which llvmlite does not list).
+        set.add(e.fn.attributes, f'"min-legal-vector-width"="{_vector_bits()}"')
     with e.nest(list(plan.batch), list(plan.batch_strides)) as (xo, yo, oo):
         if plan.kind == "axpy":
             _emit_axpy(e, v, plan, x, y, out, addend, xo, yo, oo)
@@ -391,8 +393,3 @@ def _dot_rows(e, v: _Vec, plan: VectorPlan, a: ir.Value, bm: ir.Value, am: ir.Va
             total = b.call(v.fma1, [av, bv, total])
         sums.append(total)
     return sums
-
-
-def work_of(plan: VectorPlan) -> int:
-    """The multiply-adds of the planned dot."""
-    return math.prod(plan.batch) * plan.rows * plan.cols * plan.depth
