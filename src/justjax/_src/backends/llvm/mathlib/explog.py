@@ -132,7 +132,8 @@ def _exp32_parts(em: _Emitter, x: _V) -> tuple[_V, _V]:
     """(y, 2^k) with exp(x) = y * 2^k (XLA's float32 exp before its last multiplication)."""
     xc = em.clamp(x, _EXP32_LO, _EXP32_HI)
     k = em.call("llvm.floor", em.fma(xc, _EXP32_LOG2E, 0.5))
-    k = em.clamp(k, -127.0, 127.0)
+    # XLA clamps k to [-127, 127]; from x >= -87.8 it is -127 at least already.
+    k = em.select(em.cmp(">", k, 127.0), 127.0, k)
     r = em.fma(k, -_EXP32_C1, xc)
     r = em.fma(k, -_EXP32_C2, r)
     p = _horner(em, r, _EXP32_P)
