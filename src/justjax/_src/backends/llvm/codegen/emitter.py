@@ -455,8 +455,8 @@ def _close_counted(em: _Emitter, i: ir.Value, count: int | ir.Value, done: ir.Bl
     em.b.position_at_end(done)
 
 
-# Transcendentals (the opcode registry's) this backend computes with instructions rather
-# than a math-library function.
+# Transcendentals (the opcode registry's) this backend computes with a few instructions (rsqrt:
+# the x86 estimate and two Newton steps, in a mathlib function), as cheap as a division.
 _BY_INSTRUCTIONS = frozenset({"stablehlo.sqrt", "stablehlo.rsqrt"})
 
 

@@ -5,27 +5,12 @@ from __future__ import annotations
 __all__ = ["COEFFS"]
 
 COEFFS: dict[str, tuple[float, ...]] = {
-    "exp_f32": (
-        float.fromhex("0x1.fffffc0000000p-2"),
-        float.fromhex("0x1.5554920000000p-3"),
-        float.fromhex("0x1.5558ac0000000p-5"),
-        float.fromhex("0x1.12397c0000000p-7"),
-        float.fromhex("0x1.6a51960000000p-10"),
-    ),
     "exp2_f32": (
         float.fromhex("0x1.ebfbdc0000000p-3"),
         float.fromhex("0x1.c6af7a0000000p-5"),
         float.fromhex("0x1.3b2dd20000000p-7"),
         float.fromhex("0x1.5f094a0000000p-10"),
         float.fromhex("0x1.417aba0000000p-13"),
-    ),
-    "expm1_f32": (
-        float.fromhex("0x1.0000000000000p-1"),
-        float.fromhex("0x1.5555540000000p-3"),
-        float.fromhex("0x1.5554f60000000p-5"),
-        float.fromhex("0x1.1112d60000000p-7"),
-        float.fromhex("0x1.6d3c900000000p-10"),
-        float.fromhex("0x1.9e77520000000p-13"),
     ),
     "log_f32": (
         float.fromhex("0x1.55557a0000000p-1"),

@@ -132,7 +132,8 @@ def _exp32_parts(em: _Emitter, x: _V) -> tuple[_V, _V]:
     """(y, 2^k) with exp(x) = y * 2^k (XLA's float32 exp before its last multiplication)."""
     xc = em.clamp(x, _EXP32_LO, _EXP32_HI)
     k = em.call("llvm.floor", em.fma(xc, _EXP32_LOG2E, 0.5))
-    k = em.clamp(k, -127.0, 127.0)
+    # XLA clamps k to [-127, 127]; from x >= -87.8 it is -127 at least already.
+    k = em.select(em.cmp(">", k, 127.0), 127.0, k)
     r = em.fma(k, -_EXP32_C1, xc)
     r = em.fma(k, -_EXP32_C2, r)
     p = _horner(em, r, _EXP32_P)
@@ -231,16 +232,27 @@ def log1p(em: _Emitter, x: _V) -> _V:
 
 # ------------------------------------------------------------- tanh, expm1
 
+def _tanh_rational(em: _Emitter, x: _V, clamp: bool = True) -> _V:
+    """XLA's x P(x^2) / Q(x^2), x clamped first (with `clamp`) where tanh rounds to +-1;
+    float32 gives x itself for |x| < 0.0004."""
+    lim = _TANH_CLAMP[em.dtype]
+    xc = em.clamp(x, -lim, lim) if clamp else x
+    s = xc * xc
+    t = xc * _horner(em, s, _TANH_P[em.dtype]) / _horner(em, s, _TANH_Q[em.dtype])
+    if em.dtype == "f32":
+        t = em.select(em.cmp("<", em.call("llvm.fabs", x), _TANH_SMALL32), x, t)
+    return t
+
+
 def tanh(em: _Emitter, x: _V) -> _V:
     """XLA's tanh: x P(x^2) / Q(x^2), x clamped where tanh rounds to +-1; float32 gives x for
     |x| < 0.0004; +-1 from |x| >= 20."""
-    lim = _TANH_CLAMP[em.dtype]
-    xc = em.clamp(x, -lim, lim)
-    s = xc * xc
-    t = xc * _horner(em, s, _TANH_P[em.dtype]) / _horner(em, s, _TANH_Q[em.dtype])
-    a = em.call("llvm.fabs", x)
+    t = _tanh_rational(em, x)
     if em.dtype == "f32":
-        t = em.select(em.cmp("<", a, _TANH_SMALL32), x, t)
+        # XLA's select of +-1 from |x| >= 20 changes nothing: the rational is +-1 exactly at
+        # the clamp.
+        return t
+    a = em.call("llvm.fabs", x)
     return em.select(em.cmp(">=", a, 20.0), em.call("llvm.copysign", em.c(1.0), x), t)
 
 
@@ -248,6 +260,7 @@ def expm1(em: _Emitter, x: _V) -> _V:
     """XLA's expm1: exp(x) - 1 for |x| > 1/2, else tanh(x/2) (exp(x) + 1); x where x/2 == 0."""
     e = _exp_value(em, x)
     h = x * 0.5
-    small = tanh(em, h) * (e + 1.0)
+    # Taken for |x| <= 1/2 only, where tanh's clamp and its +-1 select do nothing.
+    small = _tanh_rational(em, h, clamp=False) * (e + 1.0)
     y = em.select(em.cmp(">", em.call("llvm.fabs", x), 0.5), e - 1.0, small)
     return em.select(em.cmp("==", h, 0.0), x, y)

@@ -78,14 +78,9 @@ _HALF_LN2 = math.log(2.0) / 2
 _SMAX = (math.sqrt(2.0) - 1) / (math.sqrt(2.0) + 1)
 
 SPECS: dict[str, Spec] = {
-    # exp(r) = 1 + r + c2 r^2 + ... + c6 r^6, |r| <= ln2/2 (relative error 0.05 ULP).
-    "exp_f32": Spec(lambda r: (np.exp(r) - 1.0 - r, np.exp(r)), -_HALF_LN2, _HALF_LN2, (2, 3, 4, 5, 6), "f32"),
     # exp2(r) = 1 + ln2 r + c2 r^2 + ... + c6 r^6, |r| <= 1/2.
     "exp2_f32": Spec(lambda r: (np.exp2(r) - 1.0 - float(np.float32(math.log(2.0))) * r, np.exp2(r)),
                      -0.5, 0.5, (2, 3, 4, 5, 6), "f32"),
-    # expm1(r) = r + r^2 P(r), P of degree 5, error relative to expm1(r).
-    "expm1_f32": Spec(lambda r: ((np.expm1(r) - r) / (r * r), np.abs(np.expm1(r)) / (r * r)),
-                      -_HALF_LN2, _HALF_LN2, (0, 1, 2, 3, 4, 5), "f32"),
     # log: R(s^2) = (2 atanh(s) - 2s)/s = z (c0 + c1 z + c2 z^2), z = s^2 (error 0.02 ULP).
     "log_f32": Spec(lambda s: (2 * np.arctanh(s) - 2 * s, np.abs(2 * np.arctanh(s))), -_SMAX, _SMAX,
                     (3, 5, 7), "f32"),

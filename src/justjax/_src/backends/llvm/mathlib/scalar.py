@@ -10,12 +10,16 @@ one of its lanes needs that method.
 Algorithms: range reduction (by ln 2 or pi/2 with multi-part constants), polynomials evaluated with
 FMAs (Taylor or fitted minimax coefficients from `coeffs.py`), exponents assembled by integer
 shifts or `llvm.ldexp` (one `vscalef` instruction on AVX-512 hosts). Special values (nan, +-inf, +-0,
-overflow, underflow to subnormals) follow IEEE/NumPy; subnormals are never flushed. For float32,
+overflow, underflow to subnormals) follow IEEE/NumPy; the runtime flushes subnormals as XLA CPU
+does (`codegen/fp_environment.py`). For float32,
 atan/asin/acos, sinh, cosh, cbrt, lgamma and digamma are evaluated in float64 and rounded once;
-sin, cos, atan2 and pow follow glibc's float32 functions (what XLA CPU calls), erf XLA's own form.
-Measured errors and speeds: docs/mathlib.md. Functions live in this module (exp, log families,
-tanh, logistic, sinh, cosh), `trig.py`, `erf.py`, `power.py` and
-`gamma.py`.
+sin, cos, atan2 and pow follow glibc's float32 functions (what XLA CPU calls), erf XLA's own form,
+and exp, log, log1p, expm1, tanh, logistic and rsqrt are XLA CPU's own forms, bit for bit
+(`explog.py`, `rsqrt.py`), so that results are JAX's; this module keeps the more accurate exp,
+expm1, log and log1p that other functions build on (float64 pow, cosh, sinh, lgamma) and that
+float64 log is (libm's in XLA).
+Measured errors and speeds: docs/mathlib.md. Functions live in this module (exp2, log2, sinh,
+cosh), `explog.py`, `rsqrt.py`, `trig.py`, `erf.py`, `power.py` and `gamma.py`.
 """
 from __future__ import annotations
 
@@ -256,30 +260,30 @@ def _exp_reduce(em: _Emitter, x: _V) -> tuple[_V, ir.Value, _V]:
 
 @functools.lru_cache(maxsize=None)
 def _exp_coeffs(dtype: str, base2: bool = False) -> tuple[float, ...]:
-    """Coefficients of exp(r) (exp2(r) with `base2`) for |r| <= ln2/2 (1/2): a fitted degree-6
-    polynomial with 1 + r (1 + r ln2) fixed for float32, Taylor's degree 13 for float64."""
+    """Coefficients of exp(r) (exp2(r) with `base2`) for |r| <= ln2/2 (1/2): Taylor's degree 13
+    for float64, a fitted degree-6 polynomial with 1 + r ln2 fixed for float32 exp2 (float32 exp
+    is XLA's form, `explog.py`)."""
     if dtype == "f64":
         scale = _LN2 if base2 else Decimal(1)
         return tuple(_taylor([scale**n / math.factorial(n) for n in range(14)], dtype))
-    c1 = _round_to(math.log(2.0), dtype) if base2 else 1.0
-    return (1.0, c1, *COEFFS["exp2_f32" if base2 else "exp_f32"])
+    assert base2, "float32 exp is explog.exp"
+    return (1.0, _round_to(math.log(2.0), dtype), *COEFFS["exp2_f32"])
 
 
 def _exp_parts(em: _Emitter, x: _V, margin: float = 0.0) -> tuple[_V, ir.Value]:
-    """exp(x) = p * 2**k for x clamped to where exp over/underflows; returns (p, k). nan gives a
-    nan p (the clamp keeps it) and some k.
+    """float64 exp(x) = p * 2**k for x clamped to where exp over/underflows; returns (p, k). nan
+    gives a nan p (the clamp keeps it) and some k.
 
     `margin` raises the upper clamp for callers that scale the result down afterwards.
     """
-    lim = (89.0 + margin, -104.0) if em.dtype == "f32" else (710.0 + margin, -746.0)
-    xc = em.clamp(x, lim[1], lim[0])
+    xc = em.clamp(x, -746.0, 710.0 + margin)
     _, k, r = _exp_reduce(em, xc)
     return em.horner(r, _exp_coeffs(em.dtype)), k
 
 
 def _exp(em: _Emitter, x: _V) -> _V:
-    """exp(x): reduction by ln 2, polynomial (fitted degree 6 / Taylor degree 13), p * 2**k by
-    `scale`; nan propagates through the arithmetic."""
+    """float64 exp(x), more accurate than XLA's (for pow and cosh): reduction by ln 2, Taylor
+    degree 13, p * 2**k by `scale` (correctly rounded subnormals); nan propagates."""
     p, k = _exp_parts(em, x)
     return em.scale(p, k)
 
@@ -294,10 +298,10 @@ def _exp2(em: _Emitter, x: _V) -> _V:
 
 
 def _expm1_coeffs(dtype: str) -> tuple[float, ...]:
-    """P with expm1(r) = r + r^2 P(r) for |r| <= ln2/2: fitted degree 5 (f32), Taylor degree 11 (f64)."""
-    if dtype == "f64":
-        return tuple(_taylor([_inv_fact(n) for n in range(2, 14)], dtype))
-    return COEFFS["expm1_f32"]
+    """P with expm1(r) = r + r^2 P(r) for |r| <= ln2/2: Taylor degree 11 (float64 sinh's; float32
+    expm1 is XLA's form, `explog.py`)."""
+    assert dtype == "f64", "float32 expm1 is explog.expm1"
+    return tuple(_taylor([_inv_fact(n) for n in range(2, 14)], dtype))
 
 
 def _expm1_small(em: _Emitter, u: _V) -> tuple[_V, ir.Value]:
@@ -309,10 +313,9 @@ def _expm1_small(em: _Emitter, u: _V) -> tuple[_V, ir.Value]:
 
 
 def _expm1(em: _Emitter, x: _V) -> _V:
-    """expm1(x) = 2^k (1 + q) - 1 = fma(2^k, q, 2^k - 1), q = expm1(r) by polynomial; exp for large x."""
-    lo = -20.0 if em.dtype == "f32" else -40.0
-    hi = 89.0 if em.dtype == "f32" else 710.0
-    xc = em.clamp(x, lo, hi)
+    """float64 expm1(x), more accurate than XLA's (for sinh) = 2^k (1 + q) - 1 = fma(2^k, q,
+    2^k - 1), q = expm1(r) by polynomial; exp for large x."""
+    xc = em.clamp(x, -40.0, 710.0)
     q, ki = _expm1_small(em, xc)
     big = em.b.icmp_signed(">", ki, em.ci(100))
     # Clamp the exponent of the small path so 2**k is a normal number when the big path is selected.
