@@ -232,14 +232,16 @@ def test_both_ways_of_scaling(name: str, dtype: str, scalef: bool, monkeypatch: 
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 def test_erf_inv_is_xlas(dtype: str) -> None:
     # random.normal is sqrt(2) erf_inv(uniform): erf_inv follows XLA's algorithm, as the reference
-    # backend does; only log1p's last bit differs at times.
+    # backend does; only log1p's last bits differ at times.
     dt = _NP[dtype]
     edges = [1, -1, 0, -0.0, 2, np.nan]
     x = np.concatenate([np.random.default_rng(3).uniform(-1, 1, 100_000), edges]).astype(dt)
     y = harness.compile_elementwise("erf_inv", dtype)(x)
     want = polynomials.erf_inv(x)
     same = (y == want) | (np.isnan(y) & np.isnan(want))
-    assert same.mean() > 0.98
+    # The reference takes NumPy's log1p, the native backend XLA's (float64: its rational below
+    # 0.41, a few ULP off near -0.41), which gives XLA's erf_inv bits (tests/test_mathlib_xla_bits.py).
+    assert same.mean() > (0.98 if dtype == "f32" else 0.94)
     finite = np.isfinite(want)
     assert np.array_equal(np.isfinite(y), finite) and np.array_equal(y[~finite & ~np.isnan(want)],
                                                                      want[~finite & ~np.isnan(want)])
