@@ -51,6 +51,14 @@ def _identity(value: Any) -> Any:
     return value
 
 
+def _await_optimized_code(lib: Any) -> None:
+    """Waits until justjax's programs called twice run their fully optimized code (tiered
+    compilation swaps it in from a background thread), so that steady samples time it."""
+    if lib is not None and lib.__name__ == "justjax":
+        from justjax._src.backends.llvm.runtime import tiers
+        tiers.wait()
+
+
 class Side:
     """One library's current workload, ready to be sampled.
 
@@ -97,6 +105,7 @@ class Side:
             return f"disagrees with numpy: {why}"
         single = min(sample(call, finish, 1, workload.per_call)
                      for _ in range(1 if self.quick else 3))
+        _await_optimized_code(self.lib)
         number = max(1, math.ceil(self.min_sample / max(single, 1e-7)))
         if not self.quick:
             sample(call, finish, number, workload.per_call)
