@@ -17,9 +17,7 @@ from justjax import lax
 from justjax._src.backends.llvm.kernels import conv as kernels_conv
 from justjax._src.backends.llvm.kernels import conv_direct
 from justjax._src.backends.llvm.kernels import dot as kernels_dot
-from justjax._src.hlo import ir
-from tests.harness import hand_built_module
-from tests.test_llvm_dot import (BF16, CONVS, F16, F32, F64, I8, _compare, _conv_numbers,
+from tests.test_llvm_dot import (BF16, CONVS, F16, F32, F64, I8, _compare, _conv_module,
                                  _conv_shape, _optimized, _values)
 
 # (input shape, kernel shape, layouts, strides, padding, lhs dilation, rhs dilation,
@@ -58,24 +56,10 @@ CASES = {
 }
 
 
-def _module(case: tuple, x_dt: np.dtype, w_dt: np.dtype, out_dt: np.dtype) -> ir.Module:
-    xs, ws, layouts, strides, padding, ldil, rdil, reverse, fgc, bgc = case
-    attributes = dict(dimension_numbers=_conv_numbers(layouts), window_strides=strides,
-                      padding=np.asarray(padding, np.int64), lhs_dilation=ldil,
-                      rhs_dilation=rdil, window_reversal=reverse, feature_group_count=fgc,
-                      batch_group_count=bgc)
-
-    def build(b: ir.Builder, x: ir.Value, w: ir.Value) -> list[ir.Value]:
-        return [b.one("stablehlo.convolution", [x, w],
-                      ir.TensorType(_conv_shape(case), out_dt), **attributes)]
-
-    return hand_built_module([ir.TensorType(xs, x_dt), ir.TensorType(ws, w_dt)], build)
-
-
 def _run(name: str, x_dt: np.dtype, w_dt: np.dtype, out_dt: np.dtype) -> None:
     case = CASES[name]
     rng = np.random.default_rng(len(name))
-    module = _module(case, x_dt, w_dt, out_dt)
+    module = _conv_module(case, x_dt, w_dt, out_dt)
     program = _compare(module, [_values(case[0], x_dt, rng), _values(case[1], w_dt, rng)])
     assert program.kernels.get("stablehlo.convolution") == 1
 
@@ -112,7 +96,7 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def _applies(name: str, dt: np.dtype, form: str) -> bool:
     """Whether `form` can run case `name` (its plan exists; im2col: BLAS takes it)."""
-    op = _module(CASES[name], dt, dt, dt).function("main").body.ops[0]
+    op = _conv_module(CASES[name], dt, dt, dt).function("main").body.ops[0]
     spec = kernels_conv.ConvSpec.of(op)
     acc = kernels_dot.Accumulation.of(dt, dt, dt)
     if form == "features":

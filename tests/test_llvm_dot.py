@@ -327,8 +327,8 @@ def _conv_shape(case: tuple) -> list[int]:
     return shape
 
 
-def _conv_module(name: str, x_dt: np.dtype, w_dt: np.dtype, out_dt: np.dtype) -> ir.Module:
-    case = CONVS[name] if name in CONVS else ZERO_FEATURES
+def _conv_module(case: tuple, x_dt: np.dtype, w_dt: np.dtype, out_dt: np.dtype) -> ir.Module:
+    """A module of one convolution `case` (a tuple as in `CONVS`)."""
     xs, ws, layouts, strides, padding, ldil, rdil, reverse, fgc, bgc = case
     attributes = dict(dimension_numbers=_conv_numbers(layouts), window_strides=strides,
                       padding=np.asarray(padding, np.int64), lhs_dilation=ldil,
@@ -345,7 +345,7 @@ def _conv_module(name: str, x_dt: np.dtype, w_dt: np.dtype, out_dt: np.dtype) ->
 def _run_conv(name: str, x_dt: np.dtype, w_dt: np.dtype, out_dt: np.dtype) -> None:
     xs, ws = CONVS[name][:2]
     rng = np.random.default_rng(len(name))
-    module = _conv_module(name, x_dt, w_dt, out_dt)
+    module = _conv_module(CONVS[name], x_dt, w_dt, out_dt)
     program = _compare(module, [_values(xs, x_dt, rng), _values(ws, w_dt, rng)])
     assert program.kernels.get("stablehlo.convolution") == 1
 
@@ -377,7 +377,7 @@ def test_complex_convolution(name: str, dt: np.dtype, path: str) -> None:
 
 @pytest.mark.parametrize("dt", [F32, I32])
 def test_convolution_without_input_features(dt: np.dtype) -> None:
-    module = _conv_module("zero_features", dt, dt, dt)
+    module = _conv_module(ZERO_FEATURES, dt, dt, dt)
     exe = backends.get_backend("llvm").compile(module)
     got = exe.execute([np.zeros((2, 5, 5, 0), dt), np.zeros((3, 3, 0, 8), dt)])[0]
     np.testing.assert_array_equal(got, np.zeros((2, 5, 5, 8), dt))
@@ -418,5 +418,5 @@ def test_gemm_layouts() -> None:
 def test_multiply_adds() -> None:
     dot = _dot_module("batch_in_middle", F32, F32, F32).function("main").body.ops[0]
     assert kernels_dot.multiply_adds(dot) == 4 * 5 * 3 * 7
-    conv = _conv_module("feature_groups", F32, F32, F32).function("main").body.ops[0]
+    conv = _conv_module(CONVS["feature_groups"], F32, F32, F32).function("main").body.ops[0]
     assert kernels_conv.multiply_adds(conv) == (2 * 9 * 8 * 8) * (3 * 3 * 3)
