@@ -131,7 +131,9 @@ def test_functions_lowering_to_one_module_share_its_program():
     assert other._call.executable is not first._call.executable
     # Each keeps its own name in the optimized text.
     assert "jit__lambda" in second.as_text()
-    np.testing.assert_array_equal(second(x), np.sin(np.arange(4.0, dtype=np.float32)) * 2)
+    # sin(x) correctly rounded to float32 (XLA's glibc sinf gives it on these points).
+    want = np.sin(np.arange(4.0)).astype(np.float32) * np.float32(2)
+    np.testing.assert_array_equal(second(x), want)
 
 
 def test_modules_differing_only_in_host_callback_compile_apart():
