@@ -112,6 +112,33 @@ def test_tiers_give_the_same_bits(name: str) -> None:
     assert optimized == at_once
 
 
+def test_calls_on_arrays_tier_up_too() -> None:
+    # Arrays take jit's and eager dispatch's fast paths (`execution.fast_call`): calls made
+    # that way count towards the tier-up as the general path's do, and run the optimized
+    # entry point once it is swapped in. The first tier's engine stays alive with the
+    # program: a call on another thread may still be running its code.
+    inputs = _inputs()
+    x, y = jnp.asarray(inputs["x"]), jnp.asarray(inputs["y"])
+    justjax.clear_caches()
+    # Small enough to run inline (`executable.ASYNC_ELEMENTS`): the fast path's runner.
+    jitted = justjax.jit(lambda a, b: (jnp.sin(a) * b, jnp.cos(a)))
+    first = _leaves(jitted(x, y))
+    (program,) = list(compiler._programs.values())
+    executable = program.executable
+    assert executable.tier == 1
+    assert _leaves(jitted(x, y)) == first  # the fast path: hot now
+    tiers.wait()
+    assert executable.tier == 2
+    assert len(executable._engines) == 2
+    assert _leaves(jitted(x, y)) == first
+    # An eager op on Arrays: its kernel tiers up through the fast path alone.
+    justjax.clear_caches()
+    eager = [np.asarray(jnp.sin(x)).tobytes() for _ in range(2)]
+    tiers.wait()
+    assert _tiers_compiled() == [2]
+    assert np.asarray(jnp.sin(x)).tobytes() == eager[0] == eager[1]
+
+
 def test_a_program_called_once_is_not_compiled_again() -> None:
     justjax.clear_caches()
     before = object_cache.stats.codegen

@@ -123,6 +123,7 @@ class _Kernel:
         self._flat = _flat_fusion(fused)
         self._shared = shared
         self.opt_level = 3 if optimized else 0
+        self._engines: list[Any] = []
         tiered = optimized and tiers.enabled()
         self.llvm_ir, linked, arity = self._emit(link_math=not optimized or tiered)
         self._proto = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * (arity - 2)),
@@ -146,7 +147,9 @@ class _Kernel:
     def _compile(self, llvm_ir: str) -> Any:
         compiled = object_cache.compile(llvm_ir, self.opt_level, "elementwise")
         self.optimized_ir = compiled.optimized_ir
-        self._engine = compiled.engine
+        # Kept while the kernel lives: a call on another thread (or a parallel task) may
+        # still run the first tier's code after the tier-up swaps `call`.
+        self._engines.append(compiled.engine)
         return self._proto(compiled.engine.get_function_address(compiled.entry))
 
     def count_call(self) -> None:
@@ -248,10 +251,10 @@ class ElementwiseExecutable(Executable):
             out = np.empty(shape, dtype)
             address = buffer_address(out)
             pointers = addresses if in_order else pick(addresses)[:-1] if pick else ()
-            if self._tasks == 1:
+            if self._tasks == 1 and kernel.calls_to_tier_up is None:
                 kernel.call(*pointers, address, 0, size)
             else:
-                self._run(kernel, list(pointers), address)
+                self._run(kernel, list(pointers), address)  # counts the call (tiers)
             return [out], [address]
 
         return run

@@ -330,8 +330,11 @@ class LLVMExecutable(Executable):
         # Parse, optimize and generate code, or load the object code from the disk cache.
         compiled = object_cache.compile(self.llvm_ir, self._code_level, self.module.name)
         self.optimized_ir = compiled.optimized_ir
-        self._engine = compiled.engine
-        self._entry = _ENTRY_TYPE(self._engine.get_function_address(compiled.entry))
+        # Every engine whose code this program has run, kept while it lives: a call on
+        # another thread (or an inline runner) may still be in the first tier's code when
+        # the tier-up swaps the entry point, and a disposed engine frees its code.
+        self._engines = [compiled.engine]
+        self._entry = _ENTRY_TYPE(compiled.engine.get_function_address(compiled.entry))
         self.tier = 1 if quick is not None else 2
         # Calls before the one that starts the tier-up (None: none to start).
         self._calls_to_tier_up: int | None = 1 if self.tier == 1 else None
@@ -361,9 +364,9 @@ class LLVMExecutable(Executable):
             compiled = object_cache.compile(llvm_ir, 3, self.module.name)
             engine, entry = compiled.engine, compiled.entry
             self.llvm_ir, self.optimized_ir = llvm_ir, compiled.optimized_ir
-            # One assignment: a call reads the old entry point or the new one, both valid.
-            self._entry, self._engine = (_ENTRY_TYPE(engine.get_function_address(entry)),
-                                         engine)
+            self._engines.append(engine)
+            # A call reads the old entry point or the new one: both engines stay alive.
+            self._entry = _ENTRY_TYPE(engine.get_function_address(entry))
             self._code_level = 3
         self.tier = 2
 
@@ -487,7 +490,7 @@ class LLVMExecutable(Executable):
         if len({slot for slot, _, _ in outputs}) != len(outputs):
             return None  # one allocation holds two outputs
         params = [(slot, p) for slot, p, _ in self._params]
-        entry, frames = self._entry, []
+        frames: list[tuple[Any, list[np.ndarray]]] = []
 
         def new_frame() -> tuple[Any, list[np.ndarray]]:
             table = self._table_type(*self._template)
@@ -497,7 +500,12 @@ class LLVMExecutable(Executable):
             return table, arenas
 
         def run(addresses: Sequence[int]) -> tuple[list[np.ndarray], list[int]]:
-            frame = frames.pop() if frames else new_frame()
+            if self._calls_to_tier_up is not None:
+                self._count_call()
+            try:
+                frame = frames.pop()
+            except IndexError:  # none free (or taken by another thread since)
+                frame = new_frame()
             table = frame[0]
             for slot, p in params:
                 table[slot] = addresses[p]
@@ -507,7 +515,8 @@ class LLVMExecutable(Executable):
                 table[slot] = address = buffer_address(out)
                 outs.append(out)
                 out_addresses.append(address)
-            entry(table, 0)
+            # Read per call: the tier-up swaps in the optimized entry point.
+            self._entry(table, 0)
             frames.append(frame)
             return outs, out_addresses
 
