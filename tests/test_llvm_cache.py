@@ -5,7 +5,8 @@ entries, a second loads every program from them (LLVM generates no code) and com
 same results; two processes writing one key at once leave only whole entries; the cache is
 off without a folder. In this process, on hand-written IR: bad entries (truncated, flipped
 bytes, wrong magic, format or key) are compiled afresh and replaced, never loaded; JAX's
-thresholds; an unusable folder warns once; the public `set_cache_dir` / `reset_cache`.
+thresholds; an unusable folder warns once; the public `set_cache_dir` / `reset_cache`. Without
+the cache, the engines programs share are freed with the programs.
 """
 from __future__ import annotations
 
@@ -327,3 +328,33 @@ def test_set_cache_dir_and_reset(tmp_path: Path) -> None:
     finally:
         justjax.config.update("jax_compilation_cache_dir", old)
         compilation_cache.reset_cache()
+
+
+def _memory_mappings() -> int:
+    with open("/proc/self/maps") as maps:
+        return sum(1 for _ in maps)
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="counts Linux mappings")
+def test_code_of_programs_no_longer_used_is_freed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without the disk cache, programs share engines; each program's code and constants take
+    # memory mappings of their own, of which a process has 65,530. Once a batch of programs
+    # is gone, the engines that held only them are disposed: compiling batch after batch
+    # must not add mappings without end (it added two or three per program).
+    monkeypatch.setattr(object_cache._SharedEngine, "PROGRAMS_PER_ENGINE", 10)
+    import gc
+    import numpy as np
+    import justjax.numpy as jnp
+    x = np.ones(7, np.float32)
+
+    def compile_batch(first: int) -> None:
+        for i in range(first, first + 100):
+            justjax.jit(lambda a, i=i: jnp.sin(a) * i)(x)
+        justjax.clear_caches()
+        gc.collect()
+
+    compile_batch(0)
+    before = _memory_mappings()
+    compile_batch(100)
+    compile_batch(200)
+    assert _memory_mappings() - before < 100

@@ -238,15 +238,25 @@ def compile(llvm_ir: str, opt_level: int, name: str = "program") -> CompiledObje
 
 
 class _SharedEngine:
-    """One MCJIT engine per optimization level for every program compiled without the
-    disk cache: an engine of its own costs each program about 800 KB (its target machine
-    and memory manager); in a shared one, a program costs its code. Each program's entry
-    point is renamed `entry.<n>` (its other symbols are internal); its module is removed
-    from the engine once its code is generated, which leaves the code in place."""
+    """MCJIT engines shared by the programs compiled without the disk cache: an engine of its
+    own costs each program about 800 KB (its target machine and memory manager); in a shared
+    one, a program costs its code. Each program's entry point is renamed `entry.<n>` (its
+    other symbols are internal); its module is removed from the engine once its code is
+    generated, which leaves the code in place.
+
+    An engine frees its code only when it is disposed, and each program's code and constants
+    take memory mappings of their own (the kernel allows 65,530 per process): so an engine
+    takes `PROGRAMS_PER_ENGINE` programs per optimization level, then a fresh one starts.
+    Every `CompiledObject` holds its engine, so an engine whose programs are all gone (evicted
+    from the caches, `jax.clear_caches()`) is disposed with its code, and a process compiling
+    programs without end keeps only the live ones' code mapped."""
+
+    PROGRAMS_PER_ENGINE = 128
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.engines: dict[int, llvm.ExecutionEngine] = {}
+        # optimization level -> (the engine new programs go to, how many it took)
+        self.engines: dict[int, tuple[llvm.ExecutionEngine, int]] = {}
         self.count = 0
 
     def compile(self, llvm_ir: str, opt_level: int) -> CompiledObject:
@@ -260,11 +270,10 @@ class _SharedEngine:
             if opt_level:
                 host.optimize(module)
             optimized_ir = str(module)
-            engine = self.engines.get(opt_level)
-            if engine is None:
-                empty = llvm.parse_assembly("")
-                engine = self.engines[opt_level] = llvm.create_mcjit_compiler(
-                    empty, host.new_target_machine(opt_level))
+            engine, taken = self.engines.get(opt_level, (None, self.PROGRAMS_PER_ENGINE))
+            if taken >= self.PROGRAMS_PER_ENGINE:
+                engine, taken = empty_engine(opt_level), 0
+            self.engines[opt_level] = (engine, taken + 1)
             engine.add_module(module)
             engine.finalize_object()
             engine.remove_module(module)
