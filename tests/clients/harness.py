@@ -38,10 +38,12 @@ RTOL, ATOL = 1e-5, 1e-6
 
 @dataclass(frozen=True)
 class Tolerance:
-    """A program's looser tolerance, with the reason it needs one."""
+    """A program's looser tolerance, with the reason it needs one; `counts`: how far its
+    integer results (step counts) may be from JAX's (exact by default)."""
     rtol: float
     atol: float
     why: str
+    counts: int = 0
 
 
 def load_record(client: str) -> dict[str, Any]:
@@ -134,11 +136,13 @@ def _bfloat16() -> np.dtype:
     return np.dtype(ml_dtypes.bfloat16)
 
 
-def compare(got: Any, want: Any, rtol: float, atol: float, where: str = "") -> list[str]:
+def compare(got: Any, want: Any, rtol: float, atol: float, where: str = "",
+            counts: int = 0) -> list[str]:
     """The differences between a decoded result and the record's, one line each.
 
-    Arrays must have the record's dtype and shape, and values within the tolerance (exact
-    for integers and bools); Python numbers the same type and value; everything else equal.
+    Arrays must have the record's dtype and shape, and values within the tolerance (integers
+    within `counts`, bools exact); Python numbers the same type and value; everything else
+    equal.
     """
     if isinstance(want, np.ndarray):
         if not isinstance(got, np.ndarray):
@@ -146,9 +150,9 @@ def compare(got: Any, want: Any, rtol: float, atol: float, where: str = "") -> l
         if (got.dtype, got.shape) != (want.dtype, want.shape):
             return [f"{where}: got {got.dtype}{list(got.shape)}, "
                     f"JAX gave {want.dtype}{list(want.shape)}"]
-        return _compare_arrays(got, want, rtol, atol, where)
+        return _compare_arrays(got, want, rtol, atol, where, counts)
     if isinstance(want, dict) or isinstance(want, list):
-        return _compare_containers(got, want, rtol, atol, where)
+        return _compare_containers(got, want, rtol, atol, where, counts)
     if type(got) is not type(want):
         return [f"{where}: got {type(got).__name__} {got!r}, JAX gave {type(want).__name__} "
                 f"{want!r}"]
@@ -160,10 +164,12 @@ def compare(got: Any, want: Any, rtol: float, atol: float, where: str = "") -> l
 
 
 def _compare_arrays(got: np.ndarray, want: np.ndarray, rtol: float, atol: float,
-                    where: str) -> list[str]:
+                    where: str, counts: int = 0) -> list[str]:
     if want.dtype.kind in "fc" or want.dtype.name == "bfloat16":
         g, w = got.astype(np.float64), want.astype(np.float64)
         bad = ~np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
+    elif want.dtype.kind in "iu":
+        bad = np.abs(got.astype(np.int64) - want.astype(np.int64)) > counts
     else:
         bad = got != want
     if not bad.any():
@@ -174,7 +180,7 @@ def _compare_arrays(got: np.ndarray, want: np.ndarray, rtol: float, atol: float,
 
 
 def _compare_containers(got: Any, want: dict | list, rtol: float, atol: float,
-                        where: str) -> list[str]:
+                        where: str, counts: int = 0) -> list[str]:
     if type(got) is not type(want):
         return [f"{where}: got {type(got).__name__}, JAX gave {type(want).__name__}"]
     if isinstance(want, dict):
@@ -186,7 +192,8 @@ def _compare_containers(got: Any, want: dict | list, rtol: float, atol: float,
             return [f"{where}: got {len(got)} items, JAX gave {len(want)}"]
         pairs = [(f"{where}[{i}]", g, w) for i, (g, w) in enumerate(zip(got, want,
                                                                             strict=True))]
-    return [line for path, g, w in pairs for line in compare(g, w, rtol, atol, path)]
+    return [line for path, g, w in pairs
+            for line in compare(g, w, rtol, atol, path, counts)]
 
 
 def _not_run_message(client: str, run: dict[str, Any], program: str) -> str:
@@ -216,7 +223,7 @@ def check_program(client: str, run: dict[str, Any], record: dict[str, Any], prog
     rtol, atol = (tolerance.rtol, tolerance.atol) if tolerance else (RTOL, ATOL)
     got = decode_values(entry["values"])
     want = decode_values(record["programs"][program]["values"])
-    differences = compare(got, want, rtol, atol, program)
+    differences = compare(got, want, rtol, atol, program, tolerance.counts if tolerance else 0)
     if differences:
         loosened = f" (a looser tolerance: {tolerance.why})" if tolerance else ""
         pytest.fail(f"results differ from real JAX's{loosened}:\n" + "\n".join(differences),

@@ -71,6 +71,14 @@ def test_compare_within_tolerance():
     assert harness.compare(1.0 + 5e-6, 1.0, harness.RTOL, harness.ATOL) == []
 
 
+def test_integer_results_are_exact_unless_counts_allow():
+    want = {"steps": np.array(22, np.int32), "accepted": np.array([17, 3], np.int32)}
+    got = {"steps": np.array(20, np.int32), "accepted": np.array([16, 3], np.int32)}
+    assert len(harness.compare(got, want, 0.1, 1e-5, "p")) == 2
+    assert harness.compare(got, want, harness.RTOL, harness.ATOL, "p", counts=2) == []
+    assert len(harness.compare(got, want, harness.RTOL, harness.ATOL, "p", counts=1)) == 1
+
+
 def test_programs_are_the_modules_public_functions_in_order():
     module = types.ModuleType("m")
     exec("import math\nfrom math import sqrt\n"
