@@ -10,22 +10,13 @@ their range (the noise band).
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
-import sys
-import timeit
 from typing import Any, Callable
 
 import numpy as np
 
-DEFAULT_JAX_PYTHON = "/work/jaxvenv/bin/python"
+from side_by_side import add_arguments, best_of, rounds, serve
 
-
-def best_of(stmt: Callable[[], Any], number: int, repeat: int = 5) -> float:
-    """Seconds per call, best of `repeat` runs of `number` calls."""
-    return min(timeit.repeat(stmt, number=number, repeat=repeat)) / number
 
 
 def cases(lib: Any) -> dict[str, tuple[Callable[[], Any], int]]:
@@ -58,44 +49,15 @@ def measure(lib: Any) -> dict[str, float]:
     return {name: best_of(call, number) for name, (call, number) in cases(lib).items()}
 
 
-def worker() -> None:
-    """The JAX side: one line on stdin asks for one round; the answer is one JSON line."""
-    import jax
-    for _ in sys.stdin:
-        print(json.dumps(measure(jax)), flush=True)
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--jax", action="store_true", help="also time real JAX")
-    parser.add_argument("--jax-python", default=DEFAULT_JAX_PYTHON)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    add_arguments(parser)
     args = parser.parse_args()
     if args.worker:
-        return worker()
-    import justjax
-    jax_side = None
-    if args.jax:
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith("JUSTJAX_") and k != "PYTHONPATH"}
-        env["JAX_PLATFORMS"] = "cpu"
-        jax_side = subprocess.Popen([args.jax_python, __file__, "--worker"], env=env,
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                    cwd="/tmp")
-    rounds: list[dict[str, dict[str, float]]] = []
+        return serve(measure)
     numpy_figures = measure(None)
-    for _ in range(args.rounds):
-        figures = {"justjax": measure(justjax)}
-        if jax_side is not None:
-            jax_side.stdin.write("round\n")
-            jax_side.stdin.flush()
-            figures["jax"] = json.loads(jax_side.stdout.readline())
-        rounds.append(figures)
-    if jax_side is not None:
-        jax_side.stdin.close()
-        jax_side.wait()
-    report(rounds, numpy_figures)
+    report(rounds(__file__, measure, args), numpy_figures)
 
 
 def report(rounds: list[dict[str, dict[str, float]]], numpy_figures: dict[str, float]) -> None:

@@ -10,23 +10,14 @@ and the table gives the median of the per-round ratios with their range (the noi
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
-import sys
 import time
-import timeit
 from typing import Any
 
 import numpy as np
 
-DEFAULT_JAX_PYTHON = "/work/jaxvenv/bin/python"
+from side_by_side import add_arguments, best_of, rounds, serve
 
-
-def best_of(stmt, number: int, repeat: int = 7) -> float:
-    """Seconds per call, best of `repeat` runs of `number` calls."""
-    return min(timeit.repeat(stmt, number=number, repeat=repeat)) / number
 
 
 def measure(lib: Any) -> dict[str, float]:
@@ -61,45 +52,16 @@ def measure(lib: Any) -> dict[str, float]:
     return figures
 
 
-def worker() -> None:
-    """The JAX side: one line on stdin asks for one round; the answer is one JSON line."""
-    import jax
-    for _ in sys.stdin:
-        print(json.dumps(measure(jax)), flush=True)
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--jax", action="store_true", help="also time real JAX")
-    parser.add_argument("--jax-python", default=DEFAULT_JAX_PYTHON)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    add_arguments(parser)
     args = parser.parse_args()
     if args.worker:
-        return worker()
-    import justjax
-    jax_side = None
-    if args.jax:
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith("JUSTJAX_") and k != "PYTHONPATH"}
-        env["JAX_PLATFORMS"] = "cpu"
-        jax_side = subprocess.Popen([args.jax_python, os.path.abspath(__file__), "--worker"],
-                                    env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    text=True, cwd="/tmp")
+        return serve(measure)
     x = np.ones(8, np.float32)
     numpy_add = best_of(lambda: x + 1, 20000)
-    rounds = []
-    for _ in range(args.rounds):
-        figures = {"justjax": measure(justjax)}
-        if jax_side is not None:
-            jax_side.stdin.write("round\n")
-            jax_side.stdin.flush()
-            figures["jax"] = json.loads(jax_side.stdout.readline())
-        rounds.append(figures)
-    if jax_side is not None:
-        jax_side.stdin.close()
-        jax_side.wait()
-    report(rounds, numpy_add)
+    report(rounds(__file__, measure, args), numpy_add)
 
 
 def report(rounds: list[dict[str, dict[str, float]]], numpy_add: float) -> None:
