@@ -26,7 +26,7 @@ import functools
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 from llvmlite import ir
@@ -155,17 +155,25 @@ def plan_positions(spec: ConvSpec, acc: Accumulation) -> _DirectPlan | None:
                        list(range(3 + d)), lines, spec.w_sizes[1])
 
 
+def _padded_input(e: KernelEmit, spec: ConvSpec, plan: Any, x: ir.Value,
+                  order: Any) -> tuple[_DirectEmit, ir.Value]:
+    """A kernel's emission state, its input `x` copied (padded, in `order`) into scratch
+    memory `de.xp`; returns it and the scratch's allocation (the kernel frees it)."""
+    de = _DirectEmit(e, spec, plan)
+    xp_raw = e.malloc(de.xp_size * plan.work.itemsize)
+    de.xp = e.typed(xp_raw, plan.work)
+    _emit_padded_all(e, spec, x, de.xp, plan.work, order, de.xp_strides)
+    return de, xp_raw
+
+
 def emit_positions(e: KernelEmit, spec: ConvSpec, plan: _DirectPlan, x: ir.Value, w: ir.Value,
                    out: ir.Value, out_shared: bool) -> None:
     """The position-vectorized kernel (the module's docstring) of `plan_positions`'s plan."""
     b = e.b
-    de = _DirectEmit(e, spec, plan)
+    # Copied in the input's order: reads contiguous, writes to one stream per feature.
+    de, xp_raw = _padded_input(e, spec, plan, x, _input_order(spec))
     work = plan.work
     og, groups = spec.out_features_per_group, spec.groups
-    xp_raw = e.malloc(de.xp_size * work.itemsize)
-    de.xp = e.typed(xp_raw, work)
-    # Copied in the input's order: reads contiguous, writes to one stream per feature.
-    _emit_padded_all(e, spec, x, de.xp, work, _input_order(spec), de.xp_strides)
     direct = (not out_shared and spec.dtypes[2] == work and spec.out_strides[-1] == 1)
     if direct:
         target, t_strides, scratch = out, spec.out_strides, None
@@ -415,12 +423,9 @@ def emit_features(e: KernelEmit, spec: ConvSpec, plan: _DirectPlan, x: ir.Value,
     """The feature-vectorized kernel (the module's docstring) of `plan_features`'s plan;
     `out_shared`: the result buffer may alias an operand (written through a scratch)."""
     b = e.b
-    de = _DirectEmit(e, spec, plan)
+    de, xp_raw = _padded_input(e, spec, plan, x, plan.xp_order)
     work = plan.work
     og, groups = spec.out_features_per_group, spec.groups
-    xp_raw = e.malloc(de.xp_size * work.itemsize)
-    de.xp = e.typed(xp_raw, work)
-    _emit_padded_all(e, spec, x, de.xp, work, plan.xp_order, de.xp_strides)
     w_ptr, w_raw = w, None
     packed_features = plan.chunk if de.w_chunked else spec.w_sizes[1]
     if plan.w_packed:
