@@ -26,7 +26,7 @@ from typing import Callable, Sequence
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm.codegen import emitter
+from justjax._src.backends.llvm.codegen import emitter, fp_environment
 from justjax._src.backends.llvm.codegen.emitter import Unsupported
 from justjax._src.backends.llvm.mathlib import link
 from justjax._src.backends.llvm.runtime import parallel_for
@@ -134,8 +134,10 @@ class ProgramBuilder:
         self._externals: dict[str, ir.Function] = {}
         in_place = {(id(op), id(a), id(r)) for op, a, r in self.assignment.in_place}
         self._in_place = in_place
+        # The program's body; `build` wraps it in the exported `entry`, which runs it with
+        # denormals flushed (`fp_environment`).
         self.entry = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [_PTR, _I64]),
-                                 name="entry")
+                                 name="entry.body")
         self.table, self.run_id = self.entry.args
         self.b = ir.IRBuilder(self.entry.append_basic_block("entry"))
         # Pointers of values without a buffer of their own: region block arguments.
@@ -204,11 +206,12 @@ class ProgramBuilder:
             self.emit_profiled(main.body.ops[:-1])
         self.copy_outputs(main)
         self.b.ret_void()
+        exported = fp_environment.wrap_entry(self.entry, "entry")
         # Only `entry` is visible outside the module: programs share an execution engine.
         for value in self.module.globals.values():
             defined = (value.blocks if isinstance(value, ir.Function)
                        else getattr(value, "initializer", None) is not None)
-            if defined and value is not self.entry:
+            if defined and value is not exported:
                 value.linkage = "internal"
         return Program(self.module, self.assignment, self.constants, self.fallbacks,
                        self.kernels, self.parallel_fusions, self.functions)
@@ -376,6 +379,8 @@ class ProgramBuilder:
                     for i, t in enumerate(types)]
         tb.call(fused, [*pointers, task.args[1], task.args[2]])
         tb.ret_void()
+        # Tasks run on pool threads too, whose floating-point mode is Python's.
+        task = fp_environment.wrap_entry(task, self.fresh(f"{name}.task"))
         context = self.b.bitcast(self._pointer_array(args), _PTR)
         fnty = ir.FunctionType(_I32, [_PTR, _PTR, _I64, _I64])
         self.b.call(self.external(parallel_for.SYMBOL, fnty),

@@ -22,7 +22,7 @@ import numpy as np
 
 from justjax._src.compilation import caches
 from justjax._src.backends.interface import Executable
-from justjax._src.backends.llvm.codegen import emitter, program
+from justjax._src.backends.llvm.codegen import emitter, fp_environment, program
 from justjax._src.backends.llvm.runtime import object_cache, parallel_for
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo import opcodes
@@ -120,7 +120,8 @@ class _Kernel:
         module = emitter.new_module("elementwise")
         from justjax._src.backends.llvm.mathlib import link
         setattr(module, link.LINK_ATTRIBUTE, not optimized)
-        fn = emitter.emit_fusion(module, flat, "entry", shared, ranged=True)
+        fn = fp_environment.wrap_entry(
+            emitter.emit_fusion(module, flat, "entry.body", shared, ranged=True), "entry")
         self.llvm_ir = str(module)
         self.opt_level = 3 if optimized else 0
         compiled = object_cache.compile(self.llvm_ir, self.opt_level, "elementwise")
