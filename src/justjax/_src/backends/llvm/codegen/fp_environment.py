@@ -20,6 +20,8 @@ import functools
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from justjax._src.backends.llvm.codegen import stack
+
 __all__ = ["flushes_denormals", "flush_denormals", "restore", "wrap_entry"]
 
 # MXCSR bit 15: flush to zero; bit 6: denormals are zero.
@@ -42,17 +44,7 @@ def _intrinsic(module: ir.Module, name: str) -> ir.Function:
 
 
 def _slot(b: ir.IRBuilder) -> ir.Value:
-    # At the top of the entry block (allocated once per call, not once per loop trip), which
-    # may be finished already.
-    current = b.block
-    first = b.function.entry_basic_block
-    if first.instructions:
-        b.position_before(first.instructions[0])
-    else:
-        b.position_at_end(first)
-    slot = b.alloca(_I32, name="mxcsr")
-    b.position_at_end(current)
-    return slot
+    return stack.entry_alloca(b, _I32)
 
 
 def flush_denormals(b: ir.IRBuilder) -> ir.Value | None:

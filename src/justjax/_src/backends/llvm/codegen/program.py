@@ -26,7 +26,7 @@ from typing import Callable, Sequence
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm.codegen import emitter, fp_environment
+from justjax._src.backends.llvm.codegen import emitter, fp_environment, stack
 from justjax._src.backends.llvm.codegen.emitter import Unsupported
 from justjax._src.backends.llvm.mathlib import link
 from justjax._src.backends.llvm.runtime import parallel_for
@@ -457,15 +457,7 @@ class ProgramBuilder:
         return self.b.gep(arr, [ir.Constant(_I32, 0), ir.Constant(_I32, 0)], inbounds=True)
 
     def _entry_alloca(self, ty: ir.Type) -> ir.Value:
-        # Allocas in the entry block are allocated once per call, not once per loop trip.
-        current = self.b.block
-        entry = self.entry.entry_basic_block
-        with self.b.goto_entry_block():
-            if entry.instructions:
-                self.b.position_before(entry.instructions[0])
-            slot = self.b.alloca(ty)
-        self.b.position_at_end(current)
-        return slot
+        return stack.entry_alloca(self.b, ty)
 
 
 # Ops the fusion pass leaves unfused (XLA turns them into copies): run as one-op fusions.

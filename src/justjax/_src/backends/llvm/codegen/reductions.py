@@ -33,6 +33,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 import numpy as np
 from llvmlite import ir
 
+from justjax._src.backends.llvm.codegen import stack
 from justjax._src.backends.llvm.codegen.emitter import (MULTI_RESULT_GENERATORS, ROOT_EMITTERS,
                                                         _Emitter, compute_type, memory_type)
 from justjax._src.core import dtypes
@@ -188,18 +189,8 @@ def loop(em: _Emitter, count: int | ir.Value, name: str = "loop") -> Iterator[ir
 
 
 def entry_alloca(em: _Emitter, ty: ir.Type, count: int = 1) -> ir.Value:
-    """A stack slot in the function's entry block (allocated once per call; LLVM promotes
-    scalar ones to registers)."""
-    b = em.b
-    current = b.block
-    entry = em.fn.entry_basic_block
-    if entry.instructions:
-        b.position_before(entry.instructions[0])
-    else:
-        b.position_at_end(entry)
-    slot = b.alloca(ty, size=None if count == 1 else _i64(count))
-    b.position_at_end(current)
-    return slot
+    """A stack slot in the entry block of the function `em` emits (`stack.entry_alloca`)."""
+    return stack.entry_alloca(em.b, ty, count)
 
 
 def tile_size(types: Iterable[ir.Type]) -> int:

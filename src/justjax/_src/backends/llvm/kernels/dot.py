@@ -42,7 +42,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm.codegen import emitter, program
+from justjax._src.backends.llvm.codegen import emitter, program, stack
 from justjax._src.backends.llvm.codegen.emitter import Unsupported
 from justjax._src.backends.llvm.codegen.program import ProgramBuilder
 from justjax._src.core import dtypes
@@ -118,15 +118,7 @@ class KernelEmit:
 
     def entry_alloca(self, ty: ir.Type) -> ir.Value:
         """A stack slot allocated once per call (in the entry block)."""
-        current = self.b.block
-        entry = self.fn.entry_basic_block
-        if entry.instructions:
-            self.b.position_before(entry.instructions[0])
-        else:
-            self.b.position_at_end(entry)
-        slot = self.b.alloca(ty)
-        self.b.position_at_end(current)
-        return slot
+        return stack.entry_alloca(self.b, ty)
 
     @contextlib.contextmanager
     def loop(self, count: int | ir.Value, name: str = "loop") -> Iterator[ir.Value]:

@@ -28,7 +28,7 @@ from typing import Callable, Sequence
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm.codegen import emitter, program
+from justjax._src.backends.llvm.codegen import emitter, program, stack
 from justjax._src.backends.llvm.codegen.emitter import Unsupported
 from justjax._src.backends.llvm.codegen.program import KernelContext, ProgramBuilder
 from justjax._src.core import dtypes
@@ -151,7 +151,7 @@ class _Sorter:
         (None when they are on the stack)."""
         b, total = self.b, self.nbytes * count
         if total <= _STACK_BYTES:
-            slot = _entry_alloca(b, ir.ArrayType(_I64, max(total // 8, 1)))
+            slot = stack.entry_alloca(b, ir.ArrayType(_I64, max(total // 8, 1)))
             base, owned = b.bitcast(slot, _PTR), None
         else:
             malloc = self.program.external("malloc", ir.FunctionType(_PTR, [_I64]))
@@ -355,17 +355,6 @@ class _Sorter:
         self.copy(src, dst, j, b.add(k, left), b.sub(hi, j))
 
 
-def _entry_alloca(b: ir.IRBuilder, ty: ir.Type) -> ir.Value:
-    """An alloca at the top of the function's entry block (allocated once per call)."""
-    current = b.block
-    entry = b.function.entry_basic_block
-    if entry.instructions:
-        b.position_before(entry.instructions[0])
-    else:
-        b.position_at_end(entry)
-    slot = b.alloca(ty)
-    b.position_at_end(current)
-    return slot
 
 
 def _memmove(b: ir.IRBuilder, dst: ir.Value, src: ir.Value, nbytes: int) -> None:
@@ -493,7 +482,7 @@ def emit_top_k(ctx: KernelContext) -> None:
     sorter = _Sorter(b, ctx.program, [dt, np.dtype(np.int32)], cap, _descending(dt))
     (first, second), owned = sorter.allocate(2)
     cols = sorter.columns(first)
-    count_slot, cut_slot = _entry_alloca(b, _I64), _entry_alloca(b, _I1)
+    count_slot, cut_slot = stack.entry_alloca(b, _I64), stack.entry_alloca(b, _I1)
 
     def best_first(count: ir.Value) -> None:
         """Sorts the buffer's `count` candidates and moves the best `k` to its front."""
