@@ -47,6 +47,21 @@ def test_xla_flags_set_the_count_when_config_does_not():
     assert out.stdout.strip() == "2"
 
 
+@pytest.mark.parametrize("put", ["jnp.asarray(np.ones(3))", "jnp.array([1.0, 2.0])",
+                                 "jax.device_put(np.ones(3))"])
+def test_putting_data_on_a_device_starts_the_backend(put):
+    # As JAX starts its backends when the first array is put on a device: the native code
+    # generator and LLVM are loaded then, not at import and not inside the first compile.
+    started = "'justjax._src.backends.llvm.runtime.executable' in sys.modules"
+    code = (f"import sys, numpy as np, justjax as jax, justjax.numpy as jnp\n"
+            f"print({started})\n{put}\nprint({started})")
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    env.pop("JUSTJAX_PLATFORMS", None)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == ["False", "True"]
+
+
 def test_device_put_commits(four_devices):
     x = jax.device_put(jnp.ones(3), four_devices[2])
     assert x.committed and x.devices() == {four_devices[2]} and x.device == four_devices[2]

@@ -73,6 +73,9 @@ class Array(metaclass=abc.ABCMeta):
 
     def __init__(self, value: np.ndarray, weak_type: bool = False, device: Device | None = None,
                  committed: bool = False, owned: bool = False) -> None:
+        # Data put on a device (`jnp.asarray`, `jnp.array`, `device_put`) starts the backend,
+        # as in JAX, so that the first compile does not pay for it.
+        start_backend()
         if value.flags.c_contiguous and (owned or not value.flags.writeable):
             # Nobody else can write this buffer (a fresh result, or already read-only).
             buffer = value
@@ -373,7 +376,9 @@ def _references(array: Array) -> int:
 # `_references` of an Array that alone holds its buffer (measured, not assumed: how a call
 # counts its own references depends on the interpreter). An interpreter without reference
 # counts gets -2: no buffer is then ever taken over, programs work on copies.
-_SOLE_REFERENCES = (_references(Array(np.zeros(1), owned=True))
+# (`adopt`: an Array made at import must not start the backend.)
+_SOLE_REFERENCES = (_references(Array.adopt(np.zeros(1), shared_aval((1,), np.dtype(np.float64),
+                                                                     False)))
                     if hasattr(sys, "getrefcount") else -2)
 
 
