@@ -10,7 +10,7 @@ the side venv /work/jaxvenv), so that justjax and jax never share a process. Eac
 result is checked against NumPy's (allclose) before it is timed, and justjax's against JAX's at the
 end of every round. Steady times are the median of 15 samples after warm-up, taken in 5 batches
 that alternate NumPy, justjax and JAX, so that load from other processes on the machine falls on
-all of them. First calls (trace + lower + cold compile + run, the inputs already on the device)
+all of them; before each batch the other sides' threads are let go idle (`SETTLE_SECONDS`). First calls (trace + lower + cold compile + run, the inputs already on the device)
 and the `import` row (`import justjax, justjax.numpy` against `import jax, jax.numpy`, and
 `import numpy` for scale) are timed each in a fresh process, the sides alternating.
 
@@ -63,6 +63,7 @@ import json  # noqa: E402
 import platform  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
+import time  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from typing import Any, Sequence  # noqa: E402
 
@@ -123,10 +124,21 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+def fresh_process_env(pin: bool) -> dict[str, str]:
+    """The environment of every fresh process (`blas_env`), reading and writing Python's
+    bytecode caches as an installed package does: with `PYTHONDONTWRITEBYTECODE` set (some
+    shells set it), an editable install's modules were compiled from source at every import,
+    which added ~30 ms to justjax's import row and ~80 ms to its first calls, and nothing to
+    JAX's (installed with its caches)."""
+    env = blas_env(pin)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def justjax_env(backend: str, pin: bool) -> dict[str, str]:
     """The environment of justjax processes: `JAX_PLATFORMS` names the backend (and the
     `JUSTJAX_` variables that would win over the `JAX_` ones set here are dropped)."""
-    env = blas_env(pin)
+    env = fresh_process_env(pin)
     for name in ("JAX_PLATFORMS", *COLD):
         env.pop("JUSTJAX_" + name.removeprefix("JAX_"), None)
     env.update(COLD, JAX_PLATFORMS=PLATFORMS[backend])
@@ -134,7 +146,7 @@ def justjax_env(backend: str, pin: bool) -> dict[str, str]:
 
 
 def jax_env(pin: bool) -> dict[str, str]:
-    env = {k: v for k, v in blas_env(pin).items() if not k.startswith("JUSTJAX_")}
+    env = {k: v for k, v in fresh_process_env(pin).items() if not k.startswith("JUSTJAX_")}
     env.update(COLD, JAX_PLATFORMS="cpu")
     return env
 
@@ -220,6 +232,11 @@ class Worker:
 
 
 # ----------------------------------------------------------------------------- measuring
+# Before each side's batch, the other sides' worker threads are let go idle: a BLAS library's
+# threads spin for about 0.1 s after its last call, and NumPy's OpenBLAS and SciPy's (justjax's
+# BLAS) are two libraries in this process, so a side timed right after another's BLAS calls
+# ran on half the cores (a 1024^2 matmul: 7.1 ms alone, 12-16 ms right after NumPy's).
+SETTLE_SECONDS = 0.25
 def steady(sides: dict[str, Any], names: Sequence[str], *, rounds: int,
            per_round: int) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Median seconds per call of every side on every workload, in alternating batches.
@@ -241,6 +258,7 @@ def steady(sides: dict[str, Any], names: Sequence[str], *, rounds: int,
         samples: dict[str, list[float]] = {side: [] for side in ready}
         for _ in range(rounds):
             for side, runner in ready.items():
+                time.sleep(SETTLE_SECONDS)
                 samples[side] += runner.samples(per_round)
         for side, values in samples.items():
             timings[side][name] = float(np.median(values))
