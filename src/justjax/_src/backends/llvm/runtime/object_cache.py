@@ -247,9 +247,9 @@ class _SharedEngine:
     An engine frees its code only when it is disposed, and each program's code and constants
     take memory mappings of their own (the kernel allows 65,530 per process): so an engine
     takes `PROGRAMS_PER_ENGINE` programs per optimization level, then a fresh one starts.
-    Every `CompiledObject` holds its engine, so an engine whose programs are all gone (evicted
-    from the caches, `jax.clear_caches()`) is disposed with its code, and a process compiling
-    programs without end keeps only the live ones' code mapped."""
+    Each program's executable holds the engines its code is in, so an engine whose programs
+    are all gone (evicted from the caches, `jax.clear_caches()`) is disposed with its code,
+    and a process compiling programs without end keeps only the live ones' code mapped."""
 
     PROGRAMS_PER_ENGINE = 128
 
