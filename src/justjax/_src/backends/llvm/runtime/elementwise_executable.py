@@ -113,7 +113,7 @@ def _flat_fusion(fused: Op) -> Op:
               dict(fused.attributes), [hlo.Region(new_block)])
 
 
-class _Kernel:
+class _Kernel(tiers.Hot):
     """One compiled elementwise kernel; `shared`: the pointers (operands, then the result)
     that may point to the same memory (the result written over an operand). An optimized
     kernel compiled in tiers (`tiers.py`) links its math first (`tier` 1), and once called
@@ -151,17 +151,6 @@ class _Kernel:
         # still run the first tier's code after the tier-up swaps `call`.
         self._engines.append(compiled.engine)
         return self._proto(compiled.engine.get_function_address(compiled.entry))
-
-    def count_call(self) -> None:
-        """Counts a call; the one that makes the kernel hot starts its tier-up."""
-        calls = self.calls_to_tier_up
-        if calls:
-            self.calls_to_tier_up = calls - 1
-            return
-        if calls is None:
-            return  # started by a call on another thread
-        self.calls_to_tier_up = None
-        tiers.submit(self._tier_up)
 
     def _tier_up(self) -> None:
         llvm_ir, _, _ = self._emit(link_math=False)

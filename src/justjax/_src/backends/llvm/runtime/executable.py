@@ -288,7 +288,7 @@ def _aligned_bytes(nbytes: int) -> np.ndarray:
     return raw[start:start + nbytes]
 
 
-class LLVMExecutable(Executable):
+class LLVMExecutable(Executable, tiers.Hot):
     """A module compiled to one native entry point.
 
     Attributes:
@@ -337,22 +337,11 @@ class LLVMExecutable(Executable):
         self._entry = _ENTRY_TYPE(compiled.engine.get_function_address(compiled.entry))
         self.tier = 1 if quick is not None else 2
         # Calls before the one that starts the tier-up (None: none to start).
-        self._calls_to_tier_up: int | None = 1 if self.tier == 1 else None
+        self.calls_to_tier_up: int | None = 1 if self.tier == 1 else None
         tiers.note_compile()
         self._work = program.work(self.module)
         self._layout()
         self._fallback_runners: dict[int, Any] = {}
-
-    def _count_call(self) -> None:
-        """Counts a call; the one that makes the program hot starts its tier-up."""
-        calls = self._calls_to_tier_up
-        if calls:
-            self._calls_to_tier_up = calls - 1
-            return
-        if calls is None:
-            return  # started by a call on another thread (replicas)
-        self._calls_to_tier_up = None
-        tiers.submit(self._tier_up)
 
     def _tier_up(self) -> None:
         """Compiles the program fully optimized (at O3, its math inlined) and swaps its entry
@@ -415,8 +404,8 @@ class LLVMExecutable(Executable):
         Returns:
           One buffer per output.
         """
-        if self._calls_to_tier_up is not None:
-            self._count_call()
+        if self.calls_to_tier_up is not None:
+            self.count_call()
         table, arrays = self._buffers(args, donated)
         if not self.program.fallbacks:
             self._entry(table, 0)
@@ -461,8 +450,8 @@ class LLVMExecutable(Executable):
         """
         if self._work < ASYNC_ELEMENTS or self.program.fallbacks:
             return self.execute(args, donated), None
-        if self._calls_to_tier_up is not None:
-            self._count_call()
+        if self.calls_to_tier_up is not None:
+            self.count_call()
         # The caller may write its NumPy arguments as soon as the call returns: the program
         # reads copies of them (an Array's buffer is read-only and stays as it is).
         private = [np.array(a, copy=True) if a.flags.writeable else a for a in args]
@@ -500,8 +489,8 @@ class LLVMExecutable(Executable):
             return table, arenas
 
         def run(addresses: Sequence[int]) -> tuple[list[np.ndarray], list[int]]:
-            if self._calls_to_tier_up is not None:
-                self._count_call()
+            if self.calls_to_tier_up is not None:
+                self.count_call()
             try:
                 frame = frames.pop()
             except IndexError:  # none free (or taken by another thread since)

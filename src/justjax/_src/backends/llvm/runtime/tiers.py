@@ -29,7 +29,7 @@ from typing import Callable
 
 from justjax._src.config import config
 
-__all__ = ["enabled", "submit", "wait", "note_compile", "QUIET_SECONDS"]
+__all__ = ["enabled", "submit", "wait", "note_compile", "QUIET_SECONDS", "Hot"]
 
 logger = logging.getLogger("justjax")
 
@@ -57,6 +57,24 @@ def submit(job: Callable[[], None]) -> None:
             _thread = threading.Thread(target=_work, name="justjax-tier-up", daemon=True)
             _thread.start()
         _jobs.put(job)
+
+
+class Hot:
+    """What code compiled in tiers counts: `calls_to_tier_up` calls are left before the one that
+    makes it hot, which submits its `_tier_up` (None: no tier-up to start, or one started)."""
+
+    calls_to_tier_up: int | None = None
+
+    def count_call(self) -> None:
+        """Counts a call; the one that makes the code hot starts its tier-up."""
+        calls = self.calls_to_tier_up
+        if calls:
+            self.calls_to_tier_up = calls - 1
+            return
+        if calls is None:
+            return  # started by a call on another thread
+        self.calls_to_tier_up = None
+        submit(self._tier_up)  # type: ignore[attr-defined]
 
 
 def note_compile() -> None:
