@@ -177,6 +177,9 @@ class _Emitter:
         self.outputs: dict[Value, ir.Value] = {}
         self.shared: frozenset[int] = frozenset()
         self.done: set[Value] = set()
+        # The fewest lanes (`link.full_width_lanes`) of the linked math functions called
+        # since the innermost element loop opened (None: none called).
+        self.linked_lanes: int | None = None
         self._block = block
         self._uses: dict[Value, int] | None = None
 
@@ -451,8 +454,19 @@ def _close_counted(em: _Emitter, i: ir.Value, count: int | ir.Value, done: ir.Bl
     nxt = em.b.add(i, ir.Constant(_I64, 1), flags=["nsw", "nuw"])
     i.add_incoming(nxt, em.b.block)
     limit = count if isinstance(count, ir.Value) else ir.Constant(_I64, count)
-    em.b.cbranch(em.b.icmp_signed("<", nxt, limit), i.parent, done)
+    back_edge = em.b.cbranch(em.b.icmp_signed("<", nxt, limit), i.parent, done)
     em.b.position_at_end(done)
+    if em.linked_lanes is not None:
+        link.vectorize_loop(em.module, back_edge, em.linked_lanes)
+        em.linked_lanes = None
+
+
+def _open_element_loop(em: _Emitter, count: int | ir.Value,
+                       start: ir.Value | None = None) -> tuple[ir.Value, ir.Block]:
+    """`_counted` for a loop over a root's elements: the linked math its body calls sets the
+    width it is vectorized at (`_close_counted`)."""
+    em.linked_lanes = None
+    return _counted(em, count, "body", start)
 
 
 # Transcendentals (the opcode registry's) this backend computes with a few instructions (rsqrt:
@@ -489,14 +503,14 @@ def _emit_root_loop(em: _Emitter, root: Value, out: ir.Value,
     em.cache.clear()  # values of another loop do not dominate this one
     inner = t.shape[-1] if t.rank >= 2 else 0
     if inner < _MIN_INNER:
-        i, done = _counted(em, end, "body", begin)
+        i, done = _open_element_loop(em, end, begin)
         em.store(em.gen(root, em.delinear(i, t.shape)), out, i, t.dtype)
         _close_counted(em, i, end, done)
         return
     r, rows_done = _counted(em, end, "rows", begin)
     row_index = em.delinear(r, t.shape[:-1])
     base = em.b.mul(r, ir.Constant(_I64, inner), flags=["nsw", "nuw"])
-    j, done = _counted(em, inner, "body")
+    j, done = _open_element_loop(em, inner)
     index = [*row_index, j]
     flat = em.b.add(base, j, flags=["nsw", "nuw"])
     # Elementwise reads of operands of the root's shape load at `flat` itself.
@@ -642,8 +656,11 @@ def _emit_op(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
     if special is not None:
         return special(em, op, args)
     if op.opcode in _MATH and _is_float(dt):
-        f = link.function(em.module, _MATH[op.opcode],
-                              "f64" if dt == np.float64 else "f32")
+        math_dtype = "f64" if dt == np.float64 else "f32"
+        f = link.function(em.module, _MATH[op.opcode], math_dtype)
+        if link.is_linked(em.module):
+            lanes = link.full_width_lanes(math_dtype)
+            em.linked_lanes = lanes if em.linked_lanes is None else min(em.linked_lanes, lanes)
         return em.b.call(f, args)
     fn = _float_ops.get(op.opcode) if _is_float(dt) else _int_ops.get(op.opcode)
     if fn is None:

@@ -54,17 +54,6 @@ MATVEC_WORK = 1 << 24
 
 
 @functools.lru_cache(maxsize=1)
-def _vector_bits() -> int:
-    """The vector width the loops use: 512 bits with AVX-512 (twice the multiply-adds of
-    256-bit vectors per cycle: a 512x512 vector-matrix product took 6.9 us, 11.7 with
-    256 bits, 7.5 through BLAS), 256 with AVX, else 128."""
-    features = host.host_cpu()[1].split(",")
-    if "+avx512f" in features:
-        return 512
-    return 256 if "+avx" in features else 128
-
-
-@functools.lru_cache(maxsize=1)
 def _registers() -> int:
     return 32 if "+avx512f" in host.host_cpu()[1].split(",") else 16
 
@@ -143,7 +132,7 @@ class _Vec:
     def __init__(self, module: ir.Module, b: ir.IRBuilder, dtype: np.dtype) -> None:
         self.module, self.b = module, b
         self.scalar = _TYPES[dtype]
-        self.lanes = _vector_bits() // (8 * dtype.itemsize)
+        self.lanes = host.vector_bits() // (8 * dtype.itemsize)
         self.vec = ir.VectorType(self.scalar, self.lanes)
         self.align = dtype.itemsize
         self.zero = ir.Constant(self.vec, [0.0] * self.lanes)
@@ -265,10 +254,10 @@ def emit_vector_dot(e, plan: VectorPlan, lhs: ir.Value, rhs: ir.Value, out: ir.V
     result vector is added to the addend's before it is stored (`out` may be `addend`)."""
     x, y = (lhs, rhs) if plan.x_is_lhs else (rhs, lhs)
     v = _Vec(e.module, e.b, plan.dtype)
-    if _vector_bits() > 256:
+    if host.vector_bits() > 256:
         # LLVM splits 512-bit vectors in two on hosts that prefer 256 bits unless the
         # function asks for them (a string attribute, which llvmlite does not list).
-        set.add(e.fn.attributes, f'"min-legal-vector-width"="{_vector_bits()}"')
+        set.add(e.fn.attributes, f'"min-legal-vector-width"="{host.vector_bits()}"')
     with e.nest(list(plan.batch), list(plan.batch_strides)) as (xo, yo, oo):
         if plan.kind == "axpy":
             _emit_axpy(e, v, plan, x, y, out, addend, xo, yo, oo)

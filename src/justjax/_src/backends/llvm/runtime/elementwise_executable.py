@@ -25,7 +25,7 @@ from justjax._src.compilation import caches
 from justjax._src.backends.interface import Executable
 from justjax._src.backends.llvm.codegen import emitter, fp_environment, program
 from justjax._src.backends.llvm.mathlib import link
-from justjax._src.backends.llvm.runtime import object_cache, parallel_for, tiers
+from justjax._src.backends.llvm.runtime import host, object_cache, parallel_for, tiers
 from justjax._src.hlo import ir as hlo
 from justjax._src.hlo import opcodes
 from justjax._src.hlo.ir import Op, Value
@@ -122,14 +122,15 @@ class _Kernel(tiers.Hot):
     def __init__(self, fused: Op, optimized: bool, shared: frozenset[int]) -> None:
         self._flat = _flat_fusion(fused)
         self._shared = shared
-        self.opt_level = 3 if optimized else 0
+        self.opt_level = host.FULL if optimized else host.QUICK
         self._engines: list[Any] = []
         tiered = optimized and tiers.enabled()
         self.llvm_ir, linked, arity = self._emit(link_math=not optimized or tiered)
         self._proto = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * (arity - 2)),
                                        ctypes.c_int64, ctypes.c_int64)
-        self.call = self._compile(self.llvm_ir)
         self.tier = 1 if tiered and linked else 2
+        self.call = self._compile(self.llvm_ir,
+                                  host.LINKED if self.tier == 1 else self.opt_level)
         # Calls before the one that starts the tier-up (None: none to start).
         self.calls_to_tier_up: int | None = 1 if self.tier == 1 else None
         tiers.note_compile()
@@ -144,9 +145,10 @@ class _Kernel(tiers.Hot):
         linked = link.finish(module)
         return str(module), linked, len(fn.args)
 
-    def _compile(self, llvm_ir: str) -> Any:
-        compiled = object_cache.compile(llvm_ir, self.opt_level, "elementwise")
+    def _compile(self, llvm_ir: str, opt_level: int) -> Any:
+        compiled = object_cache.compile(llvm_ir, opt_level, "elementwise")
         self.optimized_ir = compiled.optimized_ir
+        self.code_level = opt_level
         # Kept while the kernel lives: a call on another thread (or a parallel task) may
         # still run the first tier's code after the tier-up swaps `call`.
         self._engines.append(compiled.engine)
@@ -154,7 +156,7 @@ class _Kernel(tiers.Hot):
 
     def _tier_up(self) -> None:
         llvm_ir, _, _ = self._emit(link_math=False)
-        self.call = self._compile(llvm_ir)
+        self.call = self._compile(llvm_ir, self.opt_level)
         self.llvm_ir = llvm_ir
         self.tier = 2
 
@@ -210,7 +212,8 @@ class ElementwiseExecutable(Executable):
 
     def as_text(self, dialect: str = "llvm") -> str:
         from justjax._src.backends.llvm.runtime import executable
-        return executable.native_text(self._kernel.optimized_ir, self.opt_level, dialect)
+        return executable.native_text(self._kernel.optimized_ir, self._kernel.code_level,
+                                      dialect)
 
     def execute(self, args: Sequence[np.ndarray],
                 donated: Collection[int] = ()) -> list[np.ndarray]:

@@ -161,7 +161,7 @@ def cycle_counter_hz() -> float:
                                  "  %t = call i64 @llvm.readcyclecounter()\n"
                                  "  ret i64 %t\n}\n")
     # The engine owns the target machine it is given: a fresh one, not the shared one.
-    engine = llvm.create_mcjit_compiler(module, host.new_target_machine(0))
+    engine = llvm.create_mcjit_compiler(module, host.new_target_machine(host.QUICK))
     engine.finalize_object()
     ticks = ctypes.CFUNCTYPE(ctypes.c_uint64)(engine.get_function_address("ticks"))
     start_time, start_ticks = time.perf_counter(), ticks()
@@ -217,14 +217,14 @@ def first_tier_level(module: hlo.Module, llvm_ir: str, linked_math: bool) -> int
     Without flags that let LLVM reassociate or contract (reductions have none: their order
     is explicit in the IR), any level computes the same bits: the first tier is O0 (LLVM's fast code
     generator, scalar code), unless the program evaluates many math functions or touches
-    many elements in its loops, which want vectorized code: then O3 with the math linked,
-    which costs LLVM a fraction of O3 with it inlined. With such flags, only the latter,
-    when math is linked.
+    many elements in its loops, which want vectorized code: then `host.LINKED` (O3's IR
+    pipeline with the math linked, the fast code generator), which costs LLVM a fraction of
+    O3 with it inlined. With such flags, only the latter, when math is linked.
     """
     if (not _ORDER_FLAGS.search(llvm_ir) and math_work(module) < VECTOR_TIER_MATH
             and loop_elements(module) < VECTOR_TIER_ELEMENTS):
-        return 0
-    return 3 if linked_math else None
+        return host.QUICK
+    return host.LINKED if linked_math else None
 
 
 def loop_elements(module: hlo.Module) -> int:
@@ -295,7 +295,8 @@ class LLVMExecutable(Executable, tiers.Hot):
       program: the generated `program.Program`.
       llvm_ir: the LLVM IR as generated (before LLVM's optimizations).
       optimized_ir: the LLVM IR after them.
-      opt_level: 3, or 0 for a small program.
+      opt_level: the level the final code is compiled at (`host.py`): `host.FULL`, or
+        `host.QUICK` for a small program.
       tier: 1 while a large program runs as first compiled (at O0, or at O3 with its math
         linked: `first_tier_level`), 2 once its fully optimized version is swapped in
         (`tiers.py`), or when compiled in one tier.
@@ -306,7 +307,8 @@ class LLVMExecutable(Executable, tiers.Hot):
                  profile: bool = False) -> None:
         _register_symbols()
         self.module = module if prepared else prepare(module)
-        self.opt_level = 3 if program.scale(self.module) >= FAST_COMPILE_ELEMENTS else 0
+        self.opt_level = (host.FULL if program.scale(self.module) >= FAST_COMPILE_ELEMENTS
+                          else host.QUICK)
         # With `profile`, each run adds the cycles every op of `main` takes to its counter.
         self.profile_counters = (np.zeros(len(self.module.function("main").body.ops),
                                           np.uint64) if profile else None)
@@ -320,7 +322,7 @@ class LLVMExecutable(Executable, tiers.Hot):
                               else self.profile_counters.ctypes.data))
         self.llvm_ir = str(self.program.llvm_module)
         if len(self.llvm_ir) > MAX_OPTIMIZED_IR_BYTES:
-            self.opt_level = 0  # O3 takes minutes on a program this long
+            self.opt_level = host.QUICK  # O3 takes minutes on a program this long
         # The text is all that is needed from here: the builder's objects are large.
         self.program.llvm_module = None
         # The level the first tier is compiled at (None: compiled in one tier).
@@ -350,13 +352,13 @@ class LLVMExecutable(Executable, tiers.Hot):
         optimized = program.build_program(self.module, link_math=False, parallel=True)
         llvm_ir = str(optimized.llvm_module)
         if len(llvm_ir) <= MAX_OPTIMIZED_IR_BYTES:
-            compiled = object_cache.compile(llvm_ir, 3, self.module.name)
+            compiled = object_cache.compile(llvm_ir, host.FULL, self.module.name)
             engine, entry = compiled.engine, compiled.entry
             self.llvm_ir, self.optimized_ir = llvm_ir, compiled.optimized_ir
             self._engines.append(engine)
             # A call reads the old entry point or the new one: both engines stay alive.
             self._entry = _ENTRY_TYPE(engine.get_function_address(entry))
-            self._code_level = 3
+            self._code_level = host.FULL
         self.tier = 2
 
     def as_text(self, dialect: str = "llvm") -> str:

@@ -205,7 +205,7 @@ def compile(llvm_ir: str, opt_level: int, name: str = "program") -> CompiledObje
 
     Args:
       llvm_ir: the program's LLVM IR as generated (before LLVM's optimizations).
-      opt_level: 3 to run LLVM's O3 pipeline and code generator at O3; 0 for neither.
+      opt_level: the level to compile at (`host.QUICK`, `host.LINKED`, `host.FULL`).
       name: the module's name, for log messages.
 
     Returns:
@@ -267,7 +267,7 @@ class _SharedEngine:
             module = llvm.parse_assembly(llvm_ir.replace('define void @"entry"(',
                                                          f'define void @"{entry}"(', 1))
             module.verify()
-            if opt_level:
+            if host.runs_ir_pipeline(opt_level):
                 host.optimize(module)
             optimized_ir = str(module)
             engine, taken = self.engines.get(opt_level, (None, self.PROGRAMS_PER_ENGINE))
@@ -302,11 +302,11 @@ def _compile_fresh(llvm_ir: str, opt_level: int,
 
 def compile_object(llvm_ir: str, opt_level: int, keep_object: bool = True
                    ) -> tuple[llvm.ExecutionEngine, str, bytes | None]:
-    """A finalized engine of `llvm_ir` (parsed, verified, optimized at `opt_level` 3, code
-    generated), its optimized IR and, with `keep_object`, the object code MCJIT produced."""
+    """A finalized engine of `llvm_ir` (parsed, verified, optimized and code generated at
+    `opt_level`), its optimized IR and, with `keep_object`, the object code MCJIT produced."""
     module = llvm.parse_assembly(llvm_ir)
     module.verify()
-    if opt_level:
+    if host.runs_ir_pipeline(opt_level):
         host.optimize(module)
     optimized_ir = str(module)
     engine = llvm.create_mcjit_compiler(module, host.new_target_machine(opt_level))
