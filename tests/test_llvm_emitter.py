@@ -5,6 +5,7 @@ op falls back to the reference backend."""
 from __future__ import annotations
 
 import ctypes
+import re
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -116,6 +117,7 @@ def _check(f, *args, ulps: float = 4, atol: float = 0.0) -> set[str]:
     return {inner.opcode.split(".")[-1] for op in ops for inner in op.regions[0].block.walk()}
 
 
+_rng = np.random.default_rng(1)
 x32 = np.linspace(-3, 3, 24, dtype=np.float32).reshape(4, 6)
 b32 = np.arange(6, dtype=np.float32)
 i32 = np.arange(-12, 12, dtype=np.int32).reshape(4, 6)
@@ -129,10 +131,31 @@ def _grad_chain(x):
     return jax.grad(f)(x)
 
 
+def _pool_gradient(h, d):
+    """Where `h` > 0, the gradient `d` of a 2x2 mean pool (NHWC) spread over its windows."""
+    n, rows, columns, channels = d.shape
+    spread = jnp.broadcast_to(d[:, :, None, :, None, :], (n, rows, 2, columns, 2, channels))
+    return jnp.where(h > 0, spread.reshape(n, 2 * rows, 2 * columns, channels) * 0.25, 0.0)
+
+
 CASES = {
     "chain": (lambda x: jnp.exp(x) * 2 + jnp.log1p(jnp.abs(x)) - jnp.tanh(x), x32),
     "bias": (lambda x, b: jnp.maximum(x + b, 0.0), x32, b32),
     "transpose": (lambda x: jnp.sin(x.T) * 2, x32),
+    # Reshapes keeping minor dimensions (re-split only the leading ones), read next to an
+    # operand of the result's shape: a 2x2 pool's gradient, two kept dimensions, a chain
+    # through a transpose, and one keeping a minor dimension too short for a loop of its own.
+    "reshape_pool_grad": (_pool_gradient, _rng.standard_normal((2, 6, 6, 8), np.float32),
+                          _rng.standard_normal((2, 3, 3, 8), np.float32)),
+    "reshape_two_kept": (lambda x, y: jnp.exp(x.reshape(12, 2, 9, 10)) * y,
+                         _rng.standard_normal((4, 3, 2, 9, 10), np.float32),
+                         _rng.standard_normal((12, 2, 9, 10), np.float32)),
+    "reshape_transpose_chain": (lambda x: (x.reshape(6, 4, 16).transpose(1, 0, 2)
+                                           .reshape(2, 2, 6, 16) * 3),
+                                _rng.standard_normal((24, 16), np.float32)),
+    "reshape_short_minor": (lambda x, y: x.reshape(6, 2, 3) - y,
+                            _rng.standard_normal((3, 4, 3), np.float32),
+                            _rng.standard_normal((6, 2, 3), np.float32)),
     "slice_concat": (lambda x: jnp.concatenate([x[:, 1:4] * 2, x[:, ::2] + 1], axis=1), x32),
     "iota": (lambda x: x + jnp.arange(6, dtype=jnp.float32), x32),
     "select": (lambda x, y: jnp.where(x > y, x * 2, y - 1), x32, x32[::-1]),
@@ -285,6 +308,17 @@ def test_fusion_matches_reference(name):
     for prefix, opcode in _CASE_OPS:
         if name.startswith(prefix):
             assert opcode in opcodes, opcodes
+
+
+def test_reshape_keeping_the_minor_dimension_reads_contiguous_vectors():
+    """A 2x2 pool's gradient (64, 14, 2, 14, 2, 32) -> (64, 28, 28, 32): the loop over the
+    kept minor dimension loads whole vectors, no per-element index division or gather."""
+    h = np.zeros((64, 28, 28, 32), np.float32)
+    d = np.zeros((64, 14, 14, 32), np.float32)
+    (op,) = _fusions(CASES["reshape_pool_grad"][0], h, d)
+    optimized = emitter.compile_fusion(op).llvm_ir
+    assert "masked.gather" not in optimized
+    assert re.search(r"load <\d+ x float>", optimized)
 
 
 @pytest.mark.parametrize("name", F16_CASES)

@@ -6,13 +6,15 @@ slices are `indexing.py`'s.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from llvmlite import ir
 
 from justjax._src.backends.llvm.codegen.arithmetic import _convert
 from justjax._src.backends.llvm.codegen.emitter import (
-    _I1, _I16, _I64, _STRUCTURAL, _const, _Emitter, _is_complex, _is_float, _memory_type,
-    _native_f16)
+    _I1, _I16, _I64, _MIN_INNER, _STRUCTURAL, _const, _Emitter, _is_complex, _is_float,
+    _memory_type, _native_f16)
 from justjax._src.core import dtypes
 from justjax._src.hlo.ir import Op
 
@@ -28,8 +30,31 @@ def _broadcast(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
 
 
 def _reshape(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
-    flat = em.linear(idx, op.result.type.shape)
-    return em.gen(op.operands[0], em.delinear(flat, op.operands[0].type.shape))
+    result_shape, operand_shape = op.result.type.shape, op.operands[0].type.shape
+    flat = em.linear(idx, result_shape)
+    kept = _kept_minor_dims(result_shape, operand_shape)
+    if kept == 0 or math.prod(result_shape[-kept:]) < _MIN_INNER:
+        return em.gen(op.operands[0], em.delinear(flat, operand_shape))
+    # The minor dimensions a reshape keeps index the operand as they index the result: only
+    # the leading ones are split anew, from values a loop over the minor dimension does not
+    # change (LLVM hoists them out of it, and the loop reads contiguous memory it vectorizes;
+    # re-splitting the whole offset divided every element's, 2x slower on a 2x2 pool's
+    # gradient (64, 14, 2, 14, 2, 32) -> (64, 28, 28, 32)).
+    leading = em.delinear(em.linear(idx[:-kept], result_shape[:-kept]), operand_shape[:-kept])
+    sub = [*leading, *idx[-kept:]]
+    # A reshape keeps row-major offsets: the operand's element is at the result's offset.
+    em.alive.append(sub)
+    em.flat[tuple(id(i) for i in sub)] = (flat, tuple(operand_shape))
+    return em.gen(op.operands[0], sub)
+
+
+def _kept_minor_dims(result_shape: tuple[int, ...], operand_shape: tuple[int, ...]) -> int:
+    """How many minor dimensions a reshape between these shapes leaves as they are."""
+    kept = 0
+    while (kept < min(len(result_shape), len(operand_shape))
+           and result_shape[-1 - kept] == operand_shape[-1 - kept]):
+        kept += 1
+    return kept
 
 
 def _transpose(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:

@@ -43,7 +43,7 @@ from justjax._src.backends.llvm.runtime import host, object_cache
 from justjax._src.config import config
 
 __all__ = ["function", "finish", "full_width_lanes", "is_linked", "LINK_ATTRIBUTE", "load",
-           "prepare", "vectorize_loop"]
+           "prepare"]
 
 logger = logging.getLogger("justjax")
 
@@ -95,25 +95,12 @@ def is_linked(module: ir.Module) -> bool:
 
 
 def full_width_lanes(dtype: str) -> int:
-    """The lanes of a host vector of `dtype` ("f32"/"f64"): the width `vectorize_loop` asks."""
+    """The lanes of a host vector of `dtype` ("f32"/"f64"): the width loops calling linked
+    functions are vectorized at. LLVM's cost model, which weighs the calls as opaque, picks
+    half the host's width on AVX-512 hosts that prefer 256-bit vectors, where the full width
+    ran the seed chain's gradient in 42 ms instead of 50 (half the calls), and a forced width
+    spares O3 the model's work over every width (10.3 ms instead of 12.8)."""
     return host.vector_bits() // (32 if dtype == "f32" else 64)
-
-
-def vectorize_loop(module: ir.Module, back_edge: ir.Instruction, lanes: int) -> None:
-    """Tags the loop closed by the branch `back_edge`, whose body calls linked functions, to be
-    vectorized at `lanes` (`full_width_lanes`): LLVM's cost model, which weighs the calls as
-    opaque, picks half the host's width on AVX-512 hosts that prefer 256-bit vectors, where
-    the full width ran the seed chain's gradient in 42 ms instead of 50 (half the calls), and
-    a forced width spares O3 the model's work over every width (10.3 ms instead of 12.8)."""
-    width = module.add_metadata([ir.MetaDataString(module, "llvm.loop.vectorize.width"),
-                                 ir.Constant(ir.IntType(32), lanes)])
-    # A loop's metadata starts with a reference to itself, which llvmlite cannot spell in
-    # one step: a node unique to this loop (llvmlite merges equal nodes), then pointed at
-    # itself. LLVM reads it back as `distinct`.
-    loop = module.add_metadata([ir.MetaDataString(module, f"loop {len(module.metadata)}"),
-                                width])
-    loop.operands = (loop, width)
-    back_edge.set_metadata("llvm.loop", loop)
 
 
 def finish(module: ir.Module) -> bool:
