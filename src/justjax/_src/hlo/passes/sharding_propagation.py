@@ -1,0 +1,309 @@
+"""Sharding propagation: from the shardings a program's arguments and results are given, a
+sharding for every value of its entry function, as XLA's ShardingPropagation (and Shardy)
+choose them, for the SPMD partitioner to cut the program by.
+
+Shardings flow forward (an op's result from its operands') and backward (an operand's from
+the results that read it) until nothing changes; a value keeps the first sharding it gets
+(argument and result shardings are fixed from the start), and a value nothing reaches is
+replicated. Per op, a rule says which dimensions of its operands and results correspond
+(`_forward`, `_backward`):
+
+| op | correspondence |
+| --- | --- |
+| elementwise (any operand count), convert, `sdy`-free identities | every dimension to itself |
+| broadcast_in_dim | operand dimension i to result dimension `broadcast_dimensions[i]` when their sizes agree |
+| transpose | operand dimension `permutation[i]` to result dimension i |
+| reshape | dimensions of equal size at the same place in both shapes' factorization; a split dimension's axes go to the major piece when its blocks divide it |
+| dot_general | batch to batch, each operand's free dimensions to the result's; contracting dimensions split the same way on both sides are summed by an all-reduce, the result replicated over their axes |
+| reduce | the kept dimensions to the result's, in order (reduced axes summed by an all-reduce) |
+| slice, pad, reverse, concatenate | the dimensions they leave whole |
+
+Other ops (gather, scatter, convolution, control flow, custom calls, sort ...) take and give
+replicated values for now: correct (the partitioner gathers their operands), not yet split.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+from justjax._src.hlo import ir, opcodes
+from justjax._src.hlo.ir import Block, Op, Value
+from justjax._src.hlo.sharding import MeshShape, TensorSharding, replicated
+
+__all__ = ["propagate", "ShardingMismatchError"]
+
+Dims = tuple[tuple[str, ...], ...]
+# A correspondence: for each dimension of one side, the dimension of the other side it maps
+# to (None: none).
+DimMap = list[int | None]
+
+
+class ShardingMismatchError(ValueError):
+    """Shardings of one program over different meshes."""
+
+
+def propagate(function: ir.Function, seeds: dict[Value, TensorSharding]) -> dict[Value, TensorSharding]:
+    """A sharding for every value of `function`'s body (its top level): `seeds` (argument and
+    result shardings, kept as given) and what the rules derive from them.
+
+    Raises:
+      ShardingMismatchError: the seeds are over different meshes.
+    """
+    meshes = {s.mesh for s in seeds.values()}
+    if len(meshes) > 1:
+        raise ShardingMismatchError(
+            f"the shardings of one program must use one mesh; got {len(meshes)}: "
+            + ", ".join(sorted(m.sdy_text() for m in meshes)))
+    if not meshes:
+        return {}
+    (mesh,) = meshes
+    found = dict(seeds)
+    block = function.body
+    changed = True
+    while changed:
+        changed = False
+        for op in block.ops:
+            changed |= _forward(op, found, mesh)
+        for op in reversed(block.ops):
+            changed |= _backward(op, found, mesh)
+    for value in _values(block):
+        if value not in found and isinstance(value.type, ir.TensorType):
+            found[value] = replicated(mesh, value.type.rank)
+    return found
+
+
+def _values(block: Block) -> list[Value]:
+    values = list(block.args)
+    for op in block.ops:
+        values += op.results
+    return values
+
+
+def _set(found: dict[Value, TensorSharding], value: Value, sharding: TensorSharding | None) -> bool:
+    """Gives `value` `sharding` unless it has one (or `sharding` splits nothing)."""
+    if sharding is None or value in found or not isinstance(value.type, ir.TensorType):
+        return False
+    if all(not axes for axes in sharding.dims):
+        return False  # replication is the default: it must not block a split from elsewhere
+    found[value] = sharding
+    return True
+
+
+def _carry(source: TensorSharding, mapping: DimMap, rank: int) -> TensorSharding | None:
+    """The sharding of a value of `rank` dimensions whose dimension `mapping[i]` takes the axes
+    of `source`'s dimension i (axes on unmapped dimensions are dropped)."""
+    dims: list[tuple[str, ...]] = [()] * rank
+    for i, target in enumerate(mapping):
+        if target is not None:
+            dims[target] = source.dims[i]
+    return source.with_dims(dims)
+
+
+def _invert(mapping: DimMap, rank: int) -> DimMap:
+    inverse: DimMap = [None] * rank
+    for i, target in enumerate(mapping):
+        if target is not None:
+            inverse[target] = i
+    return inverse
+
+
+def _fits(sharding: TensorSharding, shape: Sequence[int]) -> TensorSharding:
+    """`sharding` without the axes of dimensions whose blocks would not divide them."""
+    sizes = sharding.mesh.sizes
+    dims = [axes if size % math.prod(sizes[a] for a in axes) == 0 else ()
+            for axes, size in zip(sharding.dims, shape, strict=True)]
+    return sharding.with_dims(dims)
+
+
+# ------------------------------------------------------------------------------ correspondences
+
+def _maps(op: Op) -> list[DimMap] | None:
+    """For each operand of `op`, the result dimension each of its dimensions corresponds to;
+    None for an op without a rule (its values are left replicated)."""
+    opcode = op.opcode
+    if len(op.results) != 1 or not isinstance(op.result.type, ir.TensorType):
+        return None
+    rank = op.result.type.rank
+    rule = _RULES.get(opcode)
+    if rule is not None:
+        return rule(op)
+    if opcodes.is_elementwise(opcode) or opcode in _SAME_SHAPE:
+        return [list(range(rank)) if _same_shape(v, op.result) else [None] * _rank(v)
+                for v in op.operands]
+    return None
+
+
+_SAME_SHAPE = frozenset({"stablehlo.convert", "stablehlo.bitcast_convert",
+                         "stablehlo.reduce_precision", "stablehlo.optimization_barrier"})
+
+
+def _rank(value: Value) -> int:
+    return value.type.rank if isinstance(value.type, ir.TensorType) else 0
+
+
+def _same_shape(value: Value, other: Value) -> bool:
+    return (isinstance(value.type, ir.TensorType)
+            and tuple(value.type.shape) == tuple(other.type.shape))
+
+
+def _broadcast(op: Op) -> list[DimMap]:
+    operand_shape = op.operands[0].type.shape
+    result_shape = op.result.type.shape
+    dims = list(op.attributes["broadcast_dimensions"])
+    return [[d if operand_shape[i] == result_shape[d] else None for i, d in enumerate(dims)]]
+
+
+def _transpose(op: Op) -> list[DimMap]:
+    permutation = list(op.attributes["permutation"])
+    mapping: DimMap = [None] * len(permutation)
+    for result_dim, operand_dim in enumerate(permutation):
+        mapping[operand_dim] = result_dim
+    return [mapping]
+
+
+def _reshape(op: Op) -> list[DimMap]:
+    """Dimensions at the same place of both shapes' factorization: groups of consecutive
+    dimensions with equal products; a group of one dimension on each side maps, and so does
+    the major dimension of a group that one side splits (its blocks are checked later)."""
+    source, target = op.operands[0].type.shape, op.result.type.shape
+    mapping: DimMap = [None] * len(source)
+    if 0 in source:
+        return [mapping]
+    i = j = 0
+    while i < len(source) and j < len(target):
+        start_i, start_j = i, j
+        a, b = source[i], target[j]
+        i += 1
+        j += 1
+        while a != b:
+            if a < b:
+                a *= source[i]
+                i += 1
+            else:
+                b *= target[j]
+                j += 1
+        if i - start_i == 1 or j - start_j == 1:
+            mapping[start_i] = start_j  # the major dimensions of the group
+    return [mapping]
+
+
+def _dot_general(op: Op) -> list[DimMap]:
+    numbers = op.attributes["dot_dimension_numbers"]
+    lhs_batch, rhs_batch = list(numbers.lhs_batching_dimensions), list(numbers.rhs_batching_dimensions)
+    lhs_contract = list(numbers.lhs_contracting_dimensions)
+    rhs_contract = list(numbers.rhs_contracting_dimensions)
+    lhs_rank, rhs_rank = _rank(op.operands[0]), _rank(op.operands[1])
+    lhs_free = [d for d in range(lhs_rank) if d not in lhs_batch + lhs_contract]
+    rhs_free = [d for d in range(rhs_rank) if d not in rhs_batch + rhs_contract]
+    lhs: DimMap = [None] * lhs_rank
+    rhs: DimMap = [None] * rhs_rank
+    for k, (l, r) in enumerate(zip(lhs_batch, rhs_batch, strict=True)):
+        lhs[l], rhs[r] = k, k
+    for k, d in enumerate(lhs_free):
+        lhs[d] = len(lhs_batch) + k
+    for k, d in enumerate(rhs_free):
+        rhs[d] = len(lhs_batch) + len(lhs_free) + k
+    return [lhs, rhs]
+
+
+def _reduce(op: Op) -> list[DimMap] | None:
+    if len(op.operands) != 2:
+        return None  # variadic reductions (argmax ...) stay whole
+    reduced = set(op.attributes["dimensions"])
+    kept = [d for d in range(_rank(op.operands[0])) if d not in reduced]
+    mapping: DimMap = [None] * _rank(op.operands[0])
+    for k, d in enumerate(kept):
+        mapping[d] = k
+    return [mapping, []]
+
+
+def _whole_dims(op: Op, changed: Callable[[int], bool]) -> list[DimMap]:
+    """Operand 0's dimensions the op leaves whole map to themselves; others to nothing."""
+    rank = _rank(op.operands[0])
+    return [[d if not changed(d) else None for d in range(rank)]] + [
+        [None] * _rank(v) for v in op.operands[1:]]
+
+
+def _slice(op: Op) -> list[DimMap]:
+    shape = op.operands[0].type.shape
+    return _whole_dims(op, lambda d: op.result.type.shape[d] != shape[d])
+
+
+def _pad(op: Op) -> list[DimMap]:
+    low, high = op.attributes["edge_padding_low"], op.attributes["edge_padding_high"]
+    interior = op.attributes["interior_padding"]
+    return _whole_dims(op, lambda d: bool(low[d] or high[d] or interior[d]))
+
+
+def _reverse(op: Op) -> list[DimMap]:
+    reversed_dims = set(op.attributes["dimensions"])
+    return _whole_dims(op, lambda d: d in reversed_dims)
+
+
+def _concatenate(op: Op) -> list[DimMap]:
+    axis = op.attributes["dimension"]
+    rank = op.result.type.rank
+    return [[d if d != axis else None for d in range(rank)] for _ in op.operands]
+
+
+_RULES: dict[str, Callable[[Op], list[DimMap] | None]] = {
+    "stablehlo.broadcast_in_dim": _broadcast,
+    "stablehlo.transpose": _transpose,
+    "stablehlo.reshape": _reshape,
+    "stablehlo.dot_general": _dot_general,
+    "stablehlo.reduce": _reduce,
+    "stablehlo.slice": _slice,
+    "stablehlo.pad": _pad,
+    "stablehlo.reverse": _reverse,
+    "stablehlo.concatenate": _concatenate,
+}
+
+
+# ------------------------------------------------------------------------------------- the flow
+
+def _forward(op: Op, found: dict[Value, TensorSharding], mesh: MeshShape) -> bool:
+    """The result's sharding from the operands': what each operand's sharding carries over,
+    the one splitting the result most first, then the others' axes on dimensions still whole
+    (a dot's result takes the rows' split from one operand and the columns' from the other)."""
+    maps = _maps(op)
+    if maps is None or op.result in found:
+        return False
+    rank = op.result.type.rank
+    candidates = []
+    for operand, mapping in zip(op.operands, maps, strict=True):
+        source = found.get(operand)
+        if source is not None and mapping:
+            candidates.append(_fits(_carry(source, mapping, rank), op.result.type.shape))
+    if not candidates:
+        return False
+    candidates.sort(key=_split, reverse=True)
+    dims = [list(axes) for axes in candidates[0].dims]
+    used = {a for axes in dims for a in axes}
+    for candidate in candidates[1:]:
+        for d, axes in enumerate(candidate.dims):
+            if axes and not dims[d] and not used & set(axes):
+                dims[d] = list(axes)
+                used.update(axes)
+    merged = TensorSharding(mesh, tuple(tuple(axes) for axes in dims))
+    return _set(found, op.result, _fits(merged, op.result.type.shape))
+
+
+def _backward(op: Op, found: dict[Value, TensorSharding], mesh: MeshShape) -> bool:
+    """Each operand's sharding from the result's, through the op's correspondence."""
+    maps = _maps(op)
+    target = found.get(op.result) if maps is not None else None
+    if target is None:
+        return False
+    changed = False
+    for operand, mapping in zip(op.operands, maps, strict=True):
+        if not mapping:
+            continue
+        rank = _rank(operand)
+        carried = _carry(target, _invert(mapping, target.rank), rank)
+        changed |= _set(found, operand, _fits(carried, operand.type.shape))
+    return changed
+
+
+def _split(sharding: TensorSharding) -> int:
+    """How many blocks a value so sharded is cut into."""
+    return math.prod(sharding.tiles())
