@@ -30,7 +30,8 @@ from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Block, Op, Value
 from justjax._src.hlo.sharding import MeshShape, TensorSharding, replicated
 
-__all__ = ["propagate", "ShardingMismatchError"]
+__all__ = ["carry", "correspondence", "DimMap", "fits", "invert", "propagate",
+           "ShardingMismatchError"]
 
 Dims = tuple[tuple[str, ...], ...]
 # A correspondence: for each dimension of one side, the dimension of the other side it maps
@@ -89,7 +90,7 @@ def _set(found: dict[Value, TensorSharding], value: Value, sharding: TensorShard
     return True
 
 
-def _carry(source: TensorSharding, mapping: DimMap, rank: int) -> TensorSharding | None:
+def carry(source: TensorSharding, mapping: DimMap, rank: int) -> TensorSharding:
     """The sharding of a value of `rank` dimensions whose dimension `mapping[i]` takes the axes
     of `source`'s dimension i (axes on unmapped dimensions are dropped)."""
     dims: list[tuple[str, ...]] = [()] * rank
@@ -99,7 +100,9 @@ def _carry(source: TensorSharding, mapping: DimMap, rank: int) -> TensorSharding
     return source.with_dims(dims)
 
 
-def _invert(mapping: DimMap, rank: int) -> DimMap:
+def invert(mapping: DimMap, rank: int) -> DimMap:
+    """The correspondence the other way: for each of the `rank` dimensions of the other side,
+    the dimension of this side mapping to it."""
     inverse: DimMap = [None] * rank
     for i, target in enumerate(mapping):
         if target is not None:
@@ -107,7 +110,7 @@ def _invert(mapping: DimMap, rank: int) -> DimMap:
     return inverse
 
 
-def _fits(sharding: TensorSharding, shape: Sequence[int]) -> TensorSharding:
+def fits(sharding: TensorSharding, shape: Sequence[int]) -> TensorSharding:
     """`sharding` without the axes of dimensions whose blocks would not divide them."""
     sizes = sharding.mesh.sizes
     dims = [axes if size % math.prod(sizes[a] for a in axes) == 0 else ()
@@ -117,7 +120,7 @@ def _fits(sharding: TensorSharding, shape: Sequence[int]) -> TensorSharding:
 
 # ------------------------------------------------------------------------------ correspondences
 
-def _maps(op: Op) -> list[DimMap] | None:
+def correspondence(op: Op) -> list[DimMap] | None:
     """For each operand of `op`, the result dimension each of its dimensions corresponds to;
     None for an op without a rule (its values are left replicated)."""
     opcode = op.opcode
@@ -265,7 +268,7 @@ def _forward(op: Op, found: dict[Value, TensorSharding], mesh: MeshShape) -> boo
     """The result's sharding from the operands': what each operand's sharding carries over,
     the one splitting the result most first, then the others' axes on dimensions still whole
     (a dot's result takes the rows' split from one operand and the columns' from the other)."""
-    maps = _maps(op)
+    maps = correspondence(op)
     if maps is None or op.result in found:
         return False
     rank = op.result.type.rank
@@ -273,7 +276,7 @@ def _forward(op: Op, found: dict[Value, TensorSharding], mesh: MeshShape) -> boo
     for operand, mapping in zip(op.operands, maps, strict=True):
         source = found.get(operand)
         if source is not None and mapping:
-            candidates.append(_fits(_carry(source, mapping, rank), op.result.type.shape))
+            candidates.append(fits(carry(source, mapping, rank), op.result.type.shape))
     if not candidates:
         return False
     candidates.sort(key=_split, reverse=True)
@@ -285,12 +288,12 @@ def _forward(op: Op, found: dict[Value, TensorSharding], mesh: MeshShape) -> boo
                 dims[d] = list(axes)
                 used.update(axes)
     merged = TensorSharding(mesh, tuple(tuple(axes) for axes in dims))
-    return _set(found, op.result, _fits(merged, op.result.type.shape))
+    return _set(found, op.result, fits(merged, op.result.type.shape))
 
 
 def _backward(op: Op, found: dict[Value, TensorSharding], mesh: MeshShape) -> bool:
     """Each operand's sharding from the result's, through the op's correspondence."""
-    maps = _maps(op)
+    maps = correspondence(op)
     target = found.get(op.result) if maps is not None else None
     if target is None:
         return False
@@ -299,8 +302,8 @@ def _backward(op: Op, found: dict[Value, TensorSharding], mesh: MeshShape) -> bo
         if not mapping:
             continue
         rank = _rank(operand)
-        carried = _carry(target, _invert(mapping, target.rank), rank)
-        changed |= _set(found, operand, _fits(carried, operand.type.shape))
+        carried = carry(target, invert(mapping, target.rank), rank)
+        changed |= _set(found, operand, fits(carried, operand.type.shape))
     return changed
 
 

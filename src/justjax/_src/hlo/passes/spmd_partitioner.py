@@ -1,0 +1,351 @@
+"""The SPMD partitioner: a program over whole (global) values, with shardings given for its
+arguments and results, becomes the one program every device runs on its blocks, with the
+collectives the splits need (XLA's SpmdPartitioner is the model).
+
+The entry function's `arg_attrs`/`result_attrs` hold the given shardings under `SHARDING`
+(`hlo.sharding.TensorSharding`); `sharding_propagation.propagate` gives every other value one.
+Then each op is rewritten on local values, in program order:
+
+1. each operand is brought to the sharding the op needs (`_required`): the result's sharding
+   carried back through the op's dimension correspondence, and, for a dot's contracting and a
+   reduction's reduced dimensions, the split the operand already has (kept when both of a
+   dot's operands agree on it);
+2. the op runs on the local blocks, its result split as its operands' splits carry forward;
+3. a sum over split contracting or reduced dimensions is completed by an `all_reduce` over
+   their axes (a reduction's own region);
+4. the result is kept with that sharding; a reader needing another gets it by `_reshard`.
+
+`_reshard` moves a value between shardings by an `all_gather` (tiled, along each dimension
+whose split changes, over that split's axes), then a `dynamic_slice` of the device's block
+(its offsets read from a table by the device's `partition_id`). Ops without a rule run whole,
+on replicated operands. The entry's results leave with their given (or propagated) shardings;
+the module gets `mhlo.num_partitions`. Uneven splits are not taken (propagation drops them;
+given argument and result shardings must divide their dimensions).
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from justjax._src.hlo import ir
+from justjax._src.hlo.ir import Builder, Op, Value
+from justjax._src.hlo.passes import sharding_propagation as propagation
+from justjax._src.hlo.passes.inline import CallInlining
+from justjax._src.hlo.passes.pipeline import Pass
+from justjax._src.hlo.passes.util import clone_ops, free_values
+from justjax._src.hlo.sharding import MeshShape, TensorSharding, replicated
+
+__all__ = ["SHARDING", "SpmdPartitioner", "UnevenShardingError"]
+
+# The key of a sharding in an entry argument's or result's attributes (Shardy's).
+SHARDING = "sdy.sharding"
+_I32 = np.dtype(np.int32)
+
+
+class UnevenShardingError(ValueError):
+    """A given argument or result sharding does not divide its value's dimensions."""
+
+
+class SpmdPartitioner(Pass):
+    """Rewrites `main` into the per-device program of its argument and result shardings."""
+
+    name = "spmd-partitioner"
+
+    def run(self, module: ir.Module) -> bool:
+        main = module.main
+        given = _given(main)
+        if not given:
+            return False
+        CallInlining().run(module)
+        main = module.main
+        seeds = {value: sharding for value, sharding in zip(
+            [*main.args, *main.body.terminator.operands], given, strict=True)
+            if sharding is not None}
+        for value, sharding in seeds.items():
+            _check_even(value, sharding)
+        shardings = propagation.propagate(main, seeds)
+        mesh = next(iter(seeds.values())).mesh
+        _Partitioner(main, shardings, mesh).run()
+        module.attributes["mhlo.num_partitions"] = ir.IntegerAttr(mesh.device_count, "i32")
+        return True
+
+
+def _given(main: ir.Function) -> list[TensorSharding | None]:
+    """The given shardings of `main`'s arguments then results (None: not given); [] when none
+    is given."""
+    args = [attrs.get(SHARDING) for attrs in (main.arg_attrs or [{}] * len(main.args))]
+    results = [attrs.get(SHARDING) for attrs in
+               (main.result_attrs or [{}] * len(main.body.terminator.operands))]
+    found = args + results
+    return found if any(s is not None for s in found) else []
+
+
+def _check_even(value: Value, sharding: TensorSharding) -> None:
+    shape = value.type.shape
+    if len(shape) != sharding.rank:
+        raise ValueError(f"a sharding of rank {sharding.rank} for a value of shape {shape}")
+    for d, (size, tiles) in enumerate(zip(shape, sharding.tiles(), strict=True)):
+        if size % tiles:
+            raise UnevenShardingError(
+                f"dimension {d} of size {size} (shape {tuple(shape)}) cannot be split in "
+                f"{tiles} equal blocks ({sharding.sdy_text()})")
+
+
+class _Partitioner:
+    """The rewrite of one entry function (`SpmdPartitioner`)."""
+
+    def __init__(self, main: ir.Function, shardings: dict[Value, TensorSharding],
+                 mesh: MeshShape) -> None:
+        self.main = main
+        self.shardings = shardings
+        self.mesh = mesh
+        self.block = ir.Block([], [])
+        self.b = Builder(self.block)
+        # global value -> {sharding: the local value holding that sharding's block}
+        self.local: dict[Value, dict[TensorSharding, Value]] = {}
+        self._partition: Value | None = None
+
+    def run(self) -> None:
+        main = self.main
+        old = main.body
+        for arg in old.args:
+            sharding = self._sharding_of(arg)
+            local = Value(self._local_type(arg.type, sharding))
+            self.block.args.append(local)
+            self.local[arg] = {sharding: local}
+        for op in old.ops[:-1]:
+            self._op(op)
+        outs = [self.get(v, self._sharding_of(v)) for v in old.terminator.operands]
+        self.b.op(old.terminator.opcode, outs, [])
+        main.body = self.block
+        main.result_types = [v.type for v in outs]
+        result_attrs = list(main.result_attrs or [{} for _ in outs])
+        for attrs, v in zip(result_attrs, old.terminator.operands, strict=True):
+            attrs[SHARDING] = self._sharding_of(v)
+        main.result_attrs = result_attrs
+        arg_attrs = list(main.arg_attrs or [{} for _ in old.args])
+        for attrs, v in zip(arg_attrs, old.args, strict=True):
+            attrs[SHARDING] = self._sharding_of(v)
+        main.arg_attrs = arg_attrs
+
+    # -- values ---------------------------------------------------------------------------------
+
+    def _sharding_of(self, value: Value) -> TensorSharding:
+        found = self.shardings.get(value)
+        if found is None:
+            rank = value.type.rank if isinstance(value.type, ir.TensorType) else 0
+            return replicated(self.mesh, rank)
+        return found
+
+    @staticmethod
+    def _local_type(type_: ir.Type, sharding: TensorSharding) -> ir.Type:
+        if not isinstance(type_, ir.TensorType):
+            return type_
+        return ir.TensorType(sharding.shard_shape(type_.shape), type_.dtype)
+
+    def get(self, value: Value, sharding: TensorSharding) -> Value:
+        """The local value of `value` split as `sharding` (resharded from one it has)."""
+        held = self.local[value]
+        found = held.get(sharding)
+        if found is not None:
+            return found
+        if not isinstance(value.type, ir.TensorType):
+            return next(iter(held.values()))
+        source, local = next(iter(held.items()))
+        moved = self._reshard(local, source, sharding, value.type)
+        held[sharding] = moved
+        return moved
+
+    def _reshard(self, local: Value, source: TensorSharding, target: TensorSharding,
+                 global_type: ir.TensorType) -> Value:
+        """`local` (a block of `source`) as a block of `target`: gathered along each dimension
+        whose split changes, then sliced to the device's block."""
+        dims = [list(axes) for axes in source.dims]
+        for d, (have, want) in enumerate(zip(source.dims, target.dims, strict=True)):
+            if have and have != want:
+                local = self._all_gather(local, d, have)
+                dims[d] = []
+        current = TensorSharding(self.mesh, tuple(tuple(a) for a in dims))
+        if current == target:
+            return local
+        return self._slice_block(local, target, global_type)
+
+    def _all_gather(self, local: Value, dim: int, axes: Sequence[str]) -> Value:
+        shape = list(local.type.shape)
+        shape[dim] *= math.prod(self.mesh.sizes[a] for a in axes)
+        return self.b.one("stablehlo.all_gather", [local],
+                          ir.TensorType(tuple(shape), local.type.dtype),
+                          all_gather_dim=ir.IntegerAttr(dim, "i64"),
+                          replica_groups=self.mesh.groups(list(axes)).astype(np.int64))
+
+    def _slice_block(self, whole: Value, target: TensorSharding,
+                     global_type: ir.TensorType) -> Value:
+        """The device's block of `target` cut from `whole`, held whole along the dimensions
+        `target` splits (and as `target` along the others)."""
+        block = target.shard_shape(global_type.shape)
+        starts = []
+        for d, axes in enumerate(target.dims):
+            if not axes:
+                starts.append(self.b.constant(0, _I32))
+                continue
+            table = np.array([target.block_index(p)[d] * block[d]
+                              for p in range(self.mesh.device_count)], _I32)
+            starts.append(self._lookup(table))
+        sizes = tuple(block[d] if axes else whole.type.shape[d]
+                      for d, axes in enumerate(target.dims))
+        return self.b.one("stablehlo.dynamic_slice", [whole, *starts],
+                          ir.TensorType(sizes, whole.type.dtype), slice_sizes=sizes)
+
+    def _lookup(self, table: np.ndarray) -> Value:
+        """`table[partition id]`, a scalar."""
+        entry = self.b.one("stablehlo.dynamic_slice", [self.b.constant(table, _I32),
+                                                       self._partition_id()],
+                           ir.TensorType((1,), _I32), slice_sizes=(1,))
+        return self.b.one("stablehlo.reshape", [entry], ir.TensorType((), _I32))
+
+    def _partition_id(self) -> Value:
+        if self._partition is None:
+            raw = self.b.one("stablehlo.partition_id", [], ir.TensorType((), np.dtype(np.uint32)))
+            self._partition = self.b.one("stablehlo.convert", [raw], ir.TensorType((), _I32))
+        return self._partition
+
+    # -- ops ------------------------------------------------------------------------------------
+
+    def _op(self, op: Op) -> None:
+        maps = propagation.correspondence(op)
+        if maps is None:
+            self._whole(op)
+            return
+        target = self._sharding_of(op.result)
+        required = self._required(op, maps, target)
+        operands = [self.get(v, s) if s is not None else self.get(v, self._any(v))
+                    for v, s in zip(op.operands, required, strict=True)]
+        natural, summed = self._natural(op, maps, required)
+        result_type = self._local_type(op.result.type, natural)
+        attributes = dict(op.attributes)
+        if op.opcode == "stablehlo.slice":
+            attributes["limit_indices"] = tuple(
+                int(limit) if not axes else int(limit) // math.prod(
+                    self.mesh.sizes[a] for a in axes)
+                for limit, axes in zip(op.attributes["limit_indices"], natural.dims, strict=True))
+        (new,) = clone_ops([Op(op.opcode, operands, [Value(result_type)], attributes,
+                               op.regions)], {})
+        self.block.ops.append(new)
+        result = new.result
+        if summed:
+            result = self._all_reduce(result, summed, op)
+        self.local[op.result] = {natural: result}
+
+    def _any(self, value: Value) -> TensorSharding:
+        return next(iter(self.local[value]))
+
+    def _required(self, op: Op, maps: list[propagation.DimMap],
+                  target: TensorSharding) -> list[TensorSharding | None]:
+        """The sharding each operand is brought to (None: as it is; scalar operands of ops
+        whose rule leaves them out, such as a reduction's initial value)."""
+        required: list[TensorSharding | None] = []
+        for operand, mapping in zip(op.operands, maps, strict=True):
+            if not mapping:
+                required.append(replicated(self.mesh, _rank(operand)))
+                continue
+            carried = propagation.carry(target, propagation.invert(mapping, target.rank),
+                                        _rank(operand))
+            required.append(propagation.fits(carried, operand.type.shape))
+        summed = self._kept_sums(op, maps, required)
+        for index, dims in summed.items():
+            sharding = required[index]
+            assert sharding is not None
+            required[index] = sharding.with_dims(
+                [dims.get(d, axes) for d, axes in enumerate(sharding.dims)])
+        return required
+
+    def _kept_sums(self, op: Op, maps: list[propagation.DimMap],
+                   required: list[TensorSharding | None]) -> dict[int, dict[int, tuple[str, ...]]]:
+        """The splits of summed dimensions kept as the operands have them: per operand, per
+        dimension, the axes (a dot's contracting pairs split alike on both sides; a sum's
+        reduced dimensions). Axes the required shardings use elsewhere are not kept."""
+        used = {a for s in required if s is not None for axes in s.dims for a in axes}
+        have = [self._any(v) if isinstance(v.type, ir.TensorType) else None for v in op.operands]
+        kept: dict[int, dict[int, tuple[str, ...]]] = {}
+        if op.opcode == "stablehlo.dot_general":
+            numbers = op.attributes["dot_dimension_numbers"]
+            for l, r in zip(numbers.lhs_contracting_dimensions,
+                            numbers.rhs_contracting_dimensions, strict=True):
+                axes = have[0].dims[l] if have[0] is not None else ()
+                if axes and have[1] is not None and have[1].dims[r] == axes and not used & set(axes):
+                    kept.setdefault(0, {})[l] = axes
+                    kept.setdefault(1, {})[r] = axes
+                    used.update(axes)
+        elif op.opcode == "stablehlo.reduce" and len(op.operands) == 2 and _is_sum(op):
+            for d in op.attributes["dimensions"]:
+                axes = have[0].dims[d] if have[0] is not None else ()
+                if axes and not used & set(axes):
+                    kept.setdefault(0, {})[d] = axes
+                    used.update(axes)
+        return kept
+
+    def _natural(self, op: Op, maps: list[propagation.DimMap],
+                 required: list[TensorSharding | None]) -> tuple[TensorSharding, tuple[str, ...]]:
+        """The result's sharding as the operands' splits carry it, and the axes its local
+        values are partial sums over."""
+        rank = op.result.type.rank
+        dims: list[tuple[str, ...]] = [()] * rank
+        summed: list[str] = []
+        for sharding, mapping in zip(required, maps, strict=True):
+            if sharding is None or not mapping:
+                continue
+            for d, axes in enumerate(sharding.dims):
+                if not axes:
+                    continue
+                if mapping[d] is None:
+                    summed += [a for a in axes if a not in summed]
+                elif not dims[mapping[d]]:
+                    dims[mapping[d]] = axes
+        return TensorSharding(self.mesh, tuple(dims)), tuple(summed)
+
+    def _all_reduce(self, value: Value, axes: Sequence[str], op: Op) -> Value:
+        if op.opcode == "stablehlo.reduce":
+            (region,) = clone_ops([Op("stablehlo.reduce", [], [], {}, op.regions)], {})[0].regions
+        else:
+            region = _add_region(value.type.dtype)
+        return self.b.op("stablehlo.all_reduce", [value], [value.type],
+                         {"replica_groups": self.mesh.groups(list(axes)).astype(np.int64)},
+                         [region]).result
+
+    def _whole(self, op: Op) -> None:
+        """`op` run on whole values: its operands (and what its regions read from outside)
+        replicated; its results replicated."""
+        mapping = {}
+        for v in free_values(op):
+            if v in self.local:
+                mapping[v] = self.get(v, replicated(self.mesh, _rank(v)))
+        (new,) = clone_ops([op], mapping)
+        self.block.ops.append(new)
+        for old, result in zip(op.results, new.results, strict=True):
+            self.local[old] = {replicated(self.mesh, _rank(old)): result}
+
+
+def _rank(value: Value) -> int:
+    return value.type.rank if isinstance(value.type, ir.TensorType) else 0
+
+
+def _is_sum(op: Op) -> bool:
+    """Whether a reduce's region combines its two arguments by one add, max, min, mul, and or
+    or: a monoid, so partial results per block combine by the same region."""
+    body = op.regions[0].block
+    return (len(body.ops) == 2 and body.ops[0].opcode in _MONOIDS
+            and set(body.ops[0].operands) == set(body.args)
+            and body.terminator.operands == [body.ops[0].result])
+
+
+_MONOIDS = frozenset({"stablehlo.add", "stablehlo.maximum", "stablehlo.minimum",
+                      "stablehlo.multiply", "stablehlo.and", "stablehlo.or"})
+
+
+def _add_region(dtype: np.dtype) -> ir.Region:
+    scalar = ir.TensorType((), dtype)
+    region, b = ir.new_region([scalar, scalar])
+    b.ret([b.one("stablehlo.add", list(region.block.args), scalar)])
+    return region
