@@ -25,6 +25,7 @@ from justjax._src.config import config
 from justjax._src.core.jaxpr import ClosedJaxpr
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.shape_poly import is_constant_shape
+from justjax._src.compilation import spmd
 from justjax._src.compilation.execution import CompiledCall, ModuleInfo, Program
 from justjax._src.hlo import ir, stablehlo_printer
 from justjax._src.hlo.passes import optimize
@@ -74,9 +75,12 @@ def donation_aliases(kept_avals: Sequence[ShapedArray], donated: Sequence[bool],
 
 
 def lower_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: Sequence[bool],
-                keep_unused: bool, out_paths: Sequence[str] | None = None) -> ModuleInfo:
+                keep_unused: bool, out_paths: Sequence[str] | None = None,
+                in_shardings: Sequence[Any] | None = None) -> ModuleInfo:
     """Lowers a jitted function's jaxpr to its StableHLO module. Inputs nothing reads are
-    dropped from `main` unless `keep_unused`, as in JAX."""
+    dropped from `main` unless `keep_unused`, as in JAX. `in_shardings` (per input, a
+    sharding over several devices or None) annotate the kept inputs (Shardy's
+    `sdy.sharding`), for the SPMD partitioner."""
     if keep_unused:
         kept = tuple(range(len(closed.in_avals)))
         pruned = closed
@@ -89,15 +93,20 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: Sequence[bool],
     module = lowering.lower_jaxpr_to_module(
         pruned, name, _result_infos(out_paths, len(closed.out_avals)),
         arg_attrs=donation_aliases(kept_avals, donated, closed.out_avals))
+    if in_shardings is not None:
+        spmd.annotate_shardings(module, [in_shardings[i] for i in kept])
     return ModuleInfo(module, kept, tuple(closed.in_avals), tuple(closed.out_avals),
-                      tuple(donated_invars))
+                      tuple(donated_invars),
+                      tuple(in_shardings) if in_shardings is not None else None)
 
 
 @pe.transform_cache
 def compile_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: tuple[bool, ...],
-                  keep_unused: bool, optimize_module: bool = True) -> CompiledCall:
+                  keep_unused: bool, optimize_module: bool = True,
+                  in_shardings: tuple[Any, ...] | None = None) -> CompiledCall:
     """The executable of a jit call of `closed` (cached per jaxpr and options), compiled
-    from its module after the optimizing pipeline (unless `optimize_module` is False).
+    from its module after the optimizing pipeline (unless `optimize_module` is False), and
+    partitioned over the devices of `in_shardings` (`lower_jaxpr`) first.
     Lowering and compiling are logged and recorded as JAX's monitoring events."""
     if not all(is_constant_shape(a.shape) for a in closed.in_avals):
         # A module with symbolic shapes runs only once refined to concrete ones (an
@@ -111,7 +120,7 @@ def compile_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: tuple[bool, ..
     with monitoring.log_elapsed_time("Finished jaxpr to MLIR module conversion {fun_name} in "
                                      "{elapsed_time:.9f} sec", fun_name,
                                      monitoring.JAXPR_TO_MLIR_MODULE_EVENT):
-        info = lower_jaxpr(closed, name, donated_invars, keep_unused)
+        info = lower_jaxpr(closed, name, donated_invars, keep_unused, None, in_shardings)
     with monitoring.log_elapsed_time("Finished XLA compilation of {fun_name} in "
                                      "{elapsed_time:.9f} sec", fun_name,
                                      monitoring.BACKEND_COMPILE_EVENT):
@@ -158,9 +167,10 @@ def _compile_program(module: ir.Module, optimize_module: bool) -> Program:
 
 def _optimize_and_compile(backend: Backend, module: ir.Module,
                           optimize_module: bool) -> Program:
+    module, layout = spmd.partition(module)
     optimized = optimize.optimize(module) if optimize_module else module
     executable: Executable = backend_compile_and_load(backend, optimized)
-    return Program(optimized, executable, backend.name)
+    return Program(optimized, executable, backend.name, layout)
 
 
 # Eager programs with more ops than this run through the optimizing pipeline.

@@ -17,6 +17,7 @@ import numpy as np
 
 from justjax._src import errors
 from justjax._src.backends import Executable, get_backend
+from justjax._src.compilation import spmd as spmd_lib
 from justjax._src.config import config, transfer_guards_unset
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
@@ -38,6 +39,8 @@ class ModuleInfo:
     in_avals: tuple[ShapedArray, ...]
     out_avals: tuple[ShapedArray, ...]
     donated_invars: tuple[bool, ...]
+    # Per input, the sharding over a mesh it was lowered for (None: on one device).
+    in_shardings: tuple[Any, ...] | None = None
 
 
 @dataclass(eq=False)
@@ -48,6 +51,8 @@ class Program:
     optimized: ir.Module
     executable: Executable
     backend: str  # the name of the backend that compiled it
+    # How a program partitioned over a mesh runs (None: on one device).
+    spmd: spmd_lib.SpmdLayout | None = None
 
 
 class CompiledCall:
@@ -76,8 +81,13 @@ class CompiledCall:
         self._aliased = frozenset(info.module.function("main").aliased_outputs)
         # A program holding a pmap runs replicated on the pmap's devices (`shard_map.py`).
         self._replica_devices = info.module.device_assignment
+        # A program partitioned over a mesh: how it runs, and its results' shardings.
+        self._spmd = program.spmd
         # Results the program lays out over devices (a pmap's, a sharding constraint's).
         found = out_shardings(closed.jaxpr)
+        if self._spmd is not None:
+            mesh = next(s for s in info.in_shardings if s is not None).mesh
+            found = [spmd_lib.named_sharding(mesh, s) for s in self._spmd.results]
         self._out_shardings = found if any(s is not None for s in found) else None
 
     def call_flat(self, args: Sequence[Any]) -> list[Array]:
@@ -128,6 +138,9 @@ class CompiledCall:
         write); returns the outputs and the future of a run still going on (or None)."""
         if self._replica_devices is not None:
             return self._run_replicated(buffers), None
+        if self._spmd is not None:
+            return spmd_lib.run(self.executable, self._spmd, buffers,
+                                get_backend(self.backend).prepare_replica_thread), None
         return self.executable.execute_async(buffers, given)
 
     def _given_buffers(self, args: Sequence[Any]) -> frozenset[int]:
@@ -137,7 +150,7 @@ class CompiledCall:
         JAX's error when a donated Array is also another argument of the call."""
         arrays = [device_array(args[i]) for i in self._kept]
         _check_donated_once(arrays, self._aliased)
-        if self._replica_devices is not None:
+        if self._replica_devices is not None or self._spmd is not None:
             return frozenset()  # every replica writes its own copy
         return frozenset(k for k in self._aliased
                          if arrays[k] is not None and donatable_buffer(arrays[k]) is not None)
@@ -318,7 +331,8 @@ def fast_call(call: CompiledCall, in_avals: tuple[ShapedArray, ...], single: boo
     It reads the Arrays' buffers in place by their addresses (cached on the Arrays) and
     builds the results without the general constructor. Valid under `plain_config()` only.
     """
-    if (call._aliased or call._replica_devices is not None or call._out_shardings is not None
+    if (call._aliased or call._replica_devices is not None or call._spmd is not None
+            or call._out_shardings is not None
             or not all(map(_plain_aval, (*in_avals, *call._out_avals)))):
         return None
     kept, count, out_avals = call._kept, len(in_avals), call._out_avals

@@ -27,6 +27,7 @@ from justjax._src import monitoring, source_info_util, util
 from justjax._src.compilation import caches
 from justjax._src.compilation import compiler
 from justjax._src.compilation import stages
+from justjax._src.compilation import spmd
 from justjax._src.pytrees import tree_util
 from justjax._src.config import config
 from justjax._src.core import core
@@ -319,7 +320,8 @@ class PjitFunction:
             if entry.compiled is None:
                 sig = entry.signature
                 entry.compiled = compiler.compile_jaxpr(entry.closed, sig.name,
-                                                        sig.donated_invars, sig.keep_unused)
+                                                        sig.donated_invars, sig.keep_unused,
+                                                        True, sig.in_shardings)
             if self._fast_ready():
                 self._add_fast_calls(entry, args, kwargs, flat_args, key)
             outs = entry.compiled.call_flat(flat_args)
@@ -391,7 +393,7 @@ class PjitFunction:
         if avals is None:
             return
         cache = self._cache
-        in_tree, _, static_key, _ = key
+        in_tree, _, static_key = key[:3]
         tree_key = (in_tree, *static_key)
         runners = cache.fast_trees.setdefault(tree_key, [])
         fast = _fast_call(entry, avals)
@@ -409,6 +411,9 @@ class PjitFunction:
         # Static values that compare equal but differ in type (1, 1.0, True) trace apart.
         static_key = (static, tuple(type(v) for _, v in static))
         key = (in_tree, avals, static_key, config.trace_context())
+        in_shardings = spmd.mesh_shardings(flat_args)
+        if in_shardings is not None:
+            key += (in_shardings,)
         entry = self._cache.traced.get(key)
         if entry is not None and entry.traced_under not in (None, core.trace_state.trace):
             entry = None
@@ -416,7 +421,8 @@ class PjitFunction:
             if config.read("jax_explain_cache_misses"):
                 names = staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset())
                 _explain_miss(self._name, self._fun, self._cache.traced, key, names)
-            entry = self._trace(args, kwargs, dyn_args, dyn_kwargs, static, in_tree, avals)
+            entry = self._trace(args, kwargs, dyn_args, dyn_kwargs, static, in_tree, avals,
+                                in_shardings)
             # A trace closing over an enclosing trace's tracers holds them: it serves the
             # calls made under the same trace only (JAX keys its cache on the current trace
             # to the same effect), so two calls in one traced function share one jaxpr.
@@ -426,8 +432,8 @@ class PjitFunction:
         return entry, flat_args, key
 
     def _trace(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,
-               static: tuple, in_tree: tree_util.PyTreeDef, avals: tuple[ShapedArray, ...]
-               ) -> _Entry:
+               static: tuple, in_tree: tree_util.PyTreeDef, avals: tuple[ShapedArray, ...],
+               in_shardings: tuple[Any, ...] | None = None) -> _Entry:
         static_positions = dict(s for s in static if isinstance(s[0], int))
         static_kwargs = {k: v for k, v in static if isinstance(k, str)}
         nargs = len(args)
@@ -464,7 +470,8 @@ class PjitFunction:
         signature = stages.Signature(
             name=self._name, in_tree=in_tree, out_tree=out_trees[0], in_avals=avals,
             arg_names=tuple(names), donated_invars=donated,
-            keep_unused=self._options.keep_unused, out_paths=out_paths[0])
+            keep_unused=self._options.keep_unused, out_paths=out_paths[0],
+            in_shardings=in_shardings)
         return _Entry(closed, signature)
 
     def _donated_leaves(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,
@@ -513,7 +520,7 @@ def _explain_miss(name: str, fun: Callable, cache: dict, key: tuple,
     else:
         lines += [f"  for {name} defined at {_definition_site(fun)}",
                   "  all previously seen cache keys differ. For the closest previous key:"]
-        in_tree, avals, static, context = key
+        in_tree, avals, static, context = key[:4]
         seen = list(cache)
         if all(k[0] != in_tree for k in seen):
             lines += ["  different input pytree:", f"  * now {in_tree} and before {seen[-1][0]}"]
@@ -522,6 +529,9 @@ def _explain_miss(name: str, fun: Callable, cache: dict, key: tuple,
         elif all(k[2] != static for k in seen):
             lines += ["  different static arguments:",
                       f"  * now {static[0]!r} and before {seen[-1][2][0]!r}"]
+        elif all(k[4:] != key[4:] for k in seen if k[:4] == key[:4]) and any(
+                k[:4] == key[:4] for k in seen):
+            lines += ["  different input shardings"]
         else:
             same_tree = [k for k in seen if k[0] == in_tree and k[2] == static]
             closest = min(same_tree, key=lambda k: sum(

@@ -142,6 +142,9 @@ class Signature:
     donated_invars: tuple[bool, ...]
     keep_unused: bool
     out_paths: tuple[str, ...]
+    # Per flat input, the sharding over a mesh of several devices it comes with (None: on
+    # one device); None when no input is so sharded. The program is partitioned by them.
+    in_shardings: tuple[Any, ...] | None = None
 
 
 class _Stage:
@@ -238,7 +241,8 @@ class Lowered(_Stage):
         super().__init__(signature)
         self._closed = closed
         self._info = compiler.lower_jaxpr(closed, signature.name, signature.donated_invars,
-                                          signature.keep_unused, signature.out_paths)
+                                          signature.keep_unused, signature.out_paths,
+                                          signature.in_shardings)
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
         """The module as StableHLO MLIR text (default) or XLA HLO text (`dialect="hlo"`).
@@ -270,7 +274,7 @@ class Lowered(_Stage):
                     f"INVALID_ARGUMENT: No such compile option: '{option}'")
         sig = self._signature
         call = compiler.compile_jaxpr(self._closed, sig.name, sig.donated_invars,
-                                      sig.keep_unused)
+                                      sig.keep_unused, True, sig.in_shardings)
         return Compiled(sig, call)
 
 

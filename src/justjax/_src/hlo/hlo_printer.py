@@ -615,10 +615,15 @@ def print_optimized_module(module: ir.Module) -> str:
     printer.function_names["main"] = printer.block(main.body, "main", is_entry=True)
     params = ", ".join(shape_text(t) for t in main.arg_types)
     result = printer.entry_result
-    flags = ",".join(["true"] * len(main.arg_types))
+    partitions = module.attributes.get("mhlo.num_partitions")
+    partitions = partitions.value if isinstance(partitions, ir.IntegerAttr) else 1
+    # A partitioned program's parameters have the shardings its arguments came with.
+    flags = ",".join(["true" if partitions == 1 else "false"] * len(main.arg_types))
     outputs = ",".join(["true"] * len(main.result_types))
     head = (f"HloModule {module.name}, is_scheduled=true, "
             f"entry_computation_layout={{({params})->{result}}}, "
             f"allow_spmd_sharding_propagation_to_parameters={{{flags}}}, "
             f"allow_spmd_sharding_propagation_to_output={{{outputs}}}")
+    if partitions > 1:
+        head += f", num_partitions={partitions}"
     return "\n\n".join([head, *printer.computations]) + "\n\n"

@@ -78,11 +78,15 @@ class MeshShape:
         return grid.transpose(order).reshape(-1, width)
 
     def sdy_text(self, name: str = "mesh") -> str:
-        """`sdy.mesh @mesh = <["a"=2, "b"=2]>` (with `device_ids` when not in order)."""
+        """`sdy.mesh @mesh = <["a"=2, "b"=2]> {stablehlo.mesh = {axes = [...]}}`, as JAX
+        0.10.2 prints it (with `device_ids` when the devices are not in order)."""
         axes = ", ".join(f'"{axis}"={size}' for axis, size in self.axes)
         ids = "" if self.device_ids == tuple(range(self.device_count)) else (
             ", device_ids=[" + ", ".join(map(str, self.device_ids)) + "]")
-        return f"sdy.mesh @{name} = <[{axes}]{ids}>"
+        described = ", ".join(f'{{name = "{axis}", size = {size} : i64}}'
+                              for axis, size in self.axes)
+        return (f"sdy.mesh @{name} = <[{axes}]{ids}> "
+                f"{{stablehlo.mesh = {{axes = [{described}]}}}}")
 
 
 @dataclass(frozen=True)

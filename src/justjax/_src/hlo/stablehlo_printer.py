@@ -20,6 +20,7 @@ import numpy as np
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op, Value
+from justjax._src.hlo.sharding import MeshShape, TensorSharding
 
 INDENT = "  "
 
@@ -362,6 +363,8 @@ def attribute(value: Any) -> str:
         return symbol(value.name)
     if isinstance(value, ir.ArrayAttr):
         return "[" + ", ".join(_array_element(v) for v in value.values) + "]"
+    if isinstance(value, TensorSharding):
+        return value.sdy_text()
     if isinstance(value, dict):
         return attribute_dict(value)
     if isinstance(value, (tuple, list)):
@@ -990,6 +993,19 @@ def print_module(module: ir.Module) -> str:
     if module.attributes:
         head += f" attributes {attribute_dict(module.attributes)}"
     lines = [head + " {"]
+    mesh = _mesh(module)
+    if mesh is not None:
+        lines.append(INDENT + mesh.sdy_text())
     lines += [print_function(fn) for fn in module.functions]
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _mesh(module: ir.Module) -> MeshShape | None:
+    """The mesh of the shardings in `module`'s signatures (Shardy's `sdy.mesh @mesh`)."""
+    for fn in module.functions:
+        for attrs in (*(fn.arg_attrs or ()), *(fn.result_attrs or ())):
+            for value in attrs.values():
+                if isinstance(value, TensorSharding):
+                    return value.mesh
+    return None

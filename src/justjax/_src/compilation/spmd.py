@@ -1,0 +1,129 @@
+"""jit over arrays sharded across a mesh: the shardings a call's inputs come with annotate its
+module (`annotate_shardings`), the SPMD partitioner cuts the module into the program each
+device runs (`partition`), and a run gives each device its blocks of the inputs and joins the
+devices' blocks of the outputs (`run`), which come back as Arrays sharded over the mesh.
+
+The runtime's shardings (`NamedSharding` over a `Mesh` of devices) and the compiler's
+(`hlo.sharding.TensorSharding` over a `MeshShape` of device ids) meet here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from justjax._src.hlo import ir
+from justjax._src.hlo.passes.spmd_partitioner import SHARDING, SpmdPartitioner
+from justjax._src.hlo.passes.util import clone_module
+from justjax._src.hlo.sharding import MeshShape, TensorSharding
+from justjax._src.runtime import replicas
+from justjax._src.runtime.array import Array
+from justjax._src.runtime.partition_spec import PartitionSpec
+from justjax._src.runtime.sharding import NamedSharding
+
+__all__ = ["SpmdLayout", "annotate_shardings", "mesh_shardings", "named_sharding", "partition",
+           "run", "tensor_sharding"]
+
+
+def mesh_shardings(flat_args: Sequence[Any]) -> tuple[Any, ...] | None:
+    """Per argument, its sharding when it is an Array sharded over a mesh of several devices
+    (else None); None when no argument is."""
+    found = []
+    for arg in flat_args:
+        sharding = getattr(arg, "_sharding", None) if type(arg) is Array else None
+        found.append(sharding if type(sharding) is NamedSharding
+                     and len(sharding._device_assignment) > 1 else None)
+    return tuple(found) if any(s is not None for s in found) else None
+
+
+def tensor_sharding(sharding: NamedSharding, rank: int) -> TensorSharding:
+    """The compiler's form of `sharding` for a value of `rank` dimensions."""
+    mesh = sharding.mesh
+    shape = MeshShape(tuple(zip(mesh.axis_names, mesh.axis_sizes, strict=True)),
+                      tuple(d.id for d in mesh.devices.reshape(-1)))
+    entries = list(sharding.spec)[:rank]
+    entries += [None] * (rank - len(entries))
+    dims = tuple(() if e is None else (e,) if isinstance(e, str) else tuple(e) for e in entries)
+    return TensorSharding(shape, dims)
+
+
+def named_sharding(mesh: Any, sharding: TensorSharding) -> NamedSharding:
+    """The runtime's form of `sharding` over `mesh` (the mesh it was made from)."""
+    entries = [None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
+               for axes in sharding.dims]
+    return NamedSharding(mesh, PartitionSpec(*entries))
+
+
+def annotate_shardings(module: ir.Module, shardings: Sequence[Any]) -> None:
+    """Gives `module`'s entry arguments the shardings of their inputs (`sdy.sharding`), and
+    the module its partition count, when some input is sharded over several devices."""
+    main = module.main
+    if len(shardings) != len(main.args) or all(s is None for s in shardings):
+        return
+    attrs = [dict(a) for a in (main.arg_attrs or [{} for _ in main.args])]
+    meshes = set()
+    for a, arg, sharding in zip(attrs, main.args, shardings, strict=True):
+        if sharding is not None:
+            a[SHARDING] = tensor_sharding(sharding, arg.type.rank)
+            meshes.add(sharding.mesh)
+    if len(meshes) > 1:
+        raise ValueError("Received incompatible devices for jitted computation: its inputs "
+                         "are sharded over different meshes: "
+                         + ", ".join(sorted(str(m) for m in meshes)))
+    main.arg_attrs = attrs
+    (mesh,) = meshes
+    module.attributes["mhlo.num_partitions"] = ir.IntegerAttr(mesh.size, "i32")
+
+
+@dataclass(frozen=True)
+class SpmdLayout:
+    """How a partitioned program runs: its mesh's device ids in order, and the sharding of
+    each entry argument and result."""
+
+    device_ids: tuple[int, ...]
+    args: tuple[TensorSharding, ...]
+    results: tuple[TensorSharding, ...]
+
+
+def partition(module: ir.Module) -> tuple[ir.Module, SpmdLayout | None]:
+    """`module` cut into the per-device program when its arguments are sharded (a copy; the
+    lowered module stays as it is), with its layout; else `module` itself and None."""
+    main = module.main
+    if not any(SHARDING in a for a in (main.arg_attrs or ())):
+        return module, None
+    partitioned = clone_module(module)
+    SpmdPartitioner().run(partitioned)
+    main = partitioned.main
+    args = tuple(a[SHARDING] for a in main.arg_attrs)
+    results = tuple(a[SHARDING] for a in main.result_attrs)
+    return partitioned, SpmdLayout(args[0].mesh.device_ids, args, results)
+
+
+def _block(whole: np.ndarray, sharding: TensorSharding, position: int) -> np.ndarray:
+    shape = sharding.shard_shape(whole.shape)
+    index = sharding.block_index(position)
+    return np.ascontiguousarray(whole[tuple(slice(i * s, (i + 1) * s)
+                                            for i, s in zip(index, shape, strict=True))])
+
+
+def run(executable: Any, layout: SpmdLayout, buffers: Sequence[np.ndarray],
+        thread_setup: Callable[[], None]) -> list[np.ndarray]:
+    """Runs the partitioned program on every device of the mesh, each on its blocks of
+    `buffers` (the whole inputs); returns the whole outputs, joined from the devices'
+    blocks."""
+    count = len(layout.device_ids)
+    per_device = [[_block(b, s, p) for b, s in zip(buffers, layout.args, strict=True)]
+                  for p in range(count)]
+    outs = replicas.run_replicas(executable, per_device, layout.device_ids, thread_setup)
+    joined = []
+    for k, sharding in enumerate(layout.results):
+        first = np.asarray(outs[0][k])
+        whole = np.empty(tuple(b * t for b, t in zip(first.shape, sharding.tiles(), strict=True)),
+                         first.dtype)
+        for p in range(count):
+            block = np.asarray(outs[p][k])
+            whole[tuple(slice(i * s, (i + 1) * s) for i, s in
+                        zip(sharding.block_index(p), block.shape, strict=True))] = block
+        joined.append(whole)
+    return joined

@@ -1,0 +1,117 @@
+"""jit on arrays sharded over a mesh: the program is partitioned over the mesh's devices
+(`compilation/spmd.py`), its results come back sharded, and the lowered and compiled texts
+show the shardings as JAX 0.10.2 prints them."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import justjax as jax
+import justjax.numpy as jnp
+from justjax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((4, 4)).astype(np.float32)
+W = RNG.standard_normal((4, 8)).astype(np.float32)
+
+
+@pytest.fixture(autouse=True)
+def devices():
+    with jax.config.override("jax_num_cpu_devices", 4):
+        yield jax.devices()
+
+
+@pytest.fixture
+def mesh(devices):
+    return Mesh(np.array(devices).reshape(2, 2), ("a", "b"))
+
+
+def _put(x, mesh, *spec):
+    return jax.device_put(x, NamedSharding(mesh, P(*spec)))
+
+
+def _f(x, w):
+    return jnp.tanh(x @ w).sum(axis=0)
+
+
+def test_result_equals_the_unsharded_one_and_is_sharded_as_in_jax(mesh):
+    x, w = _put(X, mesh, "a", None), _put(W, mesh, None, "b")
+    out = jax.jit(_f)(x, w)
+    # The sum over the split rows is two partial sums and an all-reduce: another order.
+    np.testing.assert_allclose(np.asarray(out), np.asarray(jax.jit(_f)(X, W)), rtol=1e-5,
+                               atol=1e-6)
+    # Read off JAX 0.10.2 for the same program and shardings.
+    assert repr(out.sharding) == ("NamedSharding(mesh=Mesh('a': 2, 'b': 2, axis_types=(Auto, "
+                                  "Auto)), spec=P('b',), memory_kind=device)")
+    blocks = {shard.device.id: np.asarray(shard.data) for shard in out.addressable_shards}
+    np.testing.assert_allclose(blocks[0], np.asarray(out)[:4], rtol=1e-6)
+    np.testing.assert_allclose(blocks[1], np.asarray(out)[4:], rtol=1e-6)
+
+
+def test_lowered_text_carries_the_shardings_as_jax_prints_them(mesh):
+    text = jax.jit(_f).lower(_put(X, mesh, "a", None), _put(W, mesh, None, "b")).as_text()
+    # Lines read off JAX 0.10.2's `.lower(...).as_text()`.
+    assert text.startswith("module @jit__f attributes {mhlo.num_partitions = 4 : i32, "
+                           "mhlo.num_replicas = 1 : i32} {\n")
+    assert ('  sdy.mesh @mesh = <["a"=2, "b"=2]> {stablehlo.mesh = {axes = [{name = "a", '
+            'size = 2 : i64}, {name = "b", size = 2 : i64}]}}\n') in text
+    assert ('func.func public @main(%arg0: tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@mesh, '
+            '[{"a"}, {}]>}, %arg1: tensor<4x8xf32> {sdy.sharding = #sdy.sharding<@mesh, '
+            '[{}, {"b"}]>}) -> (tensor<8xf32> {jax.result_info = "result"})') in text
+
+
+def test_compiled_text_is_the_per_device_program(mesh):
+    compiled = jax.jit(_f).lower(_put(X, mesh, "a", None), _put(W, mesh, None, "b")).compile()
+    text = compiled.as_text()
+    # The header read off JAX 0.10.2's `.compile().as_text()`.
+    assert text.startswith(
+        "HloModule jit__f, is_scheduled=true, entry_computation_layout={(f32[2,4]{1,0}, "
+        "f32[4,4]{1,0})->f32[4]{0}}, allow_spmd_sharding_propagation_to_parameters="
+        "{false,false}, allow_spmd_sharding_propagation_to_output={true}, num_partitions=4")
+    assert text.count("all-reduce(") == 1
+
+
+def test_each_sharding_of_the_inputs_is_its_own_program(mesh):
+    f = jax.jit(_f)
+    want = np.asarray(f(X, W))
+    for x_spec, w_spec in [(("a", None), (None, "b")), ((None, "a"), ("a", None)),
+                           ((("a", "b"), None), (None, None)), ((None, None), ("b", "a"))]:
+        out = f(_put(X, mesh, *x_spec), _put(W, mesh, *w_spec))
+        np.testing.assert_allclose(np.asarray(out), want, rtol=1e-5, atol=1e-6)
+    # Unsharded inputs again: the program of one device.
+    assert f(X, W).sharding.num_devices == 1
+
+
+def test_grad_of_a_sharded_training_step_equals_the_unsharded_one(mesh):
+    rng = np.random.default_rng(1)
+    params = {"w1": rng.standard_normal((8, 16)).astype(np.float32) * 0.3,
+              "w2": rng.standard_normal((16, 4)).astype(np.float32) * 0.3}
+    x = rng.standard_normal((8, 8)).astype(np.float32)
+    y = rng.standard_normal((8, 4)).astype(np.float32)
+
+    def loss(p, x, y):
+        return jnp.mean((jnp.tanh(x @ p["w1"]) @ p["w2"] - y) ** 2)
+
+    @jax.jit
+    def step(p, x, y):
+        value, grads = jax.value_and_grad(loss)(p, x, y)
+        return value, jax.tree.map(lambda a, g: a - 0.1 * g, p, grads)
+
+    sharded = {"w1": _put(params["w1"], mesh, None, "b"), "w2": _put(params["w2"], mesh, "b", None)}
+    xs, ys = _put(x, mesh, "a", None), _put(y, mesh, "a", None)
+    want_p, got_p = params, sharded
+    for _ in range(3):
+        want_loss, want_p = step(want_p, x, y)
+        got_loss, got_p = step(got_p, xs, ys)
+        np.testing.assert_allclose(float(got_loss), float(want_loss), rtol=1e-5)
+    for name in params:
+        np.testing.assert_allclose(np.asarray(got_p[name]), np.asarray(want_p[name]),
+                                   rtol=1e-4, atol=1e-6)
+    assert got_p["w1"].sharding.num_devices == 4
+
+
+def test_inputs_sharded_over_two_meshes_are_an_error(devices):
+    one = Mesh(np.array(devices).reshape(2, 2), ("a", "b"))
+    other = Mesh(np.array(devices).reshape(4), ("c",))
+    with pytest.raises(ValueError, match="incompatible devices"):
+        jax.jit(lambda x, y: x + y)(_put(X, one, "a", None), _put(X, other, "c", None))
