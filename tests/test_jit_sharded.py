@@ -115,3 +115,42 @@ def test_inputs_sharded_over_two_meshes_are_an_error(devices):
     other = Mesh(np.array(devices).reshape(4), ("c",))
     with pytest.raises(ValueError, match="incompatible devices"):
         jax.jit(lambda x, y: x + y)(_put(X, one, "a", None), _put(X, other, "c", None))
+
+
+# Result specs read off JAX 0.10.2 for f(x), x f32[8, 8] sharded P('a', 'b') on the 2x2 mesh.
+RESULT_SPECS = [
+    (lambda x: jnp.sin(x) @ x.T, P("a")),
+    (lambda x: x.reshape(64), P("a")),
+    (lambda x: x.T, P("b", "a")),
+    (lambda x: jnp.sum(x), P()),
+    (lambda x: x[:, :3], P("a")),
+    (lambda x: jnp.exp(x) + 1.0, P("a", "b")),
+]
+
+
+@pytest.mark.parametrize("index", range(len(RESULT_SPECS)))
+def test_result_shardings_as_in_jax(mesh, index):
+    f, spec = RESULT_SPECS[index]
+    x = np.arange(64, dtype=np.float32).reshape(8, 8) / 64
+    out = jax.jit(f)(_put(x, mesh, "a", "b"))
+    assert out.sharding.spec == spec
+    np.testing.assert_allclose(np.asarray(out), np.asarray(jax.jit(f)(x)), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_updated_parameters_keep_their_shardings(mesh):
+    """A training step's new parameters have the shardings the old ones came with, and its
+    loss is replicated, as in JAX 0.10.2 (specs read off it)."""
+    rng = np.random.default_rng(1)
+    p = {"w1": _put(rng.standard_normal((8, 16)).astype(np.float32), mesh, None, "b"),
+         "w2": _put(rng.standard_normal((16, 4)).astype(np.float32), mesh, "b", None)}
+    x = _put(rng.standard_normal((8, 8)).astype(np.float32), mesh, "a", None)
+    y = _put(rng.standard_normal((8, 4)).astype(np.float32), mesh, "a", None)
+
+    def loss(p, x, y):
+        return jnp.mean((jnp.tanh(x @ p["w1"]) @ p["w2"] - y) ** 2)
+
+    value, grads = jax.jit(jax.value_and_grad(loss))(p, x, y)
+    assert value.sharding.spec == P()
+    assert grads["w1"].sharding.spec == P(None, "b")
+    assert grads["w2"].sharding.spec == P("b")

@@ -49,9 +49,12 @@ def tensor_sharding(sharding: NamedSharding, rank: int) -> TensorSharding:
 
 
 def named_sharding(mesh: Any, sharding: TensorSharding) -> NamedSharding:
-    """The runtime's form of `sharding` over `mesh` (the mesh it was made from)."""
+    """The runtime's form of `sharding` over `mesh` (the mesh it was made from), its spec
+    without trailing whole dimensions, as JAX gives its results' (`P('a',)`, `P()`)."""
     entries = [None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
                for axes in sharding.dims]
+    while entries and entries[-1] is None:
+        entries.pop()
     return NamedSharding(mesh, PartitionSpec(*entries))
 
 
