@@ -93,8 +93,9 @@ def test_grad_of_pmap_runs_on_the_devices(spmd_runs):
     got = jax.grad(lambda x: fun(x).sum())(XS)
     np.testing.assert_allclose(np.asarray(got), [[3.5, 7.25], [6.5, 11.25], [9.5, 15.25],
                                                  [12.5, 19.25]], rtol=1e-6)
-    # The forward program and the transposed one each ran on the four devices.
-    assert spmd_runs == [(0, 1, 2, 3)] * 2
+    # The forward program, the sum of its sharded result (computation follows the data) and
+    # the transposed program each ran on the four devices.
+    assert spmd_runs == [(0, 1, 2, 3)] * 3
 
 
 def test_grad_of_unmapped_arguments_and_results_matches_jax():

@@ -14,6 +14,7 @@ from justjax._src import monitoring
 from justjax._src.compilation import caches
 from justjax._src.compilation import compiler
 from justjax._src.compilation import execution
+from justjax._src.compilation import spmd
 from justjax._src.config import config
 from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
@@ -55,23 +56,34 @@ def _one_equation_jaxpr(primitive: core.Primitive, avals: Sequence[ShapedArray],
 
 
 def compile_primitive(primitive: core.Primitive, avals: Sequence[ShapedArray],
-                      params: dict[str, Any]) -> CompiledCall:
-    """The executable running `primitive` once on arguments of `avals`."""
+                      params: dict[str, Any], in_shardings: tuple[Any, ...] | None = None
+                      ) -> CompiledCall:
+    """The executable running `primitive` once on arguments of `avals` (partitioned over the
+    mesh of `in_shardings`, when given: `spmd.py`)."""
     with monitoring.log_elapsed_time("Finished tracing {fun_name} for jit in "
                                      "{elapsed_time:.9f} sec", primitive.name,
                                      monitoring.JAXPR_TRACE_EVENT):
         closed = _one_equation_jaxpr(primitive, avals, params)
-    return compiler.compile_jaxpr(closed, primitive.name, (False,) * len(avals), True, False)
+    return compiler.compile_jaxpr(closed, primitive.name, (False,) * len(avals), True, False,
+                                  in_shardings)
 
 
 def apply_primitive(primitive: core.Primitive, *args: Any, **params: Any) -> Any:
-    """Runs `primitive` on concrete `args` through the backend."""
+    """Runs `primitive` on concrete `args` through the backend: on the mesh the arguments
+    are sharded over, if any (computation follows the data, as in JAX)."""
     avals = tuple([a.aval if type(a) is Array else core.get_aval(a) for a in args])
     key = (primitive, avals, tuple(params.items()), config.trace_context())
     try:
         cached = _cache.get(key)
     except TypeError:  # an unhashable param: compile without caching
         key, cached = None, None
+    if cached is not None and cached[1] is not None and _fast_runs_now():
+        out = cached[1](args)
+        if out is not execution.MISS:
+            return out
+    in_shardings = spmd.mesh_shardings(args)
+    if in_shardings is not None:
+        return _apply_partitioned(primitive, args, params, avals, key, in_shardings)
     if cached is None:
         if config.read("jax_no_tracing"):
             raise RuntimeError(f"re-tracing function {primitive.name} for `jit`, but "
@@ -90,6 +102,22 @@ def apply_primitive(primitive: core.Primitive, *args: Any, **params: Any) -> Any
         if out is not execution.MISS:
             return out
     outs = call.call_flat(args)
+    return outs if primitive.multiple_results else outs[0]
+
+
+def _apply_partitioned(primitive: core.Primitive, args: Sequence[Any], params: dict[str, Any],
+                       avals: tuple[ShapedArray, ...], key: tuple | None,
+                       in_shardings: tuple[Any, ...]) -> Any:
+    """`primitive` on arguments sharded over a mesh, as a program partitioned over it."""
+    key = None if key is None else (*key, in_shardings)
+    cached = _cache.get(key) if key is not None else None
+    if cached is None:
+        cached = (compile_primitive(primitive, avals, params, in_shardings), None)
+        if key is not None:
+            _cache[key] = cached
+            if len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    outs = cached[0].call_flat(args)
     return outs if primitive.multiple_results else outs[0]
 
 
