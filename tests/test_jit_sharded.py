@@ -176,3 +176,58 @@ def test_eager_ops_on_sharded_arrays_stay_sharded(mesh, index):
     assert out.sharding.spec == spec and out.sharding.mesh == mesh
     np.testing.assert_allclose(np.asarray(out), np.asarray(f(jnp.asarray(x))), rtol=1e-5,
                                atol=1e-6)
+
+
+def test_in_and_out_shardings_as_in_jax(mesh):
+    """Read off JAX 0.10.2: host inputs are cut as `in_shardings` say, results laid out as
+    `out_shardings` say (the other result's sharding propagated), the lowered text shows
+    both."""
+    s1, s2 = NamedSharding(mesh, P("a", None)), NamedSharding(mesh, P(None, "b"))
+    f = jax.jit(lambda x, y: (x + y, x * 2), in_shardings=(s1, None), out_shardings=(s2, None))
+    ones = np.ones((4, 4), np.float32)
+    added, doubled = f(ones, ones * 3)
+    assert added.sharding.spec == P(None, "b")
+    assert doubled.sharding.spec == P("a")
+    np.testing.assert_array_equal(np.asarray(added), ones * 4)
+    np.testing.assert_array_equal(np.asarray(doubled), ones * 2)
+    text = f.lower(ones, ones).as_text()
+    assert ('func.func public @main(%arg0: tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@mesh, '
+            '[{"a"}, {}]>}, %arg1: tensor<4x4xf32>) -> (tensor<4x4xf32> {jax.result_info = '
+            '"result[0]", sdy.sharding = #sdy.sharding<@mesh, [{}, {"b"}]>}, tensor<4x4xf32> '
+            '{jax.result_info = "result[1]"})') in text
+
+
+def test_a_committed_argument_laid_out_otherwise_is_an_error(mesh, devices):
+    s1 = NamedSharding(mesh, P("a", None))
+    f = jax.jit(lambda x: x * 2, in_shardings=s1)
+    # JAX 0.10.2's message.
+    with pytest.raises(ValueError, match=r"Sharding passed to jit does not match the sharding on "
+                       r"the respective arg\. Got jit sharding: NamedSharding\(mesh=Mesh\('a': 2, "
+                       r"'b': 2, axis_types=\(Auto, Auto\)\), spec=P\('a', None\), memory_kind="
+                       r"device\),\narg sharding: SingleDeviceSharding\(device=CpuDevice\(id=1\), "
+                       r"memory_kind=device\) for arg type: float32\[4,4\]"):
+        f(jax.device_put(np.ones((4, 4), np.float32), devices[1]))
+    # Uncommitted arrays and host values are cut as given.
+    assert f(jnp.ones((4, 4))).sharding.spec == P("a")
+
+
+def test_out_shardings_alone_partition_the_program(mesh):
+    f = jax.jit(lambda x: jnp.exp(x) @ x, out_shardings=NamedSharding(mesh, P("b", "a")))
+    x = np.arange(16, dtype=np.float32).reshape(4, 4) / 16
+    out = f(x)
+    assert out.sharding.spec == P("b", "a")
+    np.testing.assert_allclose(np.asarray(out), np.exp(x) @ x, rtol=1e-5)
+
+
+def test_partition_specs_name_axes_of_the_mesh_in_context(mesh):
+    """As in JAX 0.10.2 (its messages and result sharding)."""
+    f = jax.jit(lambda x: x * 2, in_shardings=P("a"), out_shardings=P(None, "b"))
+    with pytest.raises(RuntimeError, match=r"jit requires a non-empty mesh in context if you "
+                       r"are passing `PartitionSpec`s to in_shardings\."):
+        f(np.ones((4, 4), np.float32))
+    with jax.set_mesh(mesh):
+        out = f(np.ones((4, 4), np.float32))
+    assert out.sharding == NamedSharding(mesh, P(None, "b"))
+    with pytest.raises(TypeError, match="in_shardings leaf specifications are expected to be "
+                       "PartitionSpec instances or None, but got 3"):
+        jax.jit(lambda x: x, in_shardings=3)

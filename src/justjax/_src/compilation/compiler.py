@@ -76,11 +76,13 @@ def donation_aliases(kept_avals: Sequence[ShapedArray], donated: Sequence[bool],
 
 def lower_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: Sequence[bool],
                 keep_unused: bool, out_paths: Sequence[str] | None = None,
-                in_shardings: Sequence[Any] | None = None) -> ModuleInfo:
+                in_shardings: Sequence[Any] | None = None,
+                out_shardings: Sequence[Any] | None = None) -> ModuleInfo:
     """Lowers a jitted function's jaxpr to its StableHLO module. Inputs nothing reads are
     dropped from `main` unless `keep_unused`, as in JAX. `in_shardings` (per input, a
     sharding over several devices or None) annotate the kept inputs (Shardy's
-    `sdy.sharding`), for the SPMD partitioner."""
+    `sdy.sharding`), and `out_shardings` (per output) the results, for the SPMD
+    partitioner."""
     if keep_unused:
         kept = tuple(range(len(closed.in_avals)))
         pruned = closed
@@ -93,17 +95,21 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: Sequence[bool],
     module = lowering.lower_jaxpr_to_module(
         pruned, name, _result_infos(out_paths, len(closed.out_avals)),
         arg_attrs=donation_aliases(kept_avals, donated, closed.out_avals))
-    if in_shardings is not None:
-        spmd.annotate_shardings(module, [in_shardings[i] for i in kept])
+    if in_shardings is not None or out_shardings is not None:
+        spmd.annotate_shardings(
+            module, [in_shardings[i] for i in kept] if in_shardings is not None else None,
+            out_shardings)
     return ModuleInfo(module, kept, tuple(closed.in_avals), tuple(closed.out_avals),
                       tuple(donated_invars),
-                      tuple(in_shardings) if in_shardings is not None else None)
+                      tuple(in_shardings) if in_shardings is not None else None,
+                      tuple(out_shardings) if out_shardings is not None else None)
 
 
 @pe.transform_cache
 def compile_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: tuple[bool, ...],
                   keep_unused: bool, optimize_module: bool = True,
-                  in_shardings: tuple[Any, ...] | None = None) -> CompiledCall:
+                  in_shardings: tuple[Any, ...] | None = None,
+                  out_shardings: tuple[Any, ...] | None = None) -> CompiledCall:
     """The executable of a jit call of `closed` (cached per jaxpr and options), compiled
     from its module after the optimizing pipeline (unless `optimize_module` is False), and
     partitioned over the devices of `in_shardings` (`lower_jaxpr`) first.
@@ -120,7 +126,8 @@ def compile_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: tuple[bool, ..
     with monitoring.log_elapsed_time("Finished jaxpr to MLIR module conversion {fun_name} in "
                                      "{elapsed_time:.9f} sec", fun_name,
                                      monitoring.JAXPR_TO_MLIR_MODULE_EVENT):
-        info = lower_jaxpr(closed, name, donated_invars, keep_unused, None, in_shardings)
+        info = lower_jaxpr(closed, name, donated_invars, keep_unused, None, in_shardings,
+                           out_shardings)
     with monitoring.log_elapsed_time("Finished XLA compilation of {fun_name} in "
                                      "{elapsed_time:.9f} sec", fun_name,
                                      monitoring.BACKEND_COMPILE_EVENT):

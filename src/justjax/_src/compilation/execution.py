@@ -39,8 +39,10 @@ class ModuleInfo:
     in_avals: tuple[ShapedArray, ...]
     out_avals: tuple[ShapedArray, ...]
     donated_invars: tuple[bool, ...]
-    # Per input, the sharding over a mesh it was lowered for (None: on one device).
+    # Per input and per output, the sharding over a mesh it was lowered for (None: on one
+    # device, or unspecified).
     in_shardings: tuple[Any, ...] | None = None
+    out_shardings: tuple[Any, ...] | None = None
 
 
 @dataclass(eq=False)
@@ -86,7 +88,8 @@ class CompiledCall:
         # Results the program lays out over devices (a pmap's, a sharding constraint's).
         found = out_shardings(closed.jaxpr)
         if self._spmd is not None:
-            mesh = next(s for s in info.in_shardings if s is not None).mesh
+            mesh = next(s for s in (*(info.in_shardings or ()), *(info.out_shardings or ()))
+                        if s is not None).mesh
             found = [spmd_lib.named_sharding(mesh, s) for s in self._spmd.results]
         self._out_shardings = found if any(s is not None for s in found) else None
 

@@ -37,7 +37,7 @@ from justjax._src.compilation import execution
 from justjax._src.interpreters import staging
 from justjax._src.compilation.jit_primitive import jit_p
 from justjax._src.runtime.array import Array
-from justjax._src.pytrees.tree_errors import keystr
+from justjax._src.pytrees.tree_errors import flatten_axes, keystr
 
 # JAX's logger of cache-miss explanations (they come from its partial_eval module).
 logger = logging.getLogger("jax._src.interpreters.partial_eval")
@@ -97,6 +97,9 @@ class _Options:
     donate_argnames: tuple[str, ...]
     keep_unused: bool
     inline: bool
+    # jit's `in_shardings` and `out_shardings` as given (None: unspecified).
+    in_shardings: Any = None
+    out_shardings: Any = None
 
 
 @dataclass
@@ -300,7 +303,8 @@ class PjitFunction:
         cache = self._cache
         options = self._options
         if (config._local_count or config.read("jax_disable_jit") or options.donate_argnums
-                or options.donate_argnames or not execution.plain_config()):
+                or options.donate_argnames or not execution.plain_config()
+                or options.in_shardings is not None or options.out_shardings is not None):
             return False
         if cache.generation != config._generation:
             cache.forget_fast_calls()
@@ -321,7 +325,8 @@ class PjitFunction:
                 sig = entry.signature
                 entry.compiled = compiler.compile_jaxpr(entry.closed, sig.name,
                                                         sig.donated_invars, sig.keep_unused,
-                                                        True, sig.in_shardings)
+                                                        True, sig.in_shardings,
+                                                        sig.out_shardings)
             if self._fast_ready():
                 self._add_fast_calls(entry, args, kwargs, flat_args, key)
             outs = entry.compiled.call_flat(flat_args)
@@ -411,7 +416,7 @@ class PjitFunction:
         # Static values that compare equal but differ in type (1, 1.0, True) trace apart.
         static_key = (static, tuple(type(v) for _, v in static))
         key = (in_tree, avals, static_key, config.trace_context())
-        in_shardings = spmd.mesh_shardings(flat_args)
+        in_shardings = self._in_shardings(flat_args, dyn_args)
         if in_shardings is not None:
             key += (in_shardings,)
         entry = self._cache.traced.get(key)
@@ -471,8 +476,38 @@ class PjitFunction:
             name=self._name, in_tree=in_tree, out_tree=out_trees[0], in_avals=avals,
             arg_names=tuple(names), donated_invars=donated,
             keep_unused=self._options.keep_unused, out_paths=out_paths[0],
-            in_shardings=in_shardings)
+            in_shardings=in_shardings, out_shardings=self._out_shardings(out_trees[0]))
         return _Entry(closed, signature)
+
+    def _in_shardings(self, flat_args: list[Any], dyn_args: tuple) -> tuple[Any, ...] | None:
+        """Per flat argument, the sharding over a mesh it runs with: `in_shardings`' where
+        given (a committed Array laid out otherwise is JAX's error), else the one it comes
+        with; None when none is over a mesh of several devices."""
+        found = spmd.mesh_shardings(flat_args)
+        given = self._options.in_shardings
+        if given is None:
+            return found
+        positional = tree_util.tree_structure(dyn_args)
+        flat = list(spmd.resolve(flatten_axes("jit in_shardings", positional, given),
+                                 "in_shardings"))
+        flat += [None] * (len(flat_args) - len(flat))
+        merged = []
+        for k, (arg, sharding) in enumerate(zip(flat_args, flat, strict=True)):
+            if sharding is None:
+                merged.append(found[k] if found is not None else None)
+                continue
+            spmd.check_committed(arg, sharding)
+            merged.append(sharding)
+        return tuple(merged) if any(s is not None for s in merged) else None
+
+    def _out_shardings(self, out_tree: tree_util.PyTreeDef) -> tuple[Any, ...] | None:
+        """Per flat result, `out_shardings`' sharding (None where unspecified)."""
+        given = self._options.out_shardings
+        if given is None:
+            return None
+        flat = spmd.resolve(flatten_axes("jit out_shardings", out_tree, given),
+                            "out_shardings")
+        return flat if any(s is not None for s in flat) else None
 
     def _donated_leaves(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,
                         static_positions: dict) -> tuple[bool, ...]:
@@ -566,8 +601,12 @@ def jit(fun: Callable | None = None, /, *, in_shardings: Any = None, out_shardin
         donated Arrays are deleted by the call.
       keep_unused: keep arguments the function does not read in the compiled program.
       inline: inline the function's jaxpr into an enclosing trace instead of a `jit` call.
-      in_shardings, out_shardings, device, backend, compiler_options: accepted for
-        compatibility; there is one CPU backend.
+      in_shardings / out_shardings: a `Sharding` (or None) for every argument / result, or
+        a pytree of them that is a prefix of the positional arguments / of the result: the
+        program is partitioned over their mesh (`compilation/spmd.py`), the inputs cut into
+        the devices' blocks as given, the results laid out as given.
+      device, backend, compiler_options: accepted for compatibility; there is one CPU
+        backend.
     Returns:
       The jitted function (`__wrapped__`, `__name__`, `__doc__` kept), with `.trace`,
       `.lower` and `.eval_shape`.
@@ -586,5 +625,7 @@ def jit(fun: Callable | None = None, /, *, in_shardings: Any = None, out_shardin
     donate_nums, donate_names = _infer_argnums_and_argnames(
         fun, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
     options = _Options(static_nums, static_names, donate_nums, donate_names,
-                       bool(keep_unused), bool(inline))
+                       bool(keep_unused), bool(inline),
+                       spmd.user_shardings(in_shardings, "in_shardings"),
+                       spmd.user_shardings(out_shardings, "out_shardings"))
     return PjitFunction(fun, options)

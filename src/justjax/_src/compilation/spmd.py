@@ -20,10 +20,13 @@ from justjax._src.hlo.sharding import MeshShape, TensorSharding
 from justjax._src.runtime import replicas
 from justjax._src.runtime.array import Array
 from justjax._src.runtime.partition_spec import PartitionSpec
-from justjax._src.runtime.sharding import NamedSharding
+from justjax._src.pytrees import tree_util
+from justjax._src.runtime import mesh as mesh_lib
+from justjax._src.runtime.sharding import NamedSharding, Sharding
 
-__all__ = ["SpmdLayout", "annotate_shardings", "mesh_shardings", "named_sharding", "partition",
-           "run", "tensor_sharding"]
+__all__ = ["SpmdLayout", "annotate_shardings", "check_committed", "mesh_shardings",
+           "named_sharding", "partition", "resolve", "run", "tensor_sharding",
+           "user_shardings"]
 
 
 def mesh_shardings(flat_args: Sequence[Any]) -> tuple[Any, ...] | None:
@@ -58,23 +61,90 @@ def named_sharding(mesh: Any, sharding: TensorSharding) -> NamedSharding:
     return NamedSharding(mesh, PartitionSpec(*entries))
 
 
-def annotate_shardings(module: ir.Module, shardings: Sequence[Any]) -> None:
-    """Gives `module`'s entry arguments the shardings of their inputs (`sdy.sharding`), and
-    the module its partition count, when some input is sharded over several devices."""
-    main = module.main
-    if len(shardings) != len(main.args) or all(s is None for s in shardings):
+def user_shardings(given: Any, name: str) -> Any:
+    """jit's `in_shardings` or `out_shardings` (`name`) as kept: None, or a pytree of
+    shardings, PartitionSpecs (read against the mesh in context at each call: `resolve`) and
+    Nones.
+
+    Raises:
+      TypeError: a leaf is none of those (JAX's message).
+    """
+    if given is None:
+        return None
+    for leaf in tree_util.tree_leaves(given, is_leaf=lambda x: x is None):
+        if leaf is not None and not isinstance(leaf, (Sharding, PartitionSpec)):
+            raise TypeError(f"{name} leaf specifications are expected to be PartitionSpec "
+                            f"instances or None, but got {leaf}")
+    return given
+
+
+def resolve(flat: Sequence[Any], name: str) -> tuple[Any, ...]:
+    """Per value, the sharding over a mesh of several devices that a flat `in_shardings` or
+    `out_shardings` entry says (None: unspecified, or one device): a PartitionSpec names axes
+    of the mesh in context (`jax.set_mesh`, or `with mesh:`).
+
+    Raises:
+      RuntimeError: a PartitionSpec without a mesh in context (JAX's message).
+    """
+    out = []
+    for entry in flat:
+        if isinstance(entry, PartitionSpec):
+            mesh = mesh_lib.get_concrete_mesh()
+            if mesh.empty:
+                mesh = mesh_lib.get_resource_mesh()
+            if mesh.empty:
+                raise RuntimeError(
+                    f"jit requires a non-empty mesh in context if you are passing "
+                    f"`PartitionSpec`s to {name}. You can define a context mesh via "
+                    f"`jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to {name} and "
+                    "then the mesh context manager is not required.")
+            entry = NamedSharding(mesh, entry)
+        several = isinstance(entry, NamedSharding) and len(entry._device_assignment) > 1
+        out.append(entry if several else None)
+    return tuple(out)
+
+
+def check_committed(arg: Any, sharding: NamedSharding) -> None:
+    """JAX's error for a committed Array laid out otherwise than jit's `in_shardings` say."""
+    if type(arg) is not Array or not arg.committed:
         return
-    attrs = [dict(a) for a in (main.arg_attrs or [{} for _ in main.args])]
+    have = arg.sharding
+    if have == sharding or (isinstance(have, NamedSharding)
+                            and have.is_equivalent_to(sharding, arg.ndim)):
+        return
+    raise ValueError(
+        "Sharding passed to jit does not match the sharding on the respective arg. Got jit "
+        f"sharding: {sharding},\narg sharding: {have} for arg type: "
+        f"{arg.aval.str_short(short_dtypes=False)}")
+
+
+def annotate_shardings(module: ir.Module, args: Sequence[Any] | None,
+                       results: Sequence[Any] | None) -> None:
+    """Gives `module`'s entry arguments and results their shardings over a mesh
+    (`sdy.sharding`; per value, None where unspecified), and the module its partition count.
+
+    Raises:
+      ValueError: the shardings are over different meshes (JAX's "incompatible devices").
+    """
+    main = module.main
+    arg_attrs = [dict(a) for a in (main.arg_attrs or [{} for _ in main.args])]
+    result_attrs = [dict(a) for a in (main.result_attrs or [{} for _ in main.result_types])]
     meshes = set()
-    for a, arg, sharding in zip(attrs, main.args, shardings, strict=True):
-        if sharding is not None:
-            a[SHARDING] = tensor_sharding(sharding, arg.type.rank)
-            meshes.add(sharding.mesh)
+    for attrs, types, shardings in ((arg_attrs, main.arg_types, args),
+                                    (result_attrs, main.result_types, results)):
+        if shardings is None or len(shardings) != len(types):
+            continue
+        for a, type_, sharding in zip(attrs, types, shardings, strict=True):
+            if sharding is not None:
+                a[SHARDING] = tensor_sharding(sharding, type_.rank)
+                meshes.add(sharding.mesh)
+    if not meshes:
+        return
     if len(meshes) > 1:
         raise ValueError("Received incompatible devices for jitted computation: its inputs "
-                         "are sharded over different meshes: "
+                         "and outputs are sharded over different meshes: "
                          + ", ".join(sorted(str(m) for m in meshes)))
-    main.arg_attrs = attrs
+    main.arg_attrs, main.result_attrs = arg_attrs, result_attrs
     (mesh,) = meshes
     module.attributes["mhlo.num_partitions"] = ir.IntegerAttr(mesh.size, "i32")
 
@@ -93,7 +163,7 @@ def partition(module: ir.Module) -> tuple[ir.Module, SpmdLayout | None]:
     """`module` cut into the per-device program when its arguments are sharded (a copy; the
     lowered module stays as it is), with its layout; else `module` itself and None."""
     main = module.main
-    if not any(SHARDING in a for a in (main.arg_attrs or ())):
+    if not any(SHARDING in a for a in (*(main.arg_attrs or ()), *(main.result_attrs or ()))):
         return module, None
     partitioned = clone_module(module)
     SpmdPartitioner().run(partitioned)

@@ -145,6 +145,9 @@ class Signature:
     # Per flat input, the sharding over a mesh of several devices it comes with (None: on
     # one device); None when no input is so sharded. The program is partitioned by them.
     in_shardings: tuple[Any, ...] | None = None
+    # Per flat result, the sharding `out_shardings` gives it (None: unspecified); None when
+    # none is given.
+    out_shardings: tuple[Any, ...] | None = None
 
 
 class _Stage:
@@ -242,7 +245,7 @@ class Lowered(_Stage):
         self._closed = closed
         self._info = compiler.lower_jaxpr(closed, signature.name, signature.donated_invars,
                                           signature.keep_unused, signature.out_paths,
-                                          signature.in_shardings)
+                                          signature.in_shardings, signature.out_shardings)
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
         """The module as StableHLO MLIR text (default) or XLA HLO text (`dialect="hlo"`).
@@ -274,7 +277,8 @@ class Lowered(_Stage):
                     f"INVALID_ARGUMENT: No such compile option: '{option}'")
         sig = self._signature
         call = compiler.compile_jaxpr(self._closed, sig.name, sig.donated_invars,
-                                      sig.keep_unused, True, sig.in_shardings)
+                                      sig.keep_unused, True, sig.in_shardings,
+                                      sig.out_shardings)
         return Compiled(sig, call)
 
 
