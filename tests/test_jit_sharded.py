@@ -231,3 +231,32 @@ def test_partition_specs_name_axes_of_the_mesh_in_context(mesh):
     with pytest.raises(TypeError, match="in_shardings leaf specifications are expected to be "
                        "PartitionSpec instances or None, but got 3"):
         jax.jit(lambda x: x, in_shardings=3)
+
+
+def test_sharding_constraints_partition_the_program_as_in_jax(mesh):
+    """A constraint inside jit on unsharded inputs: the lowered text (Shardy's
+    `sdy.sharding_constraint`) and the results' specs read off JAX 0.10.2."""
+    s = NamedSharding(mesh, P("a", "b"))
+
+    def f(x):
+        y = jax.lax.with_sharding_constraint(jnp.sin(x), s)
+        return (y @ y).sum(axis=1), jnp.cos(y)
+
+    x = np.arange(64, dtype=np.float32).reshape(8, 8) / 64
+    summed, cosine = jax.jit(f)(x)
+    assert summed.sharding.spec == P("a") and cosine.sharding.spec == P("a", "b")
+    np.testing.assert_allclose(np.asarray(summed), (np.sin(x) @ np.sin(x)).sum(axis=1),
+                               rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(cosine), np.cos(np.sin(x)), rtol=1e-6)
+    text = jax.jit(f).lower(x).as_text()
+    assert text.startswith("module @jit_f attributes {mhlo.num_partitions = 4 : i32, ")
+    assert ('%1 = sdy.sharding_constraint %0 <@mesh, [{"a"}, {"b"}]> : tensor<8x8xf32>'
+            in text)
+
+
+def test_a_constraint_reshards_a_sharded_input(mesh):
+    g = jax.jit(lambda x: jax.lax.with_sharding_constraint(x * 2, NamedSharding(mesh, P(None, "b"))))
+    x = np.arange(64, dtype=np.float32).reshape(8, 8)
+    out = g(_put(x, mesh, "a", None))
+    assert out.sharding.spec == P(None, "b")
+    np.testing.assert_array_equal(np.asarray(out), x * 2)

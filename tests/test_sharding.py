@@ -674,8 +674,8 @@ def test_constraint_results_of_a_program(devices, mesh_x):
     x = jnp.arange(8.0).reshape(4, 2)
     a, b = jax.jit(lambda v: (wsc(v, ns), v + 1))(x)
     assert a.sharding == ns
-    # No partitioner yet: JAX lays `v + 1` out like its operand; here it stays on one device.
-    assert b.sharding == SingleDeviceSharding(devices[0])
+    # The constraint splits `v` too, so `v + 1` is laid out like its operand, as in JAX.
+    assert b.sharding == ns
     np.testing.assert_array_equal(b, x + 1)
     # A shape the blocks do not divide comes out of a program replicated (JAX's rule).
     uneven = jax.jit(lambda v: wsc(v * 2, ns))(jnp.ones(3))

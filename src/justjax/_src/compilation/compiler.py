@@ -95,10 +95,9 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: Sequence[bool],
     module = lowering.lower_jaxpr_to_module(
         pruned, name, _result_infos(out_paths, len(closed.out_avals)),
         arg_attrs=donation_aliases(kept_avals, donated, closed.out_avals))
-    if in_shardings is not None or out_shardings is not None:
-        spmd.annotate_shardings(
-            module, [in_shardings[i] for i in kept] if in_shardings is not None else None,
-            out_shardings)
+    spmd.annotate_shardings(
+        module, [in_shardings[i] for i in kept] if in_shardings is not None else None,
+        out_shardings)
     return ModuleInfo(module, kept, tuple(closed.in_avals), tuple(closed.out_avals),
                       tuple(donated_invars),
                       tuple(in_shardings) if in_shardings is not None else None,

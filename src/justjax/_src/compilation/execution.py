@@ -88,8 +88,11 @@ class CompiledCall:
         # Results the program lays out over devices (a pmap's, a sharding constraint's).
         found = out_shardings(closed.jaxpr)
         if self._spmd is not None:
-            mesh = next(s for s in (*(info.in_shardings or ()), *(info.out_shardings or ()))
-                        if s is not None).mesh
+            given = [s for s in (*(info.in_shardings or ()), *(info.out_shardings or ()))
+                     if s is not None]
+            # The mesh of the shardings given, else of the program's sharding constraints.
+            mesh = (given[0].mesh if given
+                    else spmd_lib.runtime_mesh(self._spmd.results[0].mesh))
             found = [spmd_lib.named_sharding(mesh, s) for s in self._spmd.results]
         self._out_shardings = found if any(s is not None for s in found) else None
 

@@ -14,19 +14,22 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src.hlo import ir
+from justjax._src.hlo.passes.sharding_propagation import CONSTRAINT
 from justjax._src.hlo.passes.spmd_partitioner import SHARDING, SpmdPartitioner
 from justjax._src.hlo.passes.util import clone_module
 from justjax._src.hlo.sharding import MeshShape, TensorSharding
 from justjax._src.runtime import replicas
 from justjax._src.runtime.array import Array
-from justjax._src.runtime.partition_spec import PartitionSpec
+from justjax._src.runtime.partition_spec import UNCONSTRAINED, PartitionSpec
 from justjax._src.pytrees import tree_util
+from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import mesh as mesh_lib
+from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.sharding import NamedSharding, Sharding
 
 __all__ = ["SpmdLayout", "annotate_shardings", "check_committed", "mesh_shardings",
-           "named_sharding", "partition", "resolve", "run", "tensor_sharding",
-           "user_shardings"]
+           "constraint_sharding", "named_sharding", "partition", "resolve", "run",
+           "runtime_mesh", "tensor_sharding", "user_shardings"]
 
 
 def mesh_shardings(flat_args: Sequence[Any]) -> tuple[Any, ...] | None:
@@ -138,7 +141,13 @@ def annotate_shardings(module: ir.Module, args: Sequence[Any] | None,
             if sharding is not None:
                 a[SHARDING] = tensor_sharding(sharding, type_.rank)
                 meshes.add(sharding.mesh)
+    constrained = {op.attributes["sharding"].mesh for op in module.walk()
+                   if op.opcode == CONSTRAINT}
+    if not meshes and not constrained:
+        return
     if not meshes:
+        module.attributes["mhlo.num_partitions"] = ir.IntegerAttr(
+            next(iter(constrained)).device_count, "i32")
         return
     if len(meshes) > 1:
         raise ValueError("Received incompatible devices for jitted computation: its inputs "
@@ -147,6 +156,28 @@ def annotate_shardings(module: ir.Module, args: Sequence[Any] | None,
     main.arg_attrs, main.result_attrs = arg_attrs, result_attrs
     (mesh,) = meshes
     module.attributes["mhlo.num_partitions"] = ir.IntegerAttr(mesh.size, "i32")
+
+
+def constraint_sharding(sharding: Any, shape: Sequence[int]) -> TensorSharding | None:
+    """The compiler's form of a `with_sharding_constraint` sharding over a mesh of several
+    devices that splits a value of `shape` evenly; None for any other (the constraint only
+    places the value: `execution.result_shardings`): one device, unconstrained dimensions,
+    uneven blocks (such a value comes out replicated, as in JAX)."""
+    if (type(sharding) is not NamedSharding or not isinstance(sharding.mesh, Mesh)
+            or len(sharding._device_assignment) < 2
+            or any(e is UNCONSTRAINED for e in sharding.spec)):
+        return None
+    compiled = tensor_sharding(sharding, len(shape))
+    if any(size % tiles for size, tiles in zip(shape, compiled.tiles(), strict=True)):
+        return None
+    return compiled
+
+
+def runtime_mesh(mesh: MeshShape) -> Mesh:
+    """The runtime's mesh of `mesh`'s devices and axes (its axes `Auto`)."""
+    by_id = {d.id: d for d in devices_lib.devices()}
+    grid = np.array([by_id[i] for i in mesh.device_ids], dtype=object)
+    return Mesh(grid.reshape([size for _, size in mesh.axes]), mesh.names)
 
 
 @dataclass(frozen=True)
@@ -163,7 +194,8 @@ def partition(module: ir.Module) -> tuple[ir.Module, SpmdLayout | None]:
     """`module` cut into the per-device program when its arguments are sharded (a copy; the
     lowered module stays as it is), with its layout; else `module` itself and None."""
     main = module.main
-    if not any(SHARDING in a for a in (*(main.arg_attrs or ()), *(main.result_attrs or ()))):
+    if not any(SHARDING in a for a in (*(main.arg_attrs or ()), *(main.result_attrs or ()))) \
+            and not any(op.opcode == CONSTRAINT for op in module.walk()):
         return module, None
     partitioned = clone_module(module)
     SpmdPartitioner().run(partitioned)

@@ -264,6 +264,9 @@ _add("custom_call", expense=EXPENSIVE)
 _add("composite", properties=_props("composite_attributes", "decomposition", "name",
                                     "version"))
 _add("optimization_barrier", bytes_read=READS_NOTHING, hlo="opt-barrier")
+# Shardy's annotation of a value's sharding (`with_sharding_constraint`): read by the SPMD
+# partitioner, which replaces it; no backend runs it.
+_add("sharding_constraint", dialect="sdy", arity=1, properties=_props("sharding"))
 _add("tuple", bytes_read=READS_NOTHING)
 _add("get_tuple_element", arity=1, bytes_read=READS_NOTHING, properties=_props("index"))
 _add("after_all create_token", bytes_read=READS_NOTHING)

@@ -1002,10 +1002,21 @@ def print_module(module: ir.Module) -> str:
 
 
 def _mesh(module: ir.Module) -> MeshShape | None:
-    """The mesh of the shardings in `module`'s signatures (Shardy's `sdy.mesh @mesh`)."""
+    """The mesh of the shardings in `module` (Shardy's `sdy.mesh @mesh`): in its signatures
+    or on its sharding constraints."""
     for fn in module.functions:
         for attrs in (*(fn.arg_attrs or ()), *(fn.result_attrs or ())):
             for value in attrs.values():
                 if isinstance(value, TensorSharding):
                     return value.mesh
+    for op in module.walk():
+        if op.opcode == "sdy.sharding_constraint":
+            return op.attributes["sharding"].mesh
     return None
+
+
+@_register("sdy.sharding_constraint")
+def _sharding_constraint(p: _FunctionPrinter, op: Op, indent: str) -> str:
+    """`sdy.sharding_constraint %0 <@mesh, [{"a"}, {}]> : tensor<8x8xf32>`."""
+    sharding = op.attributes["sharding"].sdy_text()[len("#sdy.sharding"):]
+    return f"{op.opcode} {p.namer[op.operands[0]]} {sharding} : {op.result.type}"

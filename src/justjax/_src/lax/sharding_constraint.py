@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from justjax._src.compilation import execution
+from justjax._src.compilation import execution, spmd
 from justjax._src.pytrees import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
@@ -264,6 +264,17 @@ def _identity_lowering(ctx: lowering.LoweringRuleContext, x: Any, **params: Any)
     return x
 
 
+def _constraint_lowering(ctx: lowering.LoweringRuleContext, x: Any, *, sharding: Any,
+                         **params: Any) -> Any:
+    """Shardy's `sdy.sharding_constraint` for a sharding over a mesh of several devices
+    (the SPMD partitioner lays the value out so); outside a pmap's per-device program, where
+    values are one device's, the value itself."""
+    compiled = spmd.constraint_sharding(sharding, ctx.avals_in[0].shape)
+    if compiled is None or ctx.module_context.replica_axes:
+        return x
+    return ctx.builder.one("sdy.sharding_constraint", [x], x.type, sharding=compiled)
+
+
 def _constraint_results(eqn: JaxprEqn) -> list[Sharding | None]:
     return [_result_sharding(eqn.params["sharding"], eqn.outvars[0].aval)]
 
@@ -272,7 +283,7 @@ sharding_constraint_p.def_abstract_eval(_same)
 core.impl_rules[sharding_constraint_p] = _constraint_impl
 ad.deflinear(sharding_constraint_p, lambda ct, **params: [sharding_constraint_p.bind(ct, **params)])
 batching.primitive_batchers[sharding_constraint_p] = _constraint_batcher
-lowering.register_lowering(sharding_constraint_p, _identity_lowering)
+lowering.register_lowering(sharding_constraint_p, _constraint_lowering)
 execution.result_shardings[sharding_constraint_p] = _constraint_results
 
 

@@ -18,8 +18,11 @@ replicated. Per op, a rule says which dimensions of its operands and results cor
 | reduce | the kept dimensions to the result's, in order (reduced axes summed by an all-reduce) |
 | slice, pad, reverse, concatenate | the dimensions they leave whole |
 
-Other ops (gather, scatter, convolution, control flow, custom calls, sort ...) take and give
-replicated values for now: correct (the partitioner gathers their operands), not yet split.
+A sharding constraint (`sdy.sharding_constraint`, `with_sharding_constraint`) fixes its
+result's sharding from the start, as an argument's; through it, shardings flow as through an
+identity. Other ops (gather, scatter, convolution, control flow, custom calls, sort ...) take
+and give replicated values for now: correct (the partitioner gathers their operands), not
+yet split.
 """
 from __future__ import annotations
 
@@ -30,8 +33,11 @@ from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Block, Op, Value
 from justjax._src.hlo.sharding import MeshShape, TensorSharding, replicated
 
-__all__ = ["carry", "correspondence", "DimMap", "fits", "invert", "propagate",
-           "ShardingMismatchError"]
+__all__ = ["CONSTRAINT", "carry", "constraints", "correspondence", "DimMap", "fits", "invert",
+           "propagate", "ShardingMismatchError"]
+
+# The opcode of a sharding constraint; its `sharding` attribute is a `TensorSharding`.
+CONSTRAINT = "sdy.sharding_constraint"
 
 Dims = tuple[tuple[str, ...], ...]
 # A correspondence: for each dimension of one side, the dimension of the other side it maps
@@ -48,8 +54,9 @@ def propagate(function: ir.Function, seeds: dict[Value, TensorSharding]) -> dict
     result shardings, kept as given) and what the rules derive from them.
 
     Raises:
-      ShardingMismatchError: the seeds are over different meshes.
+      ShardingMismatchError: the seeds (or the constraints) are over different meshes.
     """
+    seeds = {**constraints(function.body), **seeds}
     meshes = {s.mesh for s in seeds.values()}
     if len(meshes) > 1:
         raise ShardingMismatchError(
@@ -71,6 +78,11 @@ def propagate(function: ir.Function, seeds: dict[Value, TensorSharding]) -> dict
         if value not in found and isinstance(value.type, ir.TensorType):
             found[value] = replicated(mesh, value.type.rank)
     return found
+
+
+def constraints(block: Block) -> dict[Value, TensorSharding]:
+    """The shardings the sharding constraints of `block` (its top level) fix."""
+    return {op.result: op.attributes["sharding"] for op in block.ops if op.opcode == CONSTRAINT}
 
 
 def _values(block: Block) -> list[Value]:
@@ -130,7 +142,7 @@ def correspondence(op: Op) -> list[DimMap] | None:
     rule = _RULES.get(opcode)
     if rule is not None:
         return rule(op)
-    if opcodes.is_elementwise(opcode) or opcode in _SAME_SHAPE:
+    if opcodes.is_elementwise(opcode) or opcode in _SAME_SHAPE or opcode == CONSTRAINT:
         return [list(range(rank)) if _same_shape(v, op.result) else [None] * _rank(v)
                 for v in op.operands]
     return None

@@ -34,7 +34,7 @@ from justjax._src.hlo.ir import Builder, Op, Value
 from justjax._src.hlo.passes import sharding_propagation as propagation
 from justjax._src.hlo.passes.inline import CallInlining
 from justjax._src.hlo.passes.pipeline import Pass
-from justjax._src.hlo.passes.util import clone_ops, free_values
+from justjax._src.hlo.passes.util import clone_ops, free_values, replace_uses
 from justjax._src.hlo.sharding import MeshShape, TensorSharding, replicated
 
 __all__ = ["SHARDING", "SpmdPartitioner", "UnevenShardingError"]
@@ -56,17 +56,20 @@ class SpmdPartitioner(Pass):
     def run(self, module: ir.Module) -> bool:
         main = module.main
         given = _given(main)
-        if not given:
+        if not given and not _has_constraints(module):
             return False
         CallInlining().run(module)
         main = module.main
+        _drop_nested_constraints(main.body)
         seeds = {value: sharding for value, sharding in zip(
             [*main.args, *main.body.terminator.operands], given, strict=True)
-            if sharding is not None}
-        for value, sharding in seeds.items():
+            if sharding is not None} if given else {}
+        for value, sharding in {**seeds, **propagation.constraints(main.body)}.items():
             _check_even(value, sharding)
         shardings = propagation.propagate(main, seeds)
-        mesh = next(iter(seeds.values())).mesh
+        if not shardings:
+            return False
+        mesh = next(iter(shardings.values())).mesh
         _Partitioner(main, shardings, mesh).run()
         module.attributes["mhlo.num_partitions"] = ir.IntegerAttr(mesh.device_count, "i32")
         return True
@@ -80,6 +83,26 @@ def _given(main: ir.Function) -> list[TensorSharding | None]:
                (main.result_attrs or [{}] * len(main.body.terminator.operands))]
     found = args + results
     return found if any(s is not None for s in found) else []
+
+
+def _has_constraints(module: ir.Module) -> bool:
+    return any(op.opcode == propagation.CONSTRAINT for op in module.walk())
+
+
+def _drop_nested_constraints(block: ir.Block) -> None:
+    """Removes the sharding constraints inside nested regions (loop bodies, branches ...),
+    which the partitioner does not split: each value passes on as it is."""
+    for op in block.ops:
+        for region in op.regions:
+            inner = region.block
+            _drop_nested_constraints(inner)
+            kept = []
+            for nested in inner.ops:
+                if nested.opcode == propagation.CONSTRAINT:
+                    replace_uses(inner, nested.result, nested.operands[0])
+                else:
+                    kept.append(nested)
+            inner.ops = kept
 
 
 def _check_even(value: Value, sharding: TensorSharding) -> None:
@@ -214,6 +237,10 @@ class _Partitioner:
     # -- ops ------------------------------------------------------------------------------------
 
     def _op(self, op: Op) -> None:
+        if op.opcode == propagation.CONSTRAINT:
+            sharding = op.attributes["sharding"]
+            self.local[op.result] = {sharding: self.get(op.operands[0], sharding)}
+            return
         maps = propagation.correspondence(op)
         if maps is None:
             self._whole(op)
