@@ -260,3 +260,9 @@ def test_a_constraint_reshards_a_sharded_input(mesh):
     out = g(_put(x, mesh, "a", None))
     assert out.sharding.spec == P(None, "b")
     np.testing.assert_array_equal(np.asarray(out), x * 2)
+
+
+def test_lowering_shape_dtype_structs_with_shardings(mesh):
+    spec = jax.ShapeDtypeStruct((4, 4), jnp.float32, sharding=NamedSharding(mesh, P("b", "a")))
+    text = jax.jit(lambda x: x * 2).lower(spec).as_text()
+    assert '%arg0: tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"b"}, {"a"}]>}' in text

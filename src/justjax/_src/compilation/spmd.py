@@ -33,11 +33,15 @@ __all__ = ["SpmdLayout", "annotate_shardings", "check_committed", "mesh_sharding
 
 
 def mesh_shardings(flat_args: Sequence[Any]) -> tuple[Any, ...] | None:
-    """Per argument, its sharding when it is an Array sharded over a mesh of several devices
-    (else None); None when no argument is."""
+    """Per argument, its sharding when it is an Array (or a `ShapeDtypeStruct`, for
+    `.lower`) sharded over a mesh of several devices (else None); None when no argument
+    is."""
+    from justjax._src.compilation.stages import ShapeDtypeStruct  # stages imports this module
     found = []
     for arg in flat_args:
-        sharding = getattr(arg, "_sharding", None) if type(arg) is Array else None
+        kind = type(arg)
+        sharding = (arg._sharding if kind is Array
+                    else arg.sharding if kind is ShapeDtypeStruct else None)
         found.append(sharding if type(sharding) is NamedSharding
                      and len(sharding._device_assignment) > 1 else None)
     return tuple(found) if any(s is not None for s in found) else None
