@@ -19,13 +19,16 @@ from justjax._src.interpreters import lowering
 from tests.harness import hand_built_module
 
 SRC = pathlib.Path(justjax.__file__).parent
-OPCODE = re.compile(r"^(stablehlo|chlo|func|hlo)\.[a-z][a-z_0-9]*$")
-QUOTED = re.compile(r"""["']((?:stablehlo|chlo|func|hlo)\.[a-z][a-z_0-9]*)["']""")
+OPCODE = re.compile(r"^(stablehlo|chlo|func|hlo|sdy)\.[a-z][a-z_0-9]*$")
+QUOTED = re.compile(r"""["']((?:stablehlo|chlo|func|hlo|sdy)\.[a-z][a-z_0-9]*)["']""")
 # Quoted names of the form `dialect.name` in src/ that are not opcodes of the IR.
 NOT_OPCODES = {
     "func.func",                       # the function keyword of the text syntax
     "stablehlo.conv",                  # `#stablehlo.conv<...>`: convolution dimension numbers
     "stablehlo.output_operand_alias",  # `#stablehlo.output_operand_alias<...>`
+    "sdy.sharding",                    # Shardy's sharding attribute (`sdy.sharding = ...`)
+    "sdy.sharding_rule",               # a custom call's Shardy rule attribute
+    "sdy.op_sharding_rule",            # `#sdy.op_sharding_rule<...>`
 }
 F32 = np.dtype(np.float32)
 

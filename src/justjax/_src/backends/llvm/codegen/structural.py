@@ -11,7 +11,9 @@ import math
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm.codegen.arithmetic import _convert
+# The module, not its function: importing `arithmetic` first imports `emitter`, which
+# imports this module before `arithmetic` has defined anything.
+from justjax._src.backends.llvm.codegen import arithmetic
 from justjax._src.backends.llvm.codegen.emitter import (
     _I1, _I16, _I64, _MIN_INNER, _STRUCTURAL, _const, _Emitter, _is_complex, _is_float,
     _memory_type, _native_f16)
@@ -82,7 +84,7 @@ def _reverse(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
 def _iota(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
     dt = op.result.type.dtype
     i = idx[op.attributes["iota_dimension"]]
-    return _convert(em, i, np.dtype(np.int64), dt)
+    return arithmetic._convert(em, i, np.dtype(np.int64), dt)
 
 
 def _constant(em: _Emitter, op: Op, idx: list[ir.Value]) -> ir.Value:
