@@ -193,7 +193,7 @@ class _Partitioner:
         current = TensorSharding(self.mesh, tuple(tuple(a) for a in dims))
         if current == target:
             return local
-        return self._slice_block(local, target, global_type)
+        return self._slice_block(local, current, target, global_type)
 
     def _all_gather(self, local: Value, dim: int, axes: Sequence[str]) -> Value:
         shape = list(local.type.shape)
@@ -203,14 +203,14 @@ class _Partitioner:
                           all_gather_dim=ir.IntegerAttr(dim, "i64"),
                           replica_groups=self.mesh.groups(list(axes)).astype(np.int64))
 
-    def _slice_block(self, whole: Value, target: TensorSharding,
+    def _slice_block(self, whole: Value, current: TensorSharding, target: TensorSharding,
                      global_type: ir.TensorType) -> Value:
-        """The device's block of `target` cut from `whole`, held whole along the dimensions
-        `target` splits (and as `target` along the others)."""
+        """The device's block of `target` cut from `whole` (laid out as `current`: whole
+        along each dimension, or already split as `target` splits it)."""
         block = target.shard_shape(global_type.shape)
         starts = []
         for d, axes in enumerate(target.dims):
-            if not axes:
+            if not axes or current.dims[d] == axes:
                 starts.append(self.b.constant(0, _I32))
                 continue
             table = np.array([target.block_index(p)[d] * block[d]
