@@ -12,7 +12,8 @@ Then each op is rewritten on local values, in program order:
    dot's operands agree on it);
 2. the op runs on the local blocks, its result split as its operands' splits carry forward;
 3. a sum over split contracting or reduced dimensions is completed by an `all_reduce` over
-   their axes (a reduction's own region);
+   their axes (a reduction's own region); independent ones are combined at the end
+   (`all_reduce_combiner.py`);
 4. the result is kept with that sharding; a reader needing another gets it by `_reshard`.
 
 `_reshard` moves a value between shardings by an `all_gather` (tiled, along each dimension
@@ -32,6 +33,7 @@ import numpy as np
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Builder, Op, Value
 from justjax._src.hlo.passes import sharding_propagation as propagation
+from justjax._src.hlo.passes.all_reduce_combiner import AllReduceCombiner
 from justjax._src.hlo.passes.inline import CallInlining
 from justjax._src.hlo.passes.pipeline import Pass
 from justjax._src.hlo.passes.util import clone_ops, free_values, replace_uses
@@ -71,6 +73,7 @@ class SpmdPartitioner(Pass):
             return False
         mesh = next(iter(shardings.values())).mesh
         _Partitioner(main, shardings, mesh).run()
+        AllReduceCombiner().run(module)
         module.attributes["mhlo.num_partitions"] = ir.IntegerAttr(mesh.device_count, "i32")
         return True
 
@@ -291,8 +294,10 @@ class _Partitioner:
     def _kept_sums(self, op: Op, maps: list[propagation.DimMap],
                    required: list[TensorSharding | None]) -> dict[int, dict[int, tuple[str, ...]]]:
         """The splits of summed dimensions kept as the operands have them: per operand, per
-        dimension, the axes (a dot's contracting pairs split alike on both sides; a sum's
-        reduced dimensions). Axes the required shardings use elsewhere are not kept."""
+        dimension, the axes (a dot's contracting pairs split alike on both sides, or on one
+        side with the other whole, which is then sliced, with no collective: a data-parallel
+        gradient's dot of a whole cotangent with split activations; a sum's reduced
+        dimensions). Axes the required shardings use elsewhere are not kept."""
         used = {a for s in required if s is not None for axes in s.dims for a in axes}
         have = [self._any(v) if isinstance(v.type, ir.TensorType) else None for v in op.operands]
         kept: dict[int, dict[int, tuple[str, ...]]] = {}
@@ -300,8 +305,10 @@ class _Partitioner:
             numbers = op.attributes["dot_dimension_numbers"]
             for l, r in zip(numbers.lhs_contracting_dimensions,
                             numbers.rhs_contracting_dimensions, strict=True):
-                axes = have[0].dims[l] if have[0] is not None else ()
-                if axes and have[1] is not None and have[1].dims[r] == axes and not used & set(axes):
+                left = have[0].dims[l] if have[0] is not None else ()
+                right = have[1].dims[r] if have[1] is not None else ()
+                axes = left if left == right or not right else right if not left else ()
+                if axes and not used & set(axes):
                     kept.setdefault(0, {})[l] = axes
                     kept.setdefault(1, {})[r] = axes
                     used.update(axes)

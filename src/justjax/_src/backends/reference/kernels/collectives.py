@@ -48,6 +48,9 @@ def _replica_id(op: Op, compiler: Compiler) -> Kernel:
 def _all_reduce(op: Op, compiler: Compiler) -> Kernel:
     body = RegionFn(op.regions[0], compiler)
     dtypes = [t.dtype for t in op.result_types]
+    # StableHLO's variadic form: a region of two arguments reduces each operand on its own
+    # (the all-reduce combiner's); one of 2N arguments reduces the operands together.
+    each = len(op.operands) > 1 and len(op.regions[0].block.args) == 2
 
     def all_reduce(*operands: np.ndarray) -> Any:
         replica, every = _exchange(operands)
@@ -55,7 +58,10 @@ def _all_reduce(op: Op, compiler: Compiler) -> Kernel:
         # Folded in the group's order, as XLA CPU's all-reduce does.
         acc = list(every[members[0]])
         for member in members[1:]:
-            acc = body([*acc, *every[member]])
+            if each:
+                acc = [body([a, x])[0] for a, x in zip(acc, every[member], strict=True)]
+            else:
+                acc = body([*acc, *every[member]])
         results = [np.asarray(a, dtype) for a, dtype in zip(acc, dtypes, strict=True)]
         return results[0] if len(results) == 1 else results
 
