@@ -112,3 +112,9 @@ def test_shardings_over_different_meshes_are_an_error():
 def test_nothing_sharded_gives_nothing():
     module = _lowered(lambda x: x + 1, (4,))
     assert propagate(module.main, {}) == {}
+
+
+def test_reshape_to_a_leading_dimension_of_one_keeps_the_split():
+    """A bias f32[32] reshaped to f32[1, 32] (as a broadcast's transpose does) stays split."""
+    _, outs, _, _ = _run(lambda b: b.reshape(1, 32) * 2.0, [(32,)], args=[(0, _spec("a"))])
+    assert outs == [_spec(None, "a")]

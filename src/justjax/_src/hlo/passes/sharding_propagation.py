@@ -13,7 +13,7 @@ replicated. Per op, a rule says which dimensions of its operands and results cor
 | elementwise (any operand count), convert, `sdy`-free identities | every dimension to itself |
 | broadcast_in_dim | operand dimension i to result dimension `broadcast_dimensions[i]` when their sizes agree |
 | transpose | operand dimension `permutation[i]` to result dimension i |
-| reshape | dimensions of equal size at the same place in both shapes' factorization; a split dimension's axes go to the major piece when its blocks divide it |
+| reshape | dimensions of equal size at the same place in both shapes' factorization; a split dimension's axes go to the major piece (of a size other than 1) when its blocks divide it |
 | dot_general | batch to batch, each operand's free dimensions to the result's; contracting dimensions split the same way on both sides are summed by an all-reduce, the result replicated over their axes |
 | reduce | the kept dimensions to the result's, in order (reduced axes summed by an all-reduce) |
 | slice, pad, reverse, concatenate | the dimensions they leave whole |
@@ -198,8 +198,15 @@ def _reshape(op: Op) -> list[DimMap]:
                 b *= target[j]
                 j += 1
         if i - start_i == 1 or j - start_j == 1:
-            mapping[start_i] = start_j  # the major dimensions of the group
+            # The major dimensions of the group, dimensions of size 1 aside (reshaping
+            # f32[32] to f32[1, 32] keeps the 32 split as it was).
+            mapping[_major(source, start_i, i)] = _major(target, start_j, j)
     return [mapping]
+
+
+def _major(shape: Sequence[int], start: int, stop: int) -> int:
+    """The first dimension in [start, stop) of a size other than 1 (else `start`)."""
+    return next((d for d in range(start, stop) if shape[d] != 1), start)
 
 
 def _dot_general(op: Op) -> list[DimMap]:
