@@ -69,6 +69,10 @@ def test_compiled_text_is_the_per_device_program(mesh):
         "f32[4,4]{1,0})->f32[4]{0}}, allow_spmd_sharding_propagation_to_parameters="
         "{false,false}, allow_spmd_sharding_propagation_to_output={true}, num_partitions=4")
     assert text.count("all-reduce(") == 1
+    # Parameters' shardings as JAX 0.10.2's compiled module annotates them.
+    assert "parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}" in text
+    assert ("parameter(1), sharding={devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}"
+            in text)
 
 
 def test_each_sharding_of_the_inputs_is_its_own_program(mesh):

@@ -30,6 +30,7 @@ import numpy as np
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op, Value
+from justjax._src.hlo.sharding import TensorSharding
 
 _ELEMENT_TYPES = {
     np.dtype(np.bool_): "pred", np.dtype(np.int8): "s8", np.dtype(np.int16): "s16",
@@ -296,6 +297,16 @@ class _ModulePrinter:
         # The entry computation's instruction of each value, once printed.
         self.entry_env: dict[Value, _Instruction] = {}
 
+    def _parameter_shardings(self) -> dict[int, str]:
+        """The XLA text of each entry parameter's sharding in a partitioned module."""
+        main = self.module.main
+        found = {}
+        for i, attrs in enumerate(main.arg_attrs or ()):
+            sharding = attrs.get("sdy.sharding")
+            if isinstance(sharding, TensorSharding) and not sharding.partial:
+                found[i] = sharding.hlo_text()
+        return found
+
     def ref(self, name: str) -> str:
         """How an instruction or computation is referred to: `%name` in optimized HLO."""
         return "%" + name if self.optimized else name
@@ -347,9 +358,12 @@ class _ModulePrinter:
                 env[value] = add("get-tuple-element", shape_text(value.type),
                                  f"get-tuple-element(%s), index={i}", [param])
         else:
+            shardings = self._parameter_shardings() if is_entry else {}
             for i, value in enumerate(inputs):
-                env[value] = add(f"{param_base}{i}", shape_text(value.type), f"parameter({i})",
-                                 [])
+                text = f"parameter({i})"
+                if i in shardings:
+                    text += f", sharding={shardings[i]}"
+                env[value] = add(f"{param_base}{i}", shape_text(value.type), text, [])
         num_params = 1 if tuple_param else len(inputs)
         fusions = self.fused_computations(block) if self.optimized else {}
         for op in block.ops[:-1]:
