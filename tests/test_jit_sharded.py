@@ -285,3 +285,11 @@ def test_sharded_mlp_example_runs():
     assert out.returncode == 0, out.stderr
     assert "collectives in the partitioned step: {'all-reduce': 2, 'all-gather': 0}" in out.stdout
     assert "w1: P(None, 'model'), shards of shape (16, 16) on 4 devices" in out.stdout
+
+
+def test_a_replicated_scalar_over_the_mesh(mesh):
+    """0-d blocks stay 0-d (NumPy's ascontiguousarray would make them 1-d)."""
+    scalar = _put(np.float32(3.0), mesh)
+    doubled = scalar * 2.0
+    assert doubled.shape == () and float(doubled) == 6.0
+    assert doubled.sharding.spec == P()

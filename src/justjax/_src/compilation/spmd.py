@@ -212,8 +212,10 @@ def partition(module: ir.Module) -> tuple[ir.Module, SpmdLayout | None]:
 def _block(whole: np.ndarray, sharding: TensorSharding, position: int) -> np.ndarray:
     shape = sharding.shard_shape(whole.shape)
     index = sharding.block_index(position)
-    return np.ascontiguousarray(whole[tuple(slice(i * s, (i + 1) * s)
-                                            for i, s in zip(index, shape, strict=True))])
+    block = np.asarray(whole[tuple(slice(i * s, (i + 1) * s)
+                                   for i, s in zip(index, shape, strict=True))])
+    # (np.ascontiguousarray would make a 0-d block 1-d.)
+    return block if block.flags.c_contiguous else np.ascontiguousarray(block)
 
 
 def run(executable: Any, layout: SpmdLayout, buffers: Sequence[np.ndarray],
