@@ -8,6 +8,7 @@ import pytest
 
 import justjax as jax
 import justjax.numpy as jnp
+from justjax._src.runtime.sharding import IndivisibleError
 from justjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 RNG = np.random.default_rng(0)
@@ -293,3 +294,36 @@ def test_a_replicated_scalar_over_the_mesh(mesh):
     doubled = scalar * 2.0
     assert doubled.shape == () and float(doubled) == 6.0
     assert doubled.sharding.spec == P()
+
+
+def _add(x, y):
+    return x + y
+
+
+# jit in_shardings/out_shardings that cannot lay their values out: JAX 0.10.2's errors.
+BAD_SHARDINGS = [
+    (lambda s: jax.jit(_add, in_shardings=(s("a"), None)), (5,), IndivisibleError,
+     r"implies that array axis 0 is partitioned 2 times, but the dimension size is 5 \(full "
+     r"shape: \(5,\), per-dimension tiling factors: \[2\] should evenly divide the shape\)"),
+    (lambda s: jax.jit(_add, out_shardings=s("a")), (5,), IndivisibleError,
+     r"implies that array axis 0 is partitioned 2 times"),
+    (lambda s: jax.jit(_add, in_shardings=(s("a"),)), (4,), ValueError,
+     r"pjit in_shardings specification must be a tree prefix of the positional arguments "
+     r"tuple\. .* But pjit in_shardings is the wrong length: got a tuple or list of length 1 "
+     r"for an args tuple of length 2\."),
+    (lambda s: jax.jit(_add, in_shardings=(s("a", "b"), None)), (4,), ValueError,
+     r"One of pjit arguments with pytree key path x is incompatible with its sharding "
+     r"annotation NamedSharding\(.*\): Sharding NamedSharding\(.*\) is only valid for values "
+     r"of rank at least 2, but was applied to a value of rank 1\."),
+    (lambda s: jax.jit(_add, out_shardings=(s("a"), None)), (4,), ValueError,
+     r"pytree structure error: different types at key path\s+pjit out_shardings"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(BAD_SHARDINGS)))
+def test_shardings_that_cannot_lay_out_their_values(mesh, index):
+    make, shape, error, message = BAD_SHARDINGS[index]
+    f = make(lambda *spec: NamedSharding(mesh, P(*spec)))
+    ones = np.ones(shape, np.float32)
+    with pytest.raises(error, match=message):
+        f(ones, ones)

@@ -416,7 +416,7 @@ class PjitFunction:
         # Static values that compare equal but differ in type (1, 1.0, True) trace apart.
         static_key = (static, tuple(type(v) for _, v in static))
         key = (in_tree, avals, static_key, config.trace_context())
-        in_shardings = self._in_shardings(flat_args, dyn_args)
+        in_shardings = self._in_shardings(flat_args, avals, dyn_args, dyn_kwargs)
         if in_shardings is not None:
             key += (in_shardings,)
         entry = self._cache.traced.get(key)
@@ -476,37 +476,57 @@ class PjitFunction:
             name=self._name, in_tree=in_tree, out_tree=out_trees[0], in_avals=avals,
             arg_names=tuple(names), donated_invars=donated,
             keep_unused=self._options.keep_unused, out_paths=out_paths[0],
-            in_shardings=in_shardings, out_shardings=self._out_shardings(out_trees[0]))
+            in_shardings=in_shardings,
+            out_shardings=self._out_shardings(out_trees[0], closed.out_avals, out_paths[0]))
         return _Entry(closed, signature)
 
-    def _in_shardings(self, flat_args: list[Any], dyn_args: tuple) -> tuple[Any, ...] | None:
+    def _in_shardings(self, flat_args: list[Any], avals: tuple[ShapedArray, ...],
+                      dyn_args: tuple, dyn_kwargs: dict) -> tuple[Any, ...] | None:
         """Per flat argument, the sharding over a mesh it runs with: `in_shardings`' where
-        given (a committed Array laid out otherwise is JAX's error), else the one it comes
-        with; None when none is over a mesh of several devices."""
+        given (checked against the argument as JAX checks it), else the one it comes with;
+        None when none is over a mesh of several devices."""
         found = spmd.mesh_shardings(flat_args)
         given = self._options.in_shardings
         if given is None:
             return found
+        if isinstance(given, (tuple, list)) and len(given) != len(dyn_args):
+            raise ValueError(
+                "pjit in_shardings specification must be a tree prefix of the positional "
+                "arguments tuple. In particular, pjit in_shardings must either be a Sharding, a "
+                "PartitionSpec, or a tuple of length equal to the number of positional "
+                "arguments. But pjit in_shardings is the wrong length: got a tuple or list of "
+                f"length {len(given)} for an args tuple of length {len(dyn_args)}.")
         positional = tree_util.tree_structure(dyn_args)
-        flat = list(spmd.resolve(flatten_axes("jit in_shardings", positional, given),
+        flat = list(spmd.resolve(flatten_axes("pjit in_shardings", positional, given),
                                  "in_shardings"))
         flat += [None] * (len(flat_args) - len(flat))
         merged = []
+        names = None
         for k, (arg, sharding) in enumerate(zip(flat_args, flat, strict=True)):
             if sharding is None:
                 merged.append(found[k] if found is not None else None)
                 continue
+            if names is None:
+                names = staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset())
+            spmd.check_fits("arguments", names[k] if k < len(names) else f"args[{k}]",
+                            sharding, avals[k].shape)
             spmd.check_committed(arg, sharding)
             merged.append(sharding)
         return tuple(merged) if any(s is not None for s in merged) else None
 
-    def _out_shardings(self, out_tree: tree_util.PyTreeDef) -> tuple[Any, ...] | None:
-        """Per flat result, `out_shardings`' sharding (None where unspecified)."""
+    def _out_shardings(self, out_tree: tree_util.PyTreeDef, out_avals: Sequence[ShapedArray],
+                       out_paths: Sequence[str]) -> tuple[Any, ...] | None:
+        """Per flat result, `out_shardings`' sharding (None where unspecified), checked
+        against the result as JAX checks it."""
         given = self._options.out_shardings
         if given is None:
             return None
-        flat = spmd.resolve(flatten_axes("jit out_shardings", out_tree, given),
+        flat = spmd.resolve(flatten_axes("pjit out_shardings", out_tree, given),
                             "out_shardings")
+        for k, (sharding, aval) in enumerate(zip(flat, out_avals, strict=True)):
+            if sharding is not None:
+                path = out_paths[k] if k < len(out_paths) else f"[{k}]"
+                spmd.check_fits("outputs", "result" + path, sharding, aval.shape)
         return flat if any(s is not None for s in flat) else None
 
     def _donated_leaves(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,

@@ -27,7 +27,8 @@ from justjax._src.runtime import mesh as mesh_lib
 from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.sharding import NamedSharding, Sharding
 
-__all__ = ["SpmdLayout", "annotate_shardings", "check_committed", "mesh_shardings",
+__all__ = ["SpmdLayout", "annotate_shardings", "check_committed", "check_fits",
+           "mesh_shardings",
            "constraint_sharding", "named_sharding", "partition", "resolve", "run",
            "runtime_mesh", "tensor_sharding", "user_shardings"]
 
@@ -109,6 +110,19 @@ def resolve(flat: Sequence[Any], name: str) -> tuple[Any, ...]:
         several = isinstance(entry, NamedSharding) and len(entry._device_assignment) > 1
         out.append(entry if several else None)
     return tuple(out)
+
+
+def check_fits(what: str, name: str, sharding: NamedSharding, shape: Sequence[int]) -> None:
+    """JAX's errors for jit `in_shardings`/`out_shardings` (`what`: "arguments" or
+    "outputs") that cannot lay out a value of `shape` (`name`, its key path): a spec of
+    higher rank (ValueError naming it), dimensions the blocks do not divide
+    (IndivisibleError)."""
+    try:
+        sharding.check_compatible_aval(tuple(shape))
+    except ValueError as error:
+        raise ValueError(f"One of pjit {what} with pytree key path {name} is incompatible "
+                         f"with its sharding annotation {sharding}: {error}") from None
+    sharding.shard_shape(tuple(shape))
 
 
 def check_committed(arg: Any, sharding: NamedSharding) -> None:
