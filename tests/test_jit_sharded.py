@@ -3,6 +3,8 @@ devices (`compilation/spmd.py`), its results come back sharded, and the lowered 
 texts show the shardings as JAX 0.10.2 prints them."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -115,11 +117,30 @@ def test_grad_of_a_sharded_training_step_equals_the_unsharded_one(mesh):
     assert got_p["w1"].sharding.num_devices == 4
 
 
-def test_inputs_sharded_over_two_meshes_are_an_error(devices):
+def test_inputs_over_two_meshes_of_the_same_devices_meet_on_the_first(devices):
+    """As in JAX 0.10.2: P('c') on Mesh('c': 4) is P(('a', 'b')) on the 2x2 mesh of the same
+    devices (its result's sharding read off JAX)."""
     one = Mesh(np.array(devices).reshape(2, 2), ("a", "b"))
     other = Mesh(np.array(devices).reshape(4), ("c",))
+    out = jax.jit(lambda x, y: x + y)(_put(X, one, "a", None), _put(X, other, "c", None))
+    assert out.sharding == NamedSharding(one, P(("a", "b")))
+    np.testing.assert_array_equal(np.asarray(out), X * 2)
+    shuffled = Mesh(np.array(devices)[::-1].reshape(4), ("c",))
     with pytest.raises(ValueError, match="incompatible devices"):
-        jax.jit(lambda x, y: x + y)(_put(X, one, "a", None), _put(X, other, "c", None))
+        jax.jit(lambda x, y: x + y)(_put(X, one, "a", None), _put(X, shuffled, "c", None))
+
+
+def test_arrays_on_one_device_do_not_mix_with_arrays_over_a_mesh(mesh, devices):
+    x = _put(X, mesh, "a", None)
+    y = jax.device_put(X, devices[1])
+    # JAX 0.10.2's message.
+    with pytest.raises(ValueError, match=re.escape(
+            "Received incompatible devices for jitted computation. Got argument x of _add with "
+            "shape float32[4,4] and with device ids [0, 1, 2, 3] on platform CPU and argument "
+            "y of _add with shape float32[4,4] and with device ids [1] on platform CPU")):
+        jax.jit(_add)(x, y)
+    # Uncommitted arrays join the mesh.
+    assert jax.jit(_add)(x, jnp.asarray(X)).sharding.spec == P("a")
 
 
 # Result specs read off JAX 0.10.2 for f(x), x f32[8, 8] sharded P('a', 'b') on the 2x2 mesh.
@@ -327,3 +348,14 @@ def test_shardings_that_cannot_lay_out_their_values(mesh, index):
     ones = np.ones(shape, np.float32)
     with pytest.raises(error, match=message):
         f(ones, ones)
+
+
+def test_eager_ops_do_not_mix_one_device_and_a_mesh_either(mesh, devices):
+    x = _put(X, mesh, "a", None)
+    y = jax.device_put(X, devices[1])
+    # JAX 0.10.2's message for `x + y`.
+    with pytest.raises(ValueError, match=re.escape(
+            "Received incompatible devices for jitted computation. Got argument x of add with "
+            "shape float32[4,4] and with device ids [0, 1, 2, 3] on platform CPU and argument "
+            "y of add with shape float32[4,4] and with device ids [1] on platform CPU")):
+        x + y

@@ -20,6 +20,7 @@ from justjax._src.core import core
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from justjax._src.compilation.execution import CompiledCall
+from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime.array import Array
 
 _CACHE_SIZE = 4096
@@ -109,6 +110,8 @@ def _apply_partitioned(primitive: core.Primitive, args: Sequence[Any], params: d
                        avals: tuple[ShapedArray, ...], key: tuple | None,
                        in_shardings: tuple[Any, ...]) -> Any:
     """`primitive` on arguments sharded over a mesh, as a program partitioned over it."""
+    spmd.check_devices(args, in_shardings, [devices_lib.eager_arg_name(i, len(args))
+                                            for i in range(len(args))], primitive.name)
     key = None if key is None else (*key, in_shardings)
     cached = _cache.get(key) if key is not None else None
     if cached is None:

@@ -488,6 +488,9 @@ class PjitFunction:
         found = spmd.mesh_shardings(flat_args)
         given = self._options.in_shardings
         if given is None:
+            if found is not None:
+                spmd.check_devices(flat_args, found, staging.leaf_arg_names(
+                    self._fun, dyn_args, dyn_kwargs, frozenset()), self._name)
             return found
         if isinstance(given, (tuple, list)) and len(given) != len(dyn_args):
             raise ValueError(
@@ -512,7 +515,12 @@ class PjitFunction:
                             sharding, avals[k].shape)
             spmd.check_committed(arg, sharding)
             merged.append(sharding)
-        return tuple(merged) if any(s is not None for s in merged) else None
+        if not any(s is not None for s in merged):
+            return None
+        if names is None:
+            names = staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset())
+        spmd.check_devices(flat_args, merged, names, self._name)
+        return spmd.unify(tuple(merged))
 
     def _out_shardings(self, out_tree: tree_util.PyTreeDef, out_avals: Sequence[ShapedArray],
                        out_paths: Sequence[str]) -> tuple[Any, ...] | None:

@@ -27,8 +27,8 @@ from justjax._src.runtime import mesh as mesh_lib
 from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.sharding import NamedSharding, Sharding
 
-__all__ = ["SpmdLayout", "annotate_shardings", "check_committed", "check_fits",
-           "mesh_shardings",
+__all__ = ["SpmdLayout", "annotate_shardings", "check_committed", "check_devices",
+           "check_fits", "mesh_shardings", "unify",
            "constraint_sharding", "named_sharding", "partition", "resolve", "run",
            "runtime_mesh", "tensor_sharding", "user_shardings"]
 
@@ -45,7 +45,73 @@ def mesh_shardings(flat_args: Sequence[Any]) -> tuple[Any, ...] | None:
                     else arg.sharding if kind is ShapeDtypeStruct else None)
         found.append(sharding if type(sharding) is NamedSharding
                      and len(sharding._device_assignment) > 1 else None)
-    return tuple(found) if any(s is not None for s in found) else None
+    return unify(tuple(found)) if any(s is not None for s in found) else None
+
+
+def check_devices(flat_args: Sequence[Any], shardings: Sequence[Any] | None,
+                  names: Sequence[str], fun_name: str) -> None:
+    """JAX's error for a call mixing arrays committed to one device with arrays sharded over a
+    mesh: "Received incompatible devices for jitted computation ..." naming the first
+    argument of each device assignment."""
+    if shardings is None:
+        return
+    found: dict[tuple[int, ...], int] = {}
+    for k, (arg, sharding) in enumerate(zip(flat_args, shardings, strict=True)):
+        if sharding is not None:
+            found.setdefault(tuple(d.id for d in sharding._device_assignment), k)
+        elif type(arg) is Array and arg.committed and arg._sharding is None:
+            found.setdefault((arg.device.id,), k)
+    if len(found) <= 1:
+        return
+    parts = []
+    for ids, k in found.items():
+        aval = flat_args[k].aval
+        shape = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"
+        name = names[k] if k < len(names) else f"args[{k}]"
+        parts.append(f"argument {name} of {fun_name} with shape {shape} and with device ids "
+                     f"[{', '.join(map(str, ids))}] on platform CPU")
+    raise ValueError("Received incompatible devices for jitted computation. Got "
+                     + " and ".join(parts))
+
+
+def unify(shardings: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
+    """`shardings` over one mesh: each over another mesh of the same devices in the same
+    order is restated over the first one's axes, as XLA sees only device tilings (P('c') on
+    Mesh('c': 4) is P(('a', 'b')) on Mesh('a': 2, 'b': 2)). Raises ValueError (JAX's
+    "incompatible devices") for meshes of other devices or orders, or axes that do not
+    line up."""
+    if shardings is None:
+        return None
+    first = next(s.mesh for s in shardings if s is not None)
+    return tuple(s if s is None or s.mesh == first else _restated(s, first) for s in shardings)
+
+
+def _restated(sharding: NamedSharding, mesh: Mesh) -> NamedSharding:
+    other = sharding.mesh
+    incompatible = ValueError(
+        "Received incompatible devices for jitted computation: its inputs are sharded over "
+        f"meshes of different devices or layouts: {mesh} and {other}")
+    if [d.id for d in other.devices.reshape(-1)] != [d.id for d in mesh.devices.reshape(-1)]:
+        raise incompatible
+    # Each axis of `other` as a run of consecutive axes of `mesh` with the same product.
+    targets = list(zip(mesh.axis_names, mesh.axis_sizes, strict=True))
+    runs: dict[str, tuple[str, ...]] = {}
+    at = 0
+    for name, size in zip(other.axis_names, other.axis_sizes, strict=True):
+        run, product = [], 1
+        while product < size and at < len(targets):
+            run.append(targets[at][0])
+            product *= targets[at][1]
+            at += 1
+        if product != size:
+            raise incompatible
+        runs[name] = tuple(run)
+    entries = []
+    for entry in sharding.spec:
+        axes = () if entry is None else (entry,) if isinstance(entry, str) else tuple(entry)
+        mapped = tuple(a for axis in axes for a in runs[axis])
+        entries.append(None if not mapped else mapped[0] if len(mapped) == 1 else mapped)
+    return NamedSharding(mesh, PartitionSpec(*entries))
 
 
 def tensor_sharding(sharding: NamedSharding, rank: int) -> TensorSharding:

@@ -106,7 +106,8 @@ def default_device_override() -> Device | None:
     return value
 
 
-def _eager_arg_name(index: int, count: int) -> str:
+def eager_arg_name(index: int, count: int) -> str:
+    """How JAX's messages name argument `index` of `count` of an eager op (`jnp`'s: x, y, z)."""
     return "xyz"[index] if count <= 3 else f"args[{index}]"
 
 
@@ -130,7 +131,7 @@ def committed_device(args: Sequence[Any], arg_names: Sequence[str] | None,
         return next(iter(found), None)
     parts = []
     for device, i in found.items():
-        name = arg_names[i] if arg_names and i < len(arg_names) else _eager_arg_name(i, len(args))
+        name = arg_names[i] if arg_names and i < len(arg_names) else eager_arg_name(i, len(args))
         aval = args[i].aval
         shape = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"
         parts.append(f"argument {name} of {fun_name} with shape {shape} and with device ids "
