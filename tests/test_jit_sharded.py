@@ -359,3 +359,18 @@ def test_eager_ops_do_not_mix_one_device_and_a_mesh_either(mesh, devices):
             "shape float32[4,4] and with device ids [0, 1, 2, 3] on platform CPU and argument "
             "y of add with shape float32[4,4] and with device ids [1] on platform CPU")):
         x + y
+
+
+def test_vmap_over_a_sharded_axis_keeps_it_sharded(mesh):
+    """Eager and jitted vmap, and vmap of grad, over rows split along 'a': P('a',) as in
+    JAX 0.10.2."""
+    x = _put(np.arange(32, dtype=np.float32).reshape(8, 4), mesh, "a")
+    f = lambda row: jnp.sin(row) @ jnp.ones((4, 3))
+    assert jax.vmap(f)(x).sharding.spec == P("a")
+    assert jax.jit(jax.vmap(f))(x).sharding.spec == P("a")
+    g = jax.jit(jax.vmap(jax.grad(lambda row: jnp.sum(jnp.tanh(row) ** 2))))
+    out = g(x)
+    assert out.sharding.spec == P("a")
+    rows = np.arange(32, dtype=np.float32).reshape(8, 4)
+    np.testing.assert_allclose(np.asarray(out), 2 * np.tanh(rows) * (1 - np.tanh(rows) ** 2),
+                               rtol=1e-5, atol=1e-7)
