@@ -302,9 +302,13 @@ def test_nperseg_longer_than_the_signal_warns() -> None:
 # Transformations.
 
 def test_gradients_jit_and_vmap() -> None:
+    # Inputs of its own: the module's generator's state depends on which tests ran before in
+    # the worker, and some draws put |stft| next to zero, where its derivative jumps and the
+    # finite differences disagree (a CI run drew one). This draw keeps every |stft| above 0.1.
+    rng = np.random.default_rng(6)
     with x64_mode(True):
-        x = RNG.standard_normal(20)
-        kernel = RNG.standard_normal(3)
+        x = rng.standard_normal(20)
+        kernel = rng.standard_normal(3)
         check_grads(lambda a: jsp_signal.convolve(a, kernel), (x,), order=2)
         check_grads(lambda a: jsp_signal.fftconvolve(a, kernel, mode="same"), (x,), order=2)
         check_grads(lambda a: jsp_signal.welch(a, nperseg=8)[1], (x,), order=1)
