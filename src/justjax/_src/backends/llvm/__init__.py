@@ -35,7 +35,6 @@ class LLVMBackend(Backend):
     def prepare_replica_thread(self) -> None:
         """Readies a device thread to run one replica of an SPMD program (`pmap`): its BLAS
         calls use one thread, the replicas sharing the cores between them."""
-        from justjax._src.backends.llvm.codegen import program  # noqa: F401  (loads the kernels)
         from justjax._src.backends.llvm.kernels import dot
         dot.use_one_blas_thread_here()
 

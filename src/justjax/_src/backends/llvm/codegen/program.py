@@ -567,12 +567,14 @@ def build_program(module: hlo.Module, link_math: bool = False,
         kept out of line (`Program.functions` names them).
       parallel: split large loop fusions into tasks run on several cores.
     """
+    load_kernels()
     return ProgramBuilder(module, link_math, profile_counters, parallel).build()
 
 
 def work(module: hlo.Module) -> int:
     """The number of elements the ops of `module` read and write (a reduction's work is its
     input, not its few outputs; fused computations are counted by their fusion)."""
+    load_kernels()
     total = 0
     for fn in module.functions:
         for op in fn.body.walk():
@@ -591,6 +593,7 @@ def scale(module: hlo.Module) -> int:
     """The work of the largest op of `module`: the elements it reads and writes (or its
     multiply-adds), times the trips of the loops around it. A program of many tiny ops is
     small however many there are; a loop of many trips is not."""
+    load_kernels()
     largest = 0
     trips = loops.repetitions(module)
     for fn in module.functions:
@@ -620,11 +623,17 @@ LOOP_OP_MIN_WORK = 128
 MULTIPLY_ADDS: dict[str, Callable[[Op], int]] = {}
 
 
-def _load_kernels() -> None:
-    # The kernel modules register themselves (`register`) on import.
+_kernels_loaded: list[bool] = []
+
+
+def load_kernels() -> None:
+    """Imports the kernel modules, which register themselves (`register`, `MULTIPLY_ADDS`):
+    once, when a program is first built or measured. Not when this module is imported: a
+    kernel module imports this one, and importing it first would then import the others
+    while it is half done (`conv` reads `dot`'s names)."""
+    if _kernels_loaded:
+        return
     import importlib
     for name in ("sort", "dot", "conv", "window"):
         importlib.import_module(f"justjax._src.backends.llvm.kernels.{name}")
-
-
-_load_kernels()
+    _kernels_loaded.append(True)

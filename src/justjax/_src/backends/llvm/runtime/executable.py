@@ -110,11 +110,13 @@ def _register_symbols() -> None:
 
 def start() -> None:
     """Readies the backend for its first compile (`Backend.start`, when the first array is put
-    on a device): this module and the code generator are loaded by now; LLVM is started for
-    the host CPU with the runtime's symbols, and SciPy's BLAS (what dots call) is loaded."""
+    on a device): this module and the code generator are loaded by now, the kernel modules
+    too; LLVM is started for the host CPU with the runtime's symbols, and SciPy's BLAS (what
+    dots call) is loaded."""
     _register_symbols()
     # Importing `scipy.linalg` takes 40-100 ms; the dot kernels take BLAS's addresses from it.
     from scipy.linalg import cython_blas  # noqa: F401
+    program.load_kernels()
     scalar.arity("exp")  # loads the math library's modules
     link.prepare()
 
