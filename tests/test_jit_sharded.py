@@ -130,17 +130,20 @@ def test_inputs_over_two_meshes_of_the_same_devices_meet_on_the_first(devices):
         jax.jit(lambda x, y: x + y)(_put(X, one, "a", None), _put(X, shuffled, "c", None))
 
 
-def test_arrays_on_one_device_do_not_mix_with_arrays_over_a_mesh(mesh, devices):
+@pytest.mark.parametrize("fun_name,call", [("_add", lambda x, y: jax.jit(_add)(x, y)),
+                                           ("add", lambda x, y: x + y)])
+def test_arrays_on_one_device_do_not_mix_with_arrays_over_a_mesh(mesh, devices, fun_name, call):
+    """In jit and in eager ops (`x + y`), with JAX 0.10.2's message."""
     x = _put(X, mesh, "a", None)
     y = jax.device_put(X, devices[1])
-    # JAX 0.10.2's message.
     with pytest.raises(ValueError, match=re.escape(
-            "Received incompatible devices for jitted computation. Got argument x of _add with "
-            "shape float32[4,4] and with device ids [0, 1, 2, 3] on platform CPU and argument "
-            "y of _add with shape float32[4,4] and with device ids [1] on platform CPU")):
-        jax.jit(_add)(x, y)
+            f"Received incompatible devices for jitted computation. Got argument x of "
+            f"{fun_name} with shape float32[4,4] and with device ids [0, 1, 2, 3] on platform "
+            f"CPU and argument y of {fun_name} with shape float32[4,4] and with device ids [1] "
+            "on platform CPU")):
+        call(x, y)
     # Uncommitted arrays join the mesh.
-    assert jax.jit(_add)(x, jnp.asarray(X)).sharding.spec == P("a")
+    assert call(x, jnp.asarray(X)).sharding.spec == P("a")
 
 
 # Result specs read off JAX 0.10.2 for f(x), x f32[8, 8] sharded P('a', 'b') on the 2x2 mesh.
@@ -350,17 +353,6 @@ def test_shardings_that_cannot_lay_out_their_values(mesh, index):
         f(ones, ones)
 
 
-def test_eager_ops_do_not_mix_one_device_and_a_mesh_either(mesh, devices):
-    x = _put(X, mesh, "a", None)
-    y = jax.device_put(X, devices[1])
-    # JAX 0.10.2's message for `x + y`.
-    with pytest.raises(ValueError, match=re.escape(
-            "Received incompatible devices for jitted computation. Got argument x of add with "
-            "shape float32[4,4] and with device ids [0, 1, 2, 3] on platform CPU and argument "
-            "y of add with shape float32[4,4] and with device ids [1] on platform CPU")):
-        x + y
-
-
 def test_vmap_over_a_sharded_axis_keeps_it_sharded(mesh):
     """Eager and jitted vmap, and vmap of grad, over rows split along 'a': P('a',) as in
     JAX 0.10.2."""
@@ -383,3 +375,16 @@ def test_memory_analysis_is_per_device(mesh):
     analysis = jax.jit(lambda v: jnp.sin(v) * 2).lower(x).compile().memory_analysis()
     assert analysis.argument_size_in_bytes == 2048
     assert analysis.output_size_in_bytes == 2048
+
+
+def test_a_constraint_inside_a_loop_alone_runs_the_program_whole(mesh):
+    """Loops are not split yet: a constraint in a scan's body, with nothing else sharded, is
+    dropped and the program runs on one device, its values right (it had crashed)."""
+    s = NamedSharding(mesh, P("a"))
+
+    def f(x):
+        return jax.lax.scan(lambda c, _: (jax.lax.with_sharding_constraint(c * 2, s), None),
+                            x, None, length=3)[0]
+
+    np.testing.assert_array_equal(np.asarray(jax.jit(f)(np.ones((4, 4), np.float32))),
+                                  np.full((4, 4), 8.0, np.float32))

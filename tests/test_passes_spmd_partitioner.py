@@ -12,11 +12,11 @@ import pytest
 import justjax as jax
 import justjax.numpy as jnp
 from justjax._src import backends
+from justjax._src.compilation.spmd import block_of
 from justjax._src.hlo import verifier
-from justjax._src.hlo.passes.spmd_partitioner import (SHARDING, SpmdPartitioner,
-                                                      UnevenShardingError)
+from justjax._src.hlo.passes.spmd_partitioner import SpmdPartitioner, UnevenShardingError
 from justjax._src.hlo.passes.util import clone_module
-from justjax._src.hlo.sharding import MeshShape, TensorSharding
+from justjax._src.hlo.sharding import SHARDING, MeshShape, TensorSharding
 from justjax._src.runtime import replicas
 
 MESHES = {"2x2": [("a", 2), ("b", 2)], "1x4": [("a", 1), ("b", 4)],
@@ -46,13 +46,6 @@ def _partitioned(f, inputs, arg_shardings, result_shardings=None):
     return module
 
 
-def _block(array, sharding, position):
-    shape = sharding.shard_shape(array.shape)
-    index = sharding.block_index(position)
-    return np.ascontiguousarray(array[tuple(slice(i * s, (i + 1) * s)
-                                            for i, s in zip(index, shape, strict=True))])
-
-
 def _run(module, inputs, backend):
     """Runs the partitioned `module` on every device's blocks of `inputs`; returns the global
     results, checking that devices holding the same block agree."""
@@ -61,7 +54,8 @@ def _run(module, inputs, backend):
     out_shardings = [a[SHARDING] for a in main.result_attrs]
     mesh = arg_shardings[0].mesh
     executable = backends.get_backend(backend).compile(module)
-    per_device = [[_block(np.asarray(x), s, p) for x, s in zip(inputs, arg_shardings, strict=True)]
+    per_device = [[block_of(np.asarray(x), s, p)
+                   for x, s in zip(inputs, arg_shardings, strict=True)]
                   for p in range(mesh.device_count)]
     outs = replicas.run_replicas(executable, per_device, list(range(mesh.device_count)))
     results = []

@@ -93,33 +93,36 @@ def apply_primitive(primitive: core.Primitive, *args: Any, **params: Any) -> Any
         arrays = all(type(a) is Array for a in args)
         cached = (call, execution.fast_call(call, avals, not primitive.multiple_results)
                   if arrays else None)
-        if key is not None:
-            _cache[key] = cached
-            if len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)
-    call, run = cached
-    if run is not None and _fast_runs_now():
-        out = run(args)
-        if out is not execution.MISS:
-            return out
-    outs = call.call_flat(args)
+        _remember(key, cached)
+        # A newly compiled op's runner serves this call too.
+        if cached[1] is not None and _fast_runs_now():
+            out = cached[1](args)
+            if out is not execution.MISS:
+                return out
+    outs = cached[0].call_flat(args)
     return outs if primitive.multiple_results else outs[0]
+
+
+def _remember(key: tuple | None, cached: tuple[CompiledCall, Any]) -> None:
+    """Caches an op's executable and runner under `key` (None: uncacheable), least recently
+    added first out."""
+    if key is not None:
+        _cache[key] = cached
+        if len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
 
 
 def _apply_partitioned(primitive: core.Primitive, args: Sequence[Any], params: dict[str, Any],
                        avals: tuple[ShapedArray, ...], key: tuple | None,
                        in_shardings: tuple[Any, ...]) -> Any:
     """`primitive` on arguments sharded over a mesh, as a program partitioned over it."""
-    spmd.check_devices(args, in_shardings, [devices_lib.eager_arg_name(i, len(args))
-                                            for i in range(len(args))], primitive.name)
+    spmd.check_devices(args, in_shardings, lambda i: devices_lib.eager_arg_name(i, len(args)),
+                       primitive.name)
     key = None if key is None else (*key, in_shardings)
     cached = _cache.get(key) if key is not None else None
     if cached is None:
         cached = (compile_primitive(primitive, avals, params, in_shardings), None)
-        if key is not None:
-            _cache[key] = cached
-            if len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)
+        _remember(key, cached)
     outs = cached[0].call_flat(args)
     return outs if primitive.multiple_results else outs[0]
 

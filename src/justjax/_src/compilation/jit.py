@@ -485,12 +485,18 @@ class PjitFunction:
         """Per flat argument, the sharding over a mesh it runs with: `in_shardings`' where
         given (checked against the argument as JAX checks it), else the one it comes with;
         None when none is over a mesh of several devices."""
+        names: list[str] = []
+
+        def name_of(k: int) -> str:  # the arguments' names, built only for an error
+            if not names:
+                names.extend(staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs,
+                                                    frozenset()))
+            return names[k] if k < len(names) else f"args[{k}]"
+
         found = spmd.mesh_shardings(flat_args)
         given = self._options.in_shardings
         if given is None:
-            if found is not None:
-                spmd.check_devices(flat_args, found, staging.leaf_arg_names(
-                    self._fun, dyn_args, dyn_kwargs, frozenset()), self._name)
+            spmd.check_devices(flat_args, found, name_of, self._name)
             return found
         if isinstance(given, (tuple, list)) and len(given) != len(dyn_args):
             raise ValueError(
@@ -504,22 +510,16 @@ class PjitFunction:
                                  "in_shardings"))
         flat += [None] * (len(flat_args) - len(flat))
         merged = []
-        names = None
         for k, (arg, sharding) in enumerate(zip(flat_args, flat, strict=True)):
             if sharding is None:
                 merged.append(found[k] if found is not None else None)
                 continue
-            if names is None:
-                names = staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset())
-            spmd.check_fits("arguments", names[k] if k < len(names) else f"args[{k}]",
-                            sharding, avals[k].shape)
+            spmd.check_fits("arguments", lambda: name_of(k), sharding, avals[k].shape)
             spmd.check_committed(arg, sharding)
             merged.append(sharding)
         if not any(s is not None for s in merged):
             return None
-        if names is None:
-            names = staging.leaf_arg_names(self._fun, dyn_args, dyn_kwargs, frozenset())
-        spmd.check_devices(flat_args, merged, names, self._name)
+        spmd.check_devices(flat_args, merged, name_of, self._name)
         return spmd.unify(tuple(merged))
 
     def _out_shardings(self, out_tree: tree_util.PyTreeDef, out_avals: Sequence[ShapedArray],
@@ -534,7 +534,7 @@ class PjitFunction:
         for k, (sharding, aval) in enumerate(zip(flat, out_avals, strict=True)):
             if sharding is not None:
                 path = out_paths[k] if k < len(out_paths) else f"[{k}]"
-                spmd.check_fits("outputs", "result" + path, sharding, aval.shape)
+                spmd.check_fits("outputs", lambda: "result" + path, sharding, aval.shape)
         return flat if any(s is not None for s in flat) else None
 
     def _donated_leaves(self, args: tuple, kwargs: dict, dyn_args: tuple, dyn_kwargs: dict,

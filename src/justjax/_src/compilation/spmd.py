@@ -14,10 +14,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from justjax._src.hlo import ir
-from justjax._src.hlo.passes.sharding_propagation import CONSTRAINT
-from justjax._src.hlo.passes.spmd_partitioner import SHARDING, SpmdPartitioner
+from justjax._src.hlo.passes.spmd_partitioner import SpmdPartitioner
 from justjax._src.hlo.passes.util import clone_module
-from justjax._src.hlo.sharding import MeshShape, TensorSharding
+from justjax._src.hlo.sharding import (CONSTRAINT, SHARDING, MeshShape, TensorSharding,
+                                       is_sharded)
 from justjax._src.runtime import replicas
 from justjax._src.runtime.array import Array
 from justjax._src.runtime.partition_spec import UNCONSTRAINED, PartitionSpec
@@ -27,10 +27,9 @@ from justjax._src.runtime import mesh as mesh_lib
 from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.sharding import NamedSharding, Sharding
 
-__all__ = ["SpmdLayout", "annotate_shardings", "check_committed", "check_devices",
-           "check_fits", "mesh_shardings", "unify",
-           "constraint_sharding", "named_sharding", "partition", "resolve", "run",
-           "runtime_mesh", "tensor_sharding", "user_shardings"]
+__all__ = ["SpmdLayout", "annotate_shardings", "block_of", "check_committed", "check_devices",
+           "check_fits", "constraint_sharding", "mesh_shardings", "named_sharding", "partition",
+           "resolve", "run", "runtime_mesh", "tensor_sharding", "unify", "user_shardings"]
 
 
 def mesh_shardings(flat_args: Sequence[Any]) -> tuple[Any, ...] | None:
@@ -49,10 +48,9 @@ def mesh_shardings(flat_args: Sequence[Any]) -> tuple[Any, ...] | None:
 
 
 def check_devices(flat_args: Sequence[Any], shardings: Sequence[Any] | None,
-                  names: Sequence[str], fun_name: str) -> None:
+                  name_of: Callable[[int], str], fun_name: str) -> None:
     """JAX's error for a call mixing arrays committed to one device with arrays sharded over a
-    mesh: "Received incompatible devices for jitted computation ..." naming the first
-    argument of each device assignment."""
+    mesh (`devices.incompatible_devices`, naming arguments by `name_of`, called only then)."""
     if shardings is None:
         return
     found: dict[tuple[int, ...], int] = {}
@@ -61,17 +59,8 @@ def check_devices(flat_args: Sequence[Any], shardings: Sequence[Any] | None,
             found.setdefault(tuple(d.id for d in sharding._device_assignment), k)
         elif type(arg) is Array and arg.committed and arg._sharding is None:
             found.setdefault((arg.device.id,), k)
-    if len(found) <= 1:
-        return
-    parts = []
-    for ids, k in found.items():
-        aval = flat_args[k].aval
-        shape = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"
-        name = names[k] if k < len(names) else f"args[{k}]"
-        parts.append(f"argument {name} of {fun_name} with shape {shape} and with device ids "
-                     f"[{', '.join(map(str, ids))}] on platform CPU")
-    raise ValueError("Received incompatible devices for jitted computation. Got "
-                     + " and ".join(parts))
+    if len(found) > 1:
+        raise devices_lib.incompatible_devices(flat_args, found, name_of, fun_name)
 
 
 def unify(shardings: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
@@ -178,15 +167,16 @@ def resolve(flat: Sequence[Any], name: str) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def check_fits(what: str, name: str, sharding: NamedSharding, shape: Sequence[int]) -> None:
+def check_fits(what: str, name: Callable[[], str], sharding: NamedSharding,
+               shape: Sequence[int]) -> None:
     """JAX's errors for jit `in_shardings`/`out_shardings` (`what`: "arguments" or
-    "outputs") that cannot lay out a value of `shape` (`name`, its key path): a spec of
-    higher rank (ValueError naming it), dimensions the blocks do not divide
-    (IndivisibleError)."""
+    "outputs") that cannot lay out a value of `shape` (whose key path `name()` gives, asked
+    only then): a spec of higher rank (ValueError naming it), dimensions the blocks do not
+    divide (IndivisibleError)."""
     try:
         sharding.check_compatible_aval(tuple(shape))
     except ValueError as error:
-        raise ValueError(f"One of pjit {what} with pytree key path {name} is incompatible "
+        raise ValueError(f"One of pjit {what} with pytree key path {name()} is incompatible "
                          f"with its sharding annotation {sharding}: {error}") from None
     sharding.shard_shape(tuple(shape))
 
@@ -277,19 +267,21 @@ class SpmdLayout:
 def partition(module: ir.Module) -> tuple[ir.Module, SpmdLayout | None]:
     """`module` cut into the per-device program when its arguments are sharded (a copy; the
     lowered module stays as it is), with its layout; else `module` itself and None."""
-    main = module.main
-    if not any(SHARDING in a for a in (*(main.arg_attrs or ()), *(main.result_attrs or ()))) \
-            and not any(op.opcode == CONSTRAINT for op in module.walk()):
+    if not is_sharded(module):
         return module, None
     partitioned = clone_module(module)
     SpmdPartitioner().run(partitioned)
     main = partitioned.main
+    if not any(SHARDING in a for a in main.arg_attrs or ()):
+        return partitioned, None  # constraints in loops and branches only, dropped
     args = tuple(a[SHARDING] for a in main.arg_attrs)
     results = tuple(a[SHARDING] for a in main.result_attrs)
     return partitioned, SpmdLayout(args[0].mesh.device_ids, args, results)
 
 
-def _block(whole: np.ndarray, sharding: TensorSharding, position: int) -> np.ndarray:
+def block_of(whole: np.ndarray, sharding: TensorSharding, position: int) -> np.ndarray:
+    """The block of `whole` that the device at mesh position `position` holds under
+    `sharding`, contiguous."""
     shape = sharding.shard_shape(whole.shape)
     index = sharding.block_index(position)
     block = np.asarray(whole[tuple(slice(i * s, (i + 1) * s)
@@ -304,7 +296,7 @@ def run(executable: Any, layout: SpmdLayout, buffers: Sequence[np.ndarray],
     `buffers` (the whole inputs); returns the whole outputs, joined from the devices'
     blocks."""
     count = len(layout.device_ids)
-    per_device = [[_block(b, s, p) for b, s in zip(buffers, layout.args, strict=True)]
+    per_device = [[block_of(b, s, p) for b, s in zip(buffers, layout.args, strict=True)]
                   for p in range(count)]
     outs = replicas.run_replicas(executable, per_device, layout.device_ids, thread_setup)
     joined = []

@@ -30,7 +30,7 @@ import numpy as np
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op, Value
-from justjax._src.hlo.sharding import TensorSharding
+from justjax._src.hlo.sharding import SHARDING, TensorSharding
 
 _ELEMENT_TYPES = {
     np.dtype(np.bool_): "pred", np.dtype(np.int8): "s8", np.dtype(np.int16): "s16",
@@ -302,7 +302,7 @@ class _ModulePrinter:
         main = self.module.main
         found = {}
         for i, attrs in enumerate(main.arg_attrs or ()):
-            sharding = attrs.get("sdy.sharding")
+            sharding = attrs.get(SHARDING)
             if isinstance(sharding, TensorSharding) and not sharding.partial:
                 found[i] = sharding.hlo_text()
         return found

@@ -18,11 +18,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["MeshShape", "TensorSharding", "replicated"]
+__all__ = ["CONSTRAINT", "MeshShape", "SHARDING", "TensorSharding", "is_sharded", "replicated"]
+
+# The key of a sharding (a `TensorSharding`) in an entry argument's or result's attributes,
+# and the opcode of a sharding constraint (its `sharding` attribute), as Shardy names them.
+SHARDING = "sdy.sharding"
+CONSTRAINT = "sdy.sharding_constraint"
 
 
 @dataclass(frozen=True)
@@ -192,6 +197,14 @@ class TensorSharding:
         if replicated_axes:
             text += " last_tile_dim_replicate"
         return "{" + text + "}"
+
+
+def is_sharded(module: Any) -> bool:
+    """Whether `module` (an `ir.Module`) is to be partitioned: its entry's arguments or
+    results have shardings, or it holds sharding constraints."""
+    main = module.main
+    return (any(SHARDING in a for a in (*(main.arg_attrs or ()), *(main.result_attrs or ())))
+            or any(op.opcode == CONSTRAINT for op in module.walk()))
 
 
 def replicated(mesh: MeshShape, rank: int) -> TensorSharding:

@@ -20,7 +20,7 @@ import numpy as np
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op, Value
-from justjax._src.hlo.sharding import MeshShape, TensorSharding
+from justjax._src.hlo.sharding import CONSTRAINT, MeshShape, TensorSharding
 
 INDENT = "  "
 
@@ -1010,12 +1010,12 @@ def _mesh(module: ir.Module) -> MeshShape | None:
                 if isinstance(value, TensorSharding):
                     return value.mesh
     for op in module.walk():
-        if op.opcode == "sdy.sharding_constraint":
+        if op.opcode == CONSTRAINT:
             return op.attributes["sharding"].mesh
     return None
 
 
-@_register("sdy.sharding_constraint")
+@_register(CONSTRAINT)
 def _sharding_constraint(p: _FunctionPrinter, op: Op, indent: str) -> str:
     """`sdy.sharding_constraint %0 <@mesh, [{"a"}, {}]> : tensor<8x8xf32>`."""
     sharding = op.attributes["sharding"].sdy_text()[len("#sdy.sharding"):]

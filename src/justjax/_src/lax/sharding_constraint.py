@@ -26,6 +26,7 @@ from justjax._src.pytrees import tree_util
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import JaxprEqn, pp_eqn_default, pp_eqn_rules
+from justjax._src.hlo.sharding import CONSTRAINT
 from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.runtime import mesh as mesh_lib
 from justjax._src.runtime.array import place, to_array
@@ -272,7 +273,7 @@ def _constraint_lowering(ctx: lowering.LoweringRuleContext, x: Any, *, sharding:
     compiled = spmd.constraint_sharding(sharding, ctx.avals_in[0].shape)
     if compiled is None or ctx.module_context.replica_axes:
         return x
-    return ctx.builder.one("sdy.sharding_constraint", [x], x.type, sharding=compiled)
+    return ctx.builder.one(CONSTRAINT, [x], x.type, sharding=compiled)
 
 
 def _constraint_results(eqn: JaxprEqn) -> list[Sharding | None]:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 import os
 import re
 
@@ -122,19 +122,29 @@ def committed_device(args: Sequence[Any], arg_names: Sequence[str] | None,
     """
     found: dict[Device, int] = {}
     for i, arg in enumerate(args):
-        # Arrays (and anything else with `committed`); NumPy values and scalars are not. A
-        # pmap result (on several devices) pins no one device: what is computed from it
-        # runs on the default device.
+        # Arrays (and anything else with `committed`); NumPy values and scalars are not. An
+        # array over a mesh (a pmap's result, a sharded array) pins no one device: what is
+        # computed from it runs partitioned over its mesh (`compilation/spmd.py`).
         if getattr(arg, "committed", False) is True and isinstance(arg.device, Device):
             found.setdefault(arg.device, i)
     if len(found) <= 1:
         return next(iter(found), None)
+    raise incompatible_devices(
+        args, {(device.id,): i for device, i in found.items()},
+        lambda i: arg_names[i] if arg_names and i < len(arg_names)
+        else eager_arg_name(i, len(args)), fun_name)
+
+
+def incompatible_devices(args: Sequence[Any], first: dict[tuple[int, ...], int],
+                         name_of: Callable[[int], str], fun_name: str) -> ValueError:
+    """JAX's error for a computation on arrays on different devices: `first` gives, per
+    device assignment (device ids), the index of the first argument on it; `name_of` names
+    an argument."""
     parts = []
-    for device, i in found.items():
-        name = arg_names[i] if arg_names and i < len(arg_names) else eager_arg_name(i, len(args))
+    for ids, i in first.items():
         aval = args[i].aval
         shape = f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"
-        parts.append(f"argument {name} of {fun_name} with shape {shape} and with device ids "
-                     f"[{device.id}] on platform CPU")
-    raise ValueError("Received incompatible devices for jitted computation. Got "
-                     + " and ".join(parts))
+        parts.append(f"argument {name_of(i)} of {fun_name} with shape {shape} and with "
+                     f"device ids [{', '.join(map(str, ids))}] on platform CPU")
+    return ValueError("Received incompatible devices for jitted computation. Got "
+                      + " and ".join(parts))

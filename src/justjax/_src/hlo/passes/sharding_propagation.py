@@ -31,13 +31,10 @@ from typing import Callable, Sequence
 
 from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Block, Op, Value
-from justjax._src.hlo.sharding import MeshShape, TensorSharding, replicated
+from justjax._src.hlo.sharding import CONSTRAINT, MeshShape, TensorSharding, replicated
 
-__all__ = ["CONSTRAINT", "carry", "constraints", "correspondence", "DimMap", "fits", "invert",
-           "propagate", "ShardingMismatchError"]
-
-# The opcode of a sharding constraint; its `sharding` attribute is a `TensorSharding`.
-CONSTRAINT = "sdy.sharding_constraint"
+__all__ = ["carry", "constraints", "correspondence", "DimMap", "fits", "invert", "propagate",
+           "ShardingMismatchError"]
 
 Dims = tuple[tuple[str, ...], ...]
 # A correspondence: for each dimension of one side, the dimension of the other side it maps
@@ -73,7 +70,7 @@ def propagate(function: ir.Function, seeds: dict[Value, TensorSharding]) -> dict
         for op in block.ops:
             changed |= _forward(op, found, mesh)
         for op in reversed(block.ops):
-            changed |= _backward(op, found, mesh)
+            changed |= _backward(op, found)
     for value in _values(block):
         if value not in found and isinstance(value.type, ir.TensorType):
             found[value] = replicated(mesh, value.type.rank)
@@ -310,7 +307,7 @@ def _forward(op: Op, found: dict[Value, TensorSharding], mesh: MeshShape) -> boo
     return _set(found, op.result, fits(merged, op.result.type.shape))
 
 
-def _backward(op: Op, found: dict[Value, TensorSharding], mesh: MeshShape) -> bool:
+def _backward(op: Op, found: dict[Value, TensorSharding]) -> bool:
     """Each operand's sharding from the result's, through the op's correspondence."""
     maps = correspondence(op)
     target = found.get(op.result) if maps is not None else None

@@ -2,7 +2,8 @@
 arguments and results, becomes the one program every device runs on its blocks, with the
 collectives the splits need (XLA's SpmdPartitioner is the model).
 
-The entry function's `arg_attrs`/`result_attrs` hold the given shardings under `SHARDING`
+The entry function's `arg_attrs`/`result_attrs` hold the given shardings under
+`hlo.sharding.SHARDING`
 (`hlo.sharding.TensorSharding`); `sharding_propagation.propagate` gives every other value one.
 Then each op is rewritten on local values, in program order:
 
@@ -37,12 +38,10 @@ from justjax._src.hlo.passes.all_reduce_combiner import AllReduceCombiner
 from justjax._src.hlo.passes.inline import CallInlining
 from justjax._src.hlo.passes.pipeline import Pass
 from justjax._src.hlo.passes.util import clone_ops, free_values, replace_uses
-from justjax._src.hlo.sharding import MeshShape, TensorSharding, replicated
+from justjax._src.hlo.sharding import (CONSTRAINT, SHARDING, MeshShape, TensorSharding,
+                                       is_sharded, replicated)
 
-__all__ = ["SHARDING", "SpmdPartitioner", "UnevenShardingError"]
-
-# The key of a sharding in an entry argument's or result's attributes (Shardy's).
-SHARDING = "sdy.sharding"
+__all__ = ["SpmdPartitioner", "UnevenShardingError"]
 _I32 = np.dtype(np.int32)
 
 
@@ -56,21 +55,23 @@ class SpmdPartitioner(Pass):
     name = "spmd-partitioner"
 
     def run(self, module: ir.Module) -> bool:
-        main = module.main
-        given = _given(main)
-        if not given and not _has_constraints(module):
+        """Partitions `module` when it is sharded (`hlo.sharding.is_sharded`); returns whether
+        it changed it. Sharding constraints inside loops and branches alone only go away:
+        nothing is split, and `main` keeps no `SHARDING` attributes."""
+        if not is_sharded(module):
             return False
         CallInlining().run(module)
         main = module.main
         _drop_nested_constraints(main.body)
         seeds = {value: sharding for value, sharding in zip(
-            [*main.args, *main.body.terminator.operands], given, strict=True)
-            if sharding is not None} if given else {}
+            [*main.args, *main.body.terminator.operands], _given(main), strict=True)
+            if sharding is not None}
         for value, sharding in {**seeds, **propagation.constraints(main.body)}.items():
             _check_even(value, sharding)
         shardings = propagation.propagate(main, seeds)
         if not shardings:
-            return False
+            module.attributes.pop("mhlo.num_partitions", None)
+            return True
         mesh = next(iter(shardings.values())).mesh
         _Partitioner(main, shardings, mesh).run()
         AllReduceCombiner().run(module)
@@ -79,17 +80,11 @@ class SpmdPartitioner(Pass):
 
 
 def _given(main: ir.Function) -> list[TensorSharding | None]:
-    """The given shardings of `main`'s arguments then results (None: not given); [] when none
-    is given."""
+    """The given shardings of `main`'s arguments then results (None: not given)."""
     args = [attrs.get(SHARDING) for attrs in (main.arg_attrs or [{}] * len(main.args))]
     results = [attrs.get(SHARDING) for attrs in
                (main.result_attrs or [{}] * len(main.body.terminator.operands))]
-    found = args + results
-    return found if any(s is not None for s in found) else []
-
-
-def _has_constraints(module: ir.Module) -> bool:
-    return any(op.opcode == propagation.CONSTRAINT for op in module.walk())
+    return args + results
 
 
 def _drop_nested_constraints(block: ir.Block) -> None:
@@ -101,7 +96,7 @@ def _drop_nested_constraints(block: ir.Block) -> None:
             _drop_nested_constraints(inner)
             kept = []
             for nested in inner.ops:
-                if nested.opcode == propagation.CONSTRAINT:
+                if nested.opcode == CONSTRAINT:
                     replace_uses(inner, nested.result, nested.operands[0])
                 else:
                     kept.append(nested)
@@ -240,7 +235,7 @@ class _Partitioner:
     # -- ops ------------------------------------------------------------------------------------
 
     def _op(self, op: Op) -> None:
-        if op.opcode == propagation.CONSTRAINT:
+        if op.opcode == CONSTRAINT:
             sharding = op.attributes["sharding"]
             self.local[op.result] = {sharding: self.get(op.operands[0], sharding)}
             return
