@@ -142,7 +142,8 @@ def test_queries() -> None:
     assert opcodes.names(commutative=True, dialect="stablehlo") == {
         f"stablehlo.{n}" for n in ("add", "and", "maximum", "minimum", "multiply", "or", "xor")}
     assert opcodes.names(lambda e: e.control_flow is not None) == {
-        "stablehlo.while", "stablehlo.case", "stablehlo.if", "func.call"}
+        "stablehlo.while", "stablehlo.case", "stablehlo.if", "func.call",
+        "sdy.manual_computation"}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -220,34 +220,6 @@ def test_dynamic_slice_with_constant_starts_is_a_clamped_slice() -> None:
     assert (run_reference(module, x)[0] == [7, 8, 9]).all()
 
 
-def _own_block(block: int, groups: Any, scale: int) -> ir.Module:
-    """`dynamic_slice(all_gather(x), replica_id * scale, 0)` over 4 replicas, simplified
-    (collectives need the replicas, so no reference run here)."""
-    def build(b: ir.Builder, x: ir.Value) -> list[ir.Value]:
-        gathered = b.one("stablehlo.all_gather", [x], _t((4 * block, 3)),
-                         all_gather_dim=ir.IntegerAttr(0, "i64"),
-                         replica_groups=np.asarray(groups, np.int64))
-        replica = b.one("stablehlo.replica_id", [], _t((), np.uint32))
-        index = b.one("stablehlo.convert", [replica], _t((), I32))
-        start = b.one("stablehlo.multiply", [index, b.constant(np.int32(scale), I32)],
-                      _t((), I32))
-        zero = b.constant(np.int32(0), I32)
-        return [b.one("stablehlo.dynamic_slice", [gathered, start, zero], _t((block, 3)),
-                      slice_sizes=(block, 3))]
-    module = hand_built_module([_t((block, 3))], build)
-    Pipeline([Simplify()], verify=True).run(module)
-    return module
-
-
-def test_a_replicas_own_block_of_an_all_gather_is_its_operand() -> None:
-    module = _own_block(2, [[0, 1, 2, 3]], 2)
-    assert _returns_args(module)
-    assert "all_gather" not in _ops(module)  # an unused collective goes, from every replica
-    # Another block, or replicas gathered in another order, are not the operand.
-    assert "all_gather" in _ops(_own_block(2, [[0, 1, 2, 3]], 3))
-    assert "all_gather" in _ops(_own_block(2, [[1, 0, 2, 3]], 2))
-
-
 # ---------------------------------------------------------------------------------------------
 # Algebraic simplification: additive and multiplicative identities.
 

@@ -12,6 +12,7 @@ import justjax as jax
 import justjax.numpy as jnp
 from justjax import lax
 from justjax._src.core import core
+from justjax._src.hlo.sharding import MeshShape
 from justjax._src.interpreters import lowering
 
 DEVICES = 4
@@ -141,13 +142,34 @@ def test_collectives_lower_to_stablehlo_collectives():
 
     with core.extend_axis_env("i", DEVICES):
         closed = jax.make_jaxpr(replica)(jnp.ones(2))
-    text = str(lowering.lower_jaxpr_to_module(closed, "replica", ["result"],
-                                              replica_axes={"i": DEVICES}, prefix="pmap"))
-    assert "module @pmap_replica attributes {mhlo.num_partitions = 1 : i32, " \
-           "mhlo.num_replicas = 4 : i32}" in text
+    manual = lowering.ManualAxes(MeshShape.iota([("i", DEVICES)]), ("i",))
+    text = str(lowering.lower_jaxpr_to_module(closed, "replica", ["result"], manual=manual,
+                                              prefix="pmap"))
+    assert "module @pmap_replica attributes {mhlo.num_partitions = 4 : i32, " \
+           "mhlo.num_replicas = 1 : i32}" in text
     assert '"stablehlo.all_reduce"(%arg0) <{replica_groups = dense<[[0, 1, 2, 3]]> : ' \
            'tensor<1x4xi64>}>' in text
-    assert "stablehlo.replica_id : tensor<ui32>" in text
+    assert "stablehlo.partition_id : tensor<ui32>" in text
+
+
+def test_jit_of_pmap_lowers_to_a_manual_computation():
+    # As real JAX 0.10.2 prints jax.jit(f).lower(x) for this pmap (its body; JAX's module also
+    # gives main's argument and result the sharding and its all-reduce a channel).
+    f = jax.pmap(lambda a: lax.psum(a, "i") * lax.axis_index("i"), axis_name="i")
+    text = jax.jit(f).lower(jnp.arange(8.0).reshape(4, 2)).as_text()
+    assert "mhlo.num_partitions = 4 : i32" in text
+    assert 'sdy.mesh @mesh = <["i"=4]>' in text
+    assert ('sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"i"}, {}]>] '
+            'out_shardings=[<@mesh, [{"i"}, {}]>] manual_axes={"i"} '
+            '(%arg1: tensor<1x2xf32>) {') in text
+    assert """      %c = stablehlo.constant dense<1> : tensor<ui32>
+      %c_0 = stablehlo.constant dense<4> : tensor<ui32>
+      %3 = stablehlo.partition_id : tensor<ui32>
+      %4 = stablehlo.divide %3, %c : tensor<ui32>
+      %5 = stablehlo.remainder %4, %c_0 : tensor<ui32>
+      %6 = stablehlo.convert %5 : (tensor<ui32>) -> tensor<i32>""" in text
+    assert "      sdy.return %10 : tensor<1x2xf32>\n    } : (tensor<4x2xf32>) -> tensor<4x2xf32>" \
+        in text
 
 
 def test_data_parallel_example_runs():

@@ -181,13 +181,14 @@ def test_data_parallel_loss_differentiated_from_outside_equals_one_device(spmd_r
     assert "all-gather" not in compiled and "all-reduce" in compiled
 
 
-def test_jit_of_pmap_is_one_replicated_program(spmd_runs):
+def test_jit_of_pmap_is_one_partitioned_program(spmd_runs):
     fun = jax.jit(jax.pmap(_psum_scaled, axis_name="i"))
     text = fun.lower(XS).as_text()
-    assert "mhlo.num_replicas = 4" in text
-    for op in ("stablehlo.replica_id", "stablehlo.dynamic_slice", "stablehlo.all_reduce",
-               "stablehlo.all_gather"):
+    assert "mhlo.num_partitions = 4" in text
+    for op in ("sdy.manual_computation", "stablehlo.all_reduce"):
         assert op in text
+    compiled = fun.lower(XS).compile().as_text()
+    assert "all-gather" not in compiled and "dynamic-slice" not in compiled
     got = fun(XS)
     np.testing.assert_allclose(np.asarray(got), np.asarray(jax.pmap(_psum_scaled, "i")(XS)))
     assert spmd_runs == [(0, 1, 2, 3)] * 2

@@ -2,7 +2,7 @@
 `ExecuteReplicated`, `dispatch`'s result handlers).
 
 A `CompiledCall` holds an executable and the bookkeeping of its call: which arguments the
-program reads, the buffers handed to it (donation), the transfer guards, SPMD replicas, and
+program reads, the buffers handed to it (donation), the transfer guards, partitioned (SPMD) runs, and
 the Arrays its results become (committed to the arguments' device, laid out as the program
 shards them). `compiler.compile_jaxpr` makes them; the executable comes from the backend
 through its declared interface (`backends.interface`): `execute_async` (a backend without
@@ -24,7 +24,7 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from justjax._src.hlo import ir
 from justjax._src.runtime import devices as devices_lib
-from justjax._src.runtime import replicas, transfer_guard
+from justjax._src.runtime import transfer_guard
 from justjax._src.runtime.sharding import SingleDeviceSharding
 from justjax._src.runtime.array import (Array, donatable_buffer, from_numpy,
                                         set_sharding, to_numpy)
@@ -70,8 +70,7 @@ class CompiledCall:
         self.optimized = program.optimized
         if self.optimized.name != info.module.name:  # compiled for a same program's module
             self.optimized = ir.Module(info.module.name, self.optimized.functions,
-                                       self.optimized.attributes,
-                                       info.module.device_assignment)
+                                       self.optimized.attributes)
         self.executable = program.executable
         self.backend = program.backend
         self._kept = info.kept_inputs
@@ -81,8 +80,6 @@ class CompiledCall:
         # Arrays are deleted by the call, and their buffers may hold the outputs. A donated
         # input no output can use, or that the program does not read, stays (as in JAX).
         self._aliased = frozenset(info.module.function("main").aliased_outputs)
-        # A program holding a pmap runs replicated on the pmap's devices (`shard_map.py`).
-        self._replica_devices = info.module.device_assignment
         # A program partitioned over a mesh: how it runs, and its results' shardings.
         self._spmd = program.spmd
         # Results the program lays out over devices (a pmap's, a sharding constraint's).
@@ -142,8 +139,6 @@ class CompiledCall:
     def _run(self, buffers: list[np.ndarray], given: frozenset[int]) -> tuple[list[Any], Any]:
         """Runs the executable on `buffers` (`given`: the parameters whose buffers it may
         write); returns the outputs and the future of a run still going on (or None)."""
-        if self._replica_devices is not None:
-            return self._run_replicated(buffers), None
         if self._spmd is not None:
             return spmd_lib.run(self.executable, self._spmd, buffers,
                                 get_backend(self.backend).prepare_replica_thread), None
@@ -156,8 +151,8 @@ class CompiledCall:
         JAX's error when a donated Array is also another argument of the call."""
         arrays = [device_array(args[i]) for i in self._kept]
         _check_donated_once(arrays, self._aliased)
-        if self._replica_devices is not None or self._spmd is not None:
-            return frozenset()  # every replica writes its own copy
+        if self._spmd is not None:
+            return frozenset()  # every device writes its own copy
         return frozenset(k for k in self._aliased
                          if arrays[k] is not None and donatable_buffer(arrays[k]) is not None)
 
@@ -167,15 +162,6 @@ class CompiledCall:
             array = device_array(args[self._kept[k]])
             if array is not None:
                 array.delete()
-
-    def _run_replicated(self, buffers: list[np.ndarray]) -> list[Any]:
-        """Runs the program on every device of its assignment at once; the replicas compute
-        the same results (the first replica's are returned). No replica writes `buffers`:
-        each works on its own copies of the donated ones."""
-        count = len(self._replica_devices)
-        return replicas.run_replicas(self.executable, [buffers] * count,
-                                     self._replica_devices,
-                                     get_backend(self.backend).prepare_replica_thread)[0]
 
 
 _NOTHING: frozenset[int] = frozenset()
@@ -337,7 +323,7 @@ def fast_call(call: CompiledCall, in_avals: tuple[ShapedArray, ...], single: boo
     It reads the Arrays' buffers in place by their addresses (cached on the Arrays) and
     builds the results without the general constructor. Valid under `plain_config()` only.
     """
-    if (call._aliased or call._replica_devices is not None or call._spmd is not None
+    if (call._aliased or call._spmd is not None
             or call._out_shardings is not None
             or not all(map(_plain_aval, (*in_avals, *call._out_avals)))):
         return None

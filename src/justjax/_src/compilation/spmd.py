@@ -28,7 +28,8 @@ from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.sharding import NamedSharding, Sharding
 
 __all__ = ["SpmdLayout", "annotate_shardings", "block_of", "check_committed", "check_devices",
-           "check_fits", "constraint_sharding", "mesh_shardings", "named_sharding", "partition",
+           "check_fits", "constraint_sharding", "mesh_shape", "mesh_shardings",
+           "named_sharding", "partition",
            "resolve", "run", "runtime_mesh", "tensor_sharding", "unify", "user_shardings"]
 
 
@@ -103,15 +104,20 @@ def _restated(sharding: NamedSharding, mesh: Mesh) -> NamedSharding:
     return NamedSharding(mesh, PartitionSpec(*entries))
 
 
+def mesh_shape(mesh: Mesh) -> MeshShape:
+    """The compiler's form of `mesh`: its axes (named by `str`) and device ids."""
+    return MeshShape(tuple((str(n), s) for n, s in zip(mesh.axis_names, mesh.axis_sizes,
+                                                      strict=True)),
+                     tuple(d.id for d in mesh.devices.reshape(-1)))
+
+
 def tensor_sharding(sharding: NamedSharding, rank: int) -> TensorSharding:
     """The compiler's form of `sharding` for a value of `rank` dimensions."""
-    mesh = sharding.mesh
-    shape = MeshShape(tuple(zip(mesh.axis_names, mesh.axis_sizes, strict=True)),
-                      tuple(d.id for d in mesh.devices.reshape(-1)))
     entries = list(sharding.spec)[:rank]
     entries += [None] * (rank - len(entries))
-    dims = tuple(() if e is None else (e,) if isinstance(e, str) else tuple(e) for e in entries)
-    return TensorSharding(shape, dims)
+    dims = tuple(() if e is None else tuple(str(a) for a in e) if isinstance(e, tuple)
+                 else (str(e),) for e in entries)
+    return TensorSharding(mesh_shape(sharding.mesh), dims)
 
 
 def named_sharding(mesh: Any, sharding: TensorSharding) -> NamedSharding:
@@ -272,11 +278,13 @@ def partition(module: ir.Module) -> tuple[ir.Module, SpmdLayout | None]:
     partitioned = clone_module(module)
     SpmdPartitioner().run(partitioned)
     main = partitioned.main
-    if not any(SHARDING in a for a in main.arg_attrs or ()):
+    if int(partitioned.attributes.get("mhlo.num_partitions", 1)) < 2:
         return partitioned, None  # constraints in loops and branches only, dropped
-    args = tuple(a[SHARDING] for a in main.arg_attrs)
-    results = tuple(a[SHARDING] for a in main.result_attrs)
-    return partitioned, SpmdLayout(args[0].mesh.device_ids, args, results)
+    args = tuple(a[SHARDING] for a in main.arg_attrs or ())
+    results = tuple(a[SHARDING] for a in main.result_attrs or ())
+    if not args and not results:
+        return partitioned, None
+    return partitioned, SpmdLayout((*args, *results)[0].mesh.device_ids, args, results)
 
 
 def block_of(whole: np.ndarray, sharding: TensorSharding, position: int) -> np.ndarray:

@@ -26,6 +26,7 @@ import numpy as np
 from justjax._src import api
 from justjax._src.compilation import jit as jit_lib
 from justjax._src.compilation import stages
+from justjax._src.compilation import spmd
 from justjax._src.pytrees import tree_util
 from justjax._src.backends import get_backend
 from justjax._src.core.jaxpr import ClosedJaxpr
@@ -174,7 +175,11 @@ def explain(fun: Callable, *args: Any, static_argnums: int | Sequence[int] = (),
         previous[:] = [text, count]
 
     start = time.perf_counter()
-    optimized = optimize.optimize(module, on_pass=record)
+    # A program over a mesh is cut into the per-device program first, as the compiler does.
+    partitioned, layout = spmd.partition(module)
+    if partitioned is not module:
+        record("spmd-partitioner", partitioned, True, time.perf_counter() - start)
+    optimized = optimize.optimize(partitioned, on_pass=record)
     optimize_seconds = time.perf_counter() - start
 
     dynamic = [a for i, a in enumerate(args) if i not in {s % max(len(args), 1) for s in static}]
@@ -199,9 +204,9 @@ def explain(fun: Callable, *args: Any, static_argnums: int | Sequence[int] = (),
     if built is None:
         notes.append(f"the {backend.name} backend interprets the IR: no machine code, and "
                      "kernel times are not measured")
-    elif program_module.device_assignment is not None:
-        notes.append("an SPMD program (it holds a pmap) runs on several devices at once: its "
-                     "kernels are not timed one by one")
+    elif layout is not None:
+        notes.append("an SPMD program (it is partitioned over a mesh) runs on several devices "
+                     "at once: its kernels are not timed one by one")
     elif concrete and time_kernels:
         buffers = compiled._call.input_buffers(flat)
         _measure(built, buffers, positions, backend.cycle_counter_hz())

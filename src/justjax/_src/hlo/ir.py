@@ -355,9 +355,6 @@ class Module:
     name: str
     functions: list[Function] = field(default_factory=list)
     attributes: dict[str, Any] = field(default_factory=dict)
-    # The device each replica runs on, when `mhlo.num_replicas` > 1 (as XLA's, a compile
-    # option rather than part of the text).
-    device_assignment: tuple[int, ...] | None = None
 
     def function(self, name: str) -> Function:
         for fn in self.functions:

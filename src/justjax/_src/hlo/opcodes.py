@@ -267,6 +267,12 @@ _add("optimization_barrier", bytes_read=READS_NOTHING, hlo="opt-barrier")
 # Shardy's annotation of a value's sharding (`with_sharding_constraint`): read by the SPMD
 # partitioner, which replaces it; no backend runs it.
 _add("sharding_constraint", dialect="sdy", arity=1, properties=_props("sharding"))
+# Shardy's manual computation (`shard_map` in a jitted program): its region is the program of
+# one device, on the blocks its operands' `in_shardings` cut, over the `manual_axes`; the SPMD
+# partitioner inlines it. `sdy.return` ends its region.
+_add("manual_computation", dialect="sdy", control_flow=BRANCH, expense=EXPENSIVE,
+     properties=_props("in_shardings", "manual_axes", "out_shardings"))
+_add("return", dialect="sdy", bytes_read=READS_NOTHING)
 _add("tuple", bytes_read=READS_NOTHING)
 _add("get_tuple_element", arity=1, bytes_read=READS_NOTHING, properties=_props("index"))
 _add("after_all create_token", bytes_read=READS_NOTHING)

@@ -22,12 +22,16 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["CONSTRAINT", "MeshShape", "SHARDING", "TensorSharding", "is_sharded", "replicated"]
+__all__ = ["CONSTRAINT", "MANUAL", "MeshShape", "SHARDING", "TensorSharding", "is_sharded",
+           "replicated"]
 
 # The key of a sharding (a `TensorSharding`) in an entry argument's or result's attributes,
-# and the opcode of a sharding constraint (its `sharding` attribute), as Shardy names them.
+# the opcode of a sharding constraint (its `sharding` attribute), and of a manual computation
+# (`in_shardings`, `out_shardings`: tuples of `TensorSharding`; `manual_axes`: names), as Shardy
+# names them.
 SHARDING = "sdy.sharding"
 CONSTRAINT = "sdy.sharding_constraint"
+MANUAL = "sdy.manual_computation"
 
 
 @dataclass(frozen=True)
@@ -201,10 +205,10 @@ class TensorSharding:
 
 def is_sharded(module: Any) -> bool:
     """Whether `module` (an `ir.Module`) is to be partitioned: its entry's arguments or
-    results have shardings, or it holds sharding constraints."""
+    results have shardings, or it holds sharding constraints or manual computations."""
     main = module.main
     return (any(SHARDING in a for a in (*(main.arg_attrs or ()), *(main.result_attrs or ())))
-            or any(op.opcode == CONSTRAINT for op in module.walk()))
+            or any(op.opcode in (CONSTRAINT, MANUAL) for op in module.walk()))
 
 
 def replicated(mesh: MeshShape, rank: int) -> TensorSharding:

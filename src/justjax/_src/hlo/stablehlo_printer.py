@@ -20,7 +20,7 @@ import numpy as np
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op, Value
-from justjax._src.hlo.sharding import CONSTRAINT, MeshShape, TensorSharding
+from justjax._src.hlo.sharding import CONSTRAINT, MANUAL, MeshShape, TensorSharding
 
 INDENT = "  "
 
@@ -842,7 +842,7 @@ def _call(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
             f" : ({_types(op.operands)}) -> {out}")
 
 
-@_register("func.return", "stablehlo.return")
+@_register("func.return", "stablehlo.return", "sdy.return")
 def _return(p: _FunctionPrinter, op: Op, indent: str) -> str | None:
     name = "return" if op.opcode == "func.return" and p.in_function_body(op) else op.opcode
     if not op.operands:
@@ -1012,11 +1012,35 @@ def _mesh(module: ir.Module) -> MeshShape | None:
     for op in module.walk():
         if op.opcode == CONSTRAINT:
             return op.attributes["sharding"].mesh
+        if op.opcode == MANUAL:
+            return op.attributes["in_shardings"][0].mesh
     return None
+
+
+def _bare_sharding(sharding: TensorSharding) -> str:
+    """`<@mesh, [{"a"}, {}]>`: a sharding in an op's custom form."""
+    return sharding.sdy_text()[len("#sdy.sharding"):]
 
 
 @_register(CONSTRAINT)
 def _sharding_constraint(p: _FunctionPrinter, op: Op, indent: str) -> str:
     """`sdy.sharding_constraint %0 <@mesh, [{"a"}, {}]> : tensor<8x8xf32>`."""
-    sharding = op.attributes["sharding"].sdy_text()[len("#sdy.sharding"):]
+    sharding = _bare_sharding(op.attributes["sharding"])
     return f"{op.opcode} {p.namer[op.operands[0]]} {sharding} : {op.result.type}"
+
+
+@_register(MANUAL)
+def _manual_computation(p: _FunctionPrinter, op: Op, indent: str) -> str:
+    """`sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[...]
+    manual_axes={"x"} (%arg1: tensor<2xf32>) { ... sdy.return %1 : tensor<2xf32> } : ...`."""
+    attrs = op.attributes
+    ins = ", ".join(_bare_sharding(s) for s in attrs["in_shardings"])
+    outs = ", ".join(_bare_sharding(s) for s in attrs["out_shardings"])
+    axes = ", ".join(f'"{a}"' for a in attrs["manual_axes"])
+    body = op.regions[0].block
+    args = ", ".join(f"{p.namer[a]}: {a.type}" for a in body.args)
+    lines = [f"{op.opcode}({p.operands(op.operands)}) in_shardings=[{ins}] "
+             f"out_shardings=[{outs}] manual_axes={{{axes}}} ({args}) {{"]
+    lines += p.block(body, indent + INDENT, header=False)
+    lines.append(f"{indent}}} : {functional_type(op)}")
+    return "\n".join(lines)

@@ -12,6 +12,7 @@ takes the jaxpr's inputs; nested `jit` equations become private functions and `f
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -23,6 +24,7 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Builder, TensorType, Value
+from justjax._src.hlo.sharding import MeshShape
 from justjax._src.interpreters import lowering_poly
 from justjax._src.core.shape_poly import all_dim_vars
 
@@ -49,6 +51,29 @@ def register_lowering(primitive: core.Primitive, rule: LoweringRule,
 # ---------------------------------------------------------------------------------------------
 # Contexts.
 
+@dataclass(frozen=True)
+class ManualAxes:
+    """The mesh of a `shard_map` whose body is being lowered as one device's program, and its
+    manual axes (named as the user named them; the mesh names them by `str`)."""
+
+    mesh: MeshShape
+    axes: tuple[Any, ...]
+
+    def has(self, name: Any) -> bool:
+        return name in self.axes
+
+    def groups(self, names: Sequence[Any]) -> np.ndarray:
+        """The mesh positions meeting in a collective over `names` (`MeshShape.groups`)."""
+        return self.mesh.groups([str(n) for n in names]).astype(np.int64)
+
+    def stride_and_size(self, name: Any) -> tuple[int, int]:
+        """How far apart in mesh positions consecutive indices along axis `name` are, and
+        its size."""
+        sizes = [size for _, size in self.mesh.axes]
+        at = self.mesh.names.index(str(name))
+        return math.prod(sizes[at + 1:]), sizes[at]
+
+
 @dataclass
 class ModuleContext:
     """The module being built and the private functions already lowered into it."""
@@ -63,9 +88,9 @@ class ModuleContext:
     # How many names have been made unique: MLIR's symbol table numbers its renamings with
     # one counter per module, so the third clash of any names gets `_2`.
     _renamings: int = 0
-    # Named axes mapped over replicas (pmap's axis -> its size): collectives over them
-    # lower to StableHLO collective ops.
-    replica_axes: dict[Any, int] = field(default_factory=dict)
+    # Inside a shard_map's body: its mesh and manual axes (collectives over them lower to
+    # StableHLO collective ops); None elsewhere.
+    manual: ManualAxes | None = None
     # Objects the compiled program must keep alive (callbacks a library's rule emitted).
     keepalives: list[Any] = field(default_factory=list)
     # The dimension variables of a shape-polymorphic program (sorted): every function of
@@ -405,18 +430,17 @@ def module_name(fun_name: str, prefix: str = "jit") -> str:
 def lower_jaxpr_to_module(closed: ClosedJaxpr, fun_name: str,
                           result_infos: Sequence[str],
                           arg_attrs: Sequence[dict[str, Any]] | None = None,
-                          replica_axes: dict[Any, int] | None = None,
+                          manual: ManualAxes | None = None,
                           prefix: str = "jit") -> ir.Module:
     """The StableHLO module of a jitted function: `module @jit_<fun_name>` with
     `func.func public @main` computing `closed`, results annotated `jax.result_info`.
-    With `replica_axes` (pmap's axis and size) it is the program of one replica of that
-    many (`mhlo.num_replicas`), its collectives over those axes StableHLO collectives."""
-    replica_axes = dict(replica_axes or {})
-    replicas = int(np.prod(list(replica_axes.values()))) if replica_axes else 1
+    With `manual` (a shard_map's mesh and manual axes) it is the program of one device of
+    that mesh, its collectives over those axes StableHLO collectives."""
+    partitions = manual.mesh.device_count if manual is not None else 1
     module = ir.Module(module_name(fun_name, prefix), attributes={
-        "mhlo.num_partitions": ir.IntegerAttr(1, "i32"),
-        "mhlo.num_replicas": ir.IntegerAttr(replicas, "i32")})
-    ctx = ModuleContext(module, replica_axes=replica_axes,
+        "mhlo.num_partitions": ir.IntegerAttr(partitions, "i32"),
+        "mhlo.num_replicas": ir.IntegerAttr(1, "i32")})
+    ctx = ModuleContext(module, manual=manual,
                         dim_vars=tuple(all_dim_vars(a.shape for a in closed.in_avals)))
     # main comes first; private functions follow in the order they were first called.
     lower_function(ctx, "main", closed, public=True, result_infos=result_infos,

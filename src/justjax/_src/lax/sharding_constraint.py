@@ -271,7 +271,7 @@ def _constraint_lowering(ctx: lowering.LoweringRuleContext, x: Any, *, sharding:
     (the SPMD partitioner lays the value out so); outside a pmap's per-device program, where
     values are one device's, the value itself."""
     compiled = spmd.constraint_sharding(sharding, ctx.avals_in[0].shape)
-    if compiled is None or ctx.module_context.replica_axes:
+    if compiled is None or ctx.module_context.manual is not None:
         return x
     return ctx.builder.one(CONSTRAINT, [x], x.type, sharding=compiled)
 

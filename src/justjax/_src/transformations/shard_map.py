@@ -1,30 +1,34 @@
-"""The `shard_map` primitive: a function run once per device of a one-axis mesh, each run on
-its block of every argument, as JAX 0.10.2 builds `pmap` on it.
+"""The `shard_map` primitive: a function run once per device of a mesh, each run on its
+block of every argument (`jax.shard_map`, `shard_map_api.py`; JAX 0.10.2 builds `pmap` on it).
 
 Params, as JAX prints them: `jaxpr` (the per-device function, on blocks), `mesh`
-(`Mesh('i': 4, axis_types=(Auto,))`), `in_specs` / `out_specs` (one `P(...)` per operand
-and result: the dimension holding the mesh axis name is split into one block per device,
-`P()` is the whole value on every device), `check_vma` and `newly_manual_axes`.
+(`Mesh('x': 2, 'y': 2, axis_types=(Auto, Auto))`), `in_specs` / `out_specs` (one `P(...)` per
+operand and result: a dimension naming mesh axes is split into one block per combination of
+their coordinates, the first axis major; axes a spec leaves out replicate the value),
+`check_vma` and `newly_manual_axes` (the axes the body is per-device over; the mesh's other
+axes stay automatic and the body sees whole values along them).
 
 How it runs:
-- called on concrete arrays (`pmap`'s call): the per-device jaxpr is lowered as one replica's
-  program (`mhlo.num_replicas = N`, its collectives StableHLO collectives), compiled once
-  and run as N replicas at once (`runtime/replicas.run_replicas`); blocks are cut and joined
-  on the host and the results are sharded over the mesh's devices.
-- inside a jitted program (`jit(pmap(f))`, or the programs `grad` and `vmap` of a pmap make):
-  the whole program runs replicated on the mesh's devices; at the `shard_map` each replica
-  takes its block (`dynamic_slice` at `replica_id`), runs the body, and the blocks are
-  joined again with `all_gather`. This is how JAX lowered pmap inside jit before shard_map.
+- called on concrete arrays (eagerly, and pmap's call): the per-device jaxpr is lowered as the
+  program of one device of the mesh (its collectives StableHLO collectives over mesh
+  positions), compiled once and run on all the mesh's devices at once
+  (`runtime/replicas.run_replicas`); blocks are cut and joined on the host and the results
+  are sharded over the mesh as `out_specs` say.
+- inside a jitted program: a `sdy.manual_computation` op whose region is that per-device
+  program; the SPMD partitioner (`hlo/passes/spmd_partitioner.py`) brings its operands to
+  their blocks, inlines the region, and gives the results the out_specs' shardings, so a
+  shard_map composes with automatically partitioned code around it.
 
 Transforms keep the call a `shard_map` over the same mesh: jvp, partial evaluation and
-transposition transform the per-device jaxpr (a cotangent of a replicated result is divided
-among the devices and the cotangent of a replicated operand summed over them, so psum
-transposing to psum gives JAX's gradients), and vmap adds the batch as a new leading
-dimension no device splits.
+transposition transform the per-device jaxpr (a cotangent of a result replicated over some
+manual axes is divided among their devices and the cotangent of an operand replicated over
+some is summed over them, so psum transposing to psum gives JAX's gradients), and vmap adds the
+batch as a new leading dimension no device splits.
 """
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 from typing import Any, Iterator, Sequence
 
@@ -32,15 +36,17 @@ import numpy as np
 
 from justjax._src.compilation import compiler
 from justjax._src.compilation import execution
+from justjax._src.compilation import spmd
 from justjax._src.backends import get_backend
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
 from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.interpreters import partial_eval as pe
-from justjax._src.lax import elementwise, parallel, slicing, structural
+from justjax._src.lax import elementwise, parallel, structural
 from justjax._src.lax import parallel_spmd  # noqa: F401 (registers the SPMD lowerings)
 from justjax._src.hlo import ir
+from justjax._src.hlo.sharding import MANUAL, TensorSharding
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import replicas
 from justjax._src.runtime.array import donatable_buffer, set_sharding
@@ -49,8 +55,8 @@ from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.runtime.sharding import NamedSharding
 
 __all__ = ["Mesh", "PartitionSpec", "shard_map_p", "axis_mesh", "bind", "block_aval",
-           "body_axis", "device_ids", "inside_body", "mesh_axis", "run_sharded", "spec_for",
-           "split_dim"]
+           "body_axis", "device_ids", "inside_body", "manual_axes", "mesh_axis",
+           "per_device_spec", "run_sharded", "spec_axes", "spec_for", "split_dim"]
 
 
 def axis_mesh(devices: Sequence[devices_lib.Device], axis_name: Any) -> Mesh:
@@ -81,23 +87,48 @@ def spec_for(dim: int | None, axis_name: Any) -> PartitionSpec:
     return PartitionSpec(*([None] * dim), axis_name)
 
 
+def _entry_axes(entry: Any) -> tuple[Any, ...]:
+    return () if entry is None else tuple(entry) if isinstance(entry, tuple) else (entry,)
+
+
+def spec_axes(spec: PartitionSpec) -> frozenset:
+    """The mesh axes `spec` splits some dimension over."""
+    return frozenset(a for entry in spec for a in _entry_axes(entry))
+
+
+def manual_axes(mesh: Mesh, newly_manual_axes: frozenset) -> tuple[Any, ...]:
+    """The manual axes of a shard_map, in mesh order."""
+    return tuple(a for a in mesh.axis_names if a in newly_manual_axes)
+
+
+def per_device_spec(mesh: Mesh, newly_manual_axes: frozenset) -> PartitionSpec:
+    """The spec of a stack with one block per device along its leading dimension (the
+    residuals one device computes): split over every manual axis."""
+    axes = manual_axes(mesh, newly_manual_axes)
+    return PartitionSpec(axes[0] if len(axes) == 1 else axes)
+
+
+def _tiles(spec: PartitionSpec, rank: int, mesh: Mesh) -> list[int]:
+    sizes = dict(mesh.shape)
+    tiles = [math.prod(sizes[a] for a in _entry_axes(entry)) for entry in spec]
+    return tiles + [1] * (rank - len(tiles))
+
+
 def block_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedArray:
     """One device's block of a value of `aval` split by `spec` over `mesh`."""
-    dim = split_dim(spec, mesh_axis(mesh))
-    if dim is None:
-        return aval
-    shape = list(aval.shape)
-    shape[dim] //= mesh.size
-    return aval.update(shape=tuple(shape))
+    tiles = _tiles(spec, aval.ndim, mesh)
+    return aval.update(shape=tuple(size // t for size, t in zip(aval.shape, tiles, strict=True)))
 
 
 def _global_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedArray:
-    dim = split_dim(spec, mesh_axis(mesh))
-    if dim is None:
-        return aval
-    shape = list(aval.shape)
-    shape[dim] *= mesh.size
-    return aval.update(shape=tuple(shape))
+    tiles = _tiles(spec, aval.ndim, mesh)
+    return aval.update(shape=tuple(size * t for size, t in zip(aval.shape, tiles, strict=True)))
+
+
+def _compiler_sharding(mesh: Mesh, spec: PartitionSpec, rank: int) -> TensorSharding:
+    """The compiler's form of `spec` over `mesh` for a value of `rank` dimensions."""
+    dims = [tuple(str(a) for a in _entry_axes(entry)) for entry in spec]
+    return TensorSharding(spmd.mesh_shape(mesh), tuple(dims + [()] * (rank - len(dims))))
 
 
 # Bodies being traced on this thread: a pmap inside one is mapped with vmap (nested pmap).
@@ -105,12 +136,16 @@ _tracing = threading.local()
 
 
 @contextlib.contextmanager
-def body_axis(mesh: Mesh) -> Iterator[None]:
-    """Binds the mesh axis while a per-device function is traced or transformed."""
+def body_axis(mesh: Mesh, newly_manual_axes: frozenset | None = None) -> Iterator[None]:
+    """Binds the manual axes (all the mesh's by default) while a per-device function is
+    traced or transformed."""
+    axes = mesh.axis_names if newly_manual_axes is None else manual_axes(mesh, newly_manual_axes)
     depth = getattr(_tracing, "depth", 0)
     _tracing.depth = depth + 1
     try:
-        with core.extend_axis_env(mesh_axis(mesh), mesh.size):
+        with contextlib.ExitStack() as stack:
+            for name in axes:
+                stack.enter_context(core.extend_axis_env(name, mesh.shape[name]))
             yield
     finally:
         _tracing.depth = depth
@@ -128,11 +163,14 @@ shard_map_p = core.Primitive("shard_map", multiple_results=True)
 
 
 def bind(args: Sequence[Any], jaxpr: ClosedJaxpr, mesh: Mesh,
-         in_specs: Sequence[PartitionSpec], out_specs: Sequence[PartitionSpec]) -> list[Any]:
-    """`shard_map` of the per-device `jaxpr` on global `args`."""
+         in_specs: Sequence[PartitionSpec], out_specs: Sequence[PartitionSpec],
+         newly_manual_axes: frozenset | None = None, check_vma: bool = False) -> list[Any]:
+    """`shard_map` of the per-device `jaxpr` on global `args` (manual over every mesh axis
+    unless `newly_manual_axes` says)."""
+    axes = frozenset(mesh.axis_names if newly_manual_axes is None else newly_manual_axes)
     return shard_map_p.bind(*args, jaxpr=jaxpr, mesh=mesh, in_specs=tuple(in_specs),
-                            out_specs=tuple(out_specs), check_vma=False,
-                            newly_manual_axes=frozenset({mesh_axis(mesh)}))
+                            out_specs=tuple(out_specs), check_vma=check_vma,
+                            newly_manual_axes=axes)
 
 
 def _params(params: dict, jaxpr: ClosedJaxpr, in_specs: Sequence[PartitionSpec],
@@ -140,15 +178,19 @@ def _params(params: dict, jaxpr: ClosedJaxpr, in_specs: Sequence[PartitionSpec],
     return dict(params, jaxpr=jaxpr, in_specs=tuple(in_specs), out_specs=tuple(out_specs))
 
 
+def _body_axis(params: dict) -> Any:
+    return body_axis(params["mesh"], params["newly_manual_axes"])
+
+
 def _abstract_eval(*avals: ShapedArray, jaxpr: ClosedJaxpr, mesh: Mesh,
                    in_specs: tuple[PartitionSpec, ...], out_specs: tuple[PartitionSpec, ...],
                    **_: Any) -> list[ShapedArray]:
     for aval, spec in zip(avals, in_specs, strict=True):
-        dim = split_dim(spec, mesh_axis(mesh))
-        if dim is not None and aval.shape[dim] % mesh.size:
-            raise ValueError(f"shard_map applied to an operand of shape {aval.shape}, whose "
-                             f"dimension {dim} ({aval.shape[dim]}) is not divisible by the "
-                             f"{mesh.size} devices of mesh axis {mesh_axis(mesh)!r}")
+        for d, tiles in enumerate(_tiles(spec, aval.ndim, mesh)):
+            if aval.shape[d] % tiles:
+                raise ValueError(f"shard_map applied to an operand of shape {aval.shape}, "
+                                 f"whose dimension {d} ({aval.shape[d]}) is not divisible by "
+                                 f"the {tiles} blocks of {spec}")
     return [_global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
 
 
@@ -156,83 +198,95 @@ shard_map_p.def_abstract_eval(_abstract_eval)
 
 
 def _impl(*args: Any, jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: tuple[PartitionSpec, ...],
-          out_specs: tuple[PartitionSpec, ...], **_: Any) -> list[Any]:
-    return run_sharded(jaxpr, mesh, in_specs, out_specs, args, "shmap_body")
+          out_specs: tuple[PartitionSpec, ...], newly_manual_axes: frozenset,
+          **_: Any) -> list[Any]:
+    return run_sharded(jaxpr, mesh, in_specs, out_specs, args, "shmap_body",
+                       newly_manual_axes=newly_manual_axes)
 
 
 core.impl_rules[shard_map_p] = _impl
 
 
 # ---------------------------------------------------------------------------------------------
-# Running on concrete arrays: one replica program, blocks cut and joined on the host.
+# Running on concrete arrays: one device's program, blocks cut and joined on the host.
 
-class _ReplicaProgram:
-    """The per-device jaxpr lowered as one replica's program and compiled; each donated
+def _manual(mesh: Mesh, newly_manual_axes: frozenset) -> lowering.ManualAxes:
+    return lowering.ManualAxes(spmd.mesh_shape(mesh), manual_axes(mesh, newly_manual_axes))
+
+
+class _DeviceProgram:
+    """The per-device jaxpr lowered as one device's program and compiled; each donated
     block is aliased to an output block of its type (`tf.aliasing_output`)."""
 
-    def __init__(self, jaxpr: ClosedJaxpr, mesh: Mesh, name: str,
-                 donated: tuple[bool, ...]) -> None:
+    def __init__(self, jaxpr: ClosedJaxpr, mesh: Mesh, newly_manual_axes: frozenset,
+                 name: str, donated: tuple[bool, ...]) -> None:
         count = len(jaxpr.out_avals)
         infos = ["result"] if count == 1 else [f"result[{i}]" for i in range(count)]
         avals = tuple(jaxpr.in_avals)
         aliases = compiler.donation_aliases(avals, donated, jaxpr.out_avals)
         module = lowering.lower_jaxpr_to_module(jaxpr, name, infos,
-                                                replica_axes={mesh_axis(mesh): mesh.size},
+                                                manual=_manual(mesh, newly_manual_axes),
                                                 prefix="pmap", arg_attrs=aliases)
         info = execution.ModuleInfo(module, tuple(range(len(avals))), avals,
                                     tuple(jaxpr.out_avals), donated)
         self.call = compiler.compile_lowered(info, name, jaxpr)
-        # The replicas' threads are readied by the backend that compiled their program.
+        # The devices' threads are readied by the backend that compiled their program.
         self.thread_setup = get_backend(self.call.backend).prepare_replica_thread
         # Argument -> the output its blocks are donated to.
         self.aliased = module.function("main").aliased_outputs
 
 
 @pe.transform_cache
-def _replica_program(jaxpr: ClosedJaxpr, mesh: Mesh, name: str,
-                     donated: tuple[bool, ...]) -> _ReplicaProgram:
-    return _ReplicaProgram(jaxpr, mesh, name, donated)
+def _device_program(jaxpr: ClosedJaxpr, mesh: Mesh, newly_manual_axes: frozenset, name: str,
+                    donated: tuple[bool, ...]) -> _DeviceProgram:
+    return _DeviceProgram(jaxpr, mesh, newly_manual_axes, name, donated)
 
 
 def run_sharded(jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: Sequence[PartitionSpec],
                 out_specs: Sequence[PartitionSpec], args: Sequence[Any], name: str,
-                donated: Sequence[bool] | None = None) -> list[Any]:
+                donated: Sequence[bool] | None = None,
+                newly_manual_axes: frozenset | None = None) -> list[Any]:
     """Runs the per-device `jaxpr` on every device of `mesh` at once, each on its blocks of
     the concrete `args`; the results are the blocks joined, sharded over the devices.
 
-    `donated`: per argument, whether the caller donates it (pmap's `donate_argnums`). As in
-    JAX, a donated Array already laid out on the mesh's devices as its spec cuts it (a pmap
-    result, or any array on a one-device mesh) is deleted, when an output can use it; if its
-    buffer belongs to it alone, the replicas write that output over their blocks of it and
-    the result is that memory. Other donated arguments are left as they are.
+    `donated`: per argument, whether the caller donates it (pmap's `donate_argnums`, over a
+    one-axis mesh). As in JAX, a donated Array already laid out on the mesh's devices as its
+    spec cuts it (a pmap result, or any array on a one-device mesh) is deleted, when an
+    output can use it; if its buffer belongs to it alone, the devices write that output over
+    their blocks of it and the result is that memory. Other donated arguments are left as
+    they are.
     """
-    axis = mesh_axis(mesh)
-    program = _replica_program(jaxpr, mesh, name, tuple(donated or (False,) * len(args)))
+    manual = frozenset(mesh.axis_names if newly_manual_axes is None else newly_manual_axes)
+    program = _device_program(jaxpr, mesh, manual, name,
+                              tuple(donated or (False,) * len(args)))
     taken = [k for k in program.aliased if _placed_as(args[k], in_specs[k], mesh)]
     given = {k: buffer for k in taken
-             if (buffer := _given_buffer(args, k, split_dim(in_specs[k], axis),
-                                         jaxpr.in_avals[k], mesh)) is not None}
-    per_replica = [[_block(x, split_dim(spec, axis), i, aval, given.get(k))
-                    for k, (x, spec, aval) in enumerate(zip(args, in_specs, jaxpr.in_avals,
-                                                            strict=True))]
-                   for i in range(mesh.size)]
+             if (buffer := _given_buffer(args, k, in_specs[k], jaxpr.in_avals[k], mesh))
+             is not None}
+    in_shardings = [_compiler_sharding(mesh, spec, aval.ndim)
+                    for spec, aval in zip(in_specs, jaxpr.in_avals, strict=True)]
+    wholes = [None if k in given else execution.host_buffer(x, aval.dtype)
+              for k, (x, aval) in enumerate(zip(args, jaxpr.in_avals, strict=True))]
+    per_device = [[_block(wholes[k], sharding, p, given.get(k))
+                   for k, sharding in enumerate(in_shardings)]
+                  for p in range(mesh.size)]
     try:
-        outs = replicas.run_replicas(program.call.executable, per_replica, device_ids(mesh),
+        outs = replicas.run_replicas(program.call.executable, per_device, device_ids(mesh),
                                      program.thread_setup, frozenset(given))
     except BaseException:
-        for k in given:  # the replicas may have written the buffers before they failed
+        for k in given:  # the devices may have written the buffers before they failed
             execution.device_array(args[k]).delete()
         raise
     donor_of = {j: k for k, j in program.aliased.items() if k in given}
     results = []
     for j, (spec, aval) in enumerate(zip(out_specs, jaxpr.out_avals, strict=True)):
-        blocks = [outs[i][j] for i in range(mesh.size)]
+        blocks = [outs[p][j] for p in range(mesh.size)]
         k = donor_of.get(j)
-        # The replicas wrote this output over their blocks of a donated buffer laid out as
+        # The devices wrote this output over their blocks of a donated buffer laid out as
         # the output is: the buffer is the result.
         reused = (given[k] if k is not None and in_specs[k] == spec
-                  and all(b is per_replica[i][k] for i, b in enumerate(blocks)) else None)
-        results.append(_join(blocks, split_dim(spec, axis), aval, mesh, reused))
+                  and all(b is per_device[p][k] for p, b in enumerate(blocks)) else None)
+        results.append(_join(blocks, spec, aval, mesh, reused))
     for k in taken:
         execution.device_array(args[k]).delete()
     return results
@@ -245,19 +299,20 @@ def _placed_as(x: Any, spec: PartitionSpec, mesh: Mesh) -> bool:
         NamedSharding(mesh, spec), array.ndim)
 
 
-def _given_buffer(args: Sequence[Any], k: int, dim: int | None, aval: ShapedArray,
+def _given_buffer(args: Sequence[Any], k: int, spec: PartitionSpec, aval: ShapedArray,
                   mesh: Mesh) -> np.ndarray | None:
-    """The buffer of donated argument `k` if the replicas may write their outputs over
+    """The buffer of donated argument `k` if the devices may write their outputs over
     their blocks of it: it belongs to the Array alone (`donatable_buffer`), the Array is no
-    other argument, and each replica's block is a contiguous piece (the blocks of a split
+    other argument, and each device's block is a contiguous piece (a one-axis mesh's split
     along the leading dimensions; a replicated value only on one device)."""
     array = execution.device_array(args[k])
     if any(execution.device_array(x) is array for i, x in enumerate(args) if i != k):
         return None
     buffer = donatable_buffer(array)
     physical = aval.dtype.physical_dtype if dtypes.is_extended(aval.dtype) else aval.dtype
-    if buffer is None or buffer.dtype != physical:
+    if buffer is None or buffer.dtype != physical or len(mesh.axis_names) != 1:
         return None
+    dim = split_dim(spec, mesh_axis(mesh))
     if dim is None:
         return buffer if mesh.size == 1 else None
     return buffer if _cut(buffer, dim, 0, aval.shape[dim]).flags.c_contiguous else None
@@ -268,97 +323,99 @@ def _cut(value: np.ndarray, dim: int, index: int, size: int) -> np.ndarray:
     return value[(slice(None),) * dim + (slice(index * size, (index + 1) * size),)]
 
 
-def _block(x: Any, dim: int | None, index: int, aval: ShapedArray,
+def _block(whole: np.ndarray | None, sharding: TensorSharding, position: int,
            given: np.ndarray | None = None) -> np.ndarray:
-    """Replica `index`'s block of `x` (a key array's base array keeps its key dimensions
-    last, so its blocks are cut the same way); of `given`, the buffer of `x` given up to
-    the replicas, a view."""
-    if given is not None:
-        return given if dim is None else _cut(given, dim, index, aval.shape[dim])
-    value = execution.host_buffer(x, aval.dtype)
-    if dim is None:
-        return value
-    return np.ascontiguousarray(_cut(value, dim, index, aval.shape[dim]))
+    """The block of an argument (its host buffer `whole`; a key array's base array keeps its
+    key dimensions last, so its blocks are cut the same way) the device at mesh `position`
+    holds; of `given`, the buffer given up to the devices, a view."""
+    if given is None:
+        return spmd.block_of(whole, _padded(sharding, whole.ndim), position)
+    index = sharding.block_index(position)
+    shape = sharding.shard_shape(given.shape[:sharding.rank])
+    return given[tuple(slice(i * s, (i + 1) * s) for i, s in zip(index, shape, strict=True))]
 
 
-def _join(blocks: Sequence[np.ndarray], dim: int | None, aval: ShapedArray,
+def _padded(sharding: TensorSharding, rank: int) -> TensorSharding:
+    """`sharding` over a key array's base array (its key dimensions last, whole)."""
+    if rank == sharding.rank:
+        return sharding
+    return sharding.with_dims([*sharding.dims, *[()] * (rank - sharding.rank)])
+
+
+def _join(blocks: Sequence[np.ndarray], spec: PartitionSpec, aval: ShapedArray,
           mesh: Mesh, reused: np.ndarray | None = None) -> Any:
-    """Every replica's block of one result as one Array whose blocks along `dim` live on the
-    mesh's devices (its `sharding`, `devices()` and `addressable_shards` say so); `reused`:
-    the donated buffer the blocks were written over, which the Array then holds."""
+    """Every device's block of one result as one Array whose blocks live on the mesh's
+    devices as `spec` says (its `sharding`, `devices()` and `addressable_shards` say so); along
+    axes the spec leaves out, the block of the device at coordinate 0 (as JAX takes).
+    `reused`: the donated buffer the blocks were written over, which the Array then holds."""
+    whole_aval = _global_aval(aval, spec, mesh)
     if reused is not None:
-        out = execution.result_array(reused, _global_aval(aval, spec_for(dim, mesh_axis(mesh)),
-                                                       mesh))
-    elif dim is None:
-        # A replicated result is the same on every device (JAX returns device 0's).
-        out = execution.result_array(np.array(blocks[0], copy=True), aval)
+        out = execution.result_array(reused, whole_aval)
     else:
-        joined = np.concatenate([np.asarray(b) for b in blocks], axis=dim)
-        out = execution.result_array(joined,
-                                  _global_aval(aval, spec_for(dim, mesh_axis(mesh)), mesh))
+        first = np.asarray(blocks[0])
+        sharding = _padded(_compiler_sharding(mesh, spec, aval.ndim), first.ndim)
+        shape = tuple(b * t for b, t in zip(first.shape, sharding.tiles(), strict=True))
+        whole = np.empty(shape, first.dtype)
+        # Later positions first: the first device holding a block (coordinate 0 along the
+        # axes the spec leaves out) writes it last.
+        for p in reversed(range(len(blocks))):
+            block = np.asarray(blocks[p])
+            whole[tuple(slice(i * s, (i + 1) * s) for i, s in
+                        zip(sharding.block_index(p), block.shape, strict=True))] = block
+        out = execution.result_array(whole, whole_aval)
     # A key array's sharding is its base array's; a float0 result (NumPy) has none.
     array = execution.device_array(out)
     if array is not None:
-        set_sharding(array, NamedSharding(mesh, spec_for(dim, mesh_axis(mesh))))
+        set_sharding(array, NamedSharding(mesh, spec))
     return out
 
 
 # ---------------------------------------------------------------------------------------------
-# Lowering inside a jitted program: the program runs replicated on the mesh's devices; each
-# replica cuts its blocks at the shard_map and the results are gathered back.
+# Lowering inside a jitted program: Shardy's manual computation, which the SPMD partitioner
+# inlines (its region is one device's program).
 
 def _lowering(ctx: lowering.LoweringRuleContext, *args: ir.Value, jaxpr: ClosedJaxpr,
               mesh: Mesh, in_specs: tuple[PartitionSpec, ...],
-              out_specs: tuple[PartitionSpec, ...], **_: Any) -> list[ir.Value]:
+              out_specs: tuple[PartitionSpec, ...], newly_manual_axes: frozenset,
+              **_: Any) -> list[ir.Value]:
     module_context = ctx.module_context
-    if module_context.replica_axes:
+    if module_context.manual is not None:
         raise ValueError("a shard_map (pmap) inside another's per-device function is not "
                          "supported: map the inner function with vmap")
-    module = module_context.module
-    if module.device_assignment not in (None, device_ids(mesh)):
-        raise ValueError(f"one jitted program uses pmaps over different devices: "
-                         f"{list(module.device_assignment)} and {list(device_ids(mesh))}")
-    module.device_assignment = device_ids(mesh)
-    module.attributes["mhlo.num_replicas"] = ir.IntegerAttr(mesh.size, "i32")
-    name = mesh_axis(mesh)
-    in_dims = [split_dim(s, name) for s in in_specs]
-    out_dims = [split_dim(s, name) for s in out_specs]
-    block_avals = [block_aval(a, s, mesh) for a, s in zip(ctx.avals_in, in_specs, strict=True)]
-
-    def replicated(*xs: Any) -> list[Any]:
-        index = parallel.axis_index(name)
-        blocks = [x if d is None else _own_block(x, d, aval.shape, index)
-                  for x, d, aval in zip(xs, in_dims, block_avals, strict=True)]
-        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *blocks)
-        return [o if d is None else parallel.all_gather(o, name, axis=d, tiled=True)
-                for o, d in zip(outs, out_dims, strict=True)]
-
-    with body_axis(mesh):
-        closed = staging.trace_to_jaxpr(replicated, list(ctx.avals_in))
-    module_context.replica_axes = {name: mesh.size}
+    manual = _manual(mesh, newly_manual_axes)
+    for op in module_context.module.walk():
+        if op.opcode == MANUAL and op.attributes["in_shardings"][0].mesh != manual.mesh:
+            raise ValueError(
+                f"one jitted program uses shard_maps (pmaps) over different meshes: "
+                f"{op.attributes['in_shardings'][0].mesh} and {manual.mesh}")
+    # A key array's physical type has its key dimensions last, whole.
+    in_shardings = tuple(_compiler_sharding(mesh, s, lowering.aval_to_type(a).rank)
+                         for s, a in zip(in_specs, ctx.avals_in, strict=True))
+    out_shardings = tuple(_compiler_sharding(mesh, s, lowering.aval_to_type(a).rank)
+                          for s, a in zip(out_specs, ctx.avals_out, strict=True))
+    module_context.module.attributes["mhlo.num_partitions"] = ir.IntegerAttr(
+        manual.mesh.device_count, "i32")
+    region, b = ir.new_region([lowering.aval_to_type(a) for a in jaxpr.in_avals])
+    module_context.manual = manual
     try:
-        return lowering.lower_closed_jaxpr_inline(ctx, closed, args)
+        outs = lowering.jaxpr_subcomp(module_context, b, jaxpr.jaxpr,
+                                      lowering._consts(b, jaxpr), region.block.args)
     finally:
-        module_context.replica_axes = {}
+        module_context.manual = None
+    b.op("sdy.return", list(outs), [])
+    op = ctx.builder.op(MANUAL, list(args),
+                        [lowering.aval_to_type(a) for a in ctx.avals_out],
+                        {"in_shardings": in_shardings, "out_shardings": out_shardings,
+                         "manual_axes": tuple(str(a) for a in manual.axes)}, [region])
+    return list(op.results)
 
 
 lowering.register_lowering(shard_map_p, _lowering)
 
 
-def _own_block(x: Any, dim: int, block_shape: tuple[int, ...], index: Any) -> Any:
-    """This replica's block of `x` along `dim`: a `dynamic_slice` starting at
-    `replica_id * block` (in the form the simplifier knows as a replica's own block of an
-    `all_gather`, which it then skips)."""
-    zero = np.int32(0)
-    starts = [elementwise.mul(index, np.int32(block_shape[dim])) if d == dim else zero
-              for d in range(len(block_shape))]
-    return slicing.dynamic_slice_p.bind(x, *starts, slice_sizes=tuple(block_shape))
-
-
 def _result_shardings(eqn: JaxprEqn) -> list[NamedSharding]:
     mesh = eqn.params["mesh"]
-    return [NamedSharding(mesh, spec_for(split_dim(s, mesh_axis(mesh)), mesh_axis(mesh)))
-            for s in eqn.params["out_specs"]]
+    return [NamedSharding(mesh, s) for s in eqn.params["out_specs"]]
 
 
 execution.result_shardings[shard_map_p] = _result_shardings
@@ -369,9 +426,9 @@ execution.result_shardings[shard_map_p] = _result_shardings
 
 def _jvp(primals: Sequence[Any], tangents: Sequence[Any], **params: Any
          ) -> tuple[list[Any], list[Any]]:
-    jaxpr, mesh = params["jaxpr"], params["mesh"]
+    jaxpr = params["jaxpr"]
     nonzeros = [type(t) is not ad.Zero for t in tangents]
-    with body_axis(mesh):
+    with _body_axis(params):
         jvp_closed, out_nonzeros = pe.jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
     in_specs = params["in_specs"]
     out_specs = params["out_specs"]
@@ -398,16 +455,17 @@ def _partial_eval(trace: ad.TangentStagingTrace, args: Sequence[Any], params: di
                   ) -> list[Any]:
     jaxpr, mesh = params["jaxpr"], params["mesh"]
     in_specs, out_specs = params["in_specs"], params["out_specs"]
+    manual = params["newly_manual_axes"]
     in_unknowns = tuple(trace._is_unknown(a) for a in args)
-    with body_axis(mesh):
+    with body_axis(mesh, manual):
         known, unknown, out_unknowns, sources = pe.split_jaxpr(jaxpr, in_unknowns)
     known_args, unknown_args = pe.partition_list(in_unknowns, args)
     known_in_specs, unknown_in_specs = pe.partition_list(in_unknowns, in_specs)
     known_out_specs, unknown_out_specs = pe.partition_list(out_unknowns, out_specs)
     num_known_outs = len(known_out_specs)
     num_extra = len(known.out_avals) - num_known_outs
-    stacked = _with_stacked_residuals(known, num_known_outs, mesh)
-    per_device = spec_for(0, mesh_axis(mesh))
+    stacked = _with_stacked_residuals(known, num_known_outs, mesh, manual)
+    per_device = per_device_spec(mesh, manual)
     known_outs: list[Any] = []
     if stacked.jaxpr.outvars or pe.jaxpr_has_effects(stacked.jaxpr):
         with core.set_current_trace(trace.parent_trace):
@@ -421,7 +479,7 @@ def _partial_eval(trace: ad.TangentStagingTrace, args: Sequence[Any], params: di
     residual_specs = [PartitionSpec() if kind == "const" else per_device if kind == "res"
                       else spec_pools[kind][where] for kind, where in sources]
     unstacked = _with_unstacked_residuals(unknown, tuple(kind == "res" for kind, _ in sources),
-                                          mesh)
+                                          mesh, manual)
     unknown_outs = staging.DynamicJaxprTrace.process_primitive(
         trace, shard_map_p, [*residuals, *unknown_args],
         _params(params, unstacked, [*residual_specs, *unknown_in_specs], unknown_out_specs))
@@ -438,16 +496,17 @@ def _partial_eval_custom(saveable: Any, unks_in: Sequence[bool], inst_in: Sequen
     known copy returns the residuals stacked per device, the staged copy reads them."""
     closed, mesh = eqn.params["jaxpr"], eqn.params["mesh"]
     in_specs, out_specs = eqn.params["in_specs"], eqn.params["out_specs"]
-    with body_axis(mesh):
+    manual = eqn.params["newly_manual_axes"]
+    with body_axis(mesh, manual):
         known, staged, unks_out, inst_out, num_res = pe.partial_eval_jaxpr_custom(
             closed.jaxpr, unks_in, inst_in, False, False, saveable)
     num_known_outs = len(known.outvars) - num_res
     known_closed = _with_stacked_residuals(ClosedJaxpr(known, closed.consts), num_known_outs,
-                                           mesh)
+                                           mesh, manual)
     staged_closed = _with_unstacked_residuals(ClosedJaxpr(staged, closed.consts),
                                               (True,) * num_res + (False,) * (
-                                                  len(staged.invars) - num_res), mesh)
-    per_device = spec_for(0, mesh_axis(mesh))
+                                                  len(staged.invars) - num_res), mesh, manual)
+    per_device = per_device_spec(mesh, manual)
     known_in_specs, _ = pe.partition_list(unks_in, in_specs)
     known_out_specs, _ = pe.partition_list(unks_out, out_specs)
     _, staged_in_specs = pe.partition_list(inst_in, in_specs)
@@ -474,7 +533,8 @@ pe.partial_eval_jaxpr_custom_rules[shard_map_p] = _partial_eval_custom
 
 
 @pe.transform_cache
-def _with_stacked_residuals(known: ClosedJaxpr, num_outs: int, mesh: Mesh) -> ClosedJaxpr:
+def _with_stacked_residuals(known: ClosedJaxpr, num_outs: int, mesh: Mesh,
+                            manual: frozenset) -> ClosedJaxpr:
     """`known` with its residual outputs (after the first `num_outs`) given a leading
     dimension of size one: the device's block of a per-device stack."""
     if len(known.out_avals) == num_outs:
@@ -484,13 +544,13 @@ def _with_stacked_residuals(known: ClosedJaxpr, num_outs: int, mesh: Mesh) -> Cl
         outs = eval_jaxpr(known.jaxpr, known.consts, *args)
         return [*outs[:num_outs], *[structural.expand_dims(r, (0,)) for r in outs[num_outs:]]]
 
-    with body_axis(mesh):
+    with body_axis(mesh, manual):
         return staging.trace_to_jaxpr(stacked, list(known.in_avals))
 
 
 @pe.transform_cache
 def _with_unstacked_residuals(unknown: ClosedJaxpr, stacked: tuple[bool, ...],
-                              mesh: Mesh) -> ClosedJaxpr:
+                              mesh: Mesh, manual: frozenset) -> ClosedJaxpr:
     """`unknown` reading its `stacked` residual inputs as blocks of a per-device stack."""
     if not any(stacked):
         return unknown
@@ -503,22 +563,23 @@ def _with_unstacked_residuals(unknown: ClosedJaxpr, stacked: tuple[bool, ...],
                      for r, s in zip(args[:count], stacked, strict=True)]
         return eval_jaxpr(unknown.jaxpr, unknown.consts, *residuals, *args[count:])
 
-    with body_axis(mesh):
+    with body_axis(mesh, manual):
         return staging.trace_to_jaxpr(unstacked, [*avals, *unknown.in_avals[count:]])
 
 
 # ---------------------------------------------------------------------------------------------
-# Transposition: shard_map of the transposed jaxpr. A replicated result's value is counted
-# once though every device computes it, so its cotangent is split among them; a replicated
-# operand is read by every device, so its cotangent is the sum of theirs.
+# Transposition: shard_map of the transposed jaxpr. A result replicated over some manual axes
+# is counted once though each of their devices computes it, so its cotangent is split among
+# them; an operand replicated over some is read by each of their devices, so its cotangent is
+# the sum of theirs.
 
 def _transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[Any]:
     jaxpr, mesh = params["jaxpr"], params["mesh"]
     in_specs, out_specs = params["in_specs"], params["out_specs"]
     in_linear = tuple(ad.is_undefined_primal(a) for a in args)
     out_zeros = tuple(type(ct) is ad.Zero for ct in cts)
-    transposed, in_zeros = _transposed_body(jaxpr, in_linear, out_zeros, mesh, in_specs,
-                                            out_specs)
+    transposed, in_zeros = _transposed_body(jaxpr, in_linear, out_zeros, mesh,
+                                            params["newly_manual_axes"], in_specs, out_specs)
     nonlinear_args = [a for a, lin in zip(args, in_linear, strict=True) if not lin]
     nonlinear_specs = [s for s, lin in zip(in_specs, in_linear, strict=True) if not lin]
     nonzero_cts = [ct for ct in cts if type(ct) is not ad.Zero]
@@ -532,27 +593,31 @@ def _transpose(cts: Sequence[Any], *args: Any, **params: Any) -> list[Any]:
 
 @pe.transform_cache
 def _transposed_body(jaxpr: ClosedJaxpr, in_linear: tuple[bool, ...],
-                     out_zeros: tuple[bool, ...], mesh: Mesh,
+                     out_zeros: tuple[bool, ...], mesh: Mesh, manual: frozenset,
                      in_specs: tuple[PartitionSpec, ...], out_specs: tuple[PartitionSpec, ...]
                      ) -> tuple[ClosedJaxpr, list[bool]]:
-    name = mesh_axis(mesh)
-    with body_axis(mesh):
+    axes = manual_axes(mesh, manual)
+
+    def replicated_over(spec: PartitionSpec) -> tuple[Any, ...]:
+        return tuple(a for a in axes if a not in spec_axes(spec))
+
+    with body_axis(mesh, manual):
         transposed, in_zeros = pe.transpose_jaxpr(jaxpr, in_linear, out_zeros)
     num_nonlinear = len(in_linear) - sum(in_linear)
-    ct_replicated = [split_dim(s, name) is None
-                     for s, z in zip(out_specs, out_zeros, strict=True) if not z]
+    ct_replicated = [replicated_over(s) for s, z in zip(out_specs, out_zeros, strict=True)
+                     if not z]
     linear_specs = [s for s, lin in zip(in_specs, in_linear, strict=True) if lin]
-    result_replicated = [split_dim(s, name) is None
+    result_replicated = [replicated_over(s)
                          for s, z in zip(linear_specs, in_zeros, strict=True) if not z]
 
     def adjusted(*args: Any) -> list[Any]:
-        cts = [_scale(ct, 1 / mesh.size) if rep else ct
-               for ct, rep in zip(args[num_nonlinear:], ct_replicated, strict=True)]
+        cts = [_scale(ct, 1 / math.prod(mesh.shape[a] for a in over)) if over else ct
+               for ct, over in zip(args[num_nonlinear:], ct_replicated, strict=True)]
         outs = eval_jaxpr(transposed.jaxpr, transposed.consts, *args[:num_nonlinear], *cts)
-        return [_sum_over(o, name) if rep else o
-                for o, rep in zip(outs, result_replicated, strict=True)]
+        return [_sum_over(o, over) if over else o
+                for o, over in zip(outs, result_replicated, strict=True)]
 
-    with body_axis(mesh):
+    with body_axis(mesh, manual):
         return staging.trace_to_jaxpr(adjusted, list(transposed.in_avals)), in_zeros
 
 
@@ -566,8 +631,8 @@ def _scale(ct: Any, factor: float) -> Any:
     return elementwise.mul(ct, np.asarray(factor, core.get_aval(ct).dtype))
 
 
-def _sum_over(ct: Any, name: Any) -> Any:
-    return parallel.psum(ct, name) if _differentiable(ct) else ct
+def _sum_over(ct: Any, axes: tuple[Any, ...]) -> Any:
+    return parallel.psum(ct, axes) if _differentiable(ct) else ct
 
 
 ad.primitive_transposes[shard_map_p] = _transpose
@@ -579,11 +644,11 @@ ad.primitive_transposes[shard_map_p] = _transpose
 
 def _batcher(axis_data: batching.AxisData, vals: Sequence[Any], dims: Sequence[int | None],
              **params: Any) -> tuple[list[Any], list[int | None]]:
-    jaxpr, mesh = params["jaxpr"], params["mesh"]
+    jaxpr = params["jaxpr"]
     vals = [v if d is None else batching.moveaxis(v, d, 0)
             for v, d in zip(vals, dims, strict=True)]
     in_dims = tuple(None if d is None else 0 for d in dims)
-    with body_axis(mesh):
+    with _body_axis(params):
         batched, out_dims = _batch_body(jaxpr, axis_data, in_dims)
     in_specs = [s if d is None else PartitionSpec(None, *s)
                 for s, d in zip(params["in_specs"], in_dims, strict=True)]

@@ -50,9 +50,7 @@ def refine_shapes(module: ir.Module, arg_types: Sequence[ir.Type]) -> ir.Module:
     refiner = _Refiner(module)
     main = module.function("main")
     refiner.specialize(main, list(arg_types), [None] * len(arg_types), "main")
-    out = ir.Module(module.name, refiner.functions, dict(module.attributes),
-                    module.device_assignment)
-    return out
+    return ir.Module(module.name, refiner.functions, dict(module.attributes))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,7 +20,8 @@ replicated. Per op, a rule says which dimensions of its operands and results cor
 
 A sharding constraint (`sdy.sharding_constraint`, `with_sharding_constraint`) fixes its
 result's sharding from the start, as an argument's; through it, shardings flow as through an
-identity. Other ops (gather, scatter, convolution, control flow, custom calls, sort ...) take
+identity. A manual computation (`shard_map`) fixes its results' shardings, and asks for its
+operands' (backward). Other ops (gather, scatter, convolution, control flow, custom calls, sort ...) take
 and give replicated values for now: correct (the partitioner gathers their operands), not
 yet split.
 """
@@ -31,7 +32,7 @@ from typing import Callable, Sequence
 
 from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Block, Op, Value
-from justjax._src.hlo.sharding import CONSTRAINT, MeshShape, TensorSharding, replicated
+from justjax._src.hlo.sharding import CONSTRAINT, MANUAL, MeshShape, TensorSharding, replicated
 
 __all__ = ["carry", "constraints", "correspondence", "DimMap", "fits", "invert", "propagate",
            "ShardingMismatchError"]
@@ -78,8 +79,15 @@ def propagate(function: ir.Function, seeds: dict[Value, TensorSharding]) -> dict
 
 
 def constraints(block: Block) -> dict[Value, TensorSharding]:
-    """The shardings the sharding constraints of `block` (its top level) fix."""
-    return {op.result: op.attributes["sharding"] for op in block.ops if op.opcode == CONSTRAINT}
+    """The shardings the sharding constraints and manual computations (their results) of
+    `block` (its top level) fix."""
+    fixed = {}
+    for op in block.ops:
+        if op.opcode == CONSTRAINT:
+            fixed[op.result] = op.attributes["sharding"]
+        elif op.opcode == MANUAL:
+            fixed.update(zip(op.results, op.attributes["out_shardings"], strict=True))
+    return fixed
 
 
 def _values(block: Block) -> list[Value]:
@@ -308,7 +316,11 @@ def _forward(op: Op, found: dict[Value, TensorSharding], mesh: MeshShape) -> boo
 
 
 def _backward(op: Op, found: dict[Value, TensorSharding]) -> bool:
-    """Each operand's sharding from the result's, through the op's correspondence."""
+    """Each operand's sharding from the result's, through the op's correspondence (a manual
+    computation's operands: the shardings it takes them in)."""
+    if op.opcode == MANUAL:
+        return any([_set(found, v, s) for v, s in zip(op.operands, op.attributes["in_shardings"],
+                                                       strict=True)])
     maps = correspondence(op)
     target = found.get(op.result) if maps is not None else None
     if target is None:

@@ -477,46 +477,6 @@ def _dynamic_slice(rw: _Rewriter, op: Op) -> Value | None:
                    strides=(1,) * out.rank)
 
 
-def _own_block_of_all_gather(rw: _Rewriter, op: Op) -> Value | None:
-    """A replica's own block of an `all_gather` over all replicas in order is the operand it
-    gave: `dynamic_slice(all_gather(x, dim d), 0.., replica_id * x.shape[d], 0..)` is `x`
-    (XLA's AllGatherDynamicSliceSimplifier). A pmap inside a jitted program gathers its
-    results and slices them again where the next pmap reads them."""
-    gather = rw.source(op.operands[0], "stablehlo.all_gather")
-    if gather is None:
-        return None
-    x = gather.operands[0]
-    groups = np.asarray(gather.attributes["replica_groups"])
-    if (x.type != op.result.type or groups.ndim != 2 or groups.shape[0] != 1
-            or not np.array_equal(groups[0], np.arange(groups.shape[1]))):
-        return None
-    dim = gather.attributes["all_gather_dim"].value
-    for d, start in enumerate(op.operands[1:]):
-        if d == dim:
-            if not _is_replica_offset(rw, start, x.type.shape[d]):
-                return None
-        elif not rw.is_value(start, 0):
-            return None
-    return x
-
-
-def _is_replica_offset(rw: _Rewriter, v: Value, block: int) -> bool:
-    """Whether `v` is `convert(replica_id) * block`."""
-    if block != 1:
-        product = rw.source(v, "stablehlo.multiply")
-        if product is None:
-            return False
-        a, b = product.operands
-        if rw.is_value(a, block):
-            a, b = b, a
-        if not rw.is_value(b, block):
-            return False
-        v = a
-    converted = rw.source(v, "stablehlo.convert")
-    return (converted is not None
-            and rw.source(converted.operands[0], "stablehlo.replica_id") is not None)
-
-
 def _dynamic_update_slice(rw: _Rewriter, op: Op) -> Value | None:
     """An update covering the whole operand is the result (its starts clamp to 0)."""
     update = op.operands[1]
@@ -533,7 +493,7 @@ CANONICAL_RULES: dict[str, list[Rule]] = {
     "stablehlo.pad": [_pad],
     "stablehlo.concatenate": [_concatenate],
     "stablehlo.reverse": [_reverse],
-    "stablehlo.dynamic_slice": [_dynamic_slice, _own_block_of_all_gather],
+    "stablehlo.dynamic_slice": [_dynamic_slice],
     "stablehlo.dynamic_update_slice": [_dynamic_update_slice],
 }
 

@@ -37,9 +37,10 @@ from justjax._src.hlo.passes import sharding_propagation as propagation
 from justjax._src.hlo.passes.all_reduce_combiner import AllReduceCombiner
 from justjax._src.hlo.passes.inline import CallInlining
 from justjax._src.hlo.passes.pipeline import Pass
-from justjax._src.hlo.passes.util import clone_ops, free_values, replace_uses
-from justjax._src.hlo.sharding import (CONSTRAINT, SHARDING, MeshShape, TensorSharding,
-                                       is_sharded, replicated)
+from justjax._src.hlo.passes.util import (clone_ops, free_values, replace_uses,
+                                            replace_uses_map)
+from justjax._src.hlo.sharding import (CONSTRAINT, MANUAL, SHARDING, MeshShape,
+                                       TensorSharding, is_sharded, replicated)
 
 __all__ = ["SpmdPartitioner", "UnevenShardingError"]
 _I32 = np.dtype(np.int32)
@@ -69,10 +70,14 @@ class SpmdPartitioner(Pass):
         for value, sharding in {**seeds, **propagation.constraints(main.body)}.items():
             _check_even(value, sharding)
         shardings = propagation.propagate(main, seeds)
-        if not shardings:
+        manual = next((op for op in module.walk() if op.opcode == MANUAL), None)
+        if shardings:
+            mesh = next(iter(shardings.values())).mesh
+        elif manual is not None:  # manual computations only in loops and branches
+            mesh = manual.attributes["in_shardings"][0].mesh
+        else:
             module.attributes.pop("mhlo.num_partitions", None)
             return True
-        mesh = next(iter(shardings.values())).mesh
         _Partitioner(main, shardings, mesh).run()
         AllReduceCombiner().run(module)
         module.attributes["mhlo.num_partitions"] = ir.IntegerAttr(mesh.device_count, "i32")
@@ -239,6 +244,14 @@ class _Partitioner:
             sharding = op.attributes["sharding"]
             self.local[op.result] = {sharding: self.get(op.operands[0], sharding)}
             return
+        if op.opcode == MANUAL:
+            operands = [self.get(v, s) for v, s in zip(op.operands, op.attributes["in_shardings"],
+                                                       strict=True)]
+            results = self._inline_manual(op, operands)
+            for old, new, sharding in zip(op.results, results, op.attributes["out_shardings"],
+                                          strict=True):
+                self.local[old] = {sharding: new}
+            return
         maps = propagation.correspondence(op)
         if maps is None:
             self._whole(op)
@@ -343,9 +356,51 @@ class _Partitioner:
                          {"replica_groups": self.mesh.groups(list(axes)).astype(np.int64)},
                          [region]).result
 
+    def _inline_manual(self, op: Op, operands: Sequence[Value]) -> list[Value]:
+        """A manual computation's region (one device's program) emitted on `operands`, its
+        blocks; returns its results, blocks of the `out_shardings`."""
+        body = op.regions[0].block
+        mapping = dict(zip(body.args, operands, strict=True))
+        self.block.ops.extend(clone_ops(body.ops[:-1], mapping))
+        return [mapping.get(v, v) for v in body.terminator.operands]
+
+    def _expand_nested_manuals(self, block: ir.Block) -> None:
+        """Rewrites the manual computations inside `block` (a loop body or branch run whole,
+        on replicated values): each device cuts its blocks of the operands, runs the region,
+        and the results are gathered whole again."""
+        for op in block.ops:
+            for region in op.regions:
+                self._expand_nested_manuals(region.block)
+        if not any(op.opcode == MANUAL for op in block.ops):
+            return
+        saved = (self.block, self.b, self._partition)
+        self.block = ir.Block(block.args, [])
+        self.b, self._partition = Builder(self.block), None
+        renamed: dict[Value, Value] = {}
+        try:
+            for op in block.ops:
+                op.operands = [renamed.get(v, v) for v in op.operands]
+                if op.opcode != MANUAL:
+                    self.block.ops.append(op)
+                    continue
+                operands = [self._slice_block(v, replicated(self.mesh, _rank(v)), s, v.type)
+                            for v, s in zip(op.operands, op.attributes["in_shardings"],
+                                            strict=True)]
+                results = self._inline_manual(op, operands)
+                for old, new, sharding in zip(op.results, results,
+                                              op.attributes["out_shardings"], strict=True):
+                    renamed[old] = self._reshard(new, sharding,
+                                                 replicated(self.mesh, _rank(old)), old.type)
+            replace_uses_map(self.block, renamed)
+            block.ops = self.block.ops
+        finally:
+            self.block, self.b, self._partition = saved
+
     def _whole(self, op: Op) -> None:
         """`op` run on whole values: its operands (and what its regions read from outside)
         replicated; its results replicated."""
+        for region in op.regions:
+            self._expand_nested_manuals(region.block)
         mapping = {}
         for v in free_values(op):
             if v in self.local:

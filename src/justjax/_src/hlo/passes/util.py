@@ -83,7 +83,7 @@ def clone_module(module: ir.Module) -> ir.Module:
     functions = [ir.Function(fn.name, _clone_block(fn.body, mapping), list(fn.result_types),
                              fn.visibility, copy.copy(fn.arg_attrs), copy.copy(fn.result_attrs))
                  for fn in module.functions]
-    return ir.Module(module.name, functions, dict(module.attributes), module.device_assignment)
+    return ir.Module(module.name, functions, dict(module.attributes))
 
 
 def _callees(op: Op) -> Iterator[str]:

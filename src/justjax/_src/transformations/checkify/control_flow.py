@@ -204,12 +204,13 @@ def _shard_map_error_check(error: Error, enabled_errors: frozenset, *args: Any,
                            **params: Any) -> tuple[Error, list]:
     body, consts = without_consts(jaxpr)
     effects = sorted_effects(error)
-    with shard_map.body_axis(mesh):  # the body's collectives see the mesh axis
+    manual = params["newly_manual_axes"]
+    with shard_map.body_axis(mesh, manual):  # the body's collectives see the manual axes
         checked = checkify_closed_jaxpr(body, enabled_errors, effects, len(consts))
         n = checked.num_out_leaves
         stacked_body = _stacked_error_body(checked.jaxpr, n)
     leaves = error_leaves(error, effects)
-    per_device = PartitionSpec(shard_map.mesh_axis(mesh))
+    per_device = shard_map.per_device_spec(mesh, manual)
     outs = shard_map.shard_map_p.bind(
         *consts, *leaves, *args, jaxpr=stacked_body, mesh=mesh,
         in_specs=(PartitionSpec(),) * (len(consts) + len(leaves)) + tuple(in_specs),
