@@ -63,6 +63,7 @@ from justjax._src.runtime.sharding import NamedSharding as NamedSharding
 from justjax._src.lax.sharding_constraint import reshard as reshard
 from justjax._src.compilation.jit import jit as jit
 from justjax._src.transformations.pmap import pmap as pmap
+from justjax._src.transformations.shard_map_api import shard_map as shard_map
 from justjax._src.explain.report import explain as explain
 from justjax._src.transformations.custom_derivatives import custom_jvp as custom_jvp
 from justjax._src.transformations.custom_derivatives import custom_vjp as custom_vjp

@@ -312,7 +312,9 @@ def run(executable: Any, layout: SpmdLayout, buffers: Sequence[np.ndarray],
         first = np.asarray(outs[0][k])
         whole = np.empty(tuple(b * t for b, t in zip(first.shape, sharding.tiles(), strict=True)),
                          first.dtype)
-        for p in range(count):
+        # Later positions first: where devices hold the same block (the axes the sharding
+        # leaves out), the first one's is the value, as JAX reads a replicated result.
+        for p in reversed(range(count)):
             block = np.asarray(outs[p][k])
             whole[tuple(slice(i * s, (i + 1) * s) for i, s in
                         zip(sharding.block_index(p), block.shape, strict=True))] = block

@@ -1,0 +1,287 @@
+"""`jax.shard_map`: a function written for one device's blocks, mapped over a mesh.
+
+`shard_map(f, mesh=..., in_specs=..., out_specs=...)(*args)` checks the specs against the
+mesh and the arguments (JAX 0.10.2's errors), traces `f` on each argument's block with the
+manual axes bound (collectives over them work inside), checks with `check_vma` that results
+the out_specs call replicated over an axis do not vary along it (`varying_axes.py`), and binds
+the `shard_map` primitive (`shard_map.py`): run at once on concrete arrays, staged under a
+transformation.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable, Sequence
+
+from justjax._src.core import core
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.jaxpr import ClosedJaxpr
+from justjax._src.interpreters import partial_eval as pe
+from justjax._src.interpreters import staging
+from justjax._src.pytrees import tree_util
+from justjax._src.pytrees.tree_errors import prefix_errors
+from justjax._src.runtime import mesh as mesh_lib
+from justjax._src.runtime.mesh import AbstractMesh, Mesh
+from justjax._src.runtime.partition_spec import PartitionSpec
+from justjax._src.runtime.sharding import NamedSharding, _check_spec
+from justjax._src.transformations import shard_map as shard_map_lib
+from justjax._src.transformations import varying_axes
+
+__all__ = ["shard_map"]
+
+
+class _Infer:
+    """`in_specs` not given: each argument's spec is read off its sharding."""
+
+    def __repr__(self) -> str:
+        return "Infer"
+
+
+Infer = _Infer()
+
+
+def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = Infer,
+              mesh: Mesh | AbstractMesh | None = None, axis_names: Any = frozenset(),
+              check_vma: bool = True) -> Any:
+    """Maps `f` over the devices of `mesh`: each device runs `f` on its blocks of the
+    arguments (`in_specs`: a PartitionSpec per argument, or a prefix of the arguments'
+    pytree; P() gives the whole value), and the results are assembled from the devices'
+    blocks as `out_specs` say. Collectives over the mesh axes (`psum`, `all_gather`,
+    `ppermute`, `axis_index` ...) work inside `f`.
+
+    Args:
+      f: the per-device function (omitted: returns a decorator).
+      out_specs: a PartitionSpec per result, or a prefix of the results' pytree.
+      in_specs: as `out_specs`, for the positional arguments; omitted, read off the
+        arguments' shardings (`NamedSharding`s over `mesh`; P() for other values).
+      mesh: the mesh; by default the one set with `jax.set_mesh`.
+      axis_names: the mesh axes `f` is per-device over (by default all); along the others
+        `f` sees whole values.
+      check_vma: check that a result the out_specs replicate over an axis cannot vary along
+        it (ValueError otherwise).
+    """
+    if f is None:
+        return functools.partial(shard_map, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
+                                 axis_names=axis_names, check_vma=check_vma)
+    if not callable(f):
+        raise TypeError(f"shard_map requires a callable for its first argument, got {f!r}")
+    mapped = _ShardMapped(f, out_specs, in_specs, mesh, frozenset(axis_names), check_vma)
+
+    @functools.wraps(f)
+    def wrapped(*args: Any) -> Any:
+        return mapped(args)
+
+    return wrapped
+
+
+class _ShardMapped:
+    def __init__(self, f: Callable, out_specs: Any, in_specs: Any, mesh: Any,
+                 axis_names: frozenset, check_vma: bool) -> None:
+        self.f = f
+        self.name = getattr(f, "__name__", type(f).__name__)
+        self.out_specs = out_specs
+        self.in_specs = in_specs
+        self.given_mesh = mesh
+        self.axis_names = axis_names
+        self.check_vma = check_vma
+
+    def _mesh(self) -> Mesh:
+        mesh = self.given_mesh
+        if mesh is None:
+            mesh = mesh_lib.get_concrete_mesh()
+            if mesh.empty:
+                mesh = mesh_lib.get_resource_mesh()
+            if mesh.empty:
+                raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` "
+                                 "to enter into a mesh context")
+        if isinstance(mesh, AbstractMesh):
+            concrete = mesh_lib.get_concrete_mesh()
+            if concrete.empty or concrete.abstract_mesh != mesh:
+                raise ValueError(f"shard_map over the abstract mesh {mesh} needs the concrete "
+                                 "mesh of its devices set with `jax.set_mesh`")
+            mesh = concrete
+        if not isinstance(mesh, Mesh):
+            raise TypeError(f"shard_map requires a `jax.sharding.Mesh` instance for its "
+                            f"second argument, but got {mesh} of type {type(mesh)}.")
+        return mesh
+
+    def __call__(self, args: tuple[Any, ...]) -> Any:
+        mesh = self._mesh()
+        manual = self.axis_names or frozenset(mesh.axis_names)
+        unknown = [a for a in manual if a not in mesh.axis_names]
+        if unknown:
+            raise ValueError(f"shard_map axis_names {sorted(map(str, unknown))} are not axes "
+                             f"of the mesh {mesh}")
+        flat, in_tree = tree_util.tree_flatten(args)
+        in_specs = (self._inferred(flat, mesh) if self.in_specs is Infer
+                    else self._broadcast(self.in_specs, args, "in_specs"))
+        avals = [core.get_aval(x) for x in flat]
+        for spec in in_specs:
+            self._check_axes(spec, mesh, manual, "in_specs")
+        self._check_args(flat, in_tree, avals, in_specs, mesh, args)
+        block_avals = [shard_map_lib.block_aval(a, s, mesh)
+                       for a, s in zip(avals, in_specs, strict=True)]
+        found: dict[str, Any] = {}
+
+        def per_device(*blocks: Any) -> list[Any]:
+            out_flat, out_tree = tree_util.tree_flatten(
+                self.f(*tree_util.tree_unflatten(in_tree, blocks)))
+            found["out_tree"] = out_tree
+            return out_flat
+
+        with shard_map_lib.body_axis(mesh, manual):
+            closed = staging.trace_to_jaxpr(per_device, block_avals,
+                                            staging.debug_info("shard_map", self.f))
+        out_tree = found["out_tree"]
+        out_specs = self._broadcast(self.out_specs, tree_util.tree_unflatten(
+            out_tree, [None] * out_tree.num_leaves), "out_specs")
+        for spec in out_specs:
+            self._check_axes(spec, mesh, manual, "out_specs")
+        self._check_outs(closed.out_avals, out_specs)
+        consts = list(closed.consts)
+        body = ClosedJaxpr(pe.name_unused_outputs(pe.convert_constvars_jaxpr(closed.jaxpr)), [])
+        all_in_specs = [PartitionSpec()] * len(consts) + list(in_specs)
+        if self.check_vma:
+            self._check_replication(body, all_in_specs, out_specs, mesh, manual)
+        outs = shard_map_lib.bind([*consts, *flat], body, mesh, all_in_specs, out_specs,
+                                  newly_manual_axes=manual, check_vma=self.check_vma)
+        return tree_util.tree_unflatten(out_tree, outs)
+
+    # -- specs ----------------------------------------------------------------------------------
+
+    def _broadcast(self, specs: Any, tree: Any, what: str) -> list[PartitionSpec]:
+        """`specs` (a prefix of `tree`) repeated for each leaf; JAX's prefix error else."""
+        if isinstance(specs, PartitionSpec):
+            leaves = [specs] * len(tree_util.tree_leaves(tree, is_leaf=lambda x: x is None))
+        else:
+            leaves = []
+
+            def add(spec: Any, subtree: Any) -> None:
+                leaves.extend([spec] * len(tree_util.tree_leaves(
+                    subtree, is_leaf=lambda x: x is None)))
+
+            try:
+                tree_util.tree_map(add, specs, tree, is_leaf=lambda x: x is None)
+            except ValueError:
+                errors = prefix_errors(specs, tree, is_leaf=lambda x: x is None)
+                raise errors[0](f"shard_map {what}") from None
+        for spec in leaves:
+            if spec is not None and not isinstance(spec, PartitionSpec):
+                raise TypeError(f"shard_map {what} must be PartitionSpecs (or pytrees of them),"
+                                f" got {spec!r}")
+        return [PartitionSpec() if s is None else s for s in leaves]
+
+    def _inferred(self, flat: Sequence[Any], mesh: Mesh) -> list[PartitionSpec]:
+        specs = []
+        for x in flat:
+            sharding = getattr(x, "sharding", None) if not isinstance(x, core.Tracer) else None
+            specs.append(sharding.spec if isinstance(sharding, NamedSharding)
+                         and sharding.mesh == mesh else PartitionSpec())
+        return specs
+
+    @staticmethod
+    def _check_axes(spec: PartitionSpec, mesh: Mesh, manual: frozenset, what: str) -> None:
+        for axis in shard_map_lib.spec_axes(spec):
+            if axis not in manual:
+                raise ValueError(f"shard_map {what} argument must refer to an axis marked as "
+                                 f"manual ({manual}), but:\n\n  {what} refers to {axis!r}\n\n"
+                                 f"Check the {what} values passed to shard_map.")
+        _check_spec(mesh, spec)
+
+    def _mesh_text(self, mesh: Mesh) -> str:
+        return (f"The mesh given has shape {tuple(mesh.axis_sizes)} with corresponding axis "
+                f"names {tuple(mesh.axis_names)}.")
+
+    def _check_args(self, flat: Sequence[Any], in_tree: Any, avals: Sequence[ShapedArray],
+                    specs: Sequence[PartitionSpec], mesh: Mesh, args: tuple[Any, ...]) -> None:
+        paths = [tree_util.keystr(p) for p, _ in
+                 tree_util.tree_flatten_with_path(args)[0]]
+        for k, (aval, spec) in enumerate(zip(avals, specs, strict=True)):
+            where = f"args{paths[k]}"
+            bound = self._bound(where, args)
+            if len(spec) > aval.ndim:
+                raise ValueError(
+                    f"shard_map applied to the function '{self.name}' was given an in_specs "
+                    "entry which is too long to be compatible with the corresponding input "
+                    f"value from the function:\n\nin_specs is {spec} which has length "
+                    f"{len(spec)}, but the passed {where}{bound}, has shape "
+                    f"{aval.str_short(short_dtypes=False)}, which has rank {aval.ndim} (and "
+                    f"{aval.ndim} < {len(spec)})\n\nEntries in in_specs must be of length no "
+                    "greater than the number of axes in the corresponding input value.\n\n"
+                    f"Either revise the spec to be shorter, or modify '{self.name}' so that its "
+                    "inputs have sufficient rank.\n\nFor scalar values (rank 0), consider "
+                    "using an in_specs entry of `P()`, where `P = jax.sharding.PartitionSpec`.")
+            for d, entry in enumerate(spec):
+                axes = shard_map_lib._entry_axes(entry)
+                size = 1
+                for a in axes:
+                    size *= mesh.shape[a]
+                if axes and aval.shape[d] % size:
+                    names = (f"mesh axis {axes[0]!r} (of size {size})" if len(axes) == 1 else
+                             f"mesh axes {axes} (of total size {size})")
+                    raise ValueError(
+                        f"shard_map applied to the function '{self.name}' was given argument "
+                        "arrays with axis sizes that are not evenly divisible by the "
+                        "corresponding mesh axis sizes:\n\n" + self._mesh_text(mesh)
+                        + f"\n\nthe passed {where} of shape "
+                        f"{aval.str_short(short_dtypes=False)}{bound}, corresponds to in_specs "
+                        f"of value {spec}, which maps array axis {d} (of size {aval.shape[d]}) "
+                        f"to {names}, but {size} does not evenly divide {aval.shape[d]}\n\n"
+                        "Array arguments' axis sizes must be evenly divisible by the mesh axis "
+                        "or axes indicated by the corresponding elements of the argument's "
+                        "in_specs entry. Consider checking that in_specs are correct, and if so"
+                        " consider changing the mesh axis sizes or else padding the input and "
+                        f"adapting '{self.name}' appropriately.")
+
+    def _bound(self, where: str, args: tuple[Any, ...]) -> str:
+        """`, where args[1] is bound to f's parameter 'b'` (nothing when unknown)."""
+        try:
+            parameters = list(inspect.signature(self.f).parameters.values())
+        except (TypeError, ValueError):
+            return ""
+        position = int(where[len("args["):].split("]", 1)[0])
+        if position >= len(parameters) or parameters[position].kind not in (
+                inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            return ""
+        head = f"args[{position}]"
+        return f", where {head} is bound to {self.name}'s parameter '{parameters[position].name}'"
+
+    def _check_outs(self, avals: Sequence[ShapedArray], specs: Sequence[PartitionSpec]) -> None:
+        for aval, spec in zip(avals, specs, strict=True):
+            if len(spec) > aval.ndim:
+                raise ValueError(
+                    f"shard_map applied to the function '{self.name}' was given an out_specs "
+                    "entry which is too long to be compatible with the corresponding output "
+                    f"value from the function:\n\nout_specs is {spec} which has length "
+                    f"{len(spec)}, but {self.name}(*args) has shape "
+                    f"{aval.str_short(short_dtypes=False)}, which has rank {aval.ndim} (and "
+                    f"{aval.ndim} < {len(spec)})\n\nEntries in out_specs must be of length no "
+                    "greater than the number of axes in the corresponding output value.\n\n"
+                    f"Either revise the spec to be shorter, or modify '{self.name}' so that its "
+                    "outputs have sufficient rank.")
+
+    def _check_replication(self, body: ClosedJaxpr, in_specs: Sequence[PartitionSpec],
+                           out_specs: Sequence[PartitionSpec], mesh: Mesh,
+                           manual: frozenset) -> None:
+        """JAX's error for a result that may vary along a manual axis its spec leaves out."""
+        varying = varying_axes.infer(body.jaxpr,
+                                     [shard_map_lib.spec_axes(s) & manual for s in in_specs])
+        for spec, found in zip(out_specs, varying, strict=True):
+            allowed = shard_map_lib.spec_axes(spec)
+            extra = (found & manual) - allowed
+            if not extra:
+                continue
+
+            def text(axes: Any) -> str:
+                return "{" + ", ".join(str(a) for a in mesh.axis_names if a in axes) + "}"
+
+            raise ValueError(
+                f"shard_map applied to the function '{self.name}' was given out_specs which "
+                "require replication which can't be statically inferred given the mesh:\n\n"
+                + self._mesh_text(mesh) + f"\n\nout_specs is {spec} which implies that the "
+                "corresponding output value is only varying across mesh axes "
+                f"{text(allowed)} and not {text(extra)}, but it was inferred to be possibly "
+                f"varying over {text(found & manual)}\n\nCheck if these output values are meant "
+                "to be replicated over those mesh axes. If not, consider revising the "
+                "corresponding out_specs entries. If so, consider disabling the check by "
+                "passing the check_vma=False argument to `jax.shard_map`.")
