@@ -65,6 +65,8 @@ def main() -> None:
         print(f"{name}: {value.sharding.spec}, shards of shape "
               f"{value.addressable_shards[0].data.shape} on {len(value.sharding.device_set)} "
               "devices")
+    print("w1's blocks and the devices holding them:")
+    jax.debug.visualize_array_sharding(trained["w1"])
     print(f"collectives in the partitioned step: {collectives}")
     print("loss, sharded over the mesh:", [round(v, 6) for v in sharded_losses])
     print("loss, on one device:        ", [round(v, 6) for v in losses])

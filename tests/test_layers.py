@@ -42,7 +42,8 @@ LAYER_OF_PREFIX = [
     ("justjax._src.compilation.jit", 5), ("justjax._src.compilation.stages", 5), ("justjax._src.compilation.compiler", 5),
     ("justjax._src.compilation.execution", 5), ("justjax._src.compilation.spmd", 5),
     ("justjax._src.compilation.xla_bridge", 5),
-    ("justjax._src.transformations.shard_map", 5), ("justjax._src.hijax", 5), ("justjax._src.debug.callbacks", 5),
+    ("justjax._src.transformations.shard_map", 5), ("justjax._src.transformations.varying_axes", 5),
+    ("justjax._src.hijax", 5), ("justjax._src.debug.callbacks", 5),
     ("justjax._src.debug.debugger", 5), ("justjax._src.transformations.custom_batching", 5),
     ("justjax._src.compilation.dispatch", 5), ("justjax._src.transformations.ad_util", 5),
     # checkify: a transformation over lax, its control flow and jit.
@@ -52,7 +53,8 @@ LAYER_OF_PREFIX = [
     ("justjax._src.scipy.optimize", 7),
     ("justjax._src.scipy", 6), ("justjax._src.pytrees.flatten_util", 6), ("justjax._src.image", 6),
     ("justjax._src.api", 7), ("justjax._src.transformations.autodiff", 7), ("justjax._src.api_util", 7),
-    ("justjax._src.transformations.pmap", 7), ("justjax._src.transformations.saved_residuals", 7), ("justjax._src.jax_alias", 8),
+    ("justjax._src.transformations.pmap", 7), ("justjax._src.transformations.shard_map_api", 7),
+    ("justjax._src.transformations.saved_residuals", 7), ("justjax._src.jax_alias", 8),
     ("justjax._src.export", 7),
     ("justjax._src.environment", 8), ("justjax._src.ode", 8),
     # JAX's example libraries are written against the public API, as JAX's are.
