@@ -17,13 +17,15 @@ replicated. Per op, a rule says which dimensions of its operands and results cor
 | dot_general | batch to batch, each operand's free dimensions to the result's; contracting dimensions split the same way on both sides are summed by an all-reduce, the result replicated over their axes |
 | reduce | the kept dimensions to the result's, in order (reduced axes summed by an all-reduce) |
 | slice, pad, reverse, concatenate | the dimensions they leave whole |
+| convolution (ungrouped) | batch to batch, the kernel's output features to the output's; the contracted features summed, the windowed dimensions whole |
+| gather | the indices' batch dimensions to the result's; the operand's dimensions taken whole (not indexed) to their offset dimensions |
+| scatter | the operand's dimensions the updates cover whole (not indexed) to themselves, with the updates' window dimensions |
 
 A sharding constraint (`sdy.sharding_constraint`, `with_sharding_constraint`) fixes its
 result's sharding from the start, as an argument's; through it, shardings flow as through an
 identity. A manual computation (`shard_map`) fixes its results' shardings, and asks for its
-operands' (backward). Other ops (gather, scatter, convolution, control flow, custom calls, sort ...) take
-and give replicated values for now: correct (the partitioner gathers their operands), not
-yet split.
+operands' (backward). Other ops (control flow, custom calls, sort ...) take and give replicated
+values: correct (the partitioner gathers their operands), not split.
 """
 from __future__ import annotations
 
@@ -273,7 +275,73 @@ def _concatenate(op: Op) -> list[DimMap]:
     return [[d if d != axis else None for d in range(rank)] for _ in op.operands]
 
 
+def _convolution(op: Op) -> list[DimMap] | None:
+    """The input's batch to the output's, the kernel's output features to the output's
+    (ungrouped convolutions only); the contracted features are summed (a kept split), the
+    windowed spatial dimensions stay whole."""
+    if len(op.operands) != 2:
+        return None
+    numbers = op.attributes["dimension_numbers"]
+    ungrouped = (op.attributes.get("feature_group_count", 1) == 1
+                 and op.attributes.get("batch_group_count", 1) == 1)
+    lhs: DimMap = [None] * _rank(op.operands[0])
+    rhs: DimMap = [None] * _rank(op.operands[1])
+    if op.attributes.get("batch_group_count", 1) == 1:
+        lhs[numbers.input_batch_dimension] = numbers.output_batch_dimension
+    if ungrouped:
+        rhs[numbers.kernel_output_feature_dimension] = numbers.output_feature_dimension
+    return [lhs, rhs]
+
+
+def _gather(op: Op) -> list[DimMap] | None:
+    """The indices' batch dimensions to the result's (and the operand's batching dimensions
+    with them); the operand's dimensions it takes whole, without indexing, to their offset
+    dimensions."""
+    if len(op.operands) != 2:
+        return None
+    numbers = op.attributes["dimension_numbers"]
+    operand, indices = op.operands
+    rank = op.result.type.rank
+    batch_positions = [d for d in range(rank) if d not in numbers.offset_dims]
+    index_dims = [d for d in range(_rank(indices)) if d != numbers.index_vector_dim]
+    index_map: DimMap = [None] * _rank(indices)
+    for d, position in zip(index_dims, batch_positions, strict=True):
+        index_map[d] = position
+    operand_map: DimMap = [None] * _rank(operand)
+    for o, i in zip(numbers.operand_batching_dims, numbers.start_indices_batching_dims,
+                    strict=True):
+        operand_map[o] = index_map[i]
+    sliced = [d for d in range(_rank(operand))
+              if d not in numbers.collapsed_slice_dims and d not in numbers.operand_batching_dims]
+    sizes = op.attributes["slice_sizes"]
+    for d, position in zip(sliced, numbers.offset_dims, strict=True):
+        if d not in numbers.start_index_map and sizes[d] == operand.type.shape[d]:
+            operand_map[d] = position
+    return [operand_map, index_map]
+
+
+def _scatter(op: Op) -> list[DimMap] | None:
+    """The operand's dimensions its updates cover whole, without indexing, to themselves, and
+    the updates' window dimensions with them; the scattered dimensions stay whole."""
+    if len(op.operands) != 3:
+        return None
+    numbers = op.attributes["scatter_dimension_numbers"]
+    operand, indices, updates = op.operands
+    windows = [d for d in range(_rank(operand))
+               if d not in numbers.inserted_window_dims and d not in numbers.input_batching_dims]
+    operand_map: DimMap = [None] * _rank(operand)
+    update_map: DimMap = [None] * _rank(updates)
+    for d, u in zip(windows, numbers.update_window_dims, strict=True):
+        if (d not in numbers.scatter_dims_to_operand_dims
+                and updates.type.shape[u] == operand.type.shape[d]):
+            operand_map[d] = update_map[u] = d
+    return [operand_map, [None] * _rank(indices), update_map]
+
+
 _RULES: dict[str, Callable[[Op], list[DimMap] | None]] = {
+    "stablehlo.convolution": _convolution,
+    "stablehlo.gather": _gather,
+    "stablehlo.scatter": _scatter,
     "stablehlo.broadcast_in_dim": _broadcast,
     "stablehlo.transpose": _transpose,
     "stablehlo.reshape": _reshape,

@@ -132,6 +132,7 @@ class _Partitioner:
         # global value -> {sharding: the local value holding that sharding's block}
         self.local: dict[Value, dict[TensorSharding, Value]] = {}
         self._partition: Value | None = None
+        self._producers: dict[Value, Op] | None = None
 
     def run(self) -> None:
         main = self.main
@@ -262,19 +263,34 @@ class _Partitioner:
                     for v, s in zip(op.operands, required, strict=True)]
         natural, summed = self._natural(op, maps, required)
         result_type = self._local_type(op.result.type, natural)
-        attributes = dict(op.attributes)
-        if op.opcode == "stablehlo.slice":
-            attributes["limit_indices"] = tuple(
-                int(limit) if not axes else int(limit) // math.prod(
-                    self.mesh.sizes[a] for a in axes)
-                for limit, axes in zip(op.attributes["limit_indices"], natural.dims, strict=True))
+        attributes = _local_attributes(op, required, natural, self.mesh)
+        base = None
+        if summed and op.opcode == "stablehlo.scatter":
+            # Each device's part is scattered into zeros; the operand is added once, after.
+            base = None if self._is_zero(op.operands[0]) else operands[0]
+            zero = self.b.constant(0, operands[0].type.dtype)
+            operands[0] = self.b.one("stablehlo.broadcast_in_dim", [zero], operands[0].type,
+                                     broadcast_dimensions=())
         (new,) = clone_ops([Op(op.opcode, operands, [Value(result_type)], attributes,
                                op.regions)], {})
         self.block.ops.append(new)
         result = new.result
         if summed:
             result = self._all_reduce(result, summed, op)
+        if base is not None:
+            result = self.b.one("stablehlo.add", [result, base], result.type)
         self.local[op.result] = {natural: result}
+
+    def _is_zero(self, value: Value) -> bool:
+        """Whether `value` is a zero constant or a broadcast of one."""
+        if self._producers is None:
+            self._producers = {r: op for op in self.main.body.ops for r in op.results}
+        op = self._producers.get(value)
+        if op is not None and op.opcode == "stablehlo.broadcast_in_dim":
+            op = self._producers.get(op.operands[0])
+        if op is None or op.opcode != "stablehlo.constant":
+            return False
+        return not np.any(np.asarray(op.attributes["value"]))
 
     def _any(self, value: Value) -> TensorSharding:
         return next(iter(self.local[value]))
@@ -309,16 +325,27 @@ class _Partitioner:
         used = {a for s in required if s is not None for axes in s.dims for a in axes}
         have = [self._any(v) if isinstance(v.type, ir.TensorType) else None for v in op.operands]
         kept: dict[int, dict[int, tuple[str, ...]]] = {}
-        if op.opcode == "stablehlo.dot_general":
-            numbers = op.attributes["dot_dimension_numbers"]
-            for l, r in zip(numbers.lhs_contracting_dimensions,
-                            numbers.rhs_contracting_dimensions, strict=True):
+        if op.opcode in ("stablehlo.dot_general", "stablehlo.convolution"):
+            for l, r in _contracted_pairs(op):
                 left = have[0].dims[l] if have[0] is not None else ()
                 right = have[1].dims[r] if have[1] is not None else ()
                 axes = left if left == right or not right else right if not left else ()
                 if axes and not used & set(axes):
                     kept.setdefault(0, {})[l] = axes
                     kept.setdefault(1, {})[r] = axes
+                    used.update(axes)
+        elif op.opcode == "stablehlo.scatter" and len(op.operands) == 3 and _is_add(op):
+            # A scatter-add of updates split along their scattered dimensions (with their
+            # indices split alike): each device adds its part, the parts are summed.
+            numbers = op.attributes["scatter_dimension_numbers"]
+            indices, updates = op.operands[1], op.operands[2]
+            scattered = [d for d in range(_rank(updates)) if d not in numbers.update_window_dims]
+            batch = [d for d in range(_rank(indices)) if d != numbers.index_vector_dim]
+            for u, i in zip(scattered, batch, strict=True):
+                axes = have[2].dims[u] if have[2] is not None else ()
+                if axes and not used & set(axes):
+                    kept.setdefault(2, {})[u] = axes
+                    kept.setdefault(1, {})[i] = axes
                     used.update(axes)
         elif op.opcode == "stablehlo.reduce" and len(op.operands) == 2 and _is_sum(op):
             for d in op.attributes["dimensions"]:
@@ -411,6 +438,39 @@ class _Partitioner:
             self.local[old] = {replicated(self.mesh, _rank(old)): result}
 
 
+def _contracted_pairs(op: Op) -> list[tuple[int, int]]:
+    """The (lhs, rhs) dimension pairs a dot or an ungrouped convolution sums over."""
+    if op.opcode == "stablehlo.dot_general":
+        numbers = op.attributes["dot_dimension_numbers"]
+        return list(zip(numbers.lhs_contracting_dimensions, numbers.rhs_contracting_dimensions,
+                        strict=True))
+    if op.attributes.get("feature_group_count", 1) != 1 or \
+            op.attributes.get("batch_group_count", 1) != 1:
+        return []
+    numbers = op.attributes["dimension_numbers"]
+    return [(numbers.input_feature_dimension, numbers.kernel_input_feature_dimension)]
+
+
+def _local_attributes(op: Op, required: list[TensorSharding | None],
+                      natural: TensorSharding, mesh: MeshShape) -> dict:
+    """`op`'s attributes for its local operands: a slice's limits and a gather's slice sizes
+    along split dimensions are the blocks'."""
+    attributes = dict(op.attributes)
+
+    def tiles(axes: Sequence[str]) -> int:
+        return math.prod(mesh.sizes[a] for a in axes)
+
+    if op.opcode == "stablehlo.slice":
+        attributes["limit_indices"] = tuple(
+            int(limit) // tiles(axes)
+            for limit, axes in zip(op.attributes["limit_indices"], natural.dims, strict=True))
+    elif op.opcode == "stablehlo.gather" and required[0] is not None:
+        attributes["slice_sizes"] = tuple(
+            int(size) // tiles(axes)
+            for size, axes in zip(op.attributes["slice_sizes"], required[0].dims, strict=True))
+    return attributes
+
+
 def _rank(value: Value) -> int:
     return value.type.rank if isinstance(value.type, ir.TensorType) else 0
 
@@ -420,6 +480,14 @@ def _is_sum(op: Op) -> bool:
     or: a monoid, so partial results per block combine by the same region."""
     body = op.regions[0].block
     return (len(body.ops) == 2 and body.ops[0].opcode in _MONOIDS
+            and set(body.ops[0].operands) == set(body.args)
+            and body.terminator.operands == [body.ops[0].result])
+
+
+def _is_add(op: Op) -> bool:
+    """Whether a scatter's region adds its two arguments."""
+    body = op.regions[0].block
+    return (len(body.ops) == 2 and body.ops[0].opcode == "stablehlo.add"
             and set(body.ops[0].operands) == set(body.args)
             and body.terminator.operands == [body.ops[0].result])
 
