@@ -20,11 +20,13 @@ replicated. Per op, a rule says which dimensions of its operands and results cor
 | convolution (ungrouped) | batch to batch, the kernel's output features to the output's; the contracted features summed, the windowed dimensions whole |
 | gather | the indices' batch dimensions to the result's; the operand's dimensions taken whole (not indexed) to their offset dimensions |
 | scatter | the operand's dimensions the updates cover whole (not indexed) to themselves, with the updates' window dimensions |
+| dynamic_slice, dynamic_update_slice | the dimensions taken (or updated) whole |
+| while | each carry as it enters, or as the body gives back one entering whole, if one iteration keeps it so; else replicated |
 
 A sharding constraint (`sdy.sharding_constraint`, `with_sharding_constraint`) fixes its
 result's sharding from the start, as an argument's; through it, shardings flow as through an
 identity. A manual computation (`shard_map`) fixes its results' shardings, and asks for its
-operands' (backward). Other ops (control flow, custom calls, sort ...) take and give replicated
+operands' (backward). Other ops (branches, custom calls, sort ...) take and give replicated
 values: correct (the partitioner gathers their operands), not split.
 """
 from __future__ import annotations
@@ -36,8 +38,8 @@ from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Block, Op, Value
 from justjax._src.hlo.sharding import CONSTRAINT, MANUAL, MeshShape, TensorSharding, replicated
 
-__all__ = ["carry", "constraints", "correspondence", "DimMap", "fits", "invert", "propagate",
-           "ShardingMismatchError"]
+__all__ = ["carry", "constraints", "correspondence", "DimMap", "fits", "invert", "loop_carries",
+           "propagate", "propagate_block", "ShardingMismatchError"]
 
 Dims = tuple[tuple[str, ...], ...]
 # A correspondence: for each dimension of one side, the dimension of the other side it maps
@@ -65,8 +67,14 @@ def propagate(function: ir.Function, seeds: dict[Value, TensorSharding]) -> dict
     if not meshes:
         return {}
     (mesh,) = meshes
-    found = dict(seeds)
-    block = function.body
+    return propagate_block(function.body, seeds, mesh)
+
+
+def propagate_block(block: Block, seeds: dict[Value, TensorSharding],
+                    mesh: MeshShape) -> dict[Value, TensorSharding]:
+    """A sharding over `mesh` for every value of `block` (its top level), from `seeds` (and
+    the block's constraints); values nothing reaches are replicated."""
+    found = {**constraints(block), **seeds}
     changed = True
     while changed:
         changed = False
@@ -320,6 +328,22 @@ def _gather(op: Op) -> list[DimMap] | None:
     return [operand_map, index_map]
 
 
+def _dynamic_slice(op: Op) -> list[DimMap]:
+    """The dimensions it takes whole (their starts clamp to 0) to themselves."""
+    operand = op.operands[0]
+    sizes = op.attributes["slice_sizes"]
+    return ([[d if sizes[d] == operand.type.shape[d] else None for d in range(_rank(operand))]]
+            + [[] for _ in op.operands[1:]])
+
+
+def _dynamic_update_slice(op: Op) -> list[DimMap]:
+    """The dimensions the update covers whole to themselves, in the operand and the update."""
+    operand, update = op.operands[0], op.operands[1]
+    whole = [d if update.type.shape[d] == operand.type.shape[d] else None
+             for d in range(_rank(operand))]
+    return [whole, list(whole)] + [[] for _ in op.operands[2:]]
+
+
 def _scatter(op: Op) -> list[DimMap] | None:
     """The operand's dimensions its updates cover whole, without indexing, to themselves, and
     the updates' window dimensions with them; the scattered dimensions stay whole."""
@@ -342,6 +366,8 @@ _RULES: dict[str, Callable[[Op], list[DimMap] | None]] = {
     "stablehlo.convolution": _convolution,
     "stablehlo.gather": _gather,
     "stablehlo.scatter": _scatter,
+    "stablehlo.dynamic_slice": _dynamic_slice,
+    "stablehlo.dynamic_update_slice": _dynamic_update_slice,
     "stablehlo.broadcast_in_dim": _broadcast,
     "stablehlo.transpose": _transpose,
     "stablehlo.reshape": _reshape,
@@ -359,7 +385,13 @@ _RULES: dict[str, Callable[[Op], list[DimMap] | None]] = {
 def _forward(op: Op, found: dict[Value, TensorSharding], mesh: MeshShape) -> bool:
     """The result's sharding from the operands': what each operand's sharding carries over,
     the one splitting the result most first, then the others' axes on dimensions still whole
-    (a dot's result takes the rows' split from one operand and the columns' from the other)."""
+    (a dot's result takes the rows' split from one operand and the columns' from the other).
+    A loop's results: its carries' shardings (`loop_carries`)."""
+    if op.opcode == "stablehlo.while":
+        if all(r in found for r in op.results):
+            return False
+        found.update(zip(op.results, loop_carries(op, found, mesh), strict=True))
+        return True
     maps = correspondence(op)
     if maps is None or op.result in found:
         return False
@@ -401,6 +433,29 @@ def _backward(op: Op, found: dict[Value, TensorSharding]) -> bool:
         carried = carry(target, invert(mapping, target.rank), rank)
         changed |= _set(found, operand, fits(carried, operand.type.shape))
     return changed
+
+
+def loop_carries(op: Op, found: dict[Value, TensorSharding],
+                 mesh: MeshShape) -> list[TensorSharding]:
+    """The shardings a `while` loop keeps its carries in, such that one iteration of the body
+    gives each back so split: as it enters the loop; or, for one entering whole, as the body
+    gives it back (cutting a whole value costs no communication: a buffer filled by
+    `dynamic_update_slice`); else replicated."""
+    carries = [found.get(v) or replicated(mesh, _rank(v)) for v in op.operands]
+    settled: set[int] = set()  # carries that changed once already
+    body = op.regions[1].block
+    while True:
+        inner = propagate_block(body, dict(zip(body.args, carries, strict=True)), mesh)
+        outs = [inner.get(v) or replicated(mesh, _rank(v)) for v in body.terminator.operands]
+        moved = False
+        for k, (carry, out) in enumerate(zip(carries, outs, strict=True)):
+            if carry == out or (carry.is_replicated and k in settled):
+                continue
+            carries[k] = out if carry.is_replicated else replicated(mesh, carry.rank)
+            settled.add(k)
+            moved = True
+        if not moved:
+            return carries
 
 
 def _split(sharding: TensorSharding) -> int:

@@ -78,7 +78,7 @@ class SpmdPartitioner(Pass):
         else:
             module.attributes.pop("mhlo.num_partitions", None)
             return True
-        _Partitioner(main, shardings, mesh).run()
+        _partition_main(main, shardings, mesh)
         AllReduceCombiner().run(module)
         module.attributes["mhlo.num_partitions"] = ir.IntegerAttr(mesh.device_count, "i32")
         return True
@@ -119,14 +119,35 @@ def _check_even(value: Value, sharding: TensorSharding) -> None:
                 f"{tiles} equal blocks ({sharding.sdy_text()})")
 
 
-class _Partitioner:
-    """The rewrite of one entry function (`SpmdPartitioner`)."""
+def _partition_main(main: ir.Function, shardings: dict[Value, TensorSharding],
+                    mesh: MeshShape) -> None:
+    """Rewrites `main` into the per-device program; its arguments and results get their
+    shardings."""
+    partitioner = _Partitioner(main.body, shardings, mesh)
+    old = main.body
+    results = [partitioner.sharding_of(v) for v in old.terminator.operands]
+    main.body = partitioner.partition(results)
+    main.result_types = list(main.body.terminator.operand_types)
+    result_attrs = list(main.result_attrs or [{} for _ in results])
+    for attrs, sharding in zip(result_attrs, results, strict=True):
+        attrs[SHARDING] = sharding
+    main.result_attrs = result_attrs
+    arg_attrs = list(main.arg_attrs or [{} for _ in old.args])
+    for attrs, v in zip(arg_attrs, old.args, strict=True):
+        attrs[SHARDING] = partitioner.sharding_of(v)
+    main.arg_attrs = arg_attrs
 
-    def __init__(self, main: ir.Function, shardings: dict[Value, TensorSharding],
-                 mesh: MeshShape) -> None:
-        self.main = main
+
+class _Partitioner:
+    """The rewrite of one block (the entry function's body, or a loop's body or condition,
+    whose free values its `parent` provides, replicated)."""
+
+    def __init__(self, source: ir.Block, shardings: dict[Value, TensorSharding],
+                 mesh: MeshShape, parent: _Partitioner | None = None) -> None:
+        self.source = source
         self.shardings = shardings
         self.mesh = mesh
+        self.parent = parent
         self.block = ir.Block([], [])
         self.b = Builder(self.block)
         # global value -> {sharding: the local value holding that sharding's block}
@@ -134,32 +155,24 @@ class _Partitioner:
         self._partition: Value | None = None
         self._producers: dict[Value, Op] | None = None
 
-    def run(self) -> None:
-        main = self.main
-        old = main.body
+    def partition(self, results: Sequence[TensorSharding]) -> ir.Block:
+        """The per-device block: its arguments blocks of their shardings, its results blocks
+        of `results`."""
+        old = self.source
         for arg in old.args:
-            sharding = self._sharding_of(arg)
+            sharding = self.sharding_of(arg)
             local = Value(self._local_type(arg.type, sharding))
             self.block.args.append(local)
             self.local[arg] = {sharding: local}
         for op in old.ops[:-1]:
             self._op(op)
-        outs = [self.get(v, self._sharding_of(v)) for v in old.terminator.operands]
+        outs = [self.get(v, s) for v, s in zip(old.terminator.operands, results, strict=True)]
         self.b.op(old.terminator.opcode, outs, [])
-        main.body = self.block
-        main.result_types = [v.type for v in outs]
-        result_attrs = list(main.result_attrs or [{} for _ in outs])
-        for attrs, v in zip(result_attrs, old.terminator.operands, strict=True):
-            attrs[SHARDING] = self._sharding_of(v)
-        main.result_attrs = result_attrs
-        arg_attrs = list(main.arg_attrs or [{} for _ in old.args])
-        for attrs, v in zip(arg_attrs, old.args, strict=True):
-            attrs[SHARDING] = self._sharding_of(v)
-        main.arg_attrs = arg_attrs
+        return self.block
 
     # -- values ---------------------------------------------------------------------------------
 
-    def _sharding_of(self, value: Value) -> TensorSharding:
+    def sharding_of(self, value: Value) -> TensorSharding:
         found = self.shardings.get(value)
         if found is None:
             rank = value.type.rank if isinstance(value.type, ir.TensorType) else 0
@@ -174,7 +187,11 @@ class _Partitioner:
 
     def get(self, value: Value, sharding: TensorSharding) -> Value:
         """The local value of `value` split as `sharding` (resharded from one it has)."""
-        held = self.local[value]
+        held = self.local.get(value)
+        if held is None:  # a free value of a loop's body: the enclosing block's, whole
+            assert self.parent is not None, value
+            whole = replicated(self.mesh, _rank(value))
+            held = self.local[value] = {whole: self.parent.get(value, whole)}
         found = held.get(sharding)
         if found is not None:
             return found
@@ -245,6 +262,9 @@ class _Partitioner:
             sharding = op.attributes["sharding"]
             self.local[op.result] = {sharding: self.get(op.operands[0], sharding)}
             return
+        if op.opcode == "stablehlo.while":
+            self._loop(op)
+            return
         if op.opcode == MANUAL:
             operands = [self.get(v, s) for v, s in zip(op.operands, op.attributes["in_shardings"],
                                                        strict=True)]
@@ -257,7 +277,7 @@ class _Partitioner:
         if maps is None:
             self._whole(op)
             return
-        target = self._sharding_of(op.result)
+        target = self.sharding_of(op.result)
         required = self._required(op, maps, target)
         operands = [self.get(v, s) if s is not None else self.get(v, self._any(v))
                     for v, s in zip(op.operands, required, strict=True)]
@@ -284,7 +304,7 @@ class _Partitioner:
     def _is_zero(self, value: Value) -> bool:
         """Whether `value` is a zero constant or a broadcast of one."""
         if self._producers is None:
-            self._producers = {r: op for op in self.main.body.ops for r in op.results}
+            self._producers = {r: op for op in self.source.ops for r in op.results}
         op = self._producers.get(value)
         if op is not None and op.opcode == "stablehlo.broadcast_in_dim":
             op = self._producers.get(op.operands[0])
@@ -383,6 +403,25 @@ class _Partitioner:
                          {"replica_groups": self.mesh.groups(list(axes)).astype(np.int64)},
                          [region]).result
 
+    def _loop(self, op: Op) -> None:
+        """A `while` loop on its carries' blocks (`propagation.loop_carries`): its condition
+        and body partitioned as blocks of their own."""
+        carries = [self.sharding_of(r) for r in op.results]
+        operands = [self.get(v, s) for v, s in zip(op.operands, carries, strict=True)]
+        regions = []
+        for region, results in zip(op.regions, ([replicated(self.mesh, 0)], carries),
+                                   strict=True):
+            block = region.block
+            inner = propagation.propagate_block(block, dict(zip(block.args, carries,
+                                                                strict=True)), self.mesh)
+            regions.append(ir.Region(_Partitioner(block, inner, self.mesh, self)
+                                     .partition(results)))
+        new = Op(op.opcode, operands, [Value(v.type) for v in operands], dict(op.attributes),
+                 regions)
+        self.block.ops.append(new)
+        for old, result, sharding in zip(op.results, new.results, carries, strict=True):
+            self.local[old] = {sharding: result}
+
     def _inline_manual(self, op: Op, operands: Sequence[Value]) -> list[Value]:
         """A manual computation's region (one device's program) emitted on `operands`, its
         blocks; returns its results, blocks of the `out_shardings`."""
@@ -464,7 +503,8 @@ def _local_attributes(op: Op, required: list[TensorSharding | None],
         attributes["limit_indices"] = tuple(
             int(limit) // tiles(axes)
             for limit, axes in zip(op.attributes["limit_indices"], natural.dims, strict=True))
-    elif op.opcode == "stablehlo.gather" and required[0] is not None:
+    elif op.opcode in ("stablehlo.gather", "stablehlo.dynamic_slice") and \
+            required[0] is not None:
         attributes["slice_sizes"] = tuple(
             int(size) // tiles(axes)
             for size, axes in zip(op.attributes["slice_sizes"], required[0].dims, strict=True))
