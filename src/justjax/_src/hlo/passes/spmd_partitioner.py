@@ -8,21 +8,26 @@ The entry function's `arg_attrs`/`result_attrs` hold the given shardings under
 Then each op is rewritten on local values, in program order:
 
 1. each operand is brought to the sharding the op needs (`_required`): the result's sharding
-   carried back through the op's dimension correspondence, and, for a dot's contracting and a
-   reduction's reduced dimensions, the split the operand already has (kept when both of a
-   dot's operands agree on it);
+   carried back through the op's dimension correspondence, and, for a dot's or convolution's
+   contracted and a reduction's reduced dimensions, the split the operand already has (kept
+   when both of a dot's operands agree on it; preferred to moving the operands when the
+   result is the smaller, `_prefer_sums`);
 2. the op runs on the local blocks, its result split as its operands' splits carry forward;
-3. a sum over split contracting or reduced dimensions is completed by an `all_reduce` over
-   their axes (a reduction's own region); independent ones are combined at the end
+3. a sum over split contracted or reduced dimensions is completed by a `reduce_scatter`
+   along a dimension the result is wanted split on over those axes, else an `all_reduce`
+   (a reduction's own region); independent all-reduces are combined at the end
    (`all_reduce_combiner.py`);
 4. the result is kept with that sharding; a reader needing another gets it by `_reshard`.
 
-`_reshard` moves a value between shardings by an `all_gather` (tiled, along each dimension
-whose split changes, over that split's axes), then a `dynamic_slice` of the device's block
-(its offsets read from a table by the device's `partition_id`). Ops without a rule run whole,
-on replicated operands. The entry's results leave with their given (or propagated) shardings;
-the module gets `mhlo.num_partitions`. Uneven splits are not taken (propagation drops them;
-given argument and result shardings must divide their dimensions).
+`_reshard` moves a value between shardings: a split moving to another dimension by an
+`all_to_all`; otherwise an `all_gather` (tiled, along each dimension whose split changes, over
+that split's axes), then a `dynamic_slice` of the device's block (its offsets read from a
+table by the device's `partition_id`). A `while` loop is partitioned block by block with its
+carries' shardings (`sharding_propagation.loop_carries`); a manual computation (`shard_map`)
+is inlined on its operands' blocks. Other ops without a rule run whole, on replicated
+operands. The entry's results leave with their given (or propagated) shardings; the module
+gets `mhlo.num_partitions`. Uneven splits are not taken (propagation drops them; given
+argument and result shardings must divide their dimensions).
 """
 from __future__ import annotations
 
@@ -204,8 +209,17 @@ class _Partitioner:
 
     def _reshard(self, local: Value, source: TensorSharding, target: TensorSharding,
                  global_type: ir.TensorType) -> Value:
-        """`local` (a block of `source`) as a block of `target`: gathered along each dimension
-        whose split changes, then sliced to the device's block."""
+        """`local` (a block of `source`) as a block of `target`: a split moving from one
+        dimension to another (the one whole in both before, the other after) by an
+        all-to-all; then gathered along each dimension whose split changes, and sliced to the
+        device's block."""
+        for i, axes in enumerate(source.dims):
+            j = next((j for j, want in enumerate(target.dims) if axes and want == axes
+                      and j != i and not source.dims[j] and not target.dims[i]), None)
+            if j is not None:
+                local = self._all_to_all(local, j, i, axes)
+                source = source.with_dims([axes if d == j else () if d == i else have
+                                           for d, have in enumerate(source.dims)])
         dims = [list(axes) for axes in source.dims]
         for d, (have, want) in enumerate(zip(source.dims, target.dims, strict=True)):
             if have and have != want:
@@ -222,6 +236,21 @@ class _Partitioner:
         return self.b.one("stablehlo.all_gather", [local],
                           ir.TensorType(tuple(shape), local.type.dtype),
                           all_gather_dim=ir.IntegerAttr(dim, "i64"),
+                          replica_groups=self.mesh.groups(list(axes)).astype(np.int64))
+
+    def _all_to_all(self, local: Value, split: int, concat: int, axes: Sequence[str]) -> Value:
+        """Each device's block cut along `split` among the devices of `axes`, and the pieces
+        it receives joined along `concat`: the split over `axes` moves from `concat` to
+        `split`."""
+        count = math.prod(self.mesh.sizes[a] for a in axes)
+        shape = list(local.type.shape)
+        shape[split] //= count
+        shape[concat] *= count
+        return self.b.one("stablehlo.all_to_all", [local],
+                          ir.TensorType(tuple(shape), local.type.dtype),
+                          split_dimension=ir.IntegerAttr(split, "i64"),
+                          concat_dimension=ir.IntegerAttr(concat, "i64"),
+                          split_count=ir.IntegerAttr(count, "i64"),
                           replica_groups=self.mesh.groups(list(axes)).astype(np.int64))
 
     def _slice_block(self, whole: Value, current: TensorSharding, target: TensorSharding,
@@ -295,6 +324,8 @@ class _Partitioner:
                                op.regions)], {})
         self.block.ops.append(new)
         result = new.result
+        if summed and base is None:
+            result, natural, summed = self._scatter_sum(result, natural, summed, op)
         if summed:
             result = self._all_reduce(result, summed, op)
         if base is not None:
@@ -327,12 +358,32 @@ class _Partitioner:
             carried = propagation.carry(target, propagation.invert(mapping, target.rank),
                                         _rank(operand))
             required.append(propagation.fits(carried, operand.type.shape))
+        required = self._prefer_sums(op, required)
         summed = self._kept_sums(op, maps, required)
         for index, dims in summed.items():
             sharding = required[index]
             assert sharding is not None
             required[index] = sharding.with_dims(
                 [dims.get(d, axes) for d, axes in enumerate(sharding.dims)])
+        return required
+
+    def _prefer_sums(self, op: Op, required: list[TensorSharding | None]
+                     ) -> list[TensorSharding | None]:
+        """For a dot or convolution whose operands are both split alike along a contracted
+        pair, and whose result is smaller than they are: the result's split over those axes
+        is not carried back to the operands (which would move them), so the contraction is
+        kept split and summed, with a reduce-scatter where the result is wanted split."""
+        if op.opcode not in ("stablehlo.dot_general", "stablehlo.convolution"):
+            return required
+        lhs, rhs = op.operands
+        if _elements(op.result) >= _elements(lhs) + _elements(rhs):
+            return required
+        have = [self._any(v) for v in (lhs, rhs)]
+        for l, r in _contracted_pairs(op):
+            axes = set(have[0].dims[l])
+            if axes and have[0].dims[l] == have[1].dims[r]:
+                required = [s if s is None else s.with_dims(
+                    [() if axes & set(a) else a for a in s.dims]) for s in required]
         return required
 
     def _kept_sums(self, op: Op, maps: list[propagation.DimMap],
@@ -394,14 +445,41 @@ class _Partitioner:
                     dims[mapping[d]] = axes
         return TensorSharding(self.mesh, tuple(dims)), tuple(summed)
 
+    def _scatter_sum(self, value: Value, natural: TensorSharding, summed: tuple[str, ...],
+                     op: Op) -> tuple[Value, TensorSharding, tuple[str, ...]]:
+        """A partial sum whose users want it split along a dimension over some of the summed
+        axes (the propagated sharding of `op`'s result) is completed by a reduce-scatter over
+        them: each device gets the total of its block only. Returns the value, its sharding
+        and the axes still to sum."""
+        target = self.sharding_of(op.result)
+        for d, axes in enumerate(target.dims):
+            if (axes and not natural.dims[d] and set(axes) <= set(summed)
+                    and value.type.shape[d] % math.prod(self.mesh.sizes[a] for a in axes) == 0):
+                shape = list(value.type.shape)
+                shape[d] //= math.prod(self.mesh.sizes[a] for a in axes)
+                scattered = self.b.op(
+                    "stablehlo.reduce_scatter", [value],
+                    [ir.TensorType(tuple(shape), value.type.dtype)],
+                    {"scatter_dimension": ir.IntegerAttr(d, "i64"),
+                     "replica_groups": self.mesh.groups(list(axes)).astype(np.int64)},
+                    [self._sum_region(op, value.type.dtype)]).result
+                natural = natural.with_dims([axes if k == d else have
+                                             for k, have in enumerate(natural.dims)])
+                return scattered, natural, tuple(a for a in summed if a not in axes)
+        return value, natural, summed
+
     def _all_reduce(self, value: Value, axes: Sequence[str], op: Op) -> Value:
-        if op.opcode == "stablehlo.reduce":
-            (region,) = clone_ops([Op("stablehlo.reduce", [], [], {}, op.regions)], {})[0].regions
-        else:
-            region = _add_region(value.type.dtype)
         return self.b.op("stablehlo.all_reduce", [value], [value.type],
                          {"replica_groups": self.mesh.groups(list(axes)).astype(np.int64)},
-                         [region]).result
+                         [self._sum_region(op, value.type.dtype)]).result
+
+    @staticmethod
+    def _sum_region(op: Op, dtype: np.dtype) -> ir.Region:
+        """How partial results of `op` combine: a reduction's own region, else an add."""
+        if op.opcode == "stablehlo.reduce":
+            (region,) = clone_ops([Op("stablehlo.reduce", [], [], {}, op.regions)], {})[0].regions
+            return region
+        return _add_region(dtype)
 
     def _loop(self, op: Op) -> None:
         """A `while` loop on its carries' blocks (`propagation.loop_carries`): its condition
@@ -509,6 +587,10 @@ def _local_attributes(op: Op, required: list[TensorSharding | None],
             int(size) // tiles(axes)
             for size, axes in zip(op.attributes["slice_sizes"], required[0].dims, strict=True))
     return attributes
+
+
+def _elements(value: Value) -> int:
+    return math.prod(value.type.shape)
 
 
 def _rank(value: Value) -> int:
