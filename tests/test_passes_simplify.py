@@ -211,6 +211,14 @@ def test_slice_within_one_concatenated_operand() -> None:
     assert "concatenate" in _ops(_jit(lambda x, y: jnp.concatenate([x, y])[2:4], x, y))
 
 
+def test_a_dynamic_slice_of_a_broadcast_scalar_is_the_scalar_broadcast() -> None:
+    # A device's block of a replicated constant, as the SPMD partitioner cuts it.
+    i = np.int32(3)
+    module = _jit(lambda i: lax.dynamic_slice(jnp.full((8, 5), 2.5), (i, 0), (2, 5)), i)
+    assert _ops(module) == ["constant", "broadcast_in_dim"]
+    assert module.main.body.ops[1].result.type.shape == (2, 5)
+
+
 def test_dynamic_slice_with_constant_starts_is_a_clamped_slice() -> None:
     x = np.arange(10, dtype=np.float32)
     module = _jit(lambda x: lax.dynamic_slice(x, (2,), (3,)), x)

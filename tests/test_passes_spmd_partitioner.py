@@ -98,6 +98,11 @@ IDS = RNG.integers(0, 10, (8, 3)).astype(np.int32)
 UPDATES = RNG.standard_normal((8, 3, 8), np.float32)
 
 
+_A = RNG.standard_normal((8, 5, 5), np.float32)
+SPD = _A @ _A.transpose(0, 2, 1) + 5 * np.eye(5, dtype=np.float32)
+BATCHED = RNG.standard_normal((8, 5, 8), np.float32)
+ROWS = (np.arange(8) * 3 % 8).astype(np.int32)
+COLUMNS = RNG.standard_normal((8, 5), np.float32)
 H = RNG.standard_normal((8, 4), np.float32)
 XS = RNG.standard_normal((5, 8, 4), np.float32)
 W_RNN = RNG.standard_normal((4, 4), np.float32) * 0.5
@@ -141,6 +146,9 @@ CASES = {
                                                                    (None, None)]),
     "fori_train": (lambda w, h, xs: _rnn_train(w, h, xs), [W_RNN, H, XS],
                    [(None, None), ("a", None), (None, "a", None)]),
+    "scatter_batched": (jax.vmap(lambda m, i, u: m.at[:, i].set(u)), [BATCHED, ROWS, COLUMNS],
+                        [("a", None, "b"), ("a",), ("a", None)]),
+    "cholesky_batch": (lambda m: jnp.linalg.cholesky(m) * 2, [SPD], [(("a", "b"), None, None)]),
     "conv_batch": (lambda x, k: _conv(x, k), [IMAGES, KERNEL], [("a", None, None, "b"),
                                                                  (None, None, "b", None)]),
     "conv_features": (lambda x, k: _conv(x, k), [IMAGES, KERNEL], [(None, None, None, None),
@@ -384,3 +392,19 @@ def test_a_sum_wanted_split_is_a_reduce_scatter(case):
     for backend in ("reference", "llvm"):
         np.testing.assert_allclose(_run(module, inputs, backend)[0], np.asarray(f(*inputs)),
                                    rtol=1e-5, atol=1e-6)
+
+
+def test_a_batched_linear_algebra_call_runs_on_each_devices_batch():
+    # Its sharding rule shares the batch dimensions: no collective, as in XLA's module.
+    mesh = MeshShape.iota(MESHES["2x2"])
+    f = lambda m: jnp.linalg.cholesky(m).sum(axis=(1, 2)) + jnp.linalg.slogdet(m)[1]
+    module = _partitioned(f, [SPD], [_spec(mesh, ("a", "b"), None, None)])
+    ops = [op.opcode for op in module.walk()]
+    assert "stablehlo.custom_call" in ops
+    assert not any(o.split(".")[-1] in ("all_gather", "all_reduce") for o in ops)  # slogdet's
+    # permutation loop included: its batched scatters and gathers keep the batch split.
+    calls = [op for op in module.walk() if op.opcode == "stablehlo.custom_call"]
+    scatters = [op for op in module.walk() if op.opcode == "stablehlo.scatter"]
+    assert scatters and all(op.result.type.shape[0] == 2 for op in scatters)
+    assert all(op.operands[0].type.shape[0] == 2 for op in calls)
+    np.testing.assert_allclose(_run(module, [SPD], "llvm")[0], np.asarray(f(SPD)), rtol=1e-5)

@@ -21,12 +21,13 @@ replicated. Per op, a rule says which dimensions of its operands and results cor
 | gather | the indices' batch dimensions to the result's; the operand's dimensions taken whole (not indexed) to their offset dimensions |
 | scatter | the operand's dimensions the updates cover whole (not indexed) to themselves, with the updates' window dimensions |
 | dynamic_slice, dynamic_update_slice | the dimensions taken (or updated) whole |
+| custom call with a sharding rule | the factors every operand and result share (a batched linear-algebra call's batch dimensions) |
 | while | each carry as it enters, or as the body gives back one entering whole, if one iteration keeps it so; else replicated |
 
 A sharding constraint (`sdy.sharding_constraint`, `with_sharding_constraint`) fixes its
 result's sharding from the start, as an argument's; through it, shardings flow as through an
 identity. A manual computation (`shard_map`) fixes its results' shardings, and asks for its
-operands' (backward). Other ops (branches, custom calls, sort ...) take and give replicated
+operands' (backward). Other ops (branches, other custom calls, sort ...) take and give replicated
 values: correct (the partitioner gathers their operands), not split.
 """
 from __future__ import annotations
@@ -39,7 +40,7 @@ from justjax._src.hlo.ir import Block, Op, Value
 from justjax._src.hlo.sharding import CONSTRAINT, MANUAL, MeshShape, TensorSharding, replicated
 
 __all__ = ["carry", "constraints", "correspondence", "DimMap", "fits", "invert", "loop_carries",
-           "propagate", "propagate_block", "ShardingMismatchError"]
+           "propagate", "propagate_block", "shared_factors", "ShardingMismatchError"]
 
 Dims = tuple[tuple[str, ...], ...]
 # A correspondence: for each dimension of one side, the dimension of the other side it maps
@@ -359,7 +360,16 @@ def _scatter(op: Op) -> list[DimMap] | None:
         if (d not in numbers.scatter_dims_to_operand_dims
                 and updates.type.shape[u] == operand.type.shape[d]):
             operand_map[d] = update_map[u] = d
-    return [operand_map, [None] * _rank(indices), update_map]
+    # A batching dimension: the operand's, its indices' and its updates' go together (each
+    # device scatters its own batch).
+    index_map: DimMap = [None] * _rank(indices)
+    index_dims = [d for d in range(_rank(indices)) if d != numbers.index_vector_dim]
+    scattered = [u for u in range(_rank(updates)) if u not in numbers.update_window_dims]
+    for b, i in zip(numbers.input_batching_dims, numbers.scatter_indices_batching_dims,
+                    strict=True):
+        operand_map[b] = index_map[i] = b
+        update_map[scattered[index_dims.index(i)]] = b
+    return [operand_map, index_map, update_map]
 
 
 _RULES: dict[str, Callable[[Op], list[DimMap] | None]] = {
@@ -392,6 +402,11 @@ def _forward(op: Op, found: dict[Value, TensorSharding], mesh: MeshShape) -> boo
             return False
         found.update(zip(op.results, loop_carries(op, found, mesh), strict=True))
         return True
+    factors = shared_factors(op)
+    if factors is not None:
+        axes = _factor_axes(op, op.operands, factors, found)
+        return any([_set(found, r, fits(_by_factor(mesh, dims, axes), r.type.shape))
+                    for r, dims in zip(op.results, factors[1], strict=True)])
     maps = correspondence(op)
     if maps is None or op.result in found:
         return False
@@ -421,6 +436,14 @@ def _backward(op: Op, found: dict[Value, TensorSharding]) -> bool:
     if op.opcode == MANUAL:
         return any([_set(found, v, s) for v, s in zip(op.operands, op.attributes["in_shardings"],
                                                        strict=True)])
+    factors = shared_factors(op)
+    if factors is not None:
+        axes = _factor_axes(op, op.results, factors, found, results=True)
+        if not axes:
+            return False
+        mesh = next(iter(axes.values()))[0]
+        return any([_set(found, v, fits(_by_factor(mesh, dims, axes), v.type.shape))
+                    for v, dims in zip(op.operands, factors[0], strict=True)])
     maps = correspondence(op)
     target = found.get(op.result) if maps is not None else None
     if target is None:
@@ -433,6 +456,44 @@ def _backward(op: Op, found: dict[Value, TensorSharding]) -> bool:
         carried = carry(target, invert(mapping, target.rank), rank)
         changed |= _set(found, operand, fits(carried, operand.type.shape))
     return changed
+
+
+def shared_factors(op: Op) -> tuple[list[list[int | None]], list[list[int | None]]] | None:
+    """For a custom call with Shardy's sharding rule: per operand and per result, each
+    dimension's factor when every operand and result has it (the batch dimensions of a
+    batched linear-algebra call: split alike everywhere), else None; None for other ops."""
+    rule = op.attributes.get("sdy.sharding_rule") if op.opcode == "stablehlo.custom_call" \
+        else None
+    if rule is None or len(rule.operands) != len(op.operands) \
+            or len(rule.results) != len(op.results):
+        return None
+    everywhere = set.intersection(*(set(dims) for dims in (*rule.operands, *rule.results)))
+
+    def keep(dims: tuple[int, ...]) -> list[int | None]:
+        return [f if f in everywhere else None for f in dims]
+
+    return [keep(d) for d in rule.operands], [keep(d) for d in rule.results]
+
+
+def _factor_axes(op: Op, values: Sequence[Value], factors: tuple, found: dict,
+                 results: bool = False) -> dict[int, tuple[MeshShape, tuple[str, ...]]]:
+    """The axes each shared factor is split over in the first of `values` (operands, or
+    results) that has a sharding."""
+    side = factors[1] if results else factors[0]
+    axes: dict[int, tuple[MeshShape, tuple[str, ...]]] = {}
+    for value, dims in zip(values, side, strict=True):
+        sharding = found.get(value)
+        if sharding is None:
+            continue
+        for d, factor in enumerate(dims):
+            if factor is not None and sharding.dims[d] and factor not in axes:
+                axes[factor] = (sharding.mesh, sharding.dims[d])
+    return axes
+
+
+def _by_factor(mesh: MeshShape, dims: list[int | None],
+               axes: dict[int, tuple[MeshShape, tuple[str, ...]]]) -> TensorSharding:
+    return TensorSharding(mesh, tuple(axes[f][1] if f in axes else () for f in dims))
 
 
 def loop_carries(op: Op, found: dict[Value, TensorSharding],

@@ -462,11 +462,17 @@ def _reverse(rw: _Rewriter, op: Op) -> Value | None:
 
 
 def _dynamic_slice(rw: _Rewriter, op: Op) -> Value | None:
-    """A dynamic slice of the whole operand (its starts clamp to 0); with constant starts,
-    a slice (from the starts clamped into the operand, as StableHLO clamps them)."""
+    """A dynamic slice of the whole operand (its starts clamp to 0); of a broadcast scalar,
+    the scalar broadcast to the slice's shape (a device's block of a replicated constant); with
+    constant starts, a slice (from the starts clamped into the operand, as StableHLO clamps
+    them)."""
     x, out = op.operands[0], op.result.type
     if x.type == out:
         return x
+    broadcast = rw.source(x, "stablehlo.broadcast_in_dim")
+    if broadcast is not None and broadcast.operands[0].type.rank == 0:
+        return rw.emit("stablehlo.broadcast_in_dim", [broadcast.operands[0]], out,
+                       broadcast_dimensions=())
     found = [rw.splat(v) for v in op.operands[1:]]
     if any(s is None for s in found):
         return None

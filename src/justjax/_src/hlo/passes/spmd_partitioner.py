@@ -294,6 +294,10 @@ class _Partitioner:
         if op.opcode == "stablehlo.while":
             self._loop(op)
             return
+        factors = propagation.shared_factors(op)
+        if factors is not None:
+            self._factored(op, factors)
+            return
         if op.opcode == MANUAL:
             operands = [self.get(v, s) for v, s in zip(op.operands, op.attributes["in_shardings"],
                                                        strict=True)]
@@ -480,6 +484,34 @@ class _Partitioner:
             (region,) = clone_ops([Op("stablehlo.reduce", [], [], {}, op.regions)], {})[0].regions
             return region
         return _add_region(dtype)
+
+    def _factored(self, op: Op, factors: tuple[list[list[int | None]], list[list[int | None]]]
+                  ) -> None:
+        """A custom call whose sharding rule's shared factors (a batched call's batch
+        dimensions) are split as its results are wanted: each device calls it on its
+        batch."""
+        axes: dict[int, tuple[str, ...]] = {}
+        for result, dims in zip(op.results, factors[1], strict=True):
+            wanted = self.sharding_of(result)
+            for d, factor in enumerate(dims):
+                if factor is not None and wanted.dims[d]:
+                    axes.setdefault(factor, wanted.dims[d])
+
+        def split(dims: list[int | None]) -> TensorSharding:
+            return TensorSharding(self.mesh, tuple(axes.get(f, ()) if f is not None else ()
+                                                   for f in dims))
+
+        operands = [self.get(v, split(dims)) for v, dims in zip(op.operands, factors[0],
+                                                                 strict=True)]
+        shardings = [split(dims) for dims in factors[1]]
+        # The rule's factor sizes are the global ones: the per-device call goes without it.
+        attributes = {k: v for k, v in op.attributes.items() if k != "sdy.sharding_rule"}
+        new = Op(op.opcode, operands, [Value(self._local_type(r.type, s))
+                                       for r, s in zip(op.results, shardings, strict=True)],
+                 attributes, op.regions)
+        self.block.ops.append(new)
+        for old, result, sharding in zip(op.results, new.results, shardings, strict=True):
+            self.local[old] = {sharding: result}
 
     def _loop(self, op: Op) -> None:
         """A `while` loop on its carries' blocks (`propagation.loop_carries`): its condition
