@@ -72,10 +72,18 @@ def test_compiled_text_is_the_per_device_program(mesh):
         "f32[4,4]{1,0})->f32[4]{0}}, allow_spmd_sharding_propagation_to_parameters="
         "{false,false}, allow_spmd_sharding_propagation_to_output={true}, num_partitions=4")
     assert text.count("all-reduce(") == 1
-    # Parameters' shardings as JAX 0.10.2's compiled module annotates them.
-    assert "parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}" in text
-    assert ("parameter(1), sharding={devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}"
-            in text)
+    # The entry and its parameters as XLA's partitioner names them, and their shardings, as
+    # JAX 0.10.2's compiled module prints them.
+    assert "ENTRY %main.0_spmd (param: f32[2,4], param.1: f32[4,4]) -> f32[4] {" in text
+    assert ("  %param = f32[2,4]{1,0} parameter(0), sharding={devices=[2,1,2]<=[4] "
+            "last_tile_dim_replicate}") in text
+    assert ("  %param.1 = f32[4,4]{1,0} parameter(1), sharding={devices=[1,2,2]<=[2,2]T(1,0) "
+            "last_tile_dim_replicate}") in text
+    # A collective of a partitioned program: on a channel, over global device ids (XLA's
+    # text for a dot's sum; groups over an axis of the mesh XLA may also print as
+    # `mesh['axis_0'=2,'axis_1'=2] {'axis_0'}`).
+    assert re.search(r"all-reduce\(%[\w.]+\), channel_id=1, replica_groups=\{\{0,2\},\{1,3\}\}, "
+                     r"use_global_device_ids=true, to_apply=%", text)
 
 
 def test_each_sharding_of_the_inputs_is_its_own_program(mesh):

@@ -228,6 +228,37 @@ _ATTRIBUTE_PRINTERS: dict[str, Callable[[Op], list[str]]] = {
 }
 
 
+def _groups(value: Any) -> str:
+    """`{{0,1},{2,3}}`: replica groups (or source-target pairs) as XLA prints them."""
+    rows = np.asarray(value).reshape(-1, np.shape(value)[-1] if np.ndim(value) else 1)
+    return "{" + ",".join("{" + ",".join(str(int(v)) for v in row) + "}" for row in rows) + "}"
+
+
+def _collective(op: Op, channel: int | None) -> list[str]:
+    """A collective's attributes in XLA's order; in a partitioned module (`channel`) numbered
+    by a channel, its groups of global device ids."""
+    channel_id = [] if channel is None else [f"channel_id={channel}"]
+    global_ids = [] if channel is None else ["use_global_device_ids=true"]
+    attributes = op.attributes
+    if op.opcode == "stablehlo.collective_permute":
+        return channel_id + [f"source_target_pairs={_groups(attributes['source_target_pairs'])}"]
+    groups = [f"replica_groups={_groups(attributes['replica_groups'])}"]
+    if op.opcode == "stablehlo.all_gather":
+        return (channel_id + groups + [f"dimensions={{{_int(attributes['all_gather_dim'])}}}"]
+                + global_ids)
+    if op.opcode == "stablehlo.reduce_scatter":
+        return (channel_id + groups + global_ids
+                + [f"dimensions={{{_int(attributes['scatter_dimension'])}}}"])
+    if op.opcode == "stablehlo.all_to_all":
+        return channel_id + groups + [f"dimensions={{{_int(attributes['split_dimension'])}}}"]
+    return channel_id + groups + global_ids
+
+
+_COLLECTIVES = frozenset({"stablehlo.all_reduce", "stablehlo.all_gather",
+                          "stablehlo.reduce_scatter", "stablehlo.all_to_all",
+                          "stablehlo.collective_permute"})
+
+
 def _int(value: Any) -> int:
     return value.value if isinstance(value, ir.IntegerAttr) else int(value)
 
@@ -296,6 +327,17 @@ class _ModulePrinter:
         self.entry_result = ""
         # The entry computation's instruction of each value, once printed.
         self.entry_env: dict[Value, _Instruction] = {}
+        self.channels = 0
+
+    @property
+    def partitioned(self) -> bool:
+        return int(self.module.attributes.get("mhlo.num_partitions", 1)) > 1
+
+    def collective(self, op: Op) -> list[str]:
+        if not self.partitioned:
+            return _collective(op, None)
+        self.channels += 1
+        return _collective(op, self.channels)
 
     def _parameter_shardings(self) -> dict[int, str]:
         """The XLA text of each entry parameter's sharding in a partitioned module."""
@@ -359,11 +401,16 @@ class _ModulePrinter:
                                  f"get-tuple-element(%s), index={i}", [param])
         else:
             shardings = self._parameter_shardings() if is_entry else {}
+            # XLA's partitioner names the per-device entry's parameters `param`, `param.1` ...
+            spmd_entry = is_entry and self.optimized and self.partitioned
             for i, value in enumerate(inputs):
                 text = f"parameter({i})"
                 if i in shardings:
                     text += f", sharding={shardings[i]}"
                 env[value] = add(f"{param_base}{i}", shape_text(value.type), text, [])
+                if spmd_entry:
+                    env[value].name = "param" if i == 0 else f"param.{i}"
+                    env[value].fixed = True
         num_params = 1 if tuple_param else len(inputs)
         fusions = self.fused_computations(block) if self.optimized else {}
         for op in block.ops[:-1]:
@@ -380,6 +427,8 @@ class _ModulePrinter:
                                 [r.layout for r in returned])
             root = add("tuple", shape, "tuple(%s)", returned)
         name = base if fixed_name else self.computation_name(base)
+        if is_entry and self.optimized and self.partitioned:
+            name = "main.0_spmd"  # XLA's name for the per-device entry computation
         if scheduled and self.optimized:
             ordered = [inst for inst in instructions if inst is not root] + [root]
         else:
@@ -444,7 +493,8 @@ class _ModulePrinter:
            add: Callable[..., _Instruction]) -> None:
         operands = [env[v] for v in op.operands]
         opcode = hlo_opcode(op.opcode)
-        attributes = list(_attributes(op))
+        attributes = (self.collective(op) if op.opcode in _COLLECTIVES
+                      else list(_attributes(op)))
         if op.opcode == "stablehlo.constant":
             array = np.broadcast_to(np.asarray(op.attributes["value"], op.result.type.dtype),
                                     op.result.type.shape)
