@@ -396,3 +396,23 @@ def test_a_constraint_inside_a_loop_alone_runs_the_program_whole(mesh):
 
     np.testing.assert_array_equal(np.asarray(jax.jit(f)(np.ones((4, 4), np.float32))),
                                   np.full((4, 4), 8.0, np.float32))
+
+
+def test_devices_hold_only_their_blocks(mesh):
+    # device_put cuts the value: each device holds its block and nothing else; a partitioned
+    # program reads the blocks as they are and its results are blocks too. The whole value
+    # is assembled (once) only when something reads it on the host.
+    x = _put(X, mesh, "a", "b")
+    assert x._buffer is None and [b.shape for b in x._blocks] == [(2, 2)] * 4
+    y = jax.jit(lambda v: jnp.tanh(v) * 2)(x)
+    assert x._buffer is None and y._buffer is None
+    assert [b.shape for b in y._blocks] == [(2, 2)] * 4
+    shards = {s.device.id: (s.index, np.asarray(s.data)) for s in y.addressable_shards}
+    np.testing.assert_allclose(shards[1][1], np.tanh(X[:2, 2:]) * 2, rtol=1e-6)
+    assert shards[1][0] == (slice(0, 2, None), slice(2, 4, None))
+    np.testing.assert_allclose(np.asarray(y), np.tanh(X) * 2, rtol=1e-6)
+    assert y._buffer is not None  # kept, as JAX keeps an array's host copy
+    # A replicated layout gives every device its own copy.
+    z = _put(X, mesh)
+    assert len(z._blocks) == 4 and all(b.shape == (4, 4) for b in z._blocks)
+    assert len({id(b) for b in z._blocks}) == 4

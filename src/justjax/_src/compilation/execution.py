@@ -104,6 +104,21 @@ class CompiledCall:
             args, debug.arg_names if debug is not None else None, self.name)
         if not transfer_guards_unset():
             _check_transfers(args, device)
+        if self._spmd is not None:
+            if self._aliased:
+                _check_donated_once([device_array(args[i]) for i in self._kept], self._aliased)
+            results = self._call_partitioned(args)
+        else:
+            results = self._call_whole(args, device)
+        self._delete_donated(args, self._aliased)
+        if config.read("jax_debug_nans") or config.read("jax_debug_infs"):
+            from justjax._src.debug import callbacks  # only when asked: it imports lax
+            callbacks.check_nans(self.name, self.closed, args, results)
+        return results
+
+    def _call_whole(self, args: Sequence[Any], device: Any) -> list[Any]:
+        """The results of the program run once on the whole values (on one device, or
+        placed on several by the program's pmaps and sharding constraints)."""
         given = self._given_buffers(args) if self._aliased else _NOTHING
         buffers = self.input_buffers(args)
         try:
@@ -125,11 +140,24 @@ class CompiledCall:
                 array = device_array(result)  # None for a float0 result (NumPy)
                 if sharding is not None and array is not None:
                     set_sharding(array, sharding)
-        self._delete_donated(args, self._aliased)
-        if config.read("jax_debug_nans") or config.read("jax_debug_infs"):
-            from justjax._src.debug import callbacks  # only when asked: it imports lax
-            callbacks.check_nans(self.name, self.closed, args, results)
         return results
+
+    def _call_partitioned(self, args: Sequence[Any]) -> list[Any]:
+        """The results of the partitioned program run on every device of its mesh: each
+        device reads its blocks of the arguments (an Array's own, when it holds them so
+        laid out) and its blocks of the results are the result Arrays' memory."""
+        layout = self._spmd
+        assert layout is not None and self._out_shardings is not None
+        inputs: list[Any] = []
+        for i, (k, dtype) in enumerate(zip(self._kept, self._in_dtypes, strict=True)):
+            array = device_array(args[k])
+            blocks = (spmd_lib.matching_blocks(array, layout.args[i])
+                      if array is not None else None)
+            inputs.append(blocks if blocks is not None else host_buffer(args[k], dtype))
+        outs, input_ids = spmd_lib.run(self.executable, layout, inputs,
+                                       get_backend(self.backend).prepare_replica_thread)
+        return [blocks_result(blocks, aval, sharding, input_ids) for blocks, aval, sharding
+                in zip(outs, self._out_avals, self._out_shardings, strict=True)]
 
     def input_buffers(self, args: Sequence[Any]) -> list[np.ndarray]:
         """The buffers the executable reads for the flat arguments `args`."""
@@ -139,9 +167,6 @@ class CompiledCall:
     def _run(self, buffers: list[np.ndarray], given: frozenset[int]) -> tuple[list[Any], Any]:
         """Runs the executable on `buffers` (`given`: the parameters whose buffers it may
         write); returns the outputs and the future of a run still going on (or None)."""
-        if self._spmd is not None:
-            return spmd_lib.run(self.executable, self._spmd, buffers,
-                                get_backend(self.backend).prepare_replica_thread), None
         return self.executable.execute_async(buffers, given)
 
     def _given_buffers(self, args: Sequence[Any]) -> frozenset[int]:
@@ -266,6 +291,23 @@ def host_buffer(arg: Any, dtype: np.dtype) -> np.ndarray:
     return to_numpy(arg, dtype)
 
 
+def blocks_result(blocks: Sequence[np.ndarray], aval: ShapedArray, sharding: Any,
+                   input_ids: Collection[int]) -> Any:
+    """The Array (or key array) laid out as `sharding` says whose devices hold `blocks` (a
+    block that is an input or a view of one is copied)."""
+    if aval.dtype == dtypes.float0:
+        return np.zeros(aval.shape, dtypes.float0)
+    blocks = [b if (type(b) is np.ndarray and b.base is None and b.flags.c_contiguous
+                    and id(b) not in input_ids) else np.array(b, copy=True) for b in blocks]
+    if dtypes.is_extended(aval.dtype):
+        # A key array's base array: its key dimensions last, whole on every device.
+        physical = ShapedArray(aval.shape + blocks[0].shape[aval.ndim:],
+                               aval.dtype.physical_dtype)
+        base = Array.from_blocks(blocks, physical, sharding)
+        return core.logical_value_handlers[type(aval.dtype)](aval, base)
+    return Array.from_blocks(blocks, aval, sharding)
+
+
 def _wrap_result(out: np.ndarray, aval: ShapedArray, input_ids: Collection[int],
                  ready: Any = None) -> Any:
     """The Array of result `out` (`ready`: the future of the program still writing it;
@@ -371,6 +413,7 @@ def fast_call(call: CompiledCall, in_avals: tuple[ShapedArray, ...], single: boo
             result = new_array(Array)
             result._buffer, result._address, result.aval = out, address, aval
             result._ready, result._sharding, result._owner = None, None, True
+            result._blocks = None
             result._device, result._committed = device, device is not None
             results.append(result)
         return results[0] if single else results

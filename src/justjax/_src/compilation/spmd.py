@@ -28,8 +28,8 @@ from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.sharding import NamedSharding, Sharding
 
 __all__ = ["SpmdLayout", "annotate_shardings", "block_of", "check_committed", "check_devices",
-           "check_fits", "constraint_sharding", "mesh_shape", "mesh_shardings",
-           "named_sharding", "partition",
+           "check_fits", "constraint_sharding", "join", "matching_blocks", "mesh_shape",
+           "mesh_shardings", "named_sharding", "partition",
            "resolve", "run", "runtime_mesh", "tensor_sharding", "unify", "user_shardings"]
 
 
@@ -298,25 +298,54 @@ def block_of(whole: np.ndarray, sharding: TensorSharding, position: int) -> np.n
     return block if block.flags.c_contiguous else np.ascontiguousarray(block)
 
 
-def run(executable: Any, layout: SpmdLayout, buffers: Sequence[np.ndarray],
-        thread_setup: Callable[[], None]) -> list[np.ndarray]:
-    """Runs the partitioned program on every device of the mesh, each on its blocks of
-    `buffers` (the whole inputs); returns the whole outputs, joined from the devices'
-    blocks."""
+def matching_blocks(array: Array, sharding: TensorSharding) -> tuple[np.ndarray, ...] | None:
+    """The blocks `array`'s devices hold, if they are the blocks of `sharding` (the same
+    devices in the same order, each holding the same piece): a partitioned program reads
+    them as they are. Else None."""
+    blocks = array._blocks
+    if blocks is None or array.is_deleted():
+        return None
+    have = array.sharding
+    mesh = sharding.mesh
+    if tuple(d.id for d in have._device_assignment) != mesh.device_ids:
+        return None
+    shape = array.shape
+    if len(shape) != sharding.rank:
+        return None
+    indices = have.devices_indices_map(shape)
+    block = sharding.shard_shape(shape)
+    for position, device in enumerate(have._device_assignment):
+        want = [(i * b, (i + 1) * b) for i, b in zip(sharding.block_index(position), block,
+                                                      strict=True)]
+        if [s.indices(n)[:2] for s, n in zip(indices[device], shape, strict=True)] != want:
+            return None
+    return blocks
+
+
+def run(executable: Any, layout: SpmdLayout, inputs: Sequence[Any],
+        thread_setup: Callable[[], None]) -> tuple[list[list[np.ndarray]], set[int]]:
+    """Runs the partitioned program on every device of the mesh, each on its blocks of the
+    `inputs` (per argument, the whole value to cut, or a tuple of the devices' blocks in mesh
+    order); returns, per result, the devices' blocks in mesh order, and the ids of the
+    input blocks (a result that is one must be copied)."""
     count = len(layout.device_ids)
-    per_device = [[block_of(b, s, p) for b, s in zip(buffers, layout.args, strict=True)]
+    per_device = [[value[p] if isinstance(value, tuple) else block_of(value, s, p)
+                   for value, s in zip(inputs, layout.args, strict=True)]
                   for p in range(count)]
     outs = replicas.run_replicas(executable, per_device, layout.device_ids, thread_setup)
-    joined = []
-    for k, sharding in enumerate(layout.results):
-        first = np.asarray(outs[0][k])
-        whole = np.empty(tuple(b * t for b, t in zip(first.shape, sharding.tiles(), strict=True)),
-                         first.dtype)
-        # Later positions first: where devices hold the same block (the axes the sharding
-        # leaves out), the first one's is the value, as JAX reads a replicated result.
-        for p in reversed(range(count)):
-            block = np.asarray(outs[p][k])
-            whole[tuple(slice(i * s, (i + 1) * s) for i, s in
-                        zip(sharding.block_index(p), block.shape, strict=True))] = block
-        joined.append(whole)
-    return joined
+    input_ids = {id(b) for blocks in per_device for b in blocks}
+    return [[outs[p][k] for p in range(count)] for k in range(len(layout.results))], input_ids
+
+
+def join(blocks: Sequence[np.ndarray], sharding: TensorSharding) -> np.ndarray:
+    """The whole value of the devices' `blocks` (mesh order) of `sharding`; where devices
+    hold the same block (the axes the sharding leaves out), the first one's, as JAX reads a
+    replicated value."""
+    first = np.asarray(blocks[0])
+    shape = tuple(b * t for b, t in zip(first.shape, sharding.tiles(), strict=True))
+    whole = np.empty(shape, first.dtype)
+    for p in reversed(range(len(blocks))):
+        block = np.asarray(blocks[p])
+        whole[tuple(slice(i * s, (i + 1) * s)
+                    for i, s in zip(sharding.block_index(p), block.shape, strict=True))] = block
+    return whole

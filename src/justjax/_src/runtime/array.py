@@ -8,7 +8,7 @@ from __future__ import annotations
 import abc
 import ctypes
 import sys
-from typing import Any, Collection, Iterator
+from typing import Any, Collection, Iterator, Sequence
 
 import numpy as np
 
@@ -60,7 +60,12 @@ class Array(metaclass=abc.ABCMeta):
     # dispatch: the buffer exists, its contents are being written).
     # `_sharding`: None for an array on one device (`_device`, in device memory); else how
     # it is laid out (a pmap result's `NamedSharding`, an array `device_put` with a
-    # sharding). The buffer always holds the whole value; each device's shard is its block.
+    # sharding).
+    # `_blocks`: for an array laid out over several devices, each device's own block (in
+    # the order of the sharding's devices), the only memory it holds: a device holds its
+    # shard's bytes. The whole value (`_buffer`) is then assembled from them when something
+    # reads it (a host copy, as JAX's), and kept. Without blocks the buffer holds the whole
+    # value and each device's shard is its block of it.
     # `_owner`: the buffer was allocated by justjax (a program's fresh result or a private
     # copy), never a caller's NumPy array adopted as it is, so donating the Array may give
     # its memory to a program's result once nothing else references it
@@ -68,7 +73,7 @@ class Array(metaclass=abc.ABCMeta):
     # `_address`: the buffer's address once a jit call's fast path has read it (0 before),
     # kept so that later calls do not ask NumPy again; it is reset with the buffer.
     __slots__ = ("_buffer", "aval", "_device", "_committed", "_ready", "_sharding", "_owner",
-                 "_address")
+                 "_address", "_blocks")
     __array_priority__ = 100
 
     def __init__(self, value: np.ndarray, weak_type: bool = False, device: Device | None = None,
@@ -96,6 +101,7 @@ class Array(metaclass=abc.ABCMeta):
         self._device = device if device is not None else default_device_override()
         self._committed = committed
         self._sharding: Sharding | None = None
+        self._blocks: tuple[np.ndarray, ...] | None = None
 
     @classmethod
     def adopt(cls, buffer: np.ndarray, aval: ShapedArray, ready: Any = None) -> Array:
@@ -113,6 +119,25 @@ class Array(metaclass=abc.ABCMeta):
         array._committed = False
         array._sharding = None
         array._owner = True
+        array._blocks = None
+        return array
+
+    @classmethod
+    def from_blocks(cls, blocks: Sequence[np.ndarray], aval: ShapedArray,
+                    sharding: Sharding) -> Array:
+        """An Array laid out as `sharding` says over several devices, holding only each
+        device's block (`blocks`, in the order of the sharding's devices; fresh buffers
+        nothing else references, of `aval`'s dtype)."""
+        array = object.__new__(cls)
+        for block in blocks:
+            block.setflags(write=False)
+        array._buffer = None
+        array._blocks = tuple(blocks)
+        array._address = 0
+        array._ready = None
+        array.aval = aval
+        array._owner = True
+        set_sharding(array, sharding)
         return array
 
     @property
@@ -125,8 +150,10 @@ class Array(metaclass=abc.ABCMeta):
             self._ready = None
         buffer = self._buffer
         if buffer is None:
-            raise RuntimeError(f"Array has been deleted with shape="
-                               f"{self.aval.str_short(short_dtypes=False)}.")
+            if self._blocks is None:
+                raise RuntimeError(f"Array has been deleted with shape="
+                                   f"{self.aval.str_short(short_dtypes=False)}.")
+            buffer = self._buffer = _assembled(self._blocks, self.aval, self._sharding)
         return buffer
 
     # -- metadata --------------------------------------------------------------------------
@@ -212,9 +239,19 @@ class Array(metaclass=abc.ABCMeta):
             return [Shard(self.device, (slice(None),) * self.ndim, self)]
         indices = self._sharding.addressable_devices_indices_map(self.shape)
         replicas = replica_ids(indices)
-        return [Shard(device, index, Array(self._value[index], self.aval.weak_type, device,
+        blocks = self.device_blocks()
+        return [Shard(device, index, Array(block, self.aval.weak_type, device,
                                            committed=True), replica_id=replicas[device])
-                for device, index in indices.items()]
+                for (device, index), block in zip(indices.items(), blocks, strict=True)]
+
+    def device_blocks(self) -> tuple[np.ndarray, ...]:
+        """Each device's block, in the order of the sharding's devices (views of the whole
+        value for an array that holds it)."""
+        if self._blocks is not None:
+            return self._blocks
+        value = self._value
+        indices = self.sharding.devices_indices_map(self.shape)
+        return tuple(value[indices[d]] for d in self.sharding._device_assignment)
 
     @property
     def global_shards(self) -> list[Shard]:
@@ -258,7 +295,7 @@ class Array(metaclass=abc.ABCMeta):
 
     def block_until_ready(self) -> Array:
         """Waits until the program computing this array has finished (async dispatch)."""
-        if self._ready is not None and self._buffer is not None:
+        if self._ready is not None and not self.is_deleted():
             self._value
         return self
 
@@ -270,11 +307,13 @@ class Array(metaclass=abc.ABCMeta):
         return None
 
     def is_deleted(self) -> bool:
-        return self._buffer is None
+        return self._buffer is None and self._blocks is None
 
     def delete(self) -> None:
-        """Frees the buffer; any later use raises RuntimeError (what donation does)."""
+        """Frees the buffer (the devices' blocks); any later use raises RuntimeError (what
+        donation does)."""
         self._buffer = None
+        self._blocks = None
         self._address = 0
 
     def tolist(self) -> Any:
@@ -367,6 +406,23 @@ def donatable_buffer(array: Array) -> np.ndarray | None:
     return array._buffer
 
 
+def donatable_blocks(array: Array) -> tuple[np.ndarray, ...] | None:
+    """The devices' blocks `array` holds, if programs it is donated to may write their
+    results over them: blocks of fresh results, referenced by nothing but `array`. Else
+    None."""
+    blocks = array._blocks
+    if blocks is None or not array._owner:
+        return None
+    if _block_references(blocks) != [_SOLE_BLOCK_REFERENCES] * len(blocks) or \
+            not all(b.flags.owndata for b in blocks):
+        return None
+    return blocks
+
+
+def _block_references(blocks: tuple[np.ndarray, ...]) -> list[int]:
+    return [sys.getrefcount(b) if hasattr(sys, "getrefcount") else -1 for b in blocks]
+
+
 def _references(array: Array) -> int:
     """How many references the buffer of `array` has, counted from here."""
     buffer = array._buffer
@@ -380,6 +436,12 @@ def _references(array: Array) -> int:
 _SOLE_REFERENCES = (_references(Array.adopt(np.zeros(1), shared_aval((1,), np.dtype(np.float64),
                                                                      False)))
                     if hasattr(sys, "getrefcount") else -2)
+
+
+# `_block_references` of a block only its Array's tuple holds (-2 without reference counts:
+# no block is ever taken over).
+_SOLE_BLOCK_REFERENCES = (_block_references((np.zeros(1),))[0]
+                          if hasattr(sys, "getrefcount") else -2)
 
 
 def _rebuild(value: np.ndarray, weak_type: bool) -> Array:
@@ -397,6 +459,30 @@ class Shard:
     def __repr__(self) -> str:
         return (f"Shard(device={self.device!r}, index={self.index}, "
                 f"replica_id={self.replica_id}, data={self.data})")
+
+
+def _assembled(blocks: Sequence[np.ndarray], aval: ShapedArray,
+               sharding: Sharding) -> np.ndarray:
+    """The whole value of the devices' `blocks` laid out as `sharding` says (read-only)."""
+    dtype = blocks[0].dtype
+    # A key array's base array has trailing key dimensions no sharding splits.
+    shape = aval.shape + blocks[0].shape[len(aval.shape):]
+    whole = np.empty(shape, dtype)
+    indices = sharding.devices_indices_map(aval.shape)
+    # Where devices hold the same block, the first one's is the value (later ones written
+    # first), as JAX reads a replicated array.
+    for device, block in reversed(list(zip(sharding._device_assignment, blocks, strict=True))):
+        whole[indices[device]] = block
+    whole.setflags(write=False)
+    return whole
+
+
+def blocks_of(value: np.ndarray, shape: tuple[int, ...], sharding: Sharding
+              ) -> tuple[np.ndarray, ...]:
+    """Each device's own copy of its block of `value` (of logical `shape`), in the order of
+    the sharding's devices."""
+    indices = sharding.devices_indices_map(shape)
+    return tuple(np.array(value[indices[d]], copy=True) for d in sharding._device_assignment)
 
 
 def replica_ids(indices: dict[Device, tuple[slice, ...]]) -> dict[Device, int]:
@@ -421,8 +507,15 @@ def set_sharding(array: Array, sharding: Sharding) -> None:
 
 
 def place(x: Array, sharding: Sharding) -> Array:
-    """A new Array of `x`'s value laid out as `sharding` says (the buffer is shared: both
-    are read-only)."""
+    """A new Array of `x`'s value laid out as `sharding` says: over several devices, each
+    holding its own block (shared with `x` when it is laid out alike); on one device, the
+    buffer is shared (both are read-only)."""
+    if sharding.num_devices > 1:
+        if x._blocks is not None and x.sharding == sharding:
+            out = Array.from_blocks(x._blocks, x.aval, sharding)
+            out._owner = False  # the blocks are `x`'s too
+            return out
+        return Array.from_blocks(blocks_of(x._value, x.shape, sharding), x.aval, sharding)
     out = Array(x._value, x.weak_type)
     out._owner = x._owner  # the same memory: a donation takes it once `x` lets go of it
     set_sharding(out, sharding)

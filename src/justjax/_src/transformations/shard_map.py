@@ -49,7 +49,7 @@ from justjax._src.hlo import ir
 from justjax._src.hlo.sharding import MANUAL, TensorSharding
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import replicas
-from justjax._src.runtime.array import donatable_buffer, set_sharding
+from justjax._src.runtime.array import donatable_blocks, donatable_buffer, set_sharding
 from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.runtime.sharding import NamedSharding
@@ -263,12 +263,13 @@ def run_sharded(jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: Sequence[PartitionSpec
     given = {k: buffer for k in taken
              if (buffer := _given_buffer(args, k, in_specs[k], jaxpr.in_avals[k], mesh))
              is not None}
-    in_shardings = [_compiler_sharding(mesh, spec, aval.ndim)
-                    for spec, aval in zip(in_specs, jaxpr.in_avals, strict=True)]
-    wholes = [None if k in given else execution.host_buffer(x, aval.dtype)
-              for k, (x, aval) in enumerate(zip(args, jaxpr.in_avals, strict=True))]
-    per_device = [[_block(wholes[k], sharding, p, given.get(k))
-                   for k, sharding in enumerate(in_shardings)]
+    inputs = [given.get(k) if k in given else _input(x, spec, aval, mesh)
+              for k, (x, spec, aval) in enumerate(zip(args, in_specs, jaxpr.in_avals,
+                                                      strict=True))]
+    per_device = [[value[p] if isinstance(value, tuple) else
+                   _block(value, _compiler_sharding(mesh, spec, aval.ndim), p, k in given)
+                   for k, (value, spec, aval) in enumerate(zip(inputs, in_specs,
+                                                               jaxpr.in_avals, strict=True))]
                   for p in range(mesh.size)]
     try:
         outs = replicas.run_replicas(program.call.executable, per_device, device_ids(mesh),
@@ -278,6 +279,7 @@ def run_sharded(jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: Sequence[PartitionSpec
             execution.device_array(args[k]).delete()
         raise
     donor_of = {j: k for k, j in program.aliased.items() if k in given}
+    input_ids = {id(b) for blocks in per_device for b in blocks}
     results = []
     for j, (spec, aval) in enumerate(zip(out_specs, jaxpr.out_avals, strict=True)):
         blocks = [outs[p][j] for p in range(mesh.size)]
@@ -286,7 +288,7 @@ def run_sharded(jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: Sequence[PartitionSpec
         # the output is: the buffer is the result.
         reused = (given[k] if k is not None and in_specs[k] == spec
                   and all(b is per_device[p][k] for p, b in enumerate(blocks)) else None)
-        results.append(_join(blocks, spec, aval, mesh, reused))
+        results.append(_join(blocks, spec, aval, mesh, reused, input_ids))
     for k in taken:
         execution.device_array(args[k]).delete()
     return results
@@ -300,14 +302,22 @@ def _placed_as(x: Any, spec: PartitionSpec, mesh: Mesh) -> bool:
 
 
 def _given_buffer(args: Sequence[Any], k: int, spec: PartitionSpec, aval: ShapedArray,
-                  mesh: Mesh) -> np.ndarray | None:
-    """The buffer of donated argument `k` if the devices may write their outputs over
-    their blocks of it: it belongs to the Array alone (`donatable_buffer`), the Array is no
-    other argument, and each device's block is a contiguous piece (a one-axis mesh's split
-    along the leading dimensions; a replicated value only on one device)."""
+                  mesh: Mesh) -> Any:
+    """What the devices may write their outputs over, of donated argument `k`: the blocks
+    its devices hold (a tuple), if laid out as `spec` cuts it and only the Array holds
+    them (`donatable_blocks`); or its whole buffer, if it belongs to the Array alone
+    (`donatable_buffer`) and each device's block is a contiguous piece of it (a one-axis
+    mesh's split along the leading dimensions; a replicated value only on one device). The
+    Array must be no other argument."""
     array = execution.device_array(args[k])
     if any(execution.device_array(x) is array for i, x in enumerate(args) if i != k):
         return None
+    if array._blocks is not None:  # each device's block, written over by that device
+        blocks = donatable_blocks(array)
+        if blocks is None or spmd.matching_blocks(
+                array, _compiler_sharding(mesh, spec, array.ndim)) is None:
+            return None
+        return blocks
     buffer = donatable_buffer(array)
     physical = aval.dtype.physical_dtype if dtypes.is_extended(aval.dtype) else aval.dtype
     if buffer is None or buffer.dtype != physical or len(mesh.axis_names) != 1:
@@ -323,16 +333,29 @@ def _cut(value: np.ndarray, dim: int, index: int, size: int) -> np.ndarray:
     return value[(slice(None),) * dim + (slice(index * size, (index + 1) * size),)]
 
 
-def _block(whole: np.ndarray | None, sharding: TensorSharding, position: int,
-           given: np.ndarray | None = None) -> np.ndarray:
-    """The block of an argument (its host buffer `whole`; a key array's base array keeps its
-    key dimensions last, so its blocks are cut the same way) the device at mesh `position`
-    holds; of `given`, the buffer given up to the devices, a view."""
-    if given is None:
-        return spmd.block_of(whole, _padded(sharding, whole.ndim), position)
+def _input(x: Any, spec: PartitionSpec, aval: ShapedArray, mesh: Mesh) -> Any:
+    """What the devices read for argument `x`: the blocks its devices hold, if laid out as
+    `spec` cuts it (a tuple, mesh order); else its whole value (a key array's base array
+    keeps its key dimensions last, so its blocks are cut the same way)."""
+    array = execution.device_array(x)
+    if array is not None:
+        sharding = _compiler_sharding(mesh, spec, array.ndim)
+        blocks = spmd.matching_blocks(array, sharding)
+        if blocks is not None:
+            return blocks
+    return execution.host_buffer(x, aval.dtype)
+
+
+def _block(value: np.ndarray, sharding: TensorSharding, position: int,
+           given: bool = False) -> np.ndarray:
+    """The block of an argument's whole `value` the device at mesh `position` holds (of a
+    buffer `given` up to the devices, a view)."""
+    sharding = _padded(sharding, value.ndim)
+    if not given:
+        return spmd.block_of(value, sharding, position)
     index = sharding.block_index(position)
-    shape = sharding.shard_shape(given.shape[:sharding.rank])
-    return given[tuple(slice(i * s, (i + 1) * s) for i, s in zip(index, shape, strict=True))]
+    shape = sharding.shard_shape(value.shape)
+    return value[tuple(slice(i * s, (i + 1) * s) for i, s in zip(index, shape, strict=True))]
 
 
 def _padded(sharding: TensorSharding, rank: int) -> TensorSharding:
@@ -343,30 +366,20 @@ def _padded(sharding: TensorSharding, rank: int) -> TensorSharding:
 
 
 def _join(blocks: Sequence[np.ndarray], spec: PartitionSpec, aval: ShapedArray,
-          mesh: Mesh, reused: np.ndarray | None = None) -> Any:
-    """Every device's block of one result as one Array whose blocks live on the mesh's
-    devices as `spec` says (its `sharding`, `devices()` and `addressable_shards` say so); along
-    axes the spec leaves out, the block of the device at coordinate 0 (as JAX takes).
-    `reused`: the donated buffer the blocks were written over, which the Array then holds."""
-    whole_aval = _global_aval(aval, spec, mesh)
-    if reused is not None:
-        out = execution.result_array(reused, whole_aval)
-    else:
-        first = np.asarray(blocks[0])
-        sharding = _padded(_compiler_sharding(mesh, spec, aval.ndim), first.ndim)
-        shape = tuple(b * t for b, t in zip(first.shape, sharding.tiles(), strict=True))
-        whole = np.empty(shape, first.dtype)
-        # Later positions first: the first device holding a block (coordinate 0 along the
-        # axes the spec leaves out) writes it last.
-        for p in reversed(range(len(blocks))):
-            block = np.asarray(blocks[p])
-            whole[tuple(slice(i * s, (i + 1) * s) for i, s in
-                        zip(sharding.block_index(p), block.shape, strict=True))] = block
-        out = execution.result_array(whole, whole_aval)
+          mesh: Mesh, reused: np.ndarray | None, input_ids: set[int]) -> Any:
+    """Every device's block of one result as one Array laid out over the mesh's devices as
+    `spec` says, each holding its block (its `sharding`, `devices()` and
+    `addressable_shards` say so). `reused`: the donated buffer the blocks were written over,
+    which the Array then holds whole."""
+    sharding = NamedSharding(mesh, spec)
+    if reused is None or isinstance(reused, tuple):  # the donated blocks themselves
+        return execution.blocks_result(blocks, _global_aval(aval, spec, mesh), sharding,
+                                       input_ids if reused is None else set())
+    out = execution.result_array(reused, _global_aval(aval, spec, mesh))
     # A key array's sharding is its base array's; a float0 result (NumPy) has none.
     array = execution.device_array(out)
     if array is not None:
-        set_sharding(array, NamedSharding(mesh, spec))
+        set_sharding(array, sharding)
     return out
 
 
