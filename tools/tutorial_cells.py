@@ -407,7 +407,9 @@ def compare(tutorial: pathlib.Path, out: pathlib.Path) -> dict[str, Any]:
         if reason:
             if use:
                 summary["skipped"].append({"index": cell.index, "reason": reason,
-                                           "code": _head(cell.source)})
+                                           "code": _head(cell.source),
+                                           "justjax": _justjax_on_skipped(cell.index, jax_rec,
+                                                                          jj_rec)})
             continue
         summary["compared"] += 1
         expected = shown(jax_rec[cell.index])
@@ -420,6 +422,15 @@ def compare(tutorial: pathlib.Path, out: pathlib.Path) -> dict[str, Any]:
             summary["differing"].append({"index": cell.index, "code": _head(cell.source),
                                          "jax": expected, "justjax": got})
     return summary
+
+
+def _justjax_on_skipped(index: int, jax_rec: dict[int, dict[str, str]],
+                        jj_rec: dict[int, dict[str, str]]) -> str:
+    """What justjax did in a cell not compared: "same" as JAX, its output, or "" (not run)."""
+    if index not in jax_rec or index not in jj_rec:
+        return ""
+    got = shown(jj_rec[index])
+    return "same" if got == shown(jax_rec[index]) else got
 
 
 def _skip_reason(cell: Cell, uses_jax: bool, jax_result: dict[str, str] | None) -> str:
@@ -455,6 +466,8 @@ def report(summaries: list[dict[str, Any]]) -> str:
         lines += ["", f"## {s['tutorial']}", ""]
         for skip in s["skipped"]:
             lines.append(f"- cell {skip['index']} skipped: {skip['reason']}")
+            if skip["justjax"]:
+                lines.append(f"  (justjax: {_truncate(skip['justjax'], 160)!r})")
         for d in s["differing"]:
             lines += ["", f"### cell {d['index']}", "```python", d["code"], "```",
                       "JAX:", "```", _truncate(d["jax"]), "```",
