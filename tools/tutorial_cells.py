@@ -23,6 +23,10 @@ Cells are not compared, and say why, when:
   - they use an IPython magic other than `%timeit` / `%%timeit`. Those two are emulated:
     the statement runs once and the cell prints `<timeit>` instead of timings, which no two
     runs share.
+A cell may run 600 s and hold 12 GB (`--memory-gb`). A timed-out cell raises `CellTimeout` and
+its changes to the namespace are dropped (where a loop stopped depends on the machine); past
+the memory limit a watchdog ends the kernel, which restarts and skips that cell. Cells real
+JAX cannot finish within the limits are not run on justjax.
 
 Usage:
   python tools/tutorial_cells.py TUTORIAL.md [TUTORIAL.md ...] --out DIR \\
