@@ -416,3 +416,28 @@ def test_devices_hold_only_their_blocks(mesh):
     z = _put(X, mesh)
     assert len(z._blocks) == 4 and all(b.shape == (4, 4) for b in z._blocks)
     assert len({id(b) for b in z._blocks}) == 4
+
+
+def test_conversions_keep_the_operands_layout(mesh):
+    # As JAX 0.10.2: an eager dtype conversion (astype, an integer's sin) is laid out as its
+    # operand; one on a device it is committed to stays there.
+    x = jax.device_put(np.arange(8), NamedSharding(mesh, P("a")))
+    assert x.astype(np.float32).sharding == x.sharding
+    assert jnp.sin(x).sharding == x.sharding
+    d = jax.device_put(np.arange(3), jax.devices()[2])
+    assert d.astype(np.float32).devices() == {jax.devices()[2]}
+    assert not jnp.arange(3).astype(np.float32).committed
+
+
+def test_arrays_on_meshes_of_other_devices_give_jaxs_error():
+    with jax.config.override("jax_num_cpu_devices", 8):
+        d = jax.devices()
+        y = jax.device_put(jnp.ones(8), NamedSharding(Mesh(np.array(d[:4]), "x"), P("x")))
+        z = jax.device_put(jnp.ones(8), NamedSharding(Mesh(np.array(d[4:]), "x"), P("x")))
+        with pytest.raises(ValueError) as info:
+            y + z
+    # Real JAX 0.10.2's message.
+    assert str(info.value) == (
+        "Received incompatible devices for jitted computation. Got argument x of add with "
+        "shape float32[8] and with device ids [0, 1, 2, 3] on platform CPU and argument y of "
+        "add with shape float32[8] and with device ids [4, 5, 6, 7] on platform CPU")

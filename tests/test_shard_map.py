@@ -335,3 +335,25 @@ def test_errors_name_the_function_and_the_offending_shapes():
             jnp.arange(4.0))
     with pytest.raises(ValueError, match="The context mesh cannot be empty"):
         jax.shard_map(lambda a: a, in_specs=P("x"), out_specs=P())(jnp.arange(4.0))
+
+
+def test_pcast_to_varying():
+    # Real JAX 0.10.2: [0. 1. 2. 0. 1. 2.], its jaxpr binds pvary[axes=('i',)].
+    mesh = _mesh((2,), ("i",), devices=jax.devices()[:2])
+    f = jax.shard_map(lambda x: lax.pcast(x, "i", to="varying"), mesh=mesh, in_specs=P(),
+                      out_specs=P("i"))
+    np.testing.assert_array_equal(np.asarray(f(jnp.arange(3.0))), [0, 1, 2, 0, 1, 2])
+    assert "pvary[axes=('i',)]" in str(jax.make_jaxpr(f)(jnp.arange(3.0)))
+    np.testing.assert_array_equal(np.asarray(jax.grad(lambda x: f(x).sum())(jnp.ones(3))),
+                                  [2, 2, 2])
+    with pytest.raises(ValueError, match="Got unexpected `to` value"):
+        lax.pcast(jnp.ones(2), "i", to="sideways")
+    with pytest.raises(TypeError, match="must be a tuple or a str"):
+        lax.pcast(jnp.ones(2), {"i"}, to="varying")
+
+
+def test_in_specs_inferred_from_the_arguments_shardings():
+    mesh = _mesh((4,), ("b",))
+    x = jax.device_put(jnp.arange(8.0), NamedSharding(mesh, P("b")))
+    f = jax.shard_map(lambda x: jnp.full((1,), x.shape[0]), mesh=mesh, out_specs=P("b"))
+    np.testing.assert_array_equal(np.asarray(f(x)), [2, 2, 2, 2])

@@ -311,6 +311,7 @@ from justjax._src.lax.parallel import (
     pmean as pmean,
     pmin as pmin,
     pmin_p as pmin_p,
+    pcast as pcast,
     ppermute as ppermute,
     ppermute_p as ppermute_p,
     pshuffle as pshuffle,

@@ -118,6 +118,7 @@ def _apply_partitioned(primitive: core.Primitive, args: Sequence[Any], params: d
     """`primitive` on arguments sharded over a mesh, as a program partitioned over it."""
     spmd.check_devices(args, in_shardings, lambda i: devices_lib.eager_arg_name(i, len(args)),
                        primitive.name)
+    in_shardings = spmd.unify(in_shardings)
     key = None if key is None else (*key, in_shardings)
     cached = _cache.get(key) if key is not None else None
     if cached is None:

@@ -497,7 +497,7 @@ class PjitFunction:
         given = self._options.in_shardings
         if given is None:
             spmd.check_devices(flat_args, found, name_of, self._name)
-            return found
+            return spmd.unify(found)
         if isinstance(given, (tuple, list)) and len(given) != len(dyn_args):
             raise ValueError(
                 "pjit in_shardings specification must be a tree prefix of the positional "

@@ -36,7 +36,7 @@ __all__ = ["SpmdLayout", "annotate_shardings", "block_of", "check_committed", "c
 def mesh_shardings(flat_args: Sequence[Any]) -> tuple[Any, ...] | None:
     """Per argument, its sharding when it is an Array (or a `ShapeDtypeStruct`, for
     `.lower`) sharded over a mesh of several devices (else None); None when no argument
-    is."""
+    is. (Callers check the devices agree, `check_devices`, then `unify` them.)"""
     from justjax._src.compilation.stages import ShapeDtypeStruct  # stages imports this module
     found = []
     for arg in flat_args:
@@ -45,7 +45,7 @@ def mesh_shardings(flat_args: Sequence[Any]) -> tuple[Any, ...] | None:
                     else arg.sharding if kind is ShapeDtypeStruct else None)
         found.append(sharding if type(sharding) is NamedSharding
                      and len(sharding._device_assignment) > 1 else None)
-    return unify(tuple(found)) if any(s is not None for s in found) else None
+    return tuple(found) if any(s is not None for s in found) else None
 
 
 def check_devices(flat_args: Sequence[Any], shardings: Sequence[Any] | None,

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 
 __all__ = ["CONSTRAINT", "MANUAL", "MeshShape", "SHARDING", "TensorSharding", "is_sharded",
-           "replicated"]
+           "manual_mesh", "replicated"]
 
 # The key of a sharding (a `TensorSharding`) in an entry argument's or result's attributes,
 # the opcode of a sharding constraint (its `sharding` attribute), and of a manual computation
@@ -209,6 +209,11 @@ def is_sharded(module: Any) -> bool:
     main = module.main
     return (any(SHARDING in a for a in (*(main.arg_attrs or ()), *(main.result_attrs or ())))
             or any(op.opcode in (CONSTRAINT, MANUAL) for op in module.walk()))
+
+
+def manual_mesh(op: Any) -> MeshShape:
+    """The mesh of a manual computation (an `ir.Op` of opcode `MANUAL`)."""
+    return (*op.attributes["in_shardings"], *op.attributes["out_shardings"])[0].mesh
 
 
 def replicated(mesh: MeshShape, rank: int) -> TensorSharding:

@@ -20,7 +20,7 @@ import numpy as np
 from justjax._src.core import dtypes
 from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Op, Value
-from justjax._src.hlo.sharding import CONSTRAINT, MANUAL, MeshShape, TensorSharding
+from justjax._src.hlo.sharding import CONSTRAINT, MANUAL, MeshShape, TensorSharding, manual_mesh
 
 INDENT = "  "
 
@@ -1013,7 +1013,7 @@ def _mesh(module: ir.Module) -> MeshShape | None:
         if op.opcode == CONSTRAINT:
             return op.attributes["sharding"].mesh
         if op.opcode == MANUAL:
-            return op.attributes["in_shardings"][0].mesh
+            return manual_mesh(op)
     return None
 
 

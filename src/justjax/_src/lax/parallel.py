@@ -35,7 +35,7 @@ from justjax._src.runtime.array import Array, from_numpy, to_numpy
 __all__ = [
     "psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "axis_index", "axis_size",
     "ppermute", "pshuffle", "psum_p", "pmax_p", "pmin_p", "all_gather_p", "axis_index_p",
-    "ppermute_p", "all_to_all", "all_to_all_p", "pswapaxes",
+    "ppermute_p", "all_to_all", "all_to_all_p", "pswapaxes", "pcast", "pvary_p",
 ]
 
 
@@ -587,6 +587,54 @@ reduce_scatter_p.def_impl(_unbound_impl("reduce_scatter"))
 ad.deflinear2(reduce_scatter_p, _reduce_scatter_transpose)
 batching.primitive_batchers[reduce_scatter_p] = _reduce_scatter_batcher
 batching.axis_primitives.add(reduce_scatter_p)
+
+
+# -- pcast (pvary) ---------------------------------------------------------------------------------
+
+_PCAST_TO = ("reduced", "unreduced", "varying")
+
+
+def pcast(x: Any, axis_name: Any, *, to: str) -> Any:
+    """Casts every leaf of `x` along the named manual axes (`jax.lax.pcast`): to="varying"
+    marks a value every device holds alike as one that may vary along them (`pvary`: the
+    values are unchanged; a shard_map's `check_vma` then lets it leave split over them).
+
+    Raises:
+      TypeError: `axis_name` is a set.
+      ValueError: `to` is not one of "varying", "unreduced", "reduced" (JAX's message);
+        "unreduced" and "reduced" state casts, which justjax's types do not carry.
+    """
+    if isinstance(axis_name, (set, frozenset)):
+        raise TypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
+    axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not axis_name:
+        return x
+    if to not in _PCAST_TO:
+        raise ValueError("Got unexpected `to` value. Allowed `to` values are: "
+                         f"{set(_PCAST_TO)}")
+    if to != "varying":
+        raise ValueError(f"pcast to {to!r}: justjax's types carry no reduced or unreduced "
+                         "state; only to='varying' is supported")
+    _check_axis_names(axes, "pcast")
+    return tree_util.tree_map(lambda leaf: pvary_p.bind(leaf, axes=tuple(axes)), x)
+
+
+def _pvary_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
+                   dims: Sequence[int | None], *, axes: tuple[Any, ...]
+                   ) -> tuple[Any, int | None]:
+    named = tuple(a for a in axes if a != axis_data.name)
+    (x,), (d,) = vals, dims
+    return (pvary_p.bind(x, axes=named) if named else x), d
+
+
+pvary_p = Primitive("pvary")
+pvary_p.def_abstract_eval(lambda aval, *, axes: aval)
+pvary_p.def_impl(lambda x, *, axes: x)
+# A value's bits do not change: the identity's rules (shard_map's transposition divides and
+# sums cotangents at its boundary, where JAX's types transpose pvary to psum).
+ad.deflinear2(pvary_p, lambda ct, x, *, axes: [ct])
+batching.primitive_batchers[pvary_p] = _pvary_batcher
+lowering.register_lowering(pvary_p, lambda ctx, x, *, axes: x)
 
 
 # -- ppermute, pshuffle ---------------------------------------------------------------------------

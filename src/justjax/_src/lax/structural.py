@@ -21,7 +21,7 @@ from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.interpreters.lowering import LoweringRuleContext
 from justjax._src.lax import utils
 from justjax._src.lax.utils import standard_primitive
-from justjax._src.runtime.array import Array, from_numpy, to_numpy
+from justjax._src.runtime.array import Array, from_numpy, place, to_numpy
 
 __all__ = [
     "bitcast_convert_type", "bitcast_convert_type_p", "broadcast", "broadcast_in_dim",
@@ -56,8 +56,11 @@ def _convert_impl(x: Any, *, new_dtype: np.dtype, weak_type: bool, sharding: Any
     if dtypes.is_complex(aval.dtype) and not dtypes.is_complex(new_dtype):
         # As the lowering: the real part, even for bool (`real(z) != 0`, not `z != 0`).
         value = np.real(value)
-    return from_numpy(convert_values(value, np.dtype(new_dtype)),
-                      ShapedArray(aval.shape, new_dtype, weak_type))
+    out = from_numpy(convert_values(value, np.dtype(new_dtype)),
+                     ShapedArray(aval.shape, new_dtype, weak_type))
+    if type(x) is Array and (x._sharding is not None or x.committed):
+        return place(out, x.sharding)  # laid out as its operand, as JAX's conversion
+    return out
 
 
 def _fold_scalar_convert(args: Sequence[Any], params: dict) -> Any:

@@ -46,7 +46,7 @@ from justjax._src.interpreters import partial_eval as pe
 from justjax._src.lax import elementwise, parallel, structural
 from justjax._src.lax import parallel_spmd  # noqa: F401 (registers the SPMD lowerings)
 from justjax._src.hlo import ir
-from justjax._src.hlo.sharding import MANUAL, TensorSharding
+from justjax._src.hlo.sharding import MANUAL, TensorSharding, manual_mesh
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import replicas
 from justjax._src.runtime.array import donatable_blocks, donatable_buffer, set_sharding
@@ -397,10 +397,10 @@ def _lowering(ctx: lowering.LoweringRuleContext, *args: ir.Value, jaxpr: ClosedJ
                          "supported: map the inner function with vmap")
     manual = _manual(mesh, newly_manual_axes)
     for op in module_context.module.walk():
-        if op.opcode == MANUAL and op.attributes["in_shardings"][0].mesh != manual.mesh:
+        if op.opcode == MANUAL and manual_mesh(op) != manual.mesh:
             raise ValueError(
                 f"one jitted program uses shard_maps (pmaps) over different meshes: "
-                f"{op.attributes['in_shardings'][0].mesh} and {manual.mesh}")
+                f"{manual_mesh(op)} and {manual.mesh}")
     # A key array's physical type has its key dimensions last, whole.
     in_shardings = tuple(_compiler_sharding(mesh, s, lowering.aval_to_type(a).rank)
                          for s, a in zip(in_specs, ctx.avals_in, strict=True))

@@ -8,7 +8,7 @@ union of its operands' axes:
 | primitive | results vary along |
 | --- | --- |
 | psum, pmax, pmin | the operand's axes but the reduced ones (every device holds the total) |
-| axis_index | its axes |
+| axis_index, pvary (pcast to varying) | its axes |
 | all_gather, psum_scatter, ppermute, all_to_all | the operand's axes and theirs |
 | jit, remat, custom_jvp/vjp calls (one inner jaxpr) | as the inner jaxpr's results |
 | cond | the union over the branches (the predicate aside, as JAX) |
@@ -124,6 +124,7 @@ _rules: dict[core.Primitive, Rule] = {
     parallel.pmax_p: _reduced,
     parallel.pmin_p: _reduced,
     parallel.axis_index_p: _added,
+    parallel.pvary_p: _added,
     parallel.all_gather_p: _added,
     parallel.reduce_scatter_p: _added,
     parallel.ppermute_p: _added,

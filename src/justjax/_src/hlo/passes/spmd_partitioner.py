@@ -44,7 +44,7 @@ from justjax._src.hlo.passes.inline import CallInlining
 from justjax._src.hlo.passes.pipeline import Pass
 from justjax._src.hlo.passes.util import (clone_ops, free_values, replace_uses,
                                             replace_uses_map)
-from justjax._src.hlo.sharding import (CONSTRAINT, MANUAL, SHARDING, MeshShape,
+from justjax._src.hlo.sharding import (CONSTRAINT, MANUAL, SHARDING, MeshShape, manual_mesh,
                                        TensorSharding, is_sharded, replicated)
 
 __all__ = ["SpmdPartitioner", "UnevenShardingError"]
@@ -79,7 +79,7 @@ class SpmdPartitioner(Pass):
         if shardings:
             mesh = next(iter(shardings.values())).mesh
         elif manual is not None:  # manual computations only in loops and branches
-            mesh = manual.attributes["in_shardings"][0].mesh
+            mesh = manual_mesh(manual)
         else:
             module.attributes.pop("mhlo.num_partitions", None)
             return True
