@@ -315,6 +315,7 @@ from justjax._src.lax.parallel import (
     ppermute as ppermute,
     ppermute_p as ppermute_p,
     pshuffle as pshuffle,
+    pvary_p as pvary_p,
     pswapaxes as pswapaxes,
     psum as psum,
     psum_p as psum_p,
