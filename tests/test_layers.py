@@ -43,6 +43,7 @@ LAYER_OF_PREFIX = [
     ("justjax._src.compilation.execution", 5), ("justjax._src.compilation.spmd", 5),
     ("justjax._src.compilation.xla_bridge", 5),
     ("justjax._src.transformations.shard_map", 5), ("justjax._src.transformations.varying_axes", 5),
+    ("justjax._src.transformations.shard_map_eager", 5),
     ("justjax._src.hijax", 5), ("justjax._src.debug.callbacks", 5),
     ("justjax._src.debug.debugger", 5), ("justjax._src.transformations.custom_batching", 5),
     ("justjax._src.compilation.dispatch", 5), ("justjax._src.transformations.ad_util", 5),

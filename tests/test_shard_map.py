@@ -357,3 +357,49 @@ def test_in_specs_inferred_from_the_arguments_shardings():
     x = jax.device_put(jnp.arange(8.0), NamedSharding(mesh, P("b")))
     f = jax.shard_map(lambda x: jnp.full((1,), x.shape[0]), mesh=mesh, out_specs=P("b"))
     np.testing.assert_array_equal(np.asarray(f(x)), [2, 2, 2, 2])
+
+
+# Printed by real JAX 0.10.2 for `print(a)` in the body below (mesh (2, 2), a = arange(16)
+# reshaped (4, 4), split P('x', 'y')).
+EAGER_PRINT = """\
+On cpu:0 at mesh coordinates (x, y,) = (0, 0):
+[[0. 1.]
+ [4. 5.]]
+
+On cpu:1 at mesh coordinates (x, y,) = (0, 1):
+[[2. 3.]
+ [6. 7.]]
+
+On cpu:2 at mesh coordinates (x, y,) = (1, 0):
+[[ 8.  9.]
+ [12. 13.]]
+
+On cpu:3 at mesh coordinates (x, y,) = (1, 1):
+[[10. 11.]
+ [14. 15.]]
+
+"""
+
+
+def test_an_eager_call_runs_the_body_once_on_every_device(capsys):
+    mesh = _mesh()
+    calls = []
+
+    @jax.shard_map(mesh=mesh, in_specs=(P("x", "y"), P()), out_specs=P("x", None))
+    def f(a, b):
+        calls.append(1)
+        print(a)
+        c = lax.psum(a, "y") + b[0]
+        print(type(c).__name__, c.shape)
+        return c
+
+    out = f(jnp.arange(16.0).reshape(4, 4), jnp.ones(3))
+    printed = capsys.readouterr().out
+    assert calls == [1]  # Python in the body runs once
+    assert printed.startswith(EAGER_PRINT)
+    assert "ShardMapTracer (2, 2)\n" in printed
+    np.testing.assert_array_equal(np.asarray(out), [[3, 5], [11, 13], [19, 21], [27, 29]])
+    assert out.sharding == NamedSharding(mesh, P("x", None))
+    # Traced (under jit, grad): the same values, the body traced once.
+    np.testing.assert_array_equal(np.asarray(jax.jit(f)(jnp.arange(16.0).reshape(4, 4),
+                                                        jnp.ones(3))), np.asarray(out))

@@ -13,7 +13,9 @@ import functools
 import inspect
 from typing import Any, Callable, Sequence
 
-from justjax._src.core import core
+import numpy as np
+
+from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr
 from justjax._src.interpreters import partial_eval as pe
@@ -21,11 +23,12 @@ from justjax._src.interpreters import staging
 from justjax._src.pytrees import tree_util
 from justjax._src.pytrees.tree_errors import prefix_errors
 from justjax._src.runtime import mesh as mesh_lib
+from justjax._src.runtime.array import Array
 from justjax._src.runtime.mesh import AbstractMesh, Mesh
 from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.runtime.sharding import NamedSharding, _check_spec
 from justjax._src.transformations import shard_map as shard_map_lib
-from justjax._src.transformations import varying_axes
+from justjax._src.transformations import shard_map_eager, varying_axes
 
 __all__ = ["shard_map"]
 
@@ -129,6 +132,10 @@ class _ShardMapped:
             found["out_tree"] = out_tree
             return out_flat
 
+        if (isinstance(core.current_trace(), core.EvalTrace)
+                and not any(isinstance(x, core.Tracer) or dtypes.is_extended(a.dtype)
+                            for x, a in zip(flat, avals, strict=True))):
+            return self._run_eagerly(per_device, flat, in_specs, mesh, manual, found)
         with shard_map_lib.body_axis(mesh, manual):
             closed = staging.trace_to_jaxpr(per_device, block_avals,
                                             staging.debug_info("shard_map", self.f))
@@ -142,7 +149,9 @@ class _ShardMapped:
         body = ClosedJaxpr(pe.name_unused_outputs(pe.convert_constvars_jaxpr(closed.jaxpr)), [])
         all_in_specs = [PartitionSpec()] * len(consts) + list(in_specs)
         if self.check_vma:
-            self._check_replication(body, all_in_specs, out_specs, mesh, manual)
+            varying = varying_axes.infer(body.jaxpr, [shard_map_lib.spec_axes(s) & manual
+                                                      for s in all_in_specs])
+            self._check_replication(varying, out_specs, mesh, manual)
         outs = shard_map_lib.bind([*consts, *flat], body, mesh, all_in_specs, out_specs,
                                   newly_manual_axes=manual, check_vma=self.check_vma)
         return tree_util.tree_unflatten(out_tree, outs)
@@ -260,12 +269,38 @@ class _ShardMapped:
                     f"Either revise the spec to be shorter, or modify '{self.name}' so that its "
                     "outputs have sufficient rank.")
 
-    def _check_replication(self, body: ClosedJaxpr, in_specs: Sequence[PartitionSpec],
+    def _run_eagerly(self, per_device: Callable, flat: Sequence[Any],
+                     in_specs: Sequence[PartitionSpec], mesh: Mesh, manual: frozenset,
+                     found: dict[str, Any]) -> Any:
+        """The call on concrete arrays: the body runs op by op on every device at once
+        (`shard_map_eager`); each result is assembled from the devices' blocks."""
+        stacked, varying, trace = shard_map_eager.run_eagerly(per_device, flat, in_specs, mesh,
+                                                              manual)
+        out_tree = found["out_tree"]
+        out_specs = self._broadcast(self.out_specs, tree_util.tree_unflatten(
+            out_tree, [None] * out_tree.num_leaves), "out_specs")
+        for spec in out_specs:
+            self._check_axes(spec, mesh, manual, "out_specs")
+        block_avals = [core.get_aval(s).update(shape=np.shape(s)[1:], weak_type=False)
+                       for s in stacked]
+        self._check_outs(block_avals, out_specs)
+        if self.check_vma:
+            self._check_replication(varying, out_specs, mesh, manual)
+        outs = []
+        for value, spec, aval in zip(stacked, out_specs, block_avals, strict=True):
+            per_device = ([np.asarray(b)[0] for b in value.device_blocks()]
+                          if isinstance(value, Array) else
+                          [value[trace.stacked_index(p)] for p in range(mesh.size)])
+            whole = shard_map_lib._global_aval(aval, spec, mesh)
+            outs.append(Array.from_blocks([np.array(b, copy=True) for b in per_device], whole,
+                                          NamedSharding(mesh, spec)))
+        return tree_util.tree_unflatten(out_tree, outs)
+
+    def _check_replication(self, varying: Sequence[frozenset],
                            out_specs: Sequence[PartitionSpec], mesh: Mesh,
                            manual: frozenset) -> None:
-        """JAX's error for a result that may vary along a manual axis its spec leaves out."""
-        varying = varying_axes.infer(body.jaxpr,
-                                     [shard_map_lib.spec_axes(s) & manual for s in in_specs])
+        """JAX's error for a result that may vary along a manual axis its spec leaves out
+        (`varying`: per result, the axes it may vary along)."""
         for spec, found in zip(out_specs, varying, strict=True):
             allowed = shard_map_lib.spec_axes(spec)
             extra = (found & manual) - allowed
