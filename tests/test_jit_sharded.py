@@ -441,3 +441,19 @@ def test_arrays_on_meshes_of_other_devices_give_jaxs_error():
         "Received incompatible devices for jitted computation. Got argument x of add with "
         "shape float32[8] and with device ids [0, 1, 2, 3] on platform CPU and argument y of "
         "add with shape float32[8] and with device ids [4, 5, 6, 7] on platform CPU")
+
+
+def test_a_constraint_by_partition_spec_uses_the_mesh_in_context():
+    # Real JAX 0.10.2 gives P('X',): the bare spec names the axes of jax.set_mesh's mesh.
+    with jax.config.override("jax_num_cpu_devices", 8):
+        mesh = jax.make_mesh((4, 2), ("X", "Y"), (jax.sharding.AxisType.Auto,) * 2)
+        with jax.set_mesh(mesh):
+            x = jax.device_put(jnp.arange(32.0).reshape(8, 4), P(None, "X"))
+            y = jax.device_put(jnp.arange(64.0).reshape(4, 16), P("X", None))
+            f = jax.jit(lambda x, y: jax.lax.with_sharding_constraint(jnp.dot(x, y),
+                                                                      P("X", None)))
+            out = f(x, y)
+            assert out.sharding.spec == P("X")
+            assert "sdy.sharding_constraint" in f.lower(x, y).as_text()
+        np.testing.assert_allclose(np.asarray(out), np.arange(32.0).reshape(8, 4)
+                                   @ np.arange(64.0).reshape(4, 16))

@@ -270,6 +270,11 @@ def _constraint_lowering(ctx: lowering.LoweringRuleContext, x: Any, *, sharding:
     """Shardy's `sdy.sharding_constraint` for a sharding over a mesh of several devices
     (the SPMD partitioner lays the value out so); outside a pmap's per-device program, where
     values are one device's, the value itself."""
+    if isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, AbstractMesh):
+        # A bare PartitionSpec names the axes of the mesh in context (`jax.set_mesh`).
+        concrete = _matching_concrete_mesh(sharding.mesh)
+        if concrete is not None:
+            sharding = sharding.update(mesh=concrete)
     compiled = spmd.constraint_sharding(sharding, ctx.avals_in[0].shape)
     if compiled is None or ctx.module_context.manual is not None:
         return x

@@ -396,7 +396,8 @@ class _Partitioner:
         dimension, the axes (a dot's contracting pairs split alike on both sides, or on one
         side with the other whole, which is then sliced, with no collective: a data-parallel
         gradient's dot of a whole cotangent with split activations; a sum's reduced
-        dimensions). Axes the required shardings use elsewhere are not kept."""
+        dimensions; a scatter-add's scattered dimensions, its updates' and indices' split
+        alike). Axes the required shardings use elsewhere are not kept."""
         used = {a for s in required if s is not None for axes in s.dims for a in axes}
         have = [self._any(v) if isinstance(v.type, ir.TensorType) else None for v in op.operands]
         kept: dict[int, dict[int, tuple[str, ...]]] = {}
