@@ -403,3 +403,15 @@ def test_an_eager_call_runs_the_body_once_on_every_device(capsys):
     # Traced (under jit, grad): the same values, the body traced once.
     np.testing.assert_array_equal(np.asarray(jax.jit(f)(jnp.arange(16.0).reshape(4, 4),
                                                         jnp.ones(3))), np.asarray(out))
+
+
+def test_none_specs_are_whole_values_and_a_body_may_return_nothing():
+    mesh = _mesh((2,), ("i",), devices=jax.devices()[:2])
+    g = jax.shard_map(lambda x, y: (x, {"a": y}), mesh=mesh, in_specs=(P("i"), None),
+                      out_specs=(P("i"), {"a": P()}))
+    x, d = g(jnp.arange(4.0), jnp.ones(2))
+    np.testing.assert_array_equal(np.asarray(x), [0, 1, 2, 3])
+    np.testing.assert_array_equal(np.asarray(d["a"]), [1, 1])
+    seen = []
+    f = jax.shard_map(lambda x: seen.append(x.shape), mesh=mesh, in_specs=P(), out_specs=None)
+    assert f(jnp.arange(6.0)) is None and seen == [(6,)]

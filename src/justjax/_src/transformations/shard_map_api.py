@@ -33,6 +33,9 @@ from justjax._src.transformations import shard_map_eager, varying_axes
 __all__ = ["shard_map"]
 
 
+_LEAF = object()  # stands for a leaf of the arguments or results when matching specs
+
+
 class _Infer:
     """`in_specs` not given: each argument's spec is read off its sharding."""
 
@@ -117,7 +120,7 @@ class _ShardMapped:
                              f"of the mesh {mesh}")
         flat, in_tree = tree_util.tree_flatten(args)
         in_specs = (self._inferred(flat, mesh) if self.in_specs is Infer
-                    else self._broadcast(self.in_specs, args, "in_specs"))
+                    else self._broadcast(self.in_specs, in_tree, "in_specs"))
         avals = [core.get_aval(x) for x in flat]
         for spec in in_specs:
             self._check_axes(spec, mesh, manual, "in_specs")
@@ -140,8 +143,7 @@ class _ShardMapped:
             closed = staging.trace_to_jaxpr(per_device, block_avals,
                                             staging.debug_info("shard_map", self.f))
         out_tree = found["out_tree"]
-        out_specs = self._broadcast(self.out_specs, tree_util.tree_unflatten(
-            out_tree, [None] * out_tree.num_leaves), "out_specs")
+        out_specs = self._broadcast(self.out_specs, out_tree, "out_specs")
         for spec in out_specs:
             self._check_axes(spec, mesh, manual, "out_specs")
         self._check_outs(closed.out_avals, out_specs)
@@ -158,22 +160,23 @@ class _ShardMapped:
 
     # -- specs ----------------------------------------------------------------------------------
 
-    def _broadcast(self, specs: Any, tree: Any, what: str) -> list[PartitionSpec]:
-        """`specs` (a prefix of `tree`) repeated for each leaf; JAX's prefix error else."""
+    def _broadcast(self, specs: Any, treedef: Any, what: str) -> list[PartitionSpec]:
+        """`specs` (a prefix of the pytree `treedef` describes) repeated for each of its
+        leaves; JAX's prefix error else."""
         if isinstance(specs, PartitionSpec):
-            leaves = [specs] * len(tree_util.tree_leaves(tree, is_leaf=lambda x: x is None))
-        else:
-            leaves = []
+            return [specs] * treedef.num_leaves
+        tree = tree_util.tree_unflatten(treedef, [_LEAF] * treedef.num_leaves)
+        leaves: list[Any] = []
 
-            def add(spec: Any, subtree: Any) -> None:
-                leaves.extend([spec] * len(tree_util.tree_leaves(
-                    subtree, is_leaf=lambda x: x is None)))
+        def add(spec: Any, subtree: Any) -> None:
+            leaves.extend([spec] * len(tree_util.tree_leaves(subtree)))
 
-            try:
-                tree_util.tree_map(add, specs, tree, is_leaf=lambda x: x is None)
-            except ValueError:
-                errors = prefix_errors(specs, tree, is_leaf=lambda x: x is None)
-                raise errors[0](f"shard_map {what}") from None
+        # A None spec is a leaf: the value whole on every device (P()).
+        try:
+            tree_util.tree_map(add, specs, tree, is_leaf=lambda x: x is None)
+        except ValueError:
+            raise prefix_errors(specs, tree, is_leaf=lambda x: x is None)[0](
+                f"shard_map {what}") from None
         for spec in leaves:
             if spec is not None and not isinstance(spec, PartitionSpec):
                 raise TypeError(f"shard_map {what} must be PartitionSpecs (or pytrees of them),"
@@ -277,8 +280,7 @@ class _ShardMapped:
         stacked, varying, trace = shard_map_eager.run_eagerly(per_device, flat, in_specs, mesh,
                                                               manual)
         out_tree = found["out_tree"]
-        out_specs = self._broadcast(self.out_specs, tree_util.tree_unflatten(
-            out_tree, [None] * out_tree.num_leaves), "out_specs")
+        out_specs = self._broadcast(self.out_specs, out_tree, "out_specs")
         for spec in out_specs:
             self._check_axes(spec, mesh, manual, "out_specs")
         block_avals = [core.get_aval(s).update(shape=np.shape(s)[1:], weak_type=False)
