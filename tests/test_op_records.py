@@ -108,6 +108,7 @@ COVERED_ELSEWHERE: dict[str, str] = {
     "reduce_scatter": "tests/test_collectives.py",
     "ppermute": "tests/test_pmap.py (under pmap and vmap, its gradient)",
     "all_to_all": "tests/test_pmap.py (under pmap and vmap, its gradient)",
+    "pvary": "tests/test_shard_map.py (pcast to varying: eager, jit, grad, vmap)",
     "shard_map": "tests/test_pmap_transforms.py (pmap is a jit of it; every transform)",
     "custom_lin": "tests/test_custom_derivatives.py",
     "custom_vjp_call": "tests/test_custom_derivatives.py",

@@ -346,6 +346,9 @@ def test_pcast_to_varying():
     assert "pvary[axes=('i',)]" in str(jax.make_jaxpr(f)(jnp.arange(3.0)))
     np.testing.assert_array_equal(np.asarray(jax.grad(lambda x: f(x).sum())(jnp.ones(3))),
                                   [2, 2, 2])
+    np.testing.assert_array_equal(np.asarray(jax.vmap(f)(jnp.arange(6.0).reshape(2, 3))),
+                                  [[0, 1, 2, 0, 1, 2], [3, 4, 5, 3, 4, 5]])
+    np.testing.assert_array_equal(np.asarray(jax.jit(f)(jnp.arange(3.0))), [0, 1, 2, 0, 1, 2])
     with pytest.raises(ValueError, match="Got unexpected `to` value"):
         lax.pcast(jnp.ones(2), "i", to="sideways")
     with pytest.raises(TypeError, match="must be a tuple or a str"):
