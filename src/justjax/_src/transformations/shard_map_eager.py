@@ -11,6 +11,7 @@ computed (`varying_axes`), for `check_vma`.
 """
 from __future__ import annotations
 
+import collections
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -20,7 +21,7 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr
 from justjax._src.interpreters import staging
 from justjax._src.lax import structural
-from justjax._src.compilation import execution
+from justjax._src.compilation import caches, execution
 from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.transformations import shard_map as shard_map_lib
@@ -138,7 +139,11 @@ class ShardMapTrace(core.Trace):
         return fun(*args)
 
 
-_one_op_cache: dict[tuple, ClosedJaxpr] = {}
+# Each op's per-device program, by primitive, params, shapes and mesh (the oldest dropped
+# first beyond the bound); `jax.clear_caches` empties it.
+_one_op_cache: collections.OrderedDict[tuple, ClosedJaxpr] = collections.OrderedDict()
+_ONE_OP_CACHE_SIZE = 512
+caches.register_cache(_one_op_cache.clear)
 
 
 def _one_op(primitive: core.Primitive, params: dict, avals: tuple[ShapedArray, ...],
@@ -162,9 +167,9 @@ def _one_op(primitive: core.Primitive, params: dict, avals: tuple[ShapedArray, .
     with shard_map_lib.body_axis(mesh, manual):
         closed = staging.trace_to_jaxpr(body, block_avals)
     if key is not None:
-        if len(_one_op_cache) > 512:
-            _one_op_cache.clear()
         _one_op_cache[key] = closed
+        if len(_one_op_cache) > _ONE_OP_CACHE_SIZE:
+            _one_op_cache.popitem(last=False)
     return closed
 
 
