@@ -356,10 +356,22 @@ def test_pcast_to_varying():
 
 
 def test_in_specs_inferred_from_the_arguments_shardings():
-    mesh = _mesh((4,), ("b",))
+    # Over Explicit axes, as JAX 0.10.2 ([2 2 2 2]); over Auto ones JAX's TypeError.
+    mesh = Mesh(np.array(jax.devices()), ("b",), axis_types=(AxisType.Explicit,))
     x = jax.device_put(jnp.arange(8.0), NamedSharding(mesh, P("b")))
     f = jax.shard_map(lambda x: jnp.full((1,), x.shape[0]), mesh=mesh, out_specs=P("b"))
     np.testing.assert_array_equal(np.asarray(f(x)), [2, 2, 2, 2])
+    # A traced argument's type carries no sharding here: a clear error, not a guess.
+    with pytest.raises(ValueError, match="without in_specs reads each argument's spec"):
+        jax.jit(f)(x)
+    auto = _mesh((4,), ("b",))
+    g = jax.shard_map(lambda x: x, mesh=auto, out_specs=P("b"))
+    with pytest.raises(TypeError) as info:
+        g(jax.device_put(jnp.arange(8.0), NamedSharding(auto, P("b"))))
+    assert str(info.value) == (
+        "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
+        "instances, but it was `None` when axis_names=frozenset({'b'}) are of type "
+        "AxisType.Auto")
 
 
 # Printed by real JAX 0.10.2 for `print(a)` in the body below (mesh (2, 2), a = arange(16)

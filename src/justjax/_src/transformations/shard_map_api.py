@@ -24,7 +24,7 @@ from justjax._src.pytrees import tree_util
 from justjax._src.pytrees.tree_errors import prefix_errors
 from justjax._src.runtime import mesh as mesh_lib
 from justjax._src.runtime.array import Array
-from justjax._src.runtime.mesh import AbstractMesh, Mesh
+from justjax._src.runtime.mesh import AbstractMesh, AxisType, Mesh
 from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.runtime.sharding import NamedSharding, _check_spec
 from justjax._src.transformations import shard_map as shard_map_lib
@@ -119,7 +119,7 @@ class _ShardMapped:
             raise ValueError(f"shard_map axis_names {sorted(map(str, unknown))} are not axes "
                              f"of the mesh {mesh}")
         flat, in_tree = tree_util.tree_flatten(args)
-        in_specs = (self._inferred(flat, mesh) if self.in_specs is Infer
+        in_specs = (self._inferred(flat, mesh, manual) if self.in_specs is Infer
                     else self._broadcast(self.in_specs, in_tree, "in_specs"))
         avals = [core.get_aval(x) for x in flat]
         for spec in in_specs:
@@ -183,10 +183,30 @@ class _ShardMapped:
                                 f" got {spec!r}")
         return [PartitionSpec() if s is None else s for s in leaves]
 
-    def _inferred(self, flat: Sequence[Any], mesh: Mesh) -> list[PartitionSpec]:
+    def _inferred(self, flat: Sequence[Any], mesh: Mesh, manual: frozenset
+                  ) -> list[PartitionSpec]:
+        """in_specs read off the arguments' shardings, as JAX reads them off their types:
+        only over Explicit axes (JAX's TypeError otherwise).
+
+        Raises:
+          TypeError: a manual axis is not Explicit (JAX's message).
+          ValueError: an argument is traced: justjax's types carry no shardings, so its
+            spec cannot be read (pass in_specs).
+        """
+        auto = frozenset(a for a in manual if mesh._name_to_type[a] != AxisType.Explicit)
+        if auto:
+            kind = mesh._name_to_type[next(iter(auto))]
+            raise TypeError("shard_map in_specs argument must be a pytree of "
+                            "`jax.sharding.PartitionSpec` instances, but it was `None` when "
+                            f"axis_names={manual} are of type {kind}")
         specs = []
         for x in flat:
-            sharding = getattr(x, "sharding", None) if not isinstance(x, core.Tracer) else None
+            if isinstance(x, core.Tracer):
+                raise ValueError(
+                    f"shard_map of '{self.name}' without in_specs reads each argument's spec "
+                    "off its sharding, which a traced argument's type does not carry in "
+                    "justjax: pass in_specs")
+            sharding = getattr(x, "sharding", None)
             specs.append(sharding.spec if isinstance(sharding, NamedSharding)
                          and sharding.mesh == mesh else PartitionSpec())
         return specs
