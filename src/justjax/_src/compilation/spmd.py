@@ -28,7 +28,7 @@ from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.sharding import NamedSharding, Sharding
 
 __all__ = ["SpmdLayout", "annotate_shardings", "block_of", "check_committed", "check_devices",
-           "check_fits", "constraint_sharding", "join", "matching_blocks", "mesh_shape",
+           "check_fits", "constraint_sharding", "matching_blocks", "mesh_shape",
            "mesh_shardings", "named_sharding", "partition",
            "resolve", "run", "runtime_mesh", "tensor_sharding", "unify", "user_shardings"]
 
@@ -336,16 +336,3 @@ def run(executable: Any, layout: SpmdLayout, inputs: Sequence[Any],
     input_ids = {id(b) for blocks in per_device for b in blocks}
     return [[outs[p][k] for p in range(count)] for k in range(len(layout.results))], input_ids
 
-
-def join(blocks: Sequence[np.ndarray], sharding: TensorSharding) -> np.ndarray:
-    """The whole value of the devices' `blocks` (mesh order) of `sharding`; where devices
-    hold the same block (the axes the sharding leaves out), the first one's, as JAX reads a
-    replicated value."""
-    first = np.asarray(blocks[0])
-    shape = tuple(b * t for b, t in zip(first.shape, sharding.tiles(), strict=True))
-    whole = np.empty(shape, first.dtype)
-    for p in reversed(range(len(blocks))):
-        block = np.asarray(blocks[p])
-        whole[tuple(slice(i * s, (i + 1) * s)
-                    for i, s in zip(sharding.block_index(p), block.shape, strict=True))] = block
-    return whole

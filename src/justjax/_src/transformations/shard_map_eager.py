@@ -21,7 +21,7 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr
 from justjax._src.interpreters import staging
 from justjax._src.lax import structural
-from justjax._src.compilation import caches, execution
+from justjax._src.compilation import caches, execution, spmd
 from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.transformations import shard_map as shard_map_lib
@@ -79,33 +79,26 @@ class ShardMapTrace(core.Trace):
         self.mesh = mesh
         self.manual = manual
         self.spec = shard_map_lib.per_device_spec(mesh, manual)
+        self._mesh_shape = spmd.mesh_shape(mesh)
+        # Which block of a stacked value each mesh position holds.
+        self._stacked = shard_map_lib._compiler_sharding(mesh, self.spec, 1)
         self._positions = {d: p for p, d in enumerate(mesh._flat_devices_tuple)}
 
     def coordinates(self, device: Any) -> tuple[int, ...]:
-        position = self._positions[device]
-        out = []
-        for size in reversed(self.mesh.axis_sizes):
-            position, coordinate = divmod(position, size)
-            out.append(coordinate)
-        return tuple(reversed(out))
+        """`device`'s coordinates on the mesh's axes, in their order."""
+        found = self._mesh_shape.coordinates(self._positions[device])
+        return tuple(found[name] for name in self._mesh_shape.names)
 
     @property
     def count(self) -> int:
         """How many distinct blocks a value has: one per combination of the manual axes'
         coordinates (devices differing only on the other axes hold the same)."""
-        return int(np.prod([self.mesh.shape[a] for a in self.mesh.axis_names
-                            if a in self.manual], dtype=int))
+        return self._stacked.tiles()[0]
 
     def stacked_index(self, position: int) -> int:
         """The block of the device at mesh `position`: its manual coordinates, the first
         axis major."""
-        coordinates = self.coordinates(self.mesh._flat_devices_tuple[position])
-        index = 0
-        for name, size, c in zip(self.mesh.axis_names, self.mesh.axis_sizes, coordinates,
-                                 strict=True):
-            if name in self.manual:
-                index = index * size + c
-        return index
+        return self._stacked.block_index(position)[0]
 
     def stack(self, x: Any) -> tuple[Any, frozenset]:
         """`x` as stacked blocks and the axes it varies along: a tracer of this trace as it
