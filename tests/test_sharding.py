@@ -761,7 +761,7 @@ def test_reshard(devices):
     assert jax.reshard is jax.sharding.reshard
     assert jax.sharding.reshard(x, ns).sharding == ns
     assert str(jax.make_jaxpr(lambda v: jax.sharding.reshard(v, ns))(x)) == (
-        "{ lambda ; a:f32[8]. let b:f32[8] = reshard a in (b,) }")
+        "{ lambda ; a:f32[8]. let b:f32[8@x] = reshard a in (b,) }")
     out = jax.jit(lambda v: jax.sharding.reshard(v * 2, ns))(x)
     assert out.sharding == ns
     np.testing.assert_array_equal(out, x * 2)

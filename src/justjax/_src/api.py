@@ -250,12 +250,28 @@ def _mapped_axis_size(fun: Callable, in_tree: tree_util.PyTreeDef, vals: Sequenc
     if axis_size is not None:
         sizes.add(axis_size)
     if len(sizes) == 1:
+        _check_mapped_specs(vals, dims)
         return sizes.pop()
     if not sizes:
         raise ValueError(f"{name} must have at least one non-None value in in_axes or "
                          "axis_size must be specified")
     raise ValueError(_inconsistent_sizes_message(fun, in_tree, vals, dims, mapped_sizes, name,
                                                  axis_size))
+
+
+def _check_mapped_specs(vals: Sequence[Any], dims: Sequence[int | None]) -> None:
+    """JAX's error when the mapped dimensions' types are split over different Explicit mesh
+    axes (an unsplit one after a split one counts as different, as in JAX)."""
+    seen = None
+    for x, d in zip(vals, dims, strict=True):
+        if d is None or not isinstance(x, (core.Tracer, Array)):
+            continue
+        spec = core.get_aval(x).type_spec
+        entry = None if spec is None else spec[d]
+        if seen is not None and entry != seen:
+            raise ValueError("Mapped away dimension of inputs passed to vmap should be sharded "
+                             f"the same. Got inconsistent axis specs: {seen} vs {entry}")
+        seen = entry
 
 
 def _inconsistent_sizes_message(fun: Callable, in_tree: tree_util.PyTreeDef,

@@ -25,7 +25,7 @@ from justjax._src.config import config
 from justjax._src.core.jaxpr import ClosedJaxpr
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.shape_poly import is_constant_shape
-from justjax._src.compilation import spmd
+from justjax._src.compilation import execution, spmd
 from justjax._src.compilation.execution import CompiledCall, ModuleInfo, Program
 from justjax._src.hlo import ir, stablehlo_printer
 from justjax._src.hlo.passes import optimize
@@ -95,6 +95,8 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str, donated_invars: Sequence[bool],
     module = lowering.lower_jaxpr_to_module(
         pruned, name, _result_infos(out_paths, len(closed.out_avals)),
         arg_attrs=donation_aliases(kept_avals, donated, closed.out_avals))
+    out_shardings = spmd.with_type_shardings(out_shardings, closed.out_avals, in_shardings,
+                                             execution.out_shardings(closed.jaxpr))
     spmd.annotate_shardings(
         module, [in_shardings[i] for i in kept] if in_shardings is not None else None,
         out_shardings)

@@ -85,12 +85,15 @@ class CompiledCall:
         # Results the program lays out over devices (a pmap's, a sharding constraint's).
         found = out_shardings(closed.jaxpr)
         if self._spmd is not None:
-            given = [s for s in (*(info.in_shardings or ()), *(info.out_shardings or ()))
-                     if s is not None]
-            # The mesh of the shardings given, else of the program's sharding constraints.
+            given = [s for s in (*found, *(info.out_shardings or ()),
+                                 *(info.in_shardings or ())) if hasattr(s, "mesh")]
+            # The mesh of the results' own shardings or of those given, else of the
+            # program's sharding constraints.
             mesh = (given[0].mesh if given
                     else spmd_lib.runtime_mesh(self._spmd.results[0].mesh))
-            found = [spmd_lib.named_sharding(mesh, s) for s in self._spmd.results]
+            chosen = info.out_shardings or (None,) * len(self._spmd.results)
+            found = [c if c is not None else spmd_lib.named_sharding(mesh, s)
+                     for c, s in zip(chosen, self._spmd.results, strict=True)]
         self._out_shardings = found if any(s is not None for s in found) else None
 
     def call_flat(self, args: Sequence[Any]) -> list[Array]:

@@ -13,6 +13,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from justjax._src.core.avals import ShapedArray
+from justjax._src.core.dtypes import is_extended
 from justjax._src.hlo import ir
 from justjax._src.hlo.passes.spmd_partitioner import SpmdPartitioner
 from justjax._src.hlo.passes.util import clone_module
@@ -199,6 +201,61 @@ def check_committed(arg: Any, sharding: NamedSharding) -> None:
         "Sharding passed to jit does not match the sharding on the respective arg. Got jit "
         f"sharding: {sharding},\narg sharding: {have} for arg type: "
         f"{arg.aval.str_short(short_dtypes=False)}")
+
+
+def with_type_shardings(given: Sequence[Any] | None, out_avals: Sequence[ShapedArray],
+                        in_shardings: Sequence[Any] | None,
+                        annotated: Sequence[Any]) -> tuple[Any, ...] | None:
+    """Per result, the sharding it is laid out with: `given`'s where given, else, in a
+    program over a mesh with Explicit axes, its type's (JAX's sharding in types: a result is
+    split as its type says, replicated when its type is unsplit) over the concrete mesh of
+    the arguments or in context; None for neither, and for a result a sharding annotation
+    gives back as it is (`annotated`: laid out as it says)."""
+    mesh = _explicit_mesh(out_avals, in_shardings)
+    if mesh is None:
+        return _in_context_mesh(given, out_avals, in_shardings, annotated)
+    out = list(given) if given is not None else [None] * len(out_avals)
+    for k, aval in enumerate(out_avals):
+        if (out[k] is not None or annotated[k] is not None or not isinstance(aval, ShapedArray)
+                or is_extended(aval.dtype)):
+            continue
+        spec = aval.type_spec or (None,) * aval.ndim
+        out[k] = NamedSharding(mesh, PartitionSpec(*spec))
+    return tuple(out) if any(s is not None for s in out) else None
+
+
+def _in_context_mesh(given: Sequence[Any] | None, out_avals: Sequence[Any],
+                     in_shardings: Sequence[Any] | None, annotated: Sequence[Any]
+                     ) -> tuple[Any, ...] | None:
+    """A program of values on no mesh run under `jax.set_mesh` (of Auto axes) lays its
+    results out replicated over that mesh, as JAX's; else `given`."""
+    context = mesh_lib.get_concrete_mesh()
+    if (context.empty or context.size < 2
+            or any(isinstance(s, NamedSharding) for s in in_shardings or ())):
+        return tuple(given) if given is not None else None
+    out = list(given) if given is not None else [None] * len(out_avals)
+    for k, aval in enumerate(out_avals):
+        if (out[k] is None and annotated[k] is None and isinstance(aval, ShapedArray)
+                and not is_extended(aval.dtype)):
+            out[k] = NamedSharding(context, PartitionSpec())
+    return tuple(out) if any(s is not None for s in out) else None
+
+
+def _explicit_mesh(out_avals: Sequence[Any], in_shardings: Sequence[Any] | None
+                   ) -> Mesh | None:
+    """The concrete mesh of several devices a program's types are split over, when it has
+    Explicit axes: the mesh of a result's type, else of an argument, else in context."""
+    abstract = next((a._sharding.mesh for a in out_avals
+                     if getattr(a, "_sharding", None) is not None), None)
+    meshes = [s.mesh for s in in_shardings or () if isinstance(s, NamedSharding)]
+    meshes.append(mesh_lib.get_concrete_mesh())
+    if abstract is None:
+        abstract = next((m.abstract_mesh for m in meshes
+                         if not m.empty and m.abstract_mesh._any_axis_explicit), None)
+    if abstract is None:
+        return None
+    return next((m for m in meshes if not m.empty and m.size > 1
+                 and m.shape_tuple == abstract.shape_tuple), None)
 
 
 def annotate_shardings(module: ir.Module, args: Sequence[Any] | None,

@@ -19,13 +19,15 @@ class AbstractValue:
 class ShapedArray(AbstractValue):
     """The abstract value of an array: `ShapedArray((2, 3), float32, weak_type=False)`.
 
-    `sharding` and `vma` are accepted as JAX's keyword arguments; justjax's avals carry no
-    sharding of their own (programs are not partitioned by type): `aval.sharding` is the
-    unsplit sharding `runtime/sharding.py` installs, and `vma` (the mesh axes a value varies
+    `sharding` is the type's sharding over `Explicit` mesh axes (JAX's "sharding in types"):
+    a `NamedSharding` over an abstract mesh whose spec has one entry per dimension naming
+    only Explicit axes, or None for a type split over no Explicit axis (most types). Read
+    as `aval.sharding`, None is the unsplit sharding over the mesh in context
+    (`runtime/sharding.py` installs the property). `vma` (the mesh axes a value varies
     over inside shard_map) is empty.
     """
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "_sharding")
     array_abstraction_level = 1
     vma: frozenset = frozenset()
 
@@ -34,13 +36,14 @@ class ShapedArray(AbstractValue):
         self.shape = canonicalize_shape(shape)
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
+        self._sharding = sharding if sharding is not None and _splits(sharding) else None
 
     def to_tangent_aval(self) -> ShapedArray:
         """The type of this value's tangents: float0 for integers and booleans."""
         tangent_dtype = dtypes.primal_dtype_to_tangent_dtype(self.dtype)
         if tangent_dtype == self.dtype:
             return self
-        return ShapedArray(self.shape, tangent_dtype, weak_type=False)
+        return ShapedArray(self.shape, tangent_dtype, weak_type=False, sharding=self._sharding)
 
     def to_cotangent_aval(self) -> ShapedArray:
         return self.to_tangent_aval()
@@ -54,25 +57,38 @@ class ShapedArray(AbstractValue):
         return math.prod(self.shape)
 
     def update(self, shape: tuple[int, ...] | None = None, dtype: Any = None,
-               weak_type: bool | None = None) -> ShapedArray:
-        return ShapedArray(self.shape if shape is None else shape,
-                           self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type)
+               weak_type: bool | None = None, sharding: Any = ...) -> ShapedArray:
+        """This type with the fields given changed; its sharding is kept while the rank
+        is."""
+        shape = self.shape if shape is None else shape
+        if sharding is ...:
+            sharding = self._sharding if len(shape) == self.ndim else None
+        return ShapedArray(shape, self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type,
+                           sharding=sharding)
+
+    @property
+    def type_spec(self) -> tuple | None:
+        """The entries of this type's sharding over Explicit axes, one per dimension (None:
+        not split over any)."""
+        sharding = self._sharding
+        return None if sharding is None else tuple(sharding.spec)
 
     def strip_weak_type(self) -> ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
 
     def __eq__(self, other: object) -> bool:
         return (type(other) is ShapedArray and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+                and self.dtype == other.dtype and self.weak_type == other.weak_type
+                and self._sharding == other._sharding)
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.weak_type, self._sharding))
 
     def str_short(self, short_dtypes: bool = True) -> str:
-        """`f32[2,3]` (short dtypes, as in jaxprs) or `float32[2,3]`."""
-        name = dtypes.short_dtype_name(self.dtype) if short_dtypes else dtypes.dtype_name(self.dtype)
-        return f"{name}[{','.join(str(d) for d in self.shape)}]"
+        """`f32[2,3]` (short dtypes, as in jaxprs) or `float32[2,3]`; a dimension split over
+        Explicit mesh axes shows them, as JAX's: `f32[8@X,4@(Y,Z)]`."""
+        return shape_text(self, self.type_spec, short_dtypes)
 
     def __str__(self) -> str:
         # JAX marks a weak type with `~`: `~float32[]` for the aval of a Python float.
@@ -87,6 +103,27 @@ class ShapedArray(AbstractValue):
         if not self.shape:
             raise TypeError("len() of unsized object")
         return self.shape[0]
+
+
+def _splits(sharding: Any) -> bool:
+    """Whether a type's sharding names any mesh axis (an unsplit one is kept as None)."""
+    return any(entry is not None for entry in sharding.spec) or bool(sharding.spec.unreduced)
+
+
+def _axes_text(entry: Any) -> str:
+    return f"({','.join(entry)})" if isinstance(entry, tuple) else str(entry)
+
+
+def shape_text(aval: ShapedArray, spec: tuple | None, short_dtypes: bool = True) -> str:
+    """`aval`'s dtype and shape, each dimension with the axes `spec` splits it over:
+    `f32[8@X,4]`."""
+    dtype = aval.dtype
+    name = dtypes.short_dtype_name(dtype) if short_dtypes else dtypes.dtype_name(dtype)
+    if spec is None:
+        return f"{name}[{','.join(str(d) for d in aval.shape)}]"
+    dims = [str(d) if entry is None else f"{d}@{_axes_text(entry)}"
+            for d, entry in zip(aval.shape, spec, strict=True)]
+    return f"{name}[{','.join(dims)}]"
 
 
 class AbstractToken(AbstractValue):
@@ -117,7 +154,13 @@ def mapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
         return aval
     if aval.shape[axis] != size:
         raise ValueError(f"mapped_aval: axis {axis} of {aval.str_short()} is not of size {size}")
-    return ShapedArray(aval.shape[:axis] + aval.shape[axis + 1:], aval.dtype, aval.weak_type)
+    sharding = aval._sharding
+    if sharding is not None:
+        spec = tuple(sharding.spec)
+        sharding = sharding.update(spec=sharding.spec.update(
+            partitions=spec[:axis] + spec[axis + 1:]))
+    return ShapedArray(aval.shape[:axis] + aval.shape[axis + 1:], aval.dtype, aval.weak_type,
+                       sharding=sharding)
 
 
 def unmapped_aval(size: int, axis: int | None, aval: ShapedArray,
@@ -128,4 +171,9 @@ def unmapped_aval(size: int, axis: int | None, aval: ShapedArray,
         return aval
     shape = list(aval.shape)
     shape.insert(axis, size)
-    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+    sharding = aval._sharding
+    if sharding is not None:
+        spec = list(sharding.spec)
+        spec.insert(axis, explicit_mesh_axis)
+        sharding = sharding.update(spec=sharding.spec.update(partitions=spec))
+    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type, sharding=sharding)

@@ -82,12 +82,18 @@ class Primitive:
         return rule
 
     def abstract_eval(self, *avals: Any, **params: Any) -> Any:
-        """Output aval(s) of the primitive for input avals (a list if `multiple_results`)."""
+        """Output aval(s) of the primitive for input avals (a list if `multiple_results`);
+        operands whose types are split over Explicit mesh axes give the outputs the
+        shardings the primitive's sharding rule says."""
         try:
             rule = abstract_eval_rules[self]
         except KeyError:
             raise NotImplementedError(f"abstract evaluation rule for '{self.name}' not implemented") from None
-        return rule(*avals, **params)
+        out = rule(*avals, **params)
+        for aval in avals:
+            if getattr(aval, "_sharding", None) is not None:
+                return _typed_outputs(self, avals, out, params)
+        return out
 
     def effects(self, *avals: Any, **params: Any) -> frozenset:
         """The effects of an equation of this primitive (none unless its abstract
@@ -105,6 +111,27 @@ class Primitive:
 impl_rules: dict[Primitive, Callable] = {}
 abstract_eval_rules: dict[Primitive, Callable] = {}
 effectful_abstract_eval_rules: dict[Primitive, Callable] = {}
+# `rule(out_avals, *in_avals, **params) -> [sharding or None per output]`: the sharding of
+# each result's type from its operands' types, run when an operand's type is split over
+# Explicit mesh axes (`lax/sharding_rules.py` declares them). A primitive without one keeps
+# the types its abstract evaluation gives (a call's: its body's).
+sharding_rules: dict[Primitive, Callable] = {}
+
+
+class ShardingTypeError(Exception):
+    """Operands whose shardings (in their types, over Explicit mesh axes) do not go together
+    under a primitive (JAX's `core.ShardingTypeError`)."""
+
+
+def _typed_outputs(prim: Primitive, avals: Sequence[Any], out: Any, params: dict) -> Any:
+    rule = sharding_rules.get(prim)
+    if rule is None:
+        return out
+    outs = out if prim.multiple_results else [out]
+    shardings = rule(outs, *avals, **params)
+    typed = [o.update(sharding=s) if s is not o._sharding else o
+             for o, s in zip(outs, shardings, strict=True)]
+    return typed if prim.multiple_results else typed[0]
 
 
 class Effect:

@@ -23,7 +23,7 @@ from justjax._src.hlo.ir import Value
 from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.interpreters.lowering import LoweringRuleContext
 from justjax._src.lax import dot as lax_dot
-from justjax._src.lax import slicing, structural
+from justjax._src.lax import sharding_rules, slicing, structural
 from justjax._src.lax import utils
 from justjax._src.lax.dot import PrecisionLike
 from justjax._src.lax.utils import standard_primitive
@@ -330,8 +330,21 @@ def _conv_dtype_rule(lhs: ShapedArray, rhs: ShapedArray, *, preferred_element_ty
 
 
 
-conv_general_dilated_p = standard_primitive("conv_general_dilated", _conv_shape_rule,
-                                            _conv_dtype_rule)
+def _conv_sharding_rule(specs: Sequence[Any], avals: Sequence[ShapedArray],
+                        outs: Sequence[ShapedArray], *, dimension_numbers: Any,
+                        **params: Any) -> list[Any]:
+    """Split as the lhs is, position by position (JAX's rule), when the kernel is unsplit
+    and the lhs's feature dimension too; otherwise `out_sharding` must say (JAX's error)."""
+    lhs, rhs = avals
+    if rhs._sharding is None and specs[0][dimension_numbers.lhs_spec[1]] is None:
+        return sharding_rules.varying_shape("conv_general_dilated")(specs, avals, outs)
+    raise core.ShardingTypeError("Please specify the output sharding via `out_sharding` "
+                                 "parameter of `conv_general_dilated`")
+
+
+conv_general_dilated_p = standard_primitive(
+    "conv_general_dilated", _conv_shape_rule, _conv_dtype_rule,
+    sharding_rule=_conv_sharding_rule, sharding_param="out_sharding")
 dispatch.def_backend_impl(conv_general_dilated_p)
 
 
@@ -437,7 +450,8 @@ def _conv_transpose_lhs(ct: Any, lhs: Any, rhs: Any, *, window_strides: tuple, p
     assert batch_group_count == 1 or feature_group_count == 1
     rhs_shape = core.get_aval(rhs).shape
     lhs_shape = lhs.aval.shape
-    ct_shape = core.get_aval(ct).shape
+    ct_aval = core.get_aval(ct)
+    ct_shape = ct_aval.shape
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     lhs_sdims, rhs_sdims, out_sdims = lhs_spec[2:], rhs_spec[2:], out_spec[2:]
     if feature_group_count > 1:
@@ -460,13 +474,24 @@ def _conv_transpose_lhs(ct: Any, lhs: Any, rhs: Any, *, window_strides: tuple, p
         lhs_dilation=window_strides, rhs_dilation=rhs_dilation,
         dimension_numbers=trans_dnums, feature_group_count=feature_group_count,
         batch_group_count=1, precision=precision,
-        preferred_element_type=preferred_element_type)
+        preferred_element_type=preferred_element_type,
+        out_sharding=_cotangent_sharding(lhs.aval, (ct_aval, core.get_aval(rhs)),
+                                         feature_group_count * batch_group_count))
     if core.get_aval(out).dtype != lhs.aval.dtype:
         out = structural.convert_element_type(out, lhs.aval.dtype)
     if batch_group_count > 1:
         out = _reshape_axis_out_of(lhs_spec[1], batch_group_count, out)
         out = _reshape_axis_into(lhs_spec[1], lhs_spec[0], out)
     return out
+
+
+def _cotangent_sharding(primal: ShapedArray, others: Sequence[ShapedArray],
+                        groups: int) -> Any:
+    """The transposed convolution's `out_sharding`: the primal's type, position by position
+    (JAX's); grouped convolutions reshape their result afterwards, so they give none."""
+    if groups > 1:
+        return None
+    return sharding_rules.cotangent_sharding(primal, others)
 
 
 def _conv_transpose_rhs(ct: Any, lhs: Any, rhs: Any, *, window_strides: tuple, padding: tuple,
@@ -500,7 +525,8 @@ def _conv_transpose_rhs(ct: Any, lhs: Any, rhs: Any, *, window_strides: tuple, p
         lhs, ct, window_strides=rhs_dilation, padding=pads, lhs_dilation=lhs_dilation,
         rhs_dilation=window_strides, dimension_numbers=trans_dnums,
         feature_group_count=feature_group_count, batch_group_count=batch_group_count,
-        precision=precision, preferred_element_type=preferred_element_type)
+        precision=precision, preferred_element_type=preferred_element_type,
+        out_sharding=_cotangent_sharding(rhs.aval, (ct_aval, core.get_aval(lhs)), 1))
     if core.get_aval(out).dtype != rhs.aval.dtype:
         out = structural.convert_element_type(out, rhs.aval.dtype)
     return out
@@ -650,7 +676,8 @@ def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int],
       feature_group_count, batch_group_count: grouped convolution (at most one above 1).
       precision: as for `dot_general`.
       preferred_element_type: the accumulation and result dtype.
-      out_sharding: must be None (one device).
+      out_sharding: a NamedSharding or PartitionSpec: how the result's type is split over
+        Explicit mesh axes.
 
     Returns:
       The convolution, laid out by `dimension_numbers`' output spec.
@@ -658,7 +685,6 @@ def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int],
     lhs_aval = lax_dot.operand_aval(lhs, "conv_general_dilated", 0)
     rhs_aval = lax_dot.operand_aval(rhs, "conv_general_dilated", 1)
     dnums = conv_dimension_numbers(lhs_aval.shape, rhs_aval.shape, dimension_numbers)
-    lax_dot.check_no_sharding(out_sharding, "conv_general_dilated")
     if lhs_dilation is None:
         lhs_dilation = (1,) * (lhs_aval.ndim - 2)
     elif isinstance(padding, str) and any(d != 1 for d in lhs_dilation):
@@ -683,7 +709,8 @@ def conv_general_dilated(lhs: Any, rhs: Any, window_strides: Sequence[int],
         dimension_numbers=dnums, feature_group_count=feature_group_count,
         batch_group_count=batch_group_count,
         precision=lax_dot.canonicalize_precision(precision),
-        preferred_element_type=preferred_element_type, out_sharding=None)
+        preferred_element_type=preferred_element_type,
+        out_sharding=sharding_rules.user_out_sharding(out_sharding))
 
 
 def conv(lhs: Any, rhs: Any, window_strides: Sequence[int], padding: str,

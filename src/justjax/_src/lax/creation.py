@@ -15,8 +15,11 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, lowering
-from justjax._src.lax import prng, structural
-from justjax._src.runtime.array import Array
+from justjax._src.lax import prng, sharding_rules, structural
+from justjax._src.runtime import mesh as mesh_lib
+from justjax._src.runtime.array import Array, put
+from justjax._src.runtime.mesh import Mesh
+from justjax._src.runtime.sharding import NamedSharding
 
 __all__ = ["broadcast_like", "empty", "full", "full_like"]
 
@@ -38,11 +41,20 @@ def value_dtype(x: Any) -> np.dtype:
     return core.get_aval(x).dtype
 
 
-def _check_no_sharding(sharding: Any, fun_name: str) -> None:
-    """Shardings need a mesh of several devices, which justjax's backend lacks."""
-    if sharding is not None:
-        raise ValueError(f"{fun_name}: sharding is not supported on justjax's single-device "
-                         f"backend, got {sharding!r}")
+def _placed(out: Any, sharding: Any) -> Any:
+    """A filled result laid out as `sharding` (a NamedSharding over a mesh of devices, or a
+    PartitionSpec of the mesh in context) says; a traced one's type takes its split over
+    Explicit axes (the `sharding` of its `broadcast_in_dim`)."""
+    if sharding is None or isinstance(out, core.Tracer) or not isinstance(out, Array):
+        return out
+    concrete = sharding if isinstance(sharding, NamedSharding) and isinstance(
+        sharding.mesh, Mesh) else None
+    if concrete is None:
+        mesh = mesh_lib.get_concrete_mesh()
+        if mesh.empty:
+            return out
+        concrete = NamedSharding(mesh, sharding_rules.user_out_sharding(sharding).spec)
+    return put(out, concrete)
 
 
 def full(shape: Sequence[int], fill_value: Any, dtype: Any = None, *,
@@ -53,12 +65,12 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None, *,
       shape: the result shape (an int or a sequence of ints).
       fill_value: a scalar (Python number, NumPy scalar or 0-d array).
       dtype: the result dtype; by default `fill_value`'s dtype and weak type.
-      sharding: must be None (justjax runs on one device).
+      sharding: a NamedSharding or PartitionSpec the result is laid out by (its type split
+        over the Explicit mesh axes it names).
 
     Returns:
       The filled array: StableHLO `broadcast_in_dim` of the converted scalar.
     """
-    _check_no_sharding(sharding, "full")
     shape = core.canonicalize_shape(shape)
     if np.shape(fill_value):
         raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
@@ -74,7 +86,12 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None, *,
         base = full((*shape, *fill_dtype.physical_shape), fill_value, fill_dtype.physical_dtype)
         return prng.random_wrap(base, impl=fill_dtype._impl)
     fill = structural.convert_element_type(fill_value, fill_dtype, weak_type)
-    return structural.broadcast(fill, shape)
+    if sharding is None:
+        return structural.broadcast(fill, shape)
+    typed = sharding_rules.user_out_sharding(sharding)
+    out = structural.broadcast_in_dim_p.bind(fill, shape=shape, broadcast_dimensions=(),
+                                             sharding=typed)
+    return _placed(out, sharding)
 
 
 def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None,
@@ -86,18 +103,32 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] |
       fill_value: a scalar.
       dtype: overrides `x`'s dtype (the result is then strongly typed).
       shape: overrides `x`'s shape.
-      sharding: must be None (justjax runs on one device).
+      sharding: how the result is laid out; by default as `x` is (when `shape` is not
+        given), as JAX's.
 
     Returns:
       The filled array.
     """
-    _check_no_sharding(sharding, "full_like")
+    if sharding is None and shape is None:
+        sharding = _layout_of(x)
     fill_shape = np.shape(x) if shape is None else core.canonicalize_shape(shape)
     weak_type = dtype is None and is_weakly_typed(x)
     dtype = value_dtype(x) if dtype is None else dtypes.canonicalize_dtype(dtype)
     if dtypes.is_extended(dtype):
-        return full(fill_shape, fill_value, dtype)
-    return full(fill_shape, structural.convert_element_type(fill_value, dtype, weak_type))
+        return full(fill_shape, fill_value, dtype, sharding=sharding)
+    return full(fill_shape, structural.convert_element_type(fill_value, dtype, weak_type),
+                sharding=sharding)
+
+
+def _layout_of(x: Any) -> NamedSharding | None:
+    """The layout `full_like` copies from `x`: a concrete array's NamedSharding over several
+    devices, a traced one's type's split over Explicit axes; None for others."""
+    if type(x) is Array:
+        current = x.sharding
+        return current if x._sharding is not None and type(current) is NamedSharding else None
+    if isinstance(x, core.Tracer):
+        return x.aval._sharding
+    return None
 
 
 def broadcast_to(x: Any, shape: Sequence[int]) -> Any:
@@ -141,7 +172,8 @@ empty_p = Primitive("empty")
 
 def _empty_abstract_eval(*, shape: tuple[int, ...], dtype: Any, out_sharding: Any
                          ) -> ShapedArray:
-    return ShapedArray(shape, dtypes.canonicalize_dtype(dtype))
+    return ShapedArray(shape, dtypes.canonicalize_dtype(dtype),
+                       sharding=sharding_rules.param_type_sharding(out_sharding, len(shape)))
 
 
 empty_p.def_abstract_eval(_empty_abstract_eval)
@@ -164,11 +196,12 @@ def empty(shape: Any, dtype: Any, *, out_sharding: Any = None) -> Any:
     Args:
       shape: an int or a sequence of ints.
       dtype: the dtype (kept in the equation as given, as JAX keeps it).
-      out_sharding: must be None (justjax runs on one device).
+      out_sharding: a NamedSharding or PartitionSpec the result is laid out by.
     Returns:
       The array.
     """
-    _check_no_sharding(out_sharding, "lax.empty")
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
-    return empty_p.bind(shape=tuple(shape), dtype=dtype, out_sharding=None)
+    out = empty_p.bind(shape=tuple(shape), dtype=dtype,
+                       out_sharding=sharding_rules.user_out_sharding(out_sharding))
+    return _placed(out, out_sharding)

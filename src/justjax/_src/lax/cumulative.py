@@ -17,7 +17,8 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.interpreters import ad, batching, lowering
-from justjax._src.lax import elementwise, reductions, selection, slicing, structural, windowed
+from justjax._src.lax import (elementwise, reductions, selection, sharding_rules, slicing,
+                              structural, windowed)
 from justjax._src.lax.utils import standard_primitive
 
 __all__ = [
@@ -189,7 +190,8 @@ def _cumred_shape_rule(x: ShapedArray, *, axis: int, reverse: bool) -> tuple[int
 
 
 def _cumulative_primitive(name: str) -> Primitive:
-    prim = standard_primitive(name, _cumred_shape_rule, reductions.number_dtype_rule(name))
+    prim = standard_primitive(name, _cumred_shape_rule, reductions.number_dtype_rule(name),
+                              sharding_rule=sharding_rules.same_as(0))
     dispatch.def_backend_impl(prim)
     return prim
 

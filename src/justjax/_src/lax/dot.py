@@ -25,7 +25,7 @@ from justjax._src.hlo import ir
 from justjax._src.hlo.ir import TensorType, Value
 from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.interpreters.lowering import LoweringRuleContext
-from justjax._src.lax import structural
+from justjax._src.lax import sharding_rules, structural
 from justjax._src.lax.utils import standard_primitive
 
 __all__ = [
@@ -375,7 +375,9 @@ def check_cpu_algorithm(precision: Any, prim_name: str) -> None:
 
 
 dot_general_p = standard_primitive("dot_general", _dot_general_shape_rule,
-                                   _dot_general_dtype_rule)
+                                   _dot_general_dtype_rule,
+                                   sharding_rule=sharding_rules.dot_general,
+                                   sharding_param="out_sharding")
 dispatch.def_backend_impl(dot_general_p)
 
 
@@ -463,7 +465,9 @@ def _dot_general_transpose_lhs(ct: Any, x: Any, y: Any, *, dimension_numbers: An
     x_contract_sorted_by_y = [x_contract[i] for i in np.argsort(y_contract)]
     unsorted_axes = [*x_batch, *x_kept, *x_contract_sorted_by_y]
     out = dot_general(ct, y, dims, precision=precision,
-                      preferred_element_type=preferred_element_type)
+                      preferred_element_type=preferred_element_type,
+                      out_sharding=sharding_rules.cotangent_sharding(
+                          x.aval, (core.get_aval(ct), core.get_aval(y)), unsorted_axes))
     x_bar = structural.transpose(out, tuple(int(a) for a in np.argsort(unsorted_axes)))
     if core.get_aval(x_bar).dtype != x.aval.dtype:
         x_bar = structural.convert_element_type(x_bar, x.aval.dtype, x.aval.weak_type)
@@ -531,18 +535,12 @@ def _dot_general_batch_rule(axis_data: batching.AxisData, vals: Sequence[Any],
     new_dims, out_dim = _dot_general_batch_dim_nums((np.ndim(lhs), np.ndim(rhs)), tuple(dims),
                                                     dimension_numbers)
     out = dot_general(lhs, rhs, new_dims, precision=precision,
-                      preferred_element_type=preferred_element_type, out_sharding=out_sharding)
+                      preferred_element_type=preferred_element_type,
+                      out_sharding=sharding_rules.with_batch_dim(out_sharding, out_dim))
     return out, out_dim
 
 
 batching.primitive_batchers[dot_general_p] = _dot_general_batch_rule
-
-
-def check_no_sharding(out_sharding: Any, fun_name: str) -> None:
-    """Output shardings need a mesh of several devices, which justjax's backend lacks."""
-    if out_sharding is not None:
-        raise ValueError(f"{fun_name}: out_sharding is not supported on justjax's single-device "
-                         f"backend, got {out_sharding!r}")
 
 
 def dot_general(lhs: Any, rhs: Any, dimension_numbers: DotDimensionNumbers,
@@ -577,7 +575,8 @@ def dot(lhs: Any, rhs: Any, *, dimension_numbers: DotDimensionNumbers | None = N
       dimension_numbers: optional `((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`.
       precision: None, a `Precision` (or pair, or their string names) or an algorithm.
       preferred_element_type: the result (and accumulation) dtype, if not the default.
-      out_sharding: must be None (one device).
+      out_sharding: a NamedSharding or PartitionSpec: how the result's type is split over
+        Explicit mesh axes (needed when both operands split a contracting dimension).
 
     Returns:
       The batch dimensions, then the lhs free dimensions, then the rhs free dimensions.
@@ -593,7 +592,6 @@ def dot(lhs: Any, rhs: Any, *, dimension_numbers: DotDimensionNumbers | None = N
                 "jax.lax.dot: dimension_numbers must be specified when not performing simple "
                 "un-batched matrix-matrix, matrix-vector, or vector-vector products; got "
                 f"lhs_shape={lhs_shape} rhs_shape={rhs_shape}")
-    check_no_sharding(out_sharding, "dot_general")
     (lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch) = dimension_numbers
     dims = ((_ensure_index_tuple(lhs_contracting), _ensure_index_tuple(rhs_contracting)),
             (_ensure_index_tuple(lhs_batch), _ensure_index_tuple(rhs_batch)))
@@ -602,7 +600,7 @@ def dot(lhs: Any, rhs: Any, *, dimension_numbers: DotDimensionNumbers | None = N
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dims,
                               precision=canonicalize_precision(precision),
                               preferred_element_type=preferred_element_type,
-                              out_sharding=None)
+                              out_sharding=sharding_rules.user_out_sharding(out_sharding))
 
 
 def batch_matmul(lhs: Any, rhs: Any, precision: PrecisionLike = None) -> Any:

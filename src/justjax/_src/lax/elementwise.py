@@ -30,7 +30,7 @@ from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_
 from justjax._src.hlo import ir
 from justjax._src.hlo.ir import Builder, TensorType, Value
 from justjax._src.interpreters import ad, batching, lowering
-from justjax._src.lax import selection, structural, utils
+from justjax._src.lax import selection, sharding_rules, structural, utils
 from justjax._src.lax.utils import (ANY, COMPLEX, FLOAT, INEXACT, INT, INT_OR_BOOL, NUMERIC,
                                     standard_primitive)
 
@@ -99,7 +99,8 @@ def naryop(name: str, accepted: Sequence[Sequence[np.dtype]], *,
             utils.check_same_dtypes(name, *avals)
         return result_dtype(avals[0].dtype)
 
-    prim = standard_primitive(name, shape_rule, dtype_rule, weak_type_rule)
+    prim = standard_primitive(name, shape_rule, dtype_rule, weak_type_rule,
+                              sharding_rule=sharding_rules.broadcasting(name))
     dispatch.def_backend_impl(prim)
     if len(accepted) == 1:
         batching.defvectorized(prim)

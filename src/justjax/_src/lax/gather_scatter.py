@@ -41,7 +41,8 @@ from justjax._src.hlo.ir import TensorType, Value
 from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.interpreters.batching import AxisData
 from justjax._src.interpreters.lowering import LoweringRuleContext
-from justjax._src.lax import elementwise, reductions, selection, structural, utils
+from justjax._src.lax import (elementwise, reductions, selection, sharding_rules, structural,
+                              utils)
 from justjax._src.lax.utils import standard_primitive
 
 __all__ = [
@@ -166,15 +167,18 @@ def _check_batching_dims(op: str, operand: ShapedArray, indices: ShapedArray,
 
 # -- helpers -----------------------------------------------------------------------------------
 
-def _full(shape: Sequence[int], value: Any, dtype: np.dtype, weak_type: bool = False) -> Any:
-    """`lax.full`: a broadcast scalar constant (the scalar itself for shape ())."""
+def _full(shape: Sequence[int], value: Any, dtype: np.dtype, weak_type: bool = False,
+          sharding: Any = None) -> Any:
+    """`lax.full`: a broadcast scalar constant (the scalar itself for shape ()), its type
+    split as `sharding` (a type's sharding over Explicit axes) says."""
     if weak_type:
         scalar = structural.convert_element_type(value, dtype, weak_type=True)
     else:
         scalar = np.array(value, dtype)
     if not tuple(shape):
         return scalar
-    return structural.broadcast_in_dim(scalar, tuple(shape), ())
+    return structural.broadcast_in_dim_p.bind(scalar, shape=tuple(shape), broadcast_dimensions=(),
+                                              sharding=sharding)
 
 
 def _full_like(x: Any, value: Any, dtype: Any = None) -> Any:
@@ -316,7 +320,8 @@ def _fill_scalar(fill_value: Any, dtype: np.dtype) -> np.ndarray:
     return convert_values(np.asarray(fill_value), dtype)
 
 
-gather_p = standard_primitive("gather", _gather_shape, _gather_dtype, utils.first_arg_weak)
+gather_p = standard_primitive("gather", _gather_shape, _gather_dtype, utils.first_arg_weak,
+                              sharding_rule=sharding_rules.gather)
 dispatch.def_backend_impl(gather_p)
 
 
@@ -445,7 +450,9 @@ def _gather_transpose(ct: Any, operand: Any, indices: Any, *, dimension_numbers:
     # ones accumulate where the gather read them.
     if type(ct) is ad.Zero:
         return [ad.Zero(operand.aval), None]
-    zeros = _full(operand.aval.shape, 0, core.get_aval(ct).dtype)
+    # The zeros have the operand's type (JAX's), so that its splits resolve the scatter's.
+    zeros = _full(operand.aval.shape, 0, core.get_aval(ct).dtype,
+                  sharding=operand.aval._sharding)
     out = scatter_add(zeros, indices, ct, _inverse_scatter_dnums(dimension_numbers),
                               unique_indices=unique_indices,
                               indices_are_sorted=indices_are_sorted, mode=mode)
@@ -630,7 +637,8 @@ def _scatter_lower(ctx: LoweringRuleContext, operand: Value, indices: Value, upd
 
 
 def _scatter_primitive(name: str) -> Primitive:
-    prim = standard_primitive(name, _scatter_shape, _scatter_dtype, utils.first_arg_weak)
+    prim = standard_primitive(name, _scatter_shape, _scatter_dtype, utils.first_arg_weak,
+                              sharding_rule=sharding_rules.scatter)
     dispatch.def_backend_impl(prim)
     lowering.register_lowering(prim, _scatter_lower)
     return prim

@@ -25,7 +25,7 @@ from justjax._src.core.core import Primitive
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, eval_jaxpr, tracing_cache
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering, staging
-from justjax._src.lax import elementwise, structural, utils
+from justjax._src.lax import elementwise, sharding_rules, structural, utils
 from justjax._src.lax.utils import standard_primitive
 from justjax._src.runtime.array import Array, from_numpy, to_numpy
 
@@ -174,7 +174,9 @@ def _monoid_reduce_lowering(monoid: str) -> lowering.LoweringRule:
 # -- the monoid reduction primitives ------------------------------------------------------------
 
 reduce_sum_p = standard_primitive("reduce_sum", _reduce_op_shape_rule,
-                                  number_dtype_rule("reduce_sum"))
+                                  number_dtype_rule("reduce_sum"),
+                                  sharding_rule=sharding_rules.without_axes("axes"),
+                                  sharding_param="out_sharding")
 dispatch.def_backend_impl(reduce_sum_p)
 lowering.register_lowering(reduce_sum_p, _monoid_reduce_lowering("add"))
 
@@ -183,19 +185,22 @@ def _reduce_sum_transpose(ct: Any, operand: Any, *, axes: tuple[int, ...], out_s
                           ) -> list[Any]:
     # The cotangent of each summed element is the cotangent of its sum. The kept dimensions
     # are NumPy integers, as JAX computes them (they show in printed jaxprs).
+    # The cotangent has the operand's type (JAX's: its splits over Explicit axes too).
     input_shape = operand.aval.shape
     kept = tuple(np.delete(np.arange(len(input_shape)), axes))
-    if not kept:
+    sharding = operand.aval._sharding
+    if not kept and sharding is None:
         return [structural.broadcast_in_dim(ct, input_shape, ())]
     return [structural.broadcast_in_dim_p.bind(ct, shape=input_shape, broadcast_dimensions=kept,
-                                               sharding=None)]
+                                               sharding=sharding)]
 
 
 ad.deflinear2(reduce_sum_p, _reduce_sum_transpose)
 batching.defreducer(reduce_sum_p)
 
 reduce_prod_p = standard_primitive("reduce_prod", _reduce_op_shape_rule,
-                                   number_dtype_rule("reduce_prod"))
+                                   number_dtype_rule("reduce_prod"),
+                                   sharding_rule=sharding_rules.without_axes("axes"))
 dispatch.def_backend_impl(reduce_prod_p)
 lowering.register_lowering(reduce_prod_p, _monoid_reduce_lowering("mul"))
 
@@ -213,11 +218,13 @@ def _reduce_prod_jvp(primals: list[Any], tangents: list[Any], *, axes: tuple[int
 ad.primitive_jvps[reduce_prod_p] = _reduce_prod_jvp
 batching.defreducer(reduce_prod_p)
 
-reduce_max_p = standard_primitive("reduce_max", _reduce_op_shape_rule, _input_dtype)
+reduce_max_p = standard_primitive("reduce_max", _reduce_op_shape_rule, _input_dtype,
+                                  sharding_rule=sharding_rules.without_axes("axes"))
 dispatch.def_backend_impl(reduce_max_p)
 lowering.register_lowering(reduce_max_p, _monoid_reduce_lowering("max"))
 
-reduce_min_p = standard_primitive("reduce_min", _reduce_op_shape_rule, _input_dtype)
+reduce_min_p = standard_primitive("reduce_min", _reduce_op_shape_rule, _input_dtype,
+                                  sharding_rule=sharding_rules.without_axes("axes"))
 dispatch.def_backend_impl(reduce_min_p)
 lowering.register_lowering(reduce_min_p, _monoid_reduce_lowering("min"))
 
@@ -242,17 +249,20 @@ batching.defreducer(reduce_max_p)
 batching.defreducer(reduce_min_p)
 
 reduce_and_p = standard_primitive("reduce_and", _reduce_logical_shape_rule, _input_dtype,
-                                  utils.never_weak)
+                                  utils.never_weak,
+                                  sharding_rule=sharding_rules.without_axes("axes"))
 dispatch.def_backend_impl(reduce_and_p)
 lowering.register_lowering(reduce_and_p, _monoid_reduce_lowering("and"))
 
 reduce_or_p = standard_primitive("reduce_or", _reduce_logical_shape_rule, _input_dtype,
-                                 utils.never_weak)
+                                 utils.never_weak,
+                                 sharding_rule=sharding_rules.without_axes("axes"))
 dispatch.def_backend_impl(reduce_or_p)
 lowering.register_lowering(reduce_or_p, _monoid_reduce_lowering("or"))
 
 reduce_xor_p = standard_primitive("reduce_xor", _reduce_logical_shape_rule, _input_dtype,
-                                  utils.never_weak)
+                                  utils.never_weak,
+                                  sharding_rule=sharding_rules.without_axes("axes"))
 dispatch.def_backend_impl(reduce_xor_p)
 lowering.register_lowering(reduce_xor_p, _monoid_reduce_lowering("xor"))
 
@@ -335,11 +345,13 @@ def _argminmax_dtype_rule(operand: ShapedArray, *, axes: tuple[int, ...], index_
 
 
 argmax_p = standard_primitive("argmax", _argminmax_shape_rule, _argminmax_dtype_rule,
-                              utils.never_weak)
+                              utils.never_weak,
+                              sharding_rule=sharding_rules.without_axes("axes"))
 dispatch.def_backend_impl(argmax_p)
 
 argmin_p = standard_primitive("argmin", _argminmax_shape_rule, _argminmax_dtype_rule,
-                              utils.never_weak)
+                              utils.never_weak,
+                              sharding_rule=sharding_rules.without_axes("axes"))
 dispatch.def_backend_impl(argmin_p)
 
 # Integer results: zero (float0) tangents.

@@ -18,7 +18,7 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.hlo.ir import Value
 from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.interpreters.lowering import LoweringRuleContext
-from justjax._src.lax import utils
+from justjax._src.lax import sharding_rules, utils
 from justjax._src.lax.structural import broadcast, broadcast_in_dim
 from justjax._src.lax.utils import standard_primitive
 from justjax._src.runtime.array import from_numpy
@@ -56,7 +56,8 @@ def _select_n_dtype(which: ShapedArray, *cases: ShapedArray) -> np.dtype:
 
 
 select_n_p = standard_primitive("select_n", _select_n_shape, _select_n_dtype,
-                                lambda which, *cases: all(c.weak_type for c in cases))
+                                lambda which, *cases: all(c.weak_type for c in cases),
+                                sharding_rule=sharding_rules.select_cases)
 dispatch.def_backend_impl(select_n_p)
 
 
@@ -200,7 +201,8 @@ def _clamp_dtype(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> np.dtype:
 
 
 # Weakly typed only when all three are (JAX's default rule).
-clamp_p = standard_primitive("clamp", _clamp_shape, _clamp_dtype)
+clamp_p = standard_primitive("clamp", _clamp_shape, _clamp_dtype,
+                             sharding_rule=sharding_rules.same_as(1))
 dispatch.def_backend_impl(clamp_p)
 
 

@@ -6,15 +6,14 @@ with JAX's params, jvp, transpose and batching rules). What they change is where
 lives:
 - applied to a concrete array, the result is that array laid out as the sharding says (its
   `sharding`, `devices()` and `addressable_shards` say so);
-- inside a jitted program they lower to nothing (StableHLO has no sharding ops until the
-  partitioner, issue #25), the program runs on one device, and a result the annotation
-  gives back directly is laid out as it says (`execution.result_shardings`).
+- inside a jitted program they lower to Shardy's `sdy.sharding_constraint`, which the SPMD
+  partitioner honours, and a result the annotation gives back directly is laid out as it
+  says (`execution.result_shardings`).
+`reshard` also changes the value's type: its split over Explicit mesh axes is the target's
+(`f32[8@X]`), as JAX's sharding in types. `with_sharding_constraint` over Explicit axes only
+asserts that the type already is split so (JAX's error otherwise).
 A value JAX would give a shape that does not divide evenly into the blocks comes out of a
 program replicated, as in JAX.
-
-Shardings do not enter types here: `jax.typeof(x).sharding` has no mesh, so in `Explicit`
-mode `with_sharding_constraint` (JAX's assertion that the type already has the sharding)
-returns its operand unchecked, and `reshard`'s transpose leaves the cotangent where it is.
 """
 from __future__ import annotations
 
@@ -28,11 +27,12 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import JaxprEqn, pp_eqn_default, pp_eqn_rules
 from justjax._src.hlo.sharding import CONSTRAINT
 from justjax._src.interpreters import ad, batching, lowering
+from justjax._src.lax import sharding_rules
 from justjax._src.runtime import mesh as mesh_lib
-from justjax._src.runtime.array import place, to_array
+from justjax._src.runtime.array import Array, place, to_array
 from justjax._src.runtime.mesh import AbstractMesh, AxisType, Mesh
 from justjax._src.runtime.partition_spec import UNCONSTRAINED, PartitionSpec
-from justjax._src.runtime.sharding import NamedSharding, Sharding, check_fits
+from justjax._src.runtime.sharding import NamedSharding, Sharding, check_fits, type_sharding
 from justjax._src.pytrees.tree_errors import flatten_axes
 
 __all__ = ["with_sharding_constraint"]
@@ -70,7 +70,7 @@ def _place_value(x: Any, sharding: Sharding) -> Any:
     return place(to_array(x), sharding)
 
 
-def _over_concrete_mesh(sharding: NamedSharding, what: str) -> NamedSharding:
+def over_concrete_mesh(sharding: NamedSharding, what: str) -> NamedSharding:
     """A sharding over an abstract mesh as one over the mesh in context (`jax.set_mesh`)."""
     mesh = _matching_concrete_mesh(sharding.mesh)
     if mesh is None:
@@ -80,11 +80,13 @@ def _over_concrete_mesh(sharding: NamedSharding, what: str) -> NamedSharding:
 
 
 def _matching_concrete_mesh(mesh: AbstractMesh) -> Mesh | None:
-    """The mesh of `jax.set_mesh` if it has `mesh`'s axes (their types may differ: inside
-    `auto_axes` / `explicit_axes`), else None."""
+    """The devices of `jax.set_mesh`'s mesh if it has `mesh`'s axes, as a mesh with
+    `mesh`'s axis types (they differ inside `auto_axes` / `explicit_axes`), else None."""
     concrete = mesh_lib.get_concrete_mesh()
     if concrete.empty or concrete.shape_tuple != mesh.shape_tuple:
         return None
+    if concrete.axis_types != mesh.axis_types:
+        return concrete.update(axis_types=mesh.axis_types)
     return concrete
 
 
@@ -152,6 +154,18 @@ def _check_leaves(shardings: Any, what: str) -> None:
                             f"instances or None, but got {leaf}")
 
 
+def _assert_type_has(aval: ShapedArray, sharding: NamedSharding) -> None:
+    have = aval.sharding.spec._normalized_spec_for_aval(aval.ndim)
+    want = sharding.spec._normalized_spec_for_aval(aval.ndim)
+    for h, w in zip(have, want, strict=True):
+        if w is not UNCONSTRAINED and h != w:
+            raise AssertionError(
+                "`with_sharding_constraint` acts as an assert when all axes of mesh are of "
+                f"type `Explicit`. The array sharding: {aval.sharding.spec} did not match the "
+                f"sharding provided: {want}. Please use `jax.sharding.reshard` to shard your "
+                "input to the sharding you want.")
+
+
 def with_sharding_constraint(x: Any, shardings: Any) -> Any:
     """Constrains how the arrays of `x` are laid out over devices (the values pass
     unchanged).
@@ -175,8 +189,8 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
     outs = []
     for value, sharding in zip(x_flat, flat, strict=True):
         if explicit and isinstance(sharding, NamedSharding):
-            # JAX asserts that the value's type already has this sharding; types here
-            # carry none, so there is nothing to check against.
+            # Over Explicit axes the constraint asserts the value's type (JAX's).
+            _assert_type_has(core.get_aval(value), sharding)
             outs.append(value)
             continue
         _check_auto(sharding)
@@ -208,7 +222,7 @@ def _concrete_for(x: Any, aval: ShapedArray, sharding: NamedSharding,
         return sharding.update(mesh=in_context)
     if not context_mesh.empty and isinstance(context_mesh, AbstractMesh) and not hasattr(
             x, "sharding"):
-        return _over_concrete_mesh(sharding, "with_sharding_constraint")
+        return over_concrete_mesh(sharding, "with_sharding_constraint")
     if not hasattr(x, "sharding"):
         raise ValueError("Target sharding contains a `jax.sharding.AbstractMesh` which "
                          "requires the input passed should be a `jax.Array`. Got "
@@ -261,10 +275,6 @@ def _same(aval: ShapedArray, **params: Any) -> ShapedArray:
     return aval
 
 
-def _identity_lowering(ctx: lowering.LoweringRuleContext, x: Any, **params: Any) -> Any:
-    return x
-
-
 def _constraint_lowering(ctx: lowering.LoweringRuleContext, x: Any, *, sharding: Any,
                          **params: Any) -> Any:
     """Shardy's `sdy.sharding_constraint` for a sharding over a mesh of several devices
@@ -304,12 +314,7 @@ def _reshard_target(value: Any, ndim: int) -> NamedSharding:
     abstract mesh in context) whose axes are all Explicit, its spec one entry per
     dimension."""
     if isinstance(value, PartitionSpec):
-        mesh = mesh_lib.get_abstract_mesh()
-        if mesh.empty:
-            raise ValueError("Using PartitionSpec when you are not under a mesh context is "
-                             "not allowed. Please pass a NamedSharding instance or enter into "
-                             f"a mesh context via `jax.set_mesh`. Got {value}")
-        value = NamedSharding(mesh, value)
+        value = sharding_rules.over_context_mesh(value)
     if value is not None and not isinstance(value, NamedSharding):
         raise TypeError("`out_sharding` argument of reshard only supports instances of "
                         f"`NamedSharding` or `PartitionSpec`. Got {value} of type: "
@@ -355,13 +360,31 @@ def _concrete_target(dst_sharding: NamedSharding, concrete_mesh: Mesh | None
                      ) -> NamedSharding:
     if concrete_mesh is not None:
         return dst_sharding.update(mesh=concrete_mesh)
-    return _over_concrete_mesh(dst_sharding, "reshard")
+    return over_concrete_mesh(dst_sharding, "reshard")
 
 
 def _reshard_impl(x: Any, *, dst_sharding: NamedSharding, concrete_mesh: Mesh | None) -> Any:
     sharding = _concrete_target(dst_sharding, concrete_mesh)
-    check_fits(sharding, core.get_aval(x).shape, "reshard arguments")
+    aval = core.get_aval(x)
+    check_fits(sharding, aval.shape, "reshard arguments")
+    if type(x) is Array and _only_retyped(x, sharding):
+        # Axes the target's mesh makes Auto (`auto_axes`) leave the layout over them to
+        # the compiler: the array stays where it is, its type loses them (as JAX's).
+        out = place(x, x.sharding)
+        out.aval = aval.update(sharding=type_sharding(sharding, aval.ndim))
+        return out
     return _place_value(x, sharding)
+
+
+def _only_retyped(x: Array, target: NamedSharding) -> bool:
+    """Whether `x`, laid out over `target`'s devices, is split over `target`'s Explicit axes
+    as `target` is (it may be split over its other axes too)."""
+    current = x.sharding
+    if type(current) is not NamedSharding or current.mesh.shape_tuple != \
+            target.mesh.shape_tuple or current._device_assignment != target._device_assignment:
+        return False
+    as_target = current.update(mesh=target.mesh)
+    return type_sharding(as_target, x.ndim) == type_sharding(target, x.ndim)
 
 
 def _reshard_batcher(axis_data: batching.AxisData, vals: Any, dims: Any, *,
@@ -388,12 +411,33 @@ def _pp_reshard(eqn: JaxprEqn, context: Any) -> Any:
     return pp_eqn_default(eqn, context, {})
 
 
-reshard_p.def_abstract_eval(_same)
+def _reshard_abstract(aval: ShapedArray, *, dst_sharding: NamedSharding,
+                      concrete_mesh: Mesh | None) -> ShapedArray:
+    return aval.update(sharding=type_sharding(dst_sharding, aval.ndim))
+
+
+def _reshard_transpose(ct: Any, operand: Any, *, dst_sharding: NamedSharding,
+                       concrete_mesh: Mesh | None) -> list[Any]:
+    """The cotangent goes back to the operand's type's sharding (JAX's rule)."""
+    back = operand.aval.sharding
+    if not back.mesh._any_axis_explicit:
+        return [ct]
+    back = back.update(spec=back.spec._normalized_spec_for_aval(operand.aval.ndim))
+    return [reshard_p.bind(ct, dst_sharding=back, concrete_mesh=concrete_mesh)]
+
+
+def _reshard_lowering(ctx: lowering.LoweringRuleContext, x: Any, *,
+                      dst_sharding: NamedSharding, concrete_mesh: Mesh | None) -> Any:
+    sharding = dst_sharding.update(mesh=concrete_mesh) if concrete_mesh is not None \
+        else dst_sharding
+    return _constraint_lowering(ctx, x, sharding=sharding)
+
+
+reshard_p.def_abstract_eval(_reshard_abstract)
 core.impl_rules[reshard_p] = _reshard_impl
-# The cotangent's own sharding is in JAX the operand's type's; types carry none here.
-ad.deflinear(reshard_p, lambda ct, **params: [ct])
+ad.deflinear2(reshard_p, _reshard_transpose)
 batching.primitive_batchers[reshard_p] = _reshard_batcher
-lowering.register_lowering(reshard_p, _identity_lowering)
+lowering.register_lowering(reshard_p, _reshard_lowering)
 execution.result_shardings[reshard_p] = _reshard_results
 pp_eqn_rules[reshard_p] = _pp_reshard
 
@@ -439,6 +483,14 @@ def _keyword(kwargs: dict, given: Any, name: str) -> Any:
     return kwargs.pop(name)
 
 
+def _explicit_spec(x: Any, mesh: AbstractMesh) -> PartitionSpec:
+    """`x`'s type's spec keeping only the axes that are Explicit in `mesh`."""
+    aval = core.get_aval(x)
+    typed = type_sharding(aval.sharding.update(mesh=mesh), aval.ndim) \
+        if aval._sharding is not None else None
+    return typed.spec if typed is not None else PartitionSpec(*[None] * aval.ndim)
+
+
 def auto_axes(f: Callable | None = None, /, *, axes: Any = None,
               out_sharding: Any = None) -> Callable:
     """Runs `f` with the mesh's `axes` (all by default) of type Auto, then reshards its
@@ -452,9 +504,10 @@ def auto_axes(f: Callable | None = None, /, *, axes: Any = None,
         found = _new_mesh(axes, AxisType.Auto, "auto_axes", target)
         if found is None or set(found[0].auto_axes) == set(found[2]):
             return f(*args, **kwargs)
-        # JAX first reshards the arguments to their types' shardings with those axes made
-        # Auto; types carry no sharding here, so that is the identity.
         with mesh_lib.use_abstract_mesh(found[1]):
+            # The arguments' types lose the axes made Auto.
+            args = reshard(args, tree_util.tree_map(lambda a: _explicit_spec(a, found[1]),
+                                                    args))
             out = f(*args, **kwargs)
         return reshard(out, target)
 
@@ -478,7 +531,7 @@ def explicit_axes(f: Callable | None = None, /, *, axes: Any = None,
         with mesh_lib.use_abstract_mesh(found[1]):
             args = reshard(args, target)
             out = f(*args, **kwargs)
-        # The results' types' shardings with the Explicit axes dropped: none here.
-        return out
+        # The results' types lose the axes that were made Explicit.
+        return reshard(out, tree_util.tree_map(lambda o: _explicit_spec(o, found[0]), out))
 
     return wrapped

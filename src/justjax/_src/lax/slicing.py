@@ -33,7 +33,8 @@ from justjax._src.hlo.ir import Value
 from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.interpreters.batching import AxisData
 from justjax._src.interpreters.lowering import LoweringRuleContext
-from justjax._src.lax import elementwise, gather_scatter, reductions, selection, structural, utils
+from justjax._src.lax import (elementwise, gather_scatter, reductions, selection,
+                              sharding_rules, structural, utils)
 from justjax._src.lax.utils import standard_primitive
 from justjax._src.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,
                                              ScatterDimensionNumbers)
@@ -90,7 +91,8 @@ def _slice_shape(operand: ShapedArray, *, start_indices: tuple[int, ...],
     return tuple(core.max_dim(0, (d - 1) // int(s) + 1) for d, s in zip(diff, strides, strict=True))
 
 
-slice_p = standard_primitive("slice", _slice_shape, lambda x, **_: x.dtype)
+slice_p = standard_primitive("slice", _slice_shape, lambda x, **_: x.dtype,
+                             sharding_rule=sharding_rules.varying_shape("slicing"))
 dispatch.def_backend_impl(slice_p)
 
 
@@ -229,7 +231,8 @@ def _dynamic_slice_dtype(operand: ShapedArray, *starts: ShapedArray, **_: Any) -
 
 
 dynamic_slice_p = standard_primitive("dynamic_slice", _dynamic_slice_shape, _dynamic_slice_dtype,
-                                     utils.first_arg_weak)
+                                     utils.first_arg_weak,
+                                     sharding_rule=sharding_rules.varying_shape("dynamic_slice"))
 dispatch.def_backend_impl(dynamic_slice_p)
 
 
@@ -257,7 +260,8 @@ def _dus_dtype(operand: ShapedArray, update: ShapedArray, *starts: ShapedArray) 
     return operand.dtype
 
 
-dynamic_update_slice_p = standard_primitive("dynamic_update_slice", _dus_shape, _dus_dtype)
+dynamic_update_slice_p = standard_primitive("dynamic_update_slice", _dus_shape, _dus_dtype,
+                                            sharding_rule=sharding_rules.same_as(0))
 dispatch.def_backend_impl(dynamic_update_slice_p)
 # Start indices are clamped by StableHLO itself, exactly as the eager implementations do.
 lowering.register_lowering(
@@ -538,7 +542,8 @@ def _pad_dtype(operand: ShapedArray, padding_value: ShapedArray, **_: Any) -> np
     return operand.dtype
 
 
-pad_p = standard_primitive("pad", _pad_shape, _pad_dtype)
+pad_p = standard_primitive("pad", _pad_shape, _pad_dtype,
+                           sharding_rule=sharding_rules.varying_shape("padding"))
 
 
 def _pad_lower(ctx: LoweringRuleContext, x: Value, value: Value, *,
@@ -569,7 +574,8 @@ def _rev_shape(operand: ShapedArray, *, dimensions: tuple[int, ...]) -> tuple[in
     return operand.shape
 
 
-rev_p = standard_primitive("rev", _rev_shape, lambda x, **_: x.dtype)
+rev_p = standard_primitive("rev", _rev_shape, lambda x, **_: x.dtype,
+                           sharding_rule=sharding_rules.same_as(0))
 dispatch.def_backend_impl(rev_p)
 lowering.register_lowering(
     rev_p, lambda ctx, x, *, dimensions: ctx.builder.one(

@@ -20,7 +20,7 @@ from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering
-from justjax._src.lax import gather_scatter, structural
+from justjax._src.lax import gather_scatter, sharding_rules, structural
 
 __all__ = ["sort", "sort_key_val", "top_k", "sort_p", "top_k_p"]
 
@@ -57,6 +57,7 @@ def _sort_abstract_eval(*avals: ShapedArray, dimension: int, is_stable: bool, nu
 
 sort_p = Primitive("sort", multiple_results=True)
 sort_p.def_abstract_eval(_sort_abstract_eval)
+sharding_rules.register(sort_p, sharding_rules.same_as(0))
 dispatch.def_backend_impl(sort_p)
 
 _UINT32_MAX = int(np.iinfo(np.uint32).max)

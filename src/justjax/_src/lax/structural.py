@@ -19,7 +19,7 @@ from justjax._src.core.jaxpr import JaxprEqn, PrettyContext, pp_eqn_default, pp_
 from justjax._src.hlo.ir import Builder, TensorType, Value
 from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.interpreters.lowering import LoweringRuleContext
-from justjax._src.lax import utils
+from justjax._src.lax import sharding_rules, utils
 from justjax._src.lax.utils import standard_primitive
 from justjax._src.runtime.array import Array, from_numpy, place, to_numpy
 
@@ -47,7 +47,8 @@ convert_element_type_p = Primitive("convert_element_type")
 
 def _convert_abstract(x: ShapedArray, *, new_dtype: np.dtype, weak_type: bool,
                       sharding: Any = None) -> ShapedArray:
-    return ShapedArray(x.shape, new_dtype, weak_type)
+    return ShapedArray(x.shape, new_dtype, weak_type,
+                       sharding=sharding_rules.param_type_sharding(sharding, x.ndim))
 
 
 def _convert_impl(x: Any, *, new_dtype: np.dtype, weak_type: bool, sharding: Any = None) -> Array:
@@ -72,6 +73,8 @@ def _fold_scalar_convert(args: Sequence[Any], params: dict) -> Any:
 
 
 convert_element_type_p.def_abstract_eval(_convert_abstract)
+sharding_rules.register(convert_element_type_p,
+                        sharding_rules.params_sharding_or("sharding", sharding_rules.same_as(0)))
 convert_element_type_p.def_impl(_convert_impl)
 staging.const_fold_rules[convert_element_type_p] = _fold_scalar_convert
 
@@ -205,7 +208,7 @@ bitcast_convert_type_p = standard_primitive(
     "bitcast_convert_type",
     lambda x, *, new_dtype: _bitcast_shape(x, new_dtype),
     lambda x, *, new_dtype: np.dtype(new_dtype),
-    utils.never_weak)
+    utils.never_weak, sharding_rule=sharding_rules.bitcast)
 dispatch.def_backend_impl(bitcast_convert_type_p)
 # Reinterpreting bits is not a smooth function of the value: a zero derivative, as in JAX.
 ad.defjvp_zero(bitcast_convert_type_p)
@@ -271,7 +274,9 @@ def _broadcast_in_dim_shape(x: ShapedArray, *, shape: tuple[int, ...],
 
 
 broadcast_in_dim_p = standard_primitive("broadcast_in_dim", _broadcast_in_dim_shape,
-                                        lambda x, **_: x.dtype, utils.first_arg_weak)
+                                        lambda x, **_: x.dtype, utils.first_arg_weak,
+                                        sharding_rule=sharding_rules.broadcast_in_dim,
+                                        sharding_param="sharding")
 dispatch.def_backend_impl(broadcast_in_dim_p)
 
 
@@ -410,7 +415,8 @@ def _reshape_shape(x: ShapedArray, *, new_sizes: tuple[int, ...], dimensions: An
 
 
 reshape_p = standard_primitive("reshape", _reshape_shape, lambda x, **_: x.dtype,
-                               utils.first_arg_weak)
+                               utils.first_arg_weak, sharding_rule=sharding_rules.reshaped,
+                               sharding_param="sharding")
 dispatch.def_backend_impl(reshape_p)
 
 
@@ -488,7 +494,7 @@ def _squeeze_shape(x: ShapedArray, *, dimensions: tuple[int, ...]) -> tuple[int,
 
 
 squeeze_p = standard_primitive("squeeze", _squeeze_shape, lambda x, **_: x.dtype,
-                               utils.first_arg_weak)
+                               utils.first_arg_weak, sharding_rule=sharding_rules.squeezed)
 dispatch.def_backend_impl(squeeze_p)
 ad.deflinear2(squeeze_p, lambda ct, operand, *, dimensions: [expand_dims(ct, dimensions)])
 
@@ -527,7 +533,7 @@ def _transpose_shape(x: ShapedArray, *, permutation: tuple[int, ...]) -> tuple[i
 
 
 transpose_p = standard_primitive("transpose", _transpose_shape, lambda x, **_: x.dtype,
-                                 utils.first_arg_weak)
+                                 utils.first_arg_weak, sharding_rule=sharding_rules.transposed)
 dispatch.def_backend_impl(transpose_p)
 ad.deflinear2(transpose_p,
               lambda ct, operand, *, permutation: [transpose(ct, np.argsort(permutation))])
@@ -578,7 +584,8 @@ def _iota_abstract(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int,
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be between 0 and len(shape), got "
                          f"dimension={dimension} for shape {shape}")
-    return ShapedArray(shape, dtype)
+    return ShapedArray(shape, dtype,
+                       sharding=sharding_rules.param_type_sharding(sharding, len(shape)))
 
 
 
@@ -635,7 +642,8 @@ def _concatenate_dtype(*operands: ShapedArray, dimension: int) -> np.dtype:
     return operands[0].dtype
 
 
-concatenate_p = standard_primitive("concatenate", _concatenate_shape, _concatenate_dtype)
+concatenate_p = standard_primitive("concatenate", _concatenate_shape, _concatenate_dtype,
+                                   sharding_rule=sharding_rules.concatenated)
 dispatch.def_backend_impl(concatenate_p)
 
 
@@ -693,14 +701,16 @@ def concatenate(operands: Sequence[Any], dimension: int) -> Any:
 
 # -- copy and stop_gradient --------------------------------------------------------------------
 
-copy_p = standard_primitive("copy", lambda x: x.shape, lambda x: x.dtype, utils.first_arg_weak)
+copy_p = standard_primitive("copy", lambda x: x.shape, lambda x: x.dtype, utils.first_arg_weak,
+                            sharding_rule=sharding_rules.same_as(0))
 dispatch.def_backend_impl(copy_p)
 
 ad.deflinear(copy_p, lambda ct: [copy_p.bind(ct)])
 batching.defvectorized(copy_p)
 
 stop_gradient_p = standard_primitive("stop_gradient", lambda x: x.shape, lambda x: x.dtype,
-                                     utils.first_arg_weak)
+                                     utils.first_arg_weak,
+                                     sharding_rule=sharding_rules.same_as(0))
 dispatch.def_backend_impl(stop_gradient_p)
 
 

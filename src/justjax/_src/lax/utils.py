@@ -10,24 +10,37 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.core import Primitive
+from justjax._src.lax import sharding_rules
 
 __all__ = ["broadcast_shapes"]
 
 
 def standard_primitive(name: str, shape_rule: Callable, dtype_rule: Callable,
-                       weak_type_rule: Callable | None = None) -> Primitive:
+                       weak_type_rule: Callable | None = None, *,
+                       sharding_rule: Callable | None = None,
+                       sharding_param: str | None = None) -> Primitive:
     """A single-result primitive whose abstract eval is `shape_rule` x `dtype_rule`.
 
     The output is weakly typed when `weak_type_rule` says so; by default when every input is.
+    `sharding_rule` (`sharding_rules.register`'s form) splits its type as its operands'
+    types are split over Explicit mesh axes; `sharding_param` names the parameter (JAX's
+    `out_sharding` / `sharding`) that, when given, says how the result's type is split.
     """
     prim = Primitive(name)
     weak_rule = weak_type_rule or standard_weak_type_rule
 
     def abstract_eval(*avals: ShapedArray, **params: Any) -> ShapedArray:
-        return ShapedArray(shape_rule(*avals, **params), dtype_rule(*avals, **params),
-                           weak_rule(*avals, **params))
+        shape = shape_rule(*avals, **params)
+        given = params.get(sharding_param) if sharding_param is not None else None
+        return ShapedArray(shape, dtype_rule(*avals, **params), weak_rule(*avals, **params),
+                           sharding=sharding_rules.param_type_sharding(given, len(shape)))
 
     prim.def_abstract_eval(abstract_eval)
+    if sharding_rule is not None:
+        rule = sharding_rule
+        if sharding_param is not None:
+            rule = sharding_rules.params_sharding_or(sharding_param, rule)
+        sharding_rules.register(prim, rule)
     return prim
 
 

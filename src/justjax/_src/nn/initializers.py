@@ -49,13 +49,6 @@ def _dtype_or_default(dtype: Any) -> Any:
     return dtypes.default_float_dtype() if dtype is None else dtype
 
 
-def _check_no_sharding(out_sharding: Any, name: str) -> None:
-    """justjax's array constructors place arrays on the default device only."""
-    if out_sharding is not None:
-        raise ValueError(f"jax.nn.initializers.{name}: out_sharding={out_sharding!r} is not "
-                         "supported by justjax (arrays are created on the default device).")
-
-
 def zeros(key: Any, shape: Sequence[int], dtype: Any = None, out_sharding: Any = None) -> Any:
     """An initializer that returns an array of zeros (the key is ignored).
 
@@ -63,12 +56,11 @@ def zeros(key: Any, shape: Sequence[int], dtype: Any = None, out_sharding: Any =
       key: a PRNG key (unused).
       shape: the result shape.
       dtype: the result dtype (the default float dtype when None).
-      out_sharding: must be None.
+      out_sharding: how the result is laid out (a Sharding or PartitionSpec), or None.
     Returns:
       `jnp.zeros(shape, dtype)`.
     """
-    _check_no_sharding(out_sharding, "zeros")
-    return array_creation.zeros(shape, _dtype_or_default(dtype))
+    return array_creation.zeros(shape, _dtype_or_default(dtype), out_sharding=out_sharding)
 
 
 def ones(key: Any, shape: Sequence[int], dtype: Any = None, out_sharding: Any = None) -> Any:
@@ -78,12 +70,11 @@ def ones(key: Any, shape: Sequence[int], dtype: Any = None, out_sharding: Any = 
       key: a PRNG key (unused).
       shape: the result shape.
       dtype: the result dtype (the default float dtype when None).
-      out_sharding: must be None.
+      out_sharding: how the result is laid out (a Sharding or PartitionSpec), or None.
     Returns:
       `jnp.ones(shape, dtype)`.
     """
-    _check_no_sharding(out_sharding, "ones")
-    return array_creation.ones(shape, _dtype_or_default(dtype))
+    return array_creation.ones(shape, _dtype_or_default(dtype), out_sharding=out_sharding)
 
 
 def constant(value: Any, dtype: Any = None) -> Initializer:
@@ -97,8 +88,8 @@ def constant(value: Any, dtype: Any = None) -> Initializer:
     """
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype,
              out_sharding: Any = None) -> Any:
-        _check_no_sharding(out_sharding, "constant")
-        return array_creation.full(shape, value, dtype=_dtype_or_default(dtype))
+        return array_creation.full(shape, value, dtype=_dtype_or_default(dtype),
+                                   out_sharding=out_sharding)
     return init
 
 

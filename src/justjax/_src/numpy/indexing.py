@@ -24,9 +24,10 @@ from justjax._src.core.shape_poly import exceeds, is_symbolic_dim
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import gather_scatter, slicing
 from justjax._src.lax import selection as lax_selection
-from justjax._src.lax import structural
+from justjax._src.lax import sharding_constraint, structural
 from justjax._src.numpy import util
 from justjax._src.runtime.array import Array, from_numpy
+from justjax._src.runtime.sharding import NamedSharding
 
 __all__ = ["IndexUpdateHelper", "rewriting_take"]
 
@@ -687,6 +688,28 @@ def _warn_unsafe_cast(x: Any, y: Any) -> None:
             "result in an error.", FutureWarning, stacklevel=4)
 
 
+def _typed_as_slice(y: Any, x: Any, indexer: _GatherIndexer) -> Any:
+    """`y`, of no sharding, with the type of the slice of `x` it updates (JAX's `slice_sharding`),
+    so that a scatter into an array split over Explicit mesh axes resolves."""
+    x_aval = core.get_aval(x)
+    if x_aval._sharding is None or core.get_aval(y)._sharding is not None:
+        return y
+    try:
+        window = gather_scatter.gather_p.abstract_eval(
+            x_aval, core.get_aval(indexer.gather_indices), dimension_numbers=indexer.dnums,
+            slice_sizes=indexer.gather_slice_shape, unique_indices=False,
+            indices_are_sorted=False, mode=gather_scatter.GatherScatterMode.CLIP,
+            fill_value=None)
+    except core.ShardingTypeError:
+        return y
+    if window._sharding is None or window.shape != core.get_aval(y).shape:
+        return y
+    target = window._sharding
+    if type(x) is Array and isinstance(x.sharding, NamedSharding):
+        target = target.update(mesh=x.sharding.mesh)  # an eager update: x's devices
+    return sharding_constraint.reshard(y, target)
+
+
 def _scatter_update(x: Any, idx: Any, y: Any, scatter_op: Callable, *,
                     indices_are_sorted: bool, unique_indices: bool, mode: Any,
                     normalize_indices: bool = True) -> Any:
@@ -702,6 +725,7 @@ def _scatter_update(x: Any, idx: Any, y: Any, scatter_op: Callable, *,
     x, y = util.promote_dtypes(x, y)
     y = util.broadcast_to(y, indexer.slice_shape)
     y = structural.squeeze(y, indexer.newaxis_dims)
+    y = _typed_as_slice(y, x, indexer)
     if indexer.reversed_y_dims:
         y = slicing.rev(y, indexer.reversed_y_dims)
     if indexer.scalar_bool_dims:

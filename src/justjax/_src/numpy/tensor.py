@@ -19,6 +19,7 @@ from justjax._src.lax import elementwise as lax
 from justjax._src.lax import reductions as lax_reductions
 from justjax._src.lax import slicing as lax_slicing
 from justjax._src.lax import selection as lax_selection
+from justjax._src.lax import sharding_rules
 from justjax._src.lax import structural as lax_struct
 from justjax._src.numpy import array_creation, dtype_ops, rearranging, shape_ops, ufuncs, util
 
@@ -74,7 +75,7 @@ def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = 
     else:
         contract = ((a_ndim - 1,), (b_ndim - 2,))
     result = lax_dot.dot_general(a, b, (contract, ((), ())), precision=precision,
-                                 preferred_element_type=dtype)
+                                 preferred_element_type=dtype, out_sharding=out_sharding)
     return _finish(result, dtype, weak)
 
 
@@ -122,6 +123,22 @@ def _matmul_plan(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> dict[str
     return plan
 
 
+def _dot_out_sharding(out_sharding: Any, plan: dict) -> Any:
+    """matmul's `out_sharding` (of its result) as the one of its `dot_general`, whose result
+    is transposed by `plan["perm"]` and has no dimensions where vectors were squeezed."""
+    if out_sharding is None:
+        return None
+    sharding = sharding_rules.user_out_sharding(out_sharding)
+    squeezed = set(plan["both_squeeze"])
+    ndim = len(plan["perm"]) + len(squeezed)
+    entries = [e for i, e in enumerate(sharding.spec._normalized_spec_for_aval(ndim))
+               if i not in squeezed]
+    unpermuted = [None] * len(entries)
+    for position, source in enumerate(plan["perm"]):
+        unpermuted[source] = entries[position]
+    return sharding.update(spec=sharding.spec.update(partitions=unpermuted))
+
+
 def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None,
            out_sharding: Any = None) -> Any:
     """Matrix product with NumPy's rules: 1-D operands are vectors (their axis is dropped from
@@ -143,7 +160,8 @@ def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any
     b = lax_struct.squeeze(b, tuple(plan["b_squeeze"]))
     dims = (((_ndim(a) - 1,), (_ndim(b) - 1 - int(b_is_mat),)),
             (tuple(plan["a_batch"]), tuple(plan["b_batch"])))
-    out = lax_dot.dot_general(a, b, dims, precision=precision, preferred_element_type=dtype)
+    out = lax_dot.dot_general(a, b, dims, precision=precision, preferred_element_type=dtype,
+                              out_sharding=_dot_out_sharding(out_sharding, plan))
     result = lax_struct.transpose(out, plan["perm"])
     if plan["both_squeeze"]:
         result = lax_struct.expand_dims(result, tuple(plan["both_squeeze"]))
@@ -211,7 +229,7 @@ def tensordot(a: Any, b: Any, axes: int | Sequence[Any] = 2, *, precision: Any =
         raise TypeError("tensordot axes argument must be an int, a pair of ints, or a pair of "
                         "lists/tuples of ints.")
     result = lax_dot.dot_general(a, b, (contract, ((), ())), precision=precision,
-                                 preferred_element_type=dtype)
+                                 preferred_element_type=dtype, out_sharding=out_sharding)
     return _finish(result, dtype, weak)
 
 

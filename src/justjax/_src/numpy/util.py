@@ -10,13 +10,15 @@ from justjax._src.config import config
 from justjax._src.compilation.jit import jit
 from justjax._src.core import core, dtypes
 from justjax._src.core.shape_poly import is_symbolic_dim
-from justjax._src.lax import creation, elementwise, structural
+from justjax._src.lax import creation, elementwise, sharding_constraint, structural
 from justjax._src.lax import selection as lax_selection
 from justjax._src.lax import utils as lax_utils
 from justjax._src.lax.prng import PRNGKeyArray
 from justjax._src.lax.utils import broadcast_shapes as lax_broadcast_shapes
 from justjax._src.runtime.array import Array, put
-from justjax._src.runtime.sharding import device_put_target
+from justjax._src.runtime.mesh import AbstractMesh
+from justjax._src.runtime.partition_spec import PartitionSpec
+from justjax._src.runtime.sharding import NamedSharding, device_put_target, type_sharding
 
 
 # name -> jitted function, for every library function JAX runs under `jax.jit` (inlined or not).
@@ -317,13 +319,18 @@ def choose_device_or_out_sharding(device: Any, out_sharding: Any, name: str) -> 
     if device is not None and out_sharding is not None:
         raise ValueError(f"Only one of `device` or `out_sharding` can be set. Got {device=} "
                          f"and {out_sharding=}")
+    if out_sharding is not None and not isinstance(out_sharding, (NamedSharding, PartitionSpec)):
+        raise TypeError(f"`out_sharding` argument of {name} only supports instances of "
+                        f"`NamedSharding` or `PartitionSpec`. Got {out_sharding} of type: "
+                        f"{type(out_sharding)}")
     return device_put_target(device if device is not None else out_sharding)
 
 
 def place(x: Any, device: Any = None, out_sharding: Any = None, name: str = "") -> Any:
     """`x` committed to `device` (or laid out as `out_sharding`) as JAX's creation functions
-    place their results; unchanged when neither is given. A traced value is left as it is
-    (inside a program, placement is the program's; jax.device_put does the same here).
+    place their results; unchanged when neither is given. A traced value's type takes the
+    sharding's split over Explicit mesh axes (`reshard`); its placement over Auto axes is
+    the program's.
 
     Args:
       x: the result (an Array or a tracer).
@@ -333,7 +340,20 @@ def place(x: Any, device: Any = None, out_sharding: Any = None, name: str = "") 
     Returns:
       The placed result.
     """
+    if isinstance(out_sharding, NamedSharding) and isinstance(out_sharding.mesh, AbstractMesh):
+        # A type's sharding (`jax.typeof(x).sharding`): over no mesh it asks for nothing;
+        # else it names the axes of the mesh in context.
+        if out_sharding.mesh.empty:
+            out_sharding = None
+        elif not isinstance(x, core.Tracer):
+            out_sharding = sharding_constraint.over_concrete_mesh(out_sharding, name)
     target = choose_device_or_out_sharding(device, out_sharding, name)
-    if target is None or isinstance(x, core.Tracer):
+    if target is None:
         return x
+    if isinstance(x, core.Tracer):
+        typed = type_sharding(target, x.ndim)
+        return x if typed is None else sharding_constraint.reshard(x, typed)
+    if type_sharding(target, x.ndim) is not None:
+        # Laid out by its type, whose spec has an entry per dimension (as JAX's result).
+        target = target.update(spec=target.spec._normalized_spec_for_aval(x.ndim))
     return put(x, target)

@@ -23,6 +23,7 @@ from justjax._src.lax import structural
 from justjax._src.numpy import linalg_extra, selection, shape_ops, ufuncs, util
 from justjax._src.random.distributions import check_shape, float_dtype, normal, uniform
 from justjax._src.random.keys import check_prng_key, split_typed
+from justjax._src.random.layout import lays_out
 from justjax._src.random.samplers import (check_all_safe_to_cast, check_broadcast_shapes,
                                           rademacher)
 
@@ -43,6 +44,7 @@ def _standard(name: str, jitted: Any, key: Any, shape: Sequence[int], dtype: Any
 # ---------------------------------------------------------------------------------------------
 # truncated_normal.
 
+@lays_out
 def truncated_normal(key: Any, lower: Any, upper: Any, shape: Sequence[int] | None = None,
                      dtype: Any = None, *, out_sharding: Any = None) -> Any:
     """Standard normal values truncated to the open interval (lower, upper):
@@ -87,6 +89,7 @@ def _truncated_normal(key: Any, lower: Any, upper: Any, shape: tuple[int, ...] |
 # ---------------------------------------------------------------------------------------------
 # Inverse-CDF transforms of one uniform.
 
+@lays_out
 def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None, *,
                 out_sharding: Any = None) -> Any:
     """Standard exponential values, `-log1p(-u)`.
@@ -109,6 +112,7 @@ def _exponential(key: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
     return lax.neg(lax.log1p(lax.neg(u)))
 
 
+@lays_out
 def laplace(key: Any, shape: Sequence[int] = (), dtype: Any = None, *,
             out_sharding: Any = None) -> Any:
     """Standard Laplace values (density exp(-|x|) / 2), `sign(u) * log1p(-|u|)` for u
@@ -131,6 +135,7 @@ def _laplace(key: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
+@lays_out
 def logistic(key: Any, shape: Sequence[int] = (), dtype: Any = None, *,
              out_sharding: Any = None) -> Any:
     """Standard logistic values, `log(u) - log1p(-u)`.
@@ -152,6 +157,7 @@ def _logistic(key: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
     return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
 
 
+@lays_out
 def cauchy(key: Any, shape: Sequence[int] = (), dtype: Any = None, *,
            out_sharding: Any = None) -> Any:
     """Standard Cauchy values, `tan(pi * (u - 1/2))`.
@@ -174,6 +180,7 @@ def _cauchy(key: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
     return lax.tan(lax.mul(pi, lax.sub(u, util.const(u, 0.5))))
 
 
+@lays_out
 def pareto(key: Any, b: Any, shape: Sequence[int] | None = None, dtype: Any = None, *,
            out_sharding: Any = None) -> Any:
     """Pareto values with shape parameter `b` (density b / x**(b + 1) on x >= 1),
@@ -229,6 +236,7 @@ def _weibull_min(key: Any, scale: Any, concentration: Any, shape: tuple[int, ...
     return ufuncs.power(-ufuncs.log1p(-random_uniform), 1.0 / concentration) * scale
 
 
+@lays_out
 def rayleigh(key: Any, scale: Any, shape: Sequence[int] | None = None, dtype: Any = None, *,
              out_sharding: Any = None) -> Any:
     """Rayleigh values, `scale * sqrt(-2 log(u))`.
@@ -258,6 +266,7 @@ def _rayleigh(key: Any, scale: Any, shape: tuple[int, ...], dtype: np.dtype) -> 
     return lax.mul(scale, sqrt_u)
 
 
+@lays_out
 def triangular(key: Any, left: Any, mode: Any, right: Any,
                shape: Sequence[int] | None = None, dtype: Any = None, *,
                out_sharding: Any = None) -> Any:
@@ -296,6 +305,7 @@ def _triangular(key: Any, left: Any, mode: Any, right: Any, shape: tuple[int, ..
 # ---------------------------------------------------------------------------------------------
 # Transforms of normals.
 
+@lays_out
 def lognormal(key: Any, sigma: Any = np.float32(1), shape: Sequence[int] | None = None,
               dtype: Any = None, *, out_sharding: Any = None) -> Any:
     """Lognormal values, `exp(sigma * normal)`.
@@ -322,6 +332,7 @@ def _lognormal(key: Any, sigma: Any, shape: tuple[int, ...], dtype: np.dtype) ->
     return lax.exp(scaled_norm)
 
 
+@lays_out
 def maxwell(key: Any, shape: Sequence[int] = (), dtype: Any = None, *,
             out_sharding: Any = None) -> Any:
     """One-sided Maxwell values (density ~ x**2 exp(-x**2 / 2)): the length of a standard
@@ -377,6 +388,7 @@ def _double_sided_maxwell(key: Any, loc: Any, scale: Any, shape: tuple[int, ...]
     return random_sign * maxwell_rvs * scale + loc
 
 
+@lays_out
 def wald(key: Any, mean: Any, shape: Sequence[int] | None = None, dtype: Any = None, *,
          out_sharding: Any = None) -> Any:
     """Wald (inverse Gaussian, unit shape) values with mean `mean`: a root of the quadratic

@@ -36,6 +36,7 @@ from justjax._src.numpy import array_creation, selection, shape_ops, ufuncs
 from justjax._src.numpy.util import broadcast_shapes, check_arraylike, promote_dtypes_inexact
 from justjax._src.random.distributions import check_shape, float_dtype, uniform
 from justjax._src.random.keys import check_prng_key, split, split_typed
+from justjax._src.random.layout import lays_out
 
 __all__ = ["binomial", "multinomial", "poisson"]
 
@@ -49,6 +50,7 @@ def _isnan(x: Any) -> Any:
 # ---------------------------------------------------------------------------------------------
 # poisson
 
+@lays_out
 def poisson(key: Any, lam: Any, shape: Sequence[int] | None = None, dtype: Any = None, *,
             out_sharding: Any = None) -> Any:
     """Poisson(lam) random values.

@@ -20,6 +20,7 @@ from justjax._src.lax.prng import UINT_DTYPES
 from justjax._src.numpy import array_creation
 from justjax._src.numpy.util import broadcast_shapes
 from justjax._src.random.keys import check_prng_key, random_bits, split_typed
+from justjax._src.random.layout import lays_out
 
 __all__ = ["normal", "uniform"]
 
@@ -47,6 +48,7 @@ def float_dtype(name: str, dtype: Any, kinds: str = "floating") -> np.dtype:
     return dtype
 
 
+@lays_out
 def uniform(key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any = 0.0,
             maxval: Any = 1.0, *, out_sharding: Any = None) -> Any:
     """Uniform random values in [minval, maxval).
@@ -90,6 +92,7 @@ def _uniform(key: Any, minval: Any, maxval: Any, shape: tuple[int, ...], dtype: 
     return lax.max(minval, structural.reshape(scaled, shape))
 
 
+@lays_out
 def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None, *,
            out_sharding: Any = None) -> Any:
     """Standard normal random values (complex dtypes: real and imaginary parts each of

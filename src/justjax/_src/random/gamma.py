@@ -42,6 +42,7 @@ from justjax._src.numpy.util import broadcast_shapes
 from justjax._src.random.continuous import exponential
 from justjax._src.random.distributions import check_shape, float_dtype, normal, uniform
 from justjax._src.random.keys import check_prng_key, split, split_typed
+from justjax._src.random.layout import lays_out
 from justjax._src.random.samplers import (check_all_safe_to_cast, check_broadcast_shapes,
                                           rademacher)
 
@@ -175,6 +176,7 @@ lowering.register_lowering(random_gamma_p, lowering.lower_fun(
 # ---------------------------------------------------------------------------------------------
 # gamma and loggamma
 
+@lays_out
 def gamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None, *,
           out_sharding: Any = None) -> Any:
     """Gamma(a, 1) random values (density proportional to x^(a-1) e^(-x), x >= 0).
@@ -195,6 +197,7 @@ def gamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = Non
     return _gamma(key, a, shape=shape, dtype=dtype)
 
 
+@lays_out
 def loggamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None, *,
              out_sharding: Any = None) -> Any:
     """The logarithm of Gamma(a, 1) random values, computed in log space (accurate where
@@ -231,6 +234,7 @@ def _gamma(key: Any, a: Any, shape: tuple[int, ...] | None, dtype: np.dtype,
 # ---------------------------------------------------------------------------------------------
 # Distributions built on Gamma
 
+@lays_out
 def beta(key: Any, a: Any, b: Any, shape: Sequence[int] | None = None, dtype: Any = None, *,
          out_sharding: Any = None) -> Any:
     """Beta(a, b) random values on [0, 1]: G_a / (G_a + G_b) of two Gamma samples, formed
@@ -271,6 +275,7 @@ def _beta(key: Any, a: Any, b: Any, shape: tuple[int, ...] | None, dtype: np.dty
     return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
 
 
+@lays_out
 def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None, dtype: Any = None, *,
               out_sharding: Any = None) -> Any:
     """Dirichlet(alpha) random values: points of the simplex (the last axis sums to 1), the
@@ -306,6 +311,7 @@ def _dirichlet(key: Any, alpha: Any, shape: tuple[int, ...] | None, dtype: np.dt
     return softmax(log_gamma_samples, -1)
 
 
+@lays_out
 def chisquare(key: Any, df: Any, shape: Sequence[int] | None = None, dtype: Any = None, *,
               out_sharding: Any = None) -> Any:
     """Chi-square random values with `df` degrees of freedom: 2 Gamma(df / 2).
@@ -335,6 +341,7 @@ def _chisquare(key: Any, df: Any, shape: tuple[int, ...], dtype: np.dtype,
     return lax.mul(ufuncs.exp(log_g), two)
 
 
+@lays_out
 def f(key: Any, dfnum: Any, dfden: Any, shape: Sequence[int] | None = None, dtype: Any = None,
       *, out_sharding: Any = None) -> Any:
     """F-distribution random values: (chi2(dfnum) / dfnum) / (chi2(dfden) / dfden).
@@ -367,6 +374,7 @@ def _f(key: Any, dfnum: Any, dfden: Any, shape: tuple[int, ...], dtype: np.dtype
     return lax.div(num, den)
 
 
+@lays_out
 def t(key: Any, df: Any, shape: Sequence[int] | None = None, dtype: Any = None, *,
       out_sharding: Any = None) -> Any:
     """Student's t random values with `df` degrees of freedom: N * sqrt((df / 2) / G) with
@@ -402,6 +410,7 @@ def _t(key: Any, df: Any, shape: tuple[int, ...] | None, dtype: np.dtype) -> Any
     return n * ufuncs.sqrt(half_df / g)
 
 
+@lays_out
 def generalized_normal(key: Any, p: float, shape: Sequence[int] = (), dtype: Any = None, *,
                        out_sharding: Any = None) -> Any:
     """Generalized normal random values (density proportional to exp(-|x|^p)): a random
@@ -430,6 +439,7 @@ def _generalized_normal(key: Any, p: Any, shape: tuple[int, ...], dtype: np.dtyp
     return r * g ** (1 / p)
 
 
+@lays_out
 def ball(key: Any, d: int, p: float = 2, shape: Sequence[int] = (), dtype: Any = None, *,
          out_sharding: Any = None) -> Any:
     """Points uniform in the unit Lp ball of dimension `d` (Barthe, Guedon, Mendelson and

@@ -17,6 +17,7 @@ from justjax._src.config import config
 from justjax._src.core import core, dtypes
 from justjax._src.lax import prng
 from justjax._src.numpy import array_creation
+from justjax._src.random.layout import lays_out
 
 __all__ = ["PRNGKey", "bits", "clone", "fold_in", "key", "key_data", "key_dtype", "key_impl",
            "split", "wrap_key_data"]
@@ -234,6 +235,7 @@ def random_bits(key: Any, bit_width: int, shape: Sequence[int]) -> Any:
     return prng.random_bits(key, bit_width, tuple(shape))
 
 
+@lays_out
 def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None, *,
          out_sharding: Any = None) -> Any:
     """Uniform random bits as unsigned integers.

@@ -22,10 +22,12 @@ from justjax._src.numpy import linalg_extra, shape_ops, tensor, ufuncs
 from justjax._src.numpy.util import broadcast_shapes, promote_dtypes_inexact
 from justjax._src.random.distributions import check_shape, normal
 from justjax._src.random.keys import check_prng_key
+from justjax._src.random.layout import lays_out
 
 __all__ = ["multivariate_normal", "orthogonal"]
 
 
+@lays_out
 def multivariate_normal(key: Any, mean: Any, cov: Any, shape: Sequence[int] | None = None,
                         dtype: Any = None, method: str = "cholesky", *,
                         out_sharding: Any = None) -> Any:
@@ -94,6 +96,7 @@ def _multivariate_normal(key: Any, mean: Any, cov: Any, shape: tuple[int, ...] |
         return mean + tensor.einsum("...ij,...j->...i", factor, normal_samples)
 
 
+@lays_out
 def orthogonal(key: Any, n: int, shape: Sequence[int] = (), dtype: Any = None,
                m: int | None = None, *, out_sharding: Any = None) -> Any:
     """Random matrices uniform (Haar) on the orthogonal group O(n), or the unitary group for

@@ -26,6 +26,7 @@ from justjax._src.numpy import (array_creation, reductions, selection, shape_ops
                                 sorting as jnp_sorting, take, ufuncs, util)
 from justjax._src.random.distributions import _uniform, check_shape, float_dtype, uniform
 from justjax._src.random.keys import check_prng_key, random_bits, split_typed
+from justjax._src.random.layout import lays_out
 
 __all__ = ["bernoulli", "categorical", "choice", "geometric", "gumbel", "permutation",
            "rademacher", "randint"]
@@ -84,6 +85,7 @@ def convert_and_clip_integer(val: Any, dtype: np.dtype) -> Any:
     return selection.clip(val, min_val, max_val).astype(dtype)
 
 
+@lays_out
 def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = None, *,
             out_sharding: Any = None) -> Any:
     """Uniform random integers in [minval, maxval).
@@ -170,6 +172,7 @@ def _randint_span(minval: Any, maxval: Any, maxval_out_of_range: Any, unsigned: 
 # ---------------------------------------------------------------------------------------------
 # permutation and choice.
 
+@lays_out
 def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False, *,
                 out_sharding: Any = None) -> Any:
     """A random permutation of `arange(x)` (an integer `x`) or of `x` along `axis`.
@@ -299,6 +302,7 @@ def _choice_weighted(key: Any, p: Any, shape: Sequence[int], replace: bool,
 # ---------------------------------------------------------------------------------------------
 # bernoulli, rademacher, geometric.
 
+@lays_out
 def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None, mode: str = "low",
               *, out_sharding: Any = None) -> Any:
     """Random booleans, True with probability `p`.
@@ -339,6 +343,7 @@ def _bernoulli(key: Any, p: Any, shape: tuple[int, ...] | None, mode: str) -> An
     return uniform(key, shape, dtype) < p
 
 
+@lays_out
 def rademacher(key: Any, shape: Sequence[int] = (), dtype: Any = None, *,
                out_sharding: Any = None) -> Any:
     """Random signs, -1 or 1 with equal probability.
@@ -362,6 +367,7 @@ def _rademacher(key: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
     return (2 * bernoulli_samples - 1).astype(dtype)
 
 
+@lays_out
 def geometric(key: Any, p: Any, shape: Sequence[int] | None = None, dtype: Any = None, *,
               out_sharding: Any = None) -> Any:
     """Geometric random integers: the number of Bernoulli(p) trials up to the first success
@@ -399,6 +405,7 @@ def _geometric(key: Any, p: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any
 # ---------------------------------------------------------------------------------------------
 # gumbel and categorical.
 
+@lays_out
 def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | None = None,
            *, out_sharding: Any = None) -> Any:
     """Standard Gumbel random values, `-log(-log(u))`.
@@ -478,6 +485,7 @@ def _safe_int_to_float(bits: Any) -> Any:
     return lax.bitwise_or(exp, mantissa).view(np.float32)
 
 
+@lays_out
 def categorical(key: Any, logits: Any, axis: int = -1, shape: Sequence[int] | None = None,
                 replace: bool = True, mode: str | None = None, *,
                 out_sharding: Any = None) -> Any:

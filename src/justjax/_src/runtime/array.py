@@ -16,7 +16,7 @@ from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.runtime.devices import (Device, default_device, default_device_override,
                                           start_backend)
-from justjax._src.runtime.sharding import Sharding, SingleDeviceSharding, check_fits
+from justjax._src.runtime.sharding import Sharding, SingleDeviceSharding, check_fits, type_sharding
 
 
 # One aval per (shape, dtype, weak type) for the Arrays made from buffers: avals are
@@ -504,6 +504,9 @@ def set_sharding(array: Array, sharding: Sharding) -> None:
     plain = isinstance(sharding, SingleDeviceSharding) and sharding.memory_kind == "device"
     array._sharding = None if plain else sharding
     array._committed = True
+    typed = type_sharding(sharding, array.aval.ndim)
+    if typed is not None or array.aval._sharding is not None:
+        array.aval = array.aval.update(sharding=typed)
 
 
 def place(x: Array, sharding: Sharding) -> Array:

@@ -92,6 +92,10 @@ class _BaseMesh:
         return self._names_of(AxisType.Manual)
 
     @property
+    def _any_axis_explicit(self) -> bool:
+        return AxisType.Explicit in self.axis_types
+
+    @property
     def _any_axis_manual(self) -> bool:
         return AxisType.Manual in self.axis_types
 

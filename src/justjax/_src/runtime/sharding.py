@@ -418,19 +418,52 @@ def _check_spec(mesh: Mesh | AbstractMesh, spec: PartitionSpec) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# The sharding in an abstract value's type. Shardings do not enter types here (JAX's
-# `Explicit` axes put them there; that comes with the partitioner): every value's type has
-# the mesh-free, unsplit sharding JAX gives values outside any mesh.
+# The sharding in an abstract value's type (JAX's sharding in types, over Explicit axes).
 
 def _aval_sharding(aval: ShapedArray) -> NamedSharding:
-    """`jax.typeof(x).sharding`: `NamedSharding(mesh=AbstractMesh((), axis_types=()),
-    spec=P(None, ...))`, one None per dimension."""
-    return NamedSharding(empty_abstract_mesh, P(*[None] * aval.ndim))
+    """`jax.typeof(x).sharding`: the type's sharding over Explicit axes, or for a type split
+    over none `NamedSharding(<the abstract mesh in context>, P(None, ...))`, one None per
+    dimension."""
+    if aval._sharding is not None:
+        return aval._sharding
+    return NamedSharding(mesh_lib.get_abstract_mesh(), P(*[None] * aval.ndim))
 
 
-# Installed here because the classes live above the core layer (as the numpy layer
-# installs Array's operators).
+def type_sharding(sharding: Any, ndim: int) -> NamedSharding | None:
+    """The part of a value's layout its type records: a NamedSharding over the abstract mesh
+    whose spec (one entry per dimension) keeps only the Explicit axes; None when it names
+    none (other shardings, Auto and Manual axes are the compiler's business)."""
+    if type(sharding) is not NamedSharding:
+        return None
+    mesh = sharding.mesh.abstract_mesh
+    if not mesh._any_axis_explicit:
+        return None
+    types = mesh._name_to_type
+    entries = []
+    for entry in sharding.spec._normalized_spec_for_aval(ndim):
+        names = entry if isinstance(entry, tuple) else (() if entry in (None, UNCONSTRAINED)
+                                                        else (entry,))
+        entries.append(tuple(n for n in names if types[n] == AxisType.Explicit))
+    unreduced = sharding.spec.unreduced
+    spec = P(*entries, unreduced=unreduced)
+    if all(e is None for e in spec) and not unreduced:
+        return None
+    return NamedSharding(mesh, spec)
+
+
 ShapedArray.sharding = property(_aval_sharding)
+
+
+def without_axes(sharding: NamedSharding | None, axes: Any) -> NamedSharding | None:
+    """A type's sharding no longer split over `axes` (made Manual inside shard_map); None
+    when nothing is left split."""
+    if sharding is None:
+        return None
+    entries = [tuple(n for n in _entry_axes(e) if n not in axes) for e in sharding.spec]
+    spec = P(*entries, unreduced=sharding.spec.unreduced - frozenset(axes))
+    if all(e is None for e in spec) and not spec.unreduced:
+        return None
+    return NamedSharding(sharding.mesh, spec)
 
 
 def check_fits(sharding: Sharding, shape: tuple[int, ...], what: str,

@@ -52,7 +52,7 @@ from justjax._src.runtime import replicas
 from justjax._src.runtime.array import donatable_blocks, donatable_buffer, set_sharding
 from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.partition_spec import PartitionSpec
-from justjax._src.runtime.sharding import NamedSharding
+from justjax._src.runtime.sharding import NamedSharding, type_sharding, without_axes
 
 __all__ = ["Mesh", "PartitionSpec", "shard_map_p", "axis_mesh", "bind", "block_aval",
            "body_axis", "device_ids", "inside_body", "manual_axes", "mesh_axis",
@@ -114,15 +114,28 @@ def _tiles(spec: PartitionSpec, rank: int, mesh: Mesh) -> list[int]:
     return tiles + [1] * (rank - len(tiles))
 
 
-def block_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedArray:
-    """One device's block of a value of `aval` split by `spec` over `mesh`."""
+def block_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh,
+               manual: Any = None) -> ShapedArray:
+    """One device's block of a value of `aval` split by `spec` over `mesh`; its type is no
+    longer split over the `manual` axes (all of the mesh's by default)."""
     tiles = _tiles(spec, aval.ndim, mesh)
-    return aval.update(shape=tuple(size // t for size, t in zip(aval.shape, tiles, strict=True)))
+    manual = frozenset(mesh.axis_names if manual is None else manual)
+    return aval.update(shape=tuple(size // t for size, t in zip(aval.shape, tiles, strict=True)),
+                       sharding=without_axes(aval._sharding, manual))
 
 
 def _global_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedArray:
+    """The value of the blocks of `aval` laid out by `spec` over `mesh`: its type split over
+    the spec's Explicit axes (then over the body's own Explicit axes)."""
     tiles = _tiles(spec, aval.ndim, mesh)
-    return aval.update(shape=tuple(size * t for size, t in zip(aval.shape, tiles, strict=True)))
+    shape = tuple(size * t for size, t in zip(aval.shape, tiles, strict=True))
+    outer = type_sharding(NamedSharding(mesh, spec), aval.ndim)
+    inner = aval._sharding
+    if outer is None or inner is None:
+        return aval.update(shape=shape, sharding=outer or inner)
+    entries = [_entry_axes(a) + _entry_axes(b)
+               for a, b in zip(outer.spec, inner.spec, strict=True)]
+    return aval.update(shape=shape, sharding=outer.update(spec=PartitionSpec(*entries)))
 
 
 def _compiler_sharding(mesh: Mesh, spec: PartitionSpec, rank: int) -> TensorSharding:

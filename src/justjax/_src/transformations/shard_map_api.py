@@ -125,7 +125,7 @@ class _ShardMapped:
         for spec in in_specs:
             self._check_axes(spec, mesh, manual, "in_specs")
         self._check_args(flat, in_tree, avals, in_specs, mesh, args)
-        block_avals = [shard_map_lib.block_aval(a, s, mesh)
+        block_avals = [shard_map_lib.block_aval(a, s, mesh, manual)
                        for a, s in zip(avals, in_specs, strict=True)]
         found: dict[str, Any] = {}
 
@@ -185,13 +185,11 @@ class _ShardMapped:
 
     def _inferred(self, flat: Sequence[Any], mesh: Mesh, manual: frozenset
                   ) -> list[PartitionSpec]:
-        """in_specs read off the arguments' shardings, as JAX reads them off their types:
-        only over Explicit axes (JAX's TypeError otherwise).
+        """in_specs read off the arguments' types, as JAX reads them: only over Explicit
+        axes (JAX's TypeError otherwise).
 
         Raises:
           TypeError: a manual axis is not Explicit (JAX's message).
-          ValueError: an argument is traced: justjax's types carry no shardings, so its
-            spec cannot be read (pass in_specs).
         """
         auto = frozenset(a for a in manual if mesh._name_to_type[a] != AxisType.Explicit)
         if auto:
@@ -201,14 +199,8 @@ class _ShardMapped:
                             f"axis_names={manual} are of type {kind}")
         specs = []
         for x in flat:
-            if isinstance(x, core.Tracer):
-                raise ValueError(
-                    f"shard_map of '{self.name}' without in_specs reads each argument's spec "
-                    "off its sharding, which a traced argument's type does not carry in "
-                    "justjax: pass in_specs")
-            sharding = getattr(x, "sharding", None)
-            specs.append(sharding.spec if isinstance(sharding, NamedSharding)
-                         and sharding.mesh == mesh else PartitionSpec())
+            aval = core.get_aval(x)
+            specs.append(PartitionSpec(*(aval.type_spec or (None,) * aval.ndim)))
         return specs
 
     @staticmethod

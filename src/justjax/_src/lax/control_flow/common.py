@@ -138,8 +138,11 @@ def _list_differences(diffs: list[str]) -> str:
 
 
 def typematch(a: ShapedArray, b: ShapedArray) -> bool:
-    """Shapes and dtypes agree (weak types may differ), as JAX's `core.typematch`."""
-    return a.shape == b.shape and a.dtype == b.dtype
+    """Shapes, dtypes and shardings over Explicit mesh axes agree (weak types may differ),
+    as JAX's `core.typematch`; `b` unsplit where `a` is split is let through (a primitive
+    without a sharding rule gives an unsplit type; `a`'s is kept)."""
+    return (a.shape == b.shape and a.dtype == b.dtype
+            and (b._sharding is None or a._sharding == b._sharding))
 
 
 def check_carry_type(name: str, body_fun: Callable, in_tree: Any, in_avals: Sequence[ShapedArray],

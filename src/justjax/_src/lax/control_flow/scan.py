@@ -23,7 +23,7 @@ from justjax._src.compilation import dispatch
 from justjax._src.pytrees import tree_util
 from justjax._src.config import config
 from justjax._src.core import core
-from justjax._src.core.avals import ShapedArray
+from justjax._src.core.avals import ShapedArray, mapped_aval, unmapped_aval
 from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering, staging
@@ -38,12 +38,21 @@ scan_p = core.Primitive("scan", multiple_results=True)
 
 def _unmapped_aval(length: int, aval: ShapedArray) -> ShapedArray:
     """`aval` with a leading axis of size `length` (a stacked y)."""
-    return ShapedArray((length, *aval.shape), aval.dtype, aval.weak_type)
+    return unmapped_aval(length, 0, aval)
+
+
+def _replicated_leading(aval: ShapedArray) -> ShapedArray:
+    """`aval` of an x, whose leading (scanned) dimension may not be split over Explicit mesh
+    axes (JAX's error)."""
+    spec = aval.type_spec
+    if spec is not None and spec[0] is not None:
+        raise ValueError(f"0th dimension of all xs should be replicated. Got {aval.sharding.spec}")
+    return aval
 
 
 def _mapped_aval(aval: ShapedArray) -> ShapedArray:
     """`aval` without its leading axis (one slice of an x)."""
-    return ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type)
+    return mapped_aval(aval.shape[0], 0, aval)
 
 
 def _scan_abstract_eval(*avals: ShapedArray, reverse: bool, length: int, jaxpr: ClosedJaxpr,
@@ -165,7 +174,7 @@ def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
         return _scan_python_loop(f, init, xs_flat, xs_tree, length, reverse)
 
     carry_avals = [common.abstractify(x) for x in init_flat]
-    x_avals = [_mapped_aval(common.abstractify(x)) for x in xs_flat]
+    x_avals = [_mapped_aval(_replicated_leading(common.abstractify(x))) for x in xs_flat]
     traced, carry_tree, ys_tree = _trace_body(f, init_tree, carry_avals, xs_tree, x_avals)
     carry_out_avals = traced.out_avals[:carry_tree.num_leaves]
     if len(carry_out_avals) != len(carry_avals):
