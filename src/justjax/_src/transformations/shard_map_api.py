@@ -125,6 +125,7 @@ class _ShardMapped:
         for spec in in_specs:
             self._check_axes(spec, mesh, manual, "in_specs")
         self._check_args(flat, in_tree, avals, in_specs, mesh, args)
+        self._check_types(avals, in_specs, mesh, manual)
         block_avals = [shard_map_lib.block_aval(a, s, mesh, manual)
                        for a, s in zip(avals, in_specs, strict=True)]
         found: dict[str, Any] = {}
@@ -215,6 +216,26 @@ class _ShardMapped:
     def _mesh_text(self, mesh: Mesh) -> str:
         return (f"The mesh given has shape {tuple(mesh.axis_sizes)} with corresponding axis "
                 f"names {tuple(mesh.axis_names)}.")
+
+    @staticmethod
+    def _check_types(avals: Sequence[ShapedArray], specs: Sequence[PartitionSpec], mesh: Mesh,
+                     manual: frozenset) -> None:
+        """Over a mesh all of whose axes are Explicit and manual here, each in_spec must be
+        its argument's type's (JAX's error: shard_map does not reshard)."""
+        types = mesh._name_to_type
+        if manual != frozenset(mesh.axis_names) or any(
+                types[a] != AxisType.Explicit for a in manual):
+            return
+        for aval, spec in zip(avals, specs, strict=True):
+            spec = spec._normalized_spec_for_aval(aval.ndim)
+            have = aval.sharding.spec
+            if have != spec:
+                raise ValueError(
+                    f"in_specs passed to shard_map: {spec} does not match the specs of the "
+                    f"input: {have} for arg: {aval}. `in_specs` is an optional argument so you "
+                    "can omit specifying it and shard_map will infer the in_specs from the "
+                    "arguments. If you want to reshard your inputs, you can use `jax.reshard` "
+                    "on the arguments and then pass those args to shard_map.")
 
     def _check_args(self, flat: Sequence[Any], in_tree: Any, avals: Sequence[ShapedArray],
                     specs: Sequence[PartitionSpec], mesh: Mesh, args: tuple[Any, ...]) -> None:
