@@ -276,3 +276,18 @@ def test_indexing_follows_the_types():
                                                 r"\)` to provide output PartitionSpec for the "
                                                 r"scatter update"):
         jax.jit(lambda a: a.at[idx].add(1.0))(rows)
+
+
+def test_shard_map_in_specs_must_be_the_arguments_types():
+    f = jax.shard_map(lambda a: a * 2, in_specs=P("X"), out_specs=P("X"), axis_names={"X", "Y"})
+    with pytest.raises(ValueError) as info:
+        f(jnp.arange(8.0))
+    assert str(info.value) == (
+        "in_specs passed to shard_map: P('X',) does not match the specs of the input: "
+        "P(None,) for arg: float32[8]. `in_specs` is an optional argument so you can omit "
+        "specifying it and shard_map will infer the in_specs from the arguments. If you want "
+        "to reshard your inputs, you can use `jax.reshard` on the arguments and then pass those "
+        "args to shard_map.")
+    inferred = jax.shard_map(lambda a: a * 2, out_specs=P("X"))
+    np.testing.assert_array_equal(jax.jit(inferred)(reshard(jnp.arange(8.0), P("X"))),
+                                  np.arange(8.0) * 2)
