@@ -197,7 +197,13 @@ def test_shard_map_bodies_see_their_blocks_types(x):
     f = jax.shard_map(lambda a: a * 2, in_specs=P("X"), out_specs=P("X"))
     jaxpr = jax.make_jaxpr(f)(x)
     assert jaxpr.jaxpr.invars[0].aval.str_short() == "f32[8@X]"
-    assert jaxpr.eqns[0].params["jaxpr"].in_avals[0].str_short() == "f32[4]"
+    # The body's values vary along X (check_vma's types); the literal is made varying
+    # before it meets one, as JAX's jaxpr shows.
+    assert str(jaxpr.eqns[0].params["jaxpr"]) == (
+        "{ lambda ; a:f32[4]{V:X}. let\n"
+        "    b:f32[]{V:X} = pvary[axes=('X',)] 2.0:f32[]\n"
+        "    c:f32[4]{V:X} = mul a b\n"
+        "  in (c,) }")
     assert typeof(f(x)) == "float32[8@X]"
     np.testing.assert_array_equal(f(x), np.arange(8.0) * 2)
 
@@ -291,3 +297,29 @@ def test_shard_map_in_specs_must_be_the_arguments_types():
     inferred = jax.shard_map(lambda a: a * 2, out_specs=P("X"))
     np.testing.assert_array_equal(jax.jit(inferred)(reshard(jnp.arange(8.0), P("X"))),
                                   np.arange(8.0) * 2)
+
+
+def test_varying_manual_axes_in_shard_map_bodies():
+    mesh = jax.make_mesh((2, 2), ("i", "j"), axis_types=(AxisType.Auto,) * 2)
+    seen = []
+
+    @jax.shard_map(mesh=mesh, in_specs=P("i", "j"), out_specs=P("i", None))
+    def f(a):
+        total = jax.lax.psum(a, "j")
+        seen.extend([typeof(a), typeof(total), jax.typeof(total).manual_axis_type.varying,
+                     typeof(total * 2 + jax.lax.axis_index("j"))])
+        return total
+
+    expected = ["float32[2,2]{V:(i,j)}", "float32[2,2]{V:i}", frozenset({"i"}),
+                "float32[2,2]{V:(i,j)}"]
+    with jax.set_mesh(mesh):
+        values = jnp.arange(16.0).reshape(4, 4)
+        for run in (f, jax.jit(f)):
+            seen.clear()
+            np.testing.assert_array_equal(run(values), np.asarray(values).reshape(
+                4, 2, 2).sum(1))
+            assert seen == expected
+    unchecked = jax.shard_map(lambda a: (seen.append(typeof(a)), a)[1], mesh=mesh,
+                              in_specs=P("i"), out_specs=P("i"), check_vma=False)
+    unchecked(jnp.arange(4.0))
+    assert seen[-1] == "float32[2]"

@@ -209,15 +209,16 @@ def with_type_shardings(given: Sequence[Any] | None, out_avals: Sequence[ShapedA
     """Per result, the sharding it is laid out with: `given`'s where given, else, in a
     program over a mesh with Explicit axes, its type's (JAX's sharding in types: a result is
     split as its type says, replicated when its type is unsplit) over the concrete mesh of
-    the arguments or in context; None for neither, and for a result a sharding annotation
-    gives back as it is (`annotated`: laid out as it says)."""
+    the arguments or in context; None for neither, and for a result of unsplit type a
+    sharding annotation gives back as it is (`annotated`: laid out as it says; a split type
+    wins over it, as in JAX)."""
     mesh = _explicit_mesh(out_avals, in_shardings)
     if mesh is None:
         return _in_context_mesh(given, out_avals, in_shardings, annotated)
     out = list(given) if given is not None else [None] * len(out_avals)
     for k, aval in enumerate(out_avals):
-        if (out[k] is not None or annotated[k] is not None or not isinstance(aval, ShapedArray)
-                or is_extended(aval.dtype)):
+        if (out[k] is not None or not isinstance(aval, ShapedArray) or is_extended(aval.dtype)
+                or (annotated[k] is not None and aval._sharding is None)):
             continue
         spec = aval.type_spec or (None,) * aval.ndim
         out[k] = NamedSharding(mesh, PartitionSpec(*spec))

@@ -23,27 +23,30 @@ class ShapedArray(AbstractValue):
     a `NamedSharding` over an abstract mesh whose spec has one entry per dimension naming
     only Explicit axes, or None for a type split over no Explicit axis (most types). Read
     as `aval.sharding`, None is the unsplit sharding over the mesh in context
-    (`runtime/sharding.py` installs the property). `vma` (the mesh axes a value varies
-    over inside shard_map) is empty.
+    (`runtime/sharding.py` installs the property). `vma` is the manual mesh axes the
+    value varies along inside a `shard_map` body checked with `check_vma` (`f32[3]{V:i}`),
+    a tuple in the mesh's axis order; as JAX's they are part of the printed type, but types
+    are compared without them (loops and branches in bodies are not retyped here).
     """
 
-    __slots__ = ("shape", "dtype", "weak_type", "_sharding")
+    __slots__ = ("shape", "dtype", "weak_type", "_sharding", "vma")
     array_abstraction_level = 1
-    vma: frozenset = frozenset()
 
     def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False, *,
-                 sharding: Any = None, vma: frozenset = frozenset(), **_: Any) -> None:
+                 sharding: Any = None, vma: Any = (), **_: Any) -> None:
         self.shape = canonicalize_shape(shape)
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self._sharding = sharding if sharding is not None and _splits(sharding) else None
+        self.vma = tuple(vma)
 
     def to_tangent_aval(self) -> ShapedArray:
         """The type of this value's tangents: float0 for integers and booleans."""
         tangent_dtype = dtypes.primal_dtype_to_tangent_dtype(self.dtype)
         if tangent_dtype == self.dtype:
             return self
-        return ShapedArray(self.shape, tangent_dtype, weak_type=False, sharding=self._sharding)
+        return ShapedArray(self.shape, tangent_dtype, weak_type=False, sharding=self._sharding,
+                           vma=self.vma)
 
     def to_cotangent_aval(self) -> ShapedArray:
         return self.to_tangent_aval()
@@ -57,7 +60,8 @@ class ShapedArray(AbstractValue):
         return math.prod(self.shape)
 
     def update(self, shape: tuple[int, ...] | None = None, dtype: Any = None,
-               weak_type: bool | None = None, sharding: Any = ...) -> ShapedArray:
+               weak_type: bool | None = None, sharding: Any = ..., vma: Any = None
+               ) -> ShapedArray:
         """This type with the fields given changed; its sharding is kept while the rank
         is."""
         shape = self.shape if shape is None else shape
@@ -65,7 +69,12 @@ class ShapedArray(AbstractValue):
             sharding = self._sharding if len(shape) == self.ndim else None
         return ShapedArray(shape, self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type,
-                           sharding=sharding)
+                           sharding=sharding, vma=self.vma if vma is None else vma)
+
+    @property
+    def manual_axis_type(self) -> ManualAxisType:
+        """The manual mesh axes this value varies along (`.varying`), as JAX's."""
+        return ManualAxisType(frozenset(self.vma))
 
     @property
     def type_spec(self) -> tuple | None:
@@ -87,8 +96,11 @@ class ShapedArray(AbstractValue):
 
     def str_short(self, short_dtypes: bool = True) -> str:
         """`f32[2,3]` (short dtypes, as in jaxprs) or `float32[2,3]`; a dimension split over
-        Explicit mesh axes shows them, as JAX's: `f32[8@X,4@(Y,Z)]`."""
-        return shape_text(self, self.type_spec, short_dtypes)
+        Explicit mesh axes shows them, as JAX's: `f32[8@X,4@(Y,Z)]`, and the manual axes
+        the value varies along follow: `f32[3]{V:i}`, `f32[2]{V:(i,j)}`."""
+        text = shape_text(self, self.type_spec, short_dtypes)
+        return f"{text}{{V:{_axes_text(self.vma if len(self.vma) > 1 else self.vma[0])}}}" \
+            if self.vma else text
 
     def __str__(self) -> str:
         # JAX marks a weak type with `~`: `~float32[]` for the aval of a Python float.
@@ -103,6 +115,21 @@ class ShapedArray(AbstractValue):
         if not self.shape:
             raise TypeError("len() of unsized object")
         return self.shape[0]
+
+
+class ManualAxisType:
+    """`aval.manual_axis_type`: the manual mesh axes a value varies along (JAX's)."""
+
+    __slots__ = ("varying", "unreduced", "reduced")
+
+    def __init__(self, varying: frozenset) -> None:
+        self.varying = varying
+        self.unreduced: frozenset = frozenset()
+        self.reduced: frozenset = frozenset()
+
+    def __repr__(self) -> str:
+        return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
+                f"reduced={self.reduced})")
 
 
 def _splits(sharding: Any) -> bool:
@@ -160,7 +187,7 @@ def mapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
         sharding = sharding.update(spec=sharding.spec.update(
             partitions=spec[:axis] + spec[axis + 1:]))
     return ShapedArray(aval.shape[:axis] + aval.shape[axis + 1:], aval.dtype, aval.weak_type,
-                       sharding=sharding)
+                       sharding=sharding, vma=aval.vma)
 
 
 def unmapped_aval(size: int, axis: int | None, aval: ShapedArray,
@@ -176,4 +203,5 @@ def unmapped_aval(size: int, axis: int | None, aval: ShapedArray,
         spec = list(sharding.spec)
         spec.insert(axis, explicit_mesh_axis)
         sharding = sharding.update(spec=sharding.spec.update(partitions=spec))
-    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type, sharding=sharding)
+    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type, sharding=sharding,
+                       vma=aval.vma)

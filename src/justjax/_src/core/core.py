@@ -46,7 +46,10 @@ class Primitive:
         return self.name
 
     def bind(self, *args: Any, **params: Any) -> Any:
-        return trace_state.trace.process_primitive(self, args, params)
+        state = trace_state
+        if state.varying_order and self in joins_varying:
+            args = _varying_alike(args)
+        return state.trace.process_primitive(self, args, params)
 
     def bind_with_trace(self, trace: Trace, args: Sequence[Any], params: dict) -> Any:
         """Binds on `trace` rather than the current trace (made current while it runs)."""
@@ -91,7 +94,7 @@ class Primitive:
             raise NotImplementedError(f"abstract evaluation rule for '{self.name}' not implemented") from None
         out = rule(*avals, **params)
         for aval in avals:
-            if getattr(aval, "_sharding", None) is not None:
+            if getattr(aval, "_sharding", None) is not None or getattr(aval, "vma", None):
                 return _typed_outputs(self, avals, out, params)
         return out
 
@@ -123,15 +126,68 @@ class ShardingTypeError(Exception):
     under a primitive (JAX's `core.ShardingTypeError`)."""
 
 
+# `pvary`: a value made varying along manual axes (JAX's `core.pvary_p`; its rules are in
+# lax/parallel.py). Inside a shard_map body checked with check_vma, the operands of the
+# primitives of `joins_varying` (elementwise ops of several operands, dot_general, select_n
+# ...) are made to vary alike before they are bound, as JAX's wrappers do: an operand that
+# varies along fewer axes goes through `pvary` first.
+pvary_p = Primitive("pvary")
+joins_varying: set[Primitive] = set()
+
+
+def _varying_alike(args: Sequence[Any]) -> Sequence[Any]:
+    vmas = [getattr(get_aval(a), "vma", ()) for a in args]
+    joined = varying_axes(*vmas)
+    if all(len(v) == len(joined) for v in vmas):
+        return args
+    return [a if len(v) == len(joined) else
+            pvary_p.bind(a, axes=tuple(n for n in joined if n not in v))
+            for a, v in zip(args, vmas, strict=True)]
+
+
+# `rule(operands' vmas, **params) -> the results' manual axes` of the primitives whose
+# results vary along other axes than the union of their operands' (collectives, pvary).
+vma_rules: dict[Primitive, Callable] = {}
+
+
 def _typed_outputs(prim: Primitive, avals: Sequence[Any], out: Any, params: dict) -> Any:
+    outs = list(out) if prim.multiple_results else [out]
     rule = sharding_rules.get(prim)
-    if rule is None:
-        return out
-    outs = out if prim.multiple_results else [out]
-    shardings = rule(outs, *avals, **params)
-    typed = [o.update(sharding=s) if s is not o._sharding else o
-             for o, s in zip(outs, shardings, strict=True)]
-    return typed if prim.multiple_results else typed[0]
+    if rule is not None and any(getattr(a, "_sharding", None) is not None for a in avals):
+        shardings = rule(outs, *avals, **params)
+        outs = [o.update(sharding=s) if s is not o._sharding else o
+                for o, s in zip(outs, shardings, strict=True)]
+    in_vmas = [getattr(a, "vma", ()) for a in avals]
+    if any(in_vmas) and not _has_body(params):
+        vma_rule = vma_rules.get(prim)
+        vma = vma_rule(in_vmas, **params) if vma_rule is not None else varying_axes(*in_vmas)
+        outs = [o.update(vma=vma) if hasattr(o, "vma") else o for o in outs]
+    return outs if prim.multiple_results else outs[0]
+
+
+def _has_body(params: dict) -> bool:
+    """Whether an equation calls inner jaxprs (its results' types are their results')."""
+    from justjax._src.core.jaxpr import jaxprs_in_params  # jaxpr.py builds on this module
+    return bool(jaxprs_in_params(params))
+
+
+def varying_axes(*groups: Sequence[Any]) -> tuple:
+    """The union of manual axes, in the order of the mesh whose bodies are being traced."""
+    names = set().union(*groups)
+    order = trace_state.varying_order
+    return tuple(sorted(names, key=lambda n: order.index(n) if n in order else len(order)))
+
+
+@contextlib.contextmanager
+def tracking_varying_axes(order: Sequence[Any]) -> Iterator[None]:
+    """Tracks, in the `with` body, which of the manual axes `order` (a mesh's, in its order)
+    values vary along (`shard_map`'s `check_vma`)."""
+    previous = trace_state.varying_order
+    trace_state.varying_order = tuple(order)
+    try:
+        yield
+    finally:
+        trace_state.varying_order = previous
 
 
 class Effect:
@@ -307,6 +363,8 @@ class _TraceState(threading.local):
         # The named axes collectives may reduce over, innermost last: (name, size) pairs
         # pushed by vmap (and pmap) for the extent of the mapped function.
         self.axis_env: tuple[tuple[Any, int], ...] = ()
+        # The manual axes whose varying values are tracked in types (`tracking_varying_axes`).
+        self.varying_order: tuple = ()
 
 
 eval_trace = EvalTrace()

@@ -379,6 +379,7 @@ dot_general_p = standard_primitive("dot_general", _dot_general_shape_rule,
                                    sharding_rule=sharding_rules.dot_general,
                                    sharding_param="out_sharding")
 dispatch.def_backend_impl(dot_general_p)
+core.joins_varying.add(dot_general_p)
 
 
 def _pp_dot_general(eqn: JaxprEqn, context: PrettyContext) -> Any:

@@ -106,6 +106,7 @@ def naryop(name: str, accepted: Sequence[Sequence[np.dtype]], *,
         batching.defvectorized(prim)
     else:
         batching.defbroadcasting(prim)
+        core.joins_varying.add(prim)
     _register_rules(prim, lower, jvp, jvp2, zero_jvp, accuracy)
     return prim
 

@@ -334,6 +334,36 @@ batching.primitive_batchers[pmin_p] = _allreduce_batcher(pmin_p, _unchanged)
 batching.axis_primitives.add(pmin_p)
 
 
+# -- the manual axes results vary along (shard_map's check_vma types) -------------------------
+
+def _named_axes(params: dict) -> tuple:
+    names = params["axes"] if "axes" in params else _as_axes(params["axis_name"])
+    return tuple(n for n in names if not isinstance(n, int))
+
+
+def _vma_reduced(in_vmas: Sequence[tuple], **params: Any) -> tuple:
+    """An all-reduce's result is the same on every member of its axes."""
+    reduced = set(_named_axes(params))
+    return tuple(a for a in core.varying_axes(*in_vmas) if a not in reduced)
+
+
+def _vma_added(in_vmas: Sequence[tuple], **params: Any) -> tuple:
+    """A result that differs between the members of the named axes."""
+    return core.varying_axes(*in_vmas, _named_axes(params))
+
+
+def with_varying(aval: ShapedArray, names: Sequence[Any]) -> ShapedArray:
+    """`aval` varying along the ones of `names` whose varying values are being tracked
+    (a shard_map body's manual axes under check_vma), for a primitive whose operands do not
+    vary (so no rule of `core.vma_rules` runs)."""
+    tracked = [n for n in names if n in core.trace_state.varying_order]
+    return aval.update(vma=core.varying_axes(aval.vma, tracked)) if tracked else aval
+
+
+for _reducer in (psum_p, pmax_p, pmin_p):
+    core.vma_rules[_reducer] = _vma_reduced
+
+
 # -- axis_index, axis_size ----------------------------------------------------------------------
 
 def axis_index(axis_name: Any) -> Any:
@@ -365,7 +395,7 @@ def _axis_size(axis_name: Any, axis_index_groups: Any = None) -> int:
 
 def _axis_index_abstract_eval(*, axis_name: Any) -> ShapedArray:
     _check_axis_names(_as_axes(axis_name), "axis_index")
-    return ShapedArray((), np.dtype(np.int32))
+    return with_varying(ShapedArray((), np.dtype(np.int32)), _as_axes(axis_name))
 
 
 def _axis_index_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
@@ -488,6 +518,7 @@ def _split_axis(x: Any, axis: int, factor: int) -> Any:
 all_gather_p = Primitive("all_gather")
 all_gather_p.def_abstract_eval(_all_gather_abstract_eval)
 all_gather_p.def_impl(_unbound_impl("all_gather"))
+core.vma_rules[all_gather_p] = _vma_added
 ad.deflinear2(all_gather_p, _all_gather_transpose)
 batching.primitive_batchers[all_gather_p] = _all_gather_batcher
 batching.axis_primitives.add(all_gather_p)
@@ -584,6 +615,7 @@ def _reduce_scatter_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
 reduce_scatter_p = Primitive("reduce_scatter")
 reduce_scatter_p.def_abstract_eval(_reduce_scatter_abstract_eval)
 reduce_scatter_p.def_impl(_unbound_impl("reduce_scatter"))
+core.vma_rules[reduce_scatter_p] = _vma_added
 ad.deflinear2(reduce_scatter_p, _reduce_scatter_transpose)
 batching.primitive_batchers[reduce_scatter_p] = _reduce_scatter_batcher
 batching.axis_primitives.add(reduce_scatter_p)
@@ -627,9 +659,10 @@ def _pvary_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
     return (pvary_p.bind(x, axes=named) if named else x), d
 
 
-pvary_p = Primitive("pvary")
-pvary_p.def_abstract_eval(lambda aval, *, axes: aval)
+pvary_p = core.pvary_p
+pvary_p.def_abstract_eval(lambda aval, *, axes: with_varying(aval, axes))
 pvary_p.def_impl(lambda x, *, axes: x)
+core.vma_rules[pvary_p] = _vma_added
 # A value's bits do not change: the identity's rules (shard_map's transposition divides and
 # sums cotangents at its boundary, where JAX's types transpose pvary to psum).
 ad.deflinear2(pvary_p, lambda ct, x, *, axes: [ct])
@@ -701,6 +734,7 @@ def _ppermute_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
 ppermute_p = Primitive("ppermute")
 ppermute_p.def_abstract_eval(_ppermute_abstract_eval)
 ppermute_p.def_impl(_unbound_impl("ppermute"))
+core.vma_rules[ppermute_p] = _vma_added
 ad.deflinear2(ppermute_p, _ppermute_transpose)
 batching.primitive_batchers[ppermute_p] = _ppermute_batcher
 batching.axis_primitives.add(ppermute_p)
@@ -844,6 +878,7 @@ def _all_to_all_batcher(axis_data: batching.AxisData, vals: Sequence[Any],
 all_to_all_p = Primitive("all_to_all")
 all_to_all_p.def_abstract_eval(_all_to_all_abstract_eval)
 all_to_all_p.def_impl(_unbound_impl("all_to_all"))
+core.vma_rules[all_to_all_p] = _vma_added
 ad.deflinear2(all_to_all_p, _all_to_all_transpose)
 batching.primitive_batchers[all_to_all_p] = _all_to_all_batcher
 batching.axis_primitives.add(all_to_all_p)

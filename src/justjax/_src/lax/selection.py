@@ -59,6 +59,7 @@ select_n_p = standard_primitive("select_n", _select_n_shape, _select_n_dtype,
                                 lambda which, *cases: all(c.weak_type for c in cases),
                                 sharding_rule=sharding_rules.select_cases)
 dispatch.def_backend_impl(select_n_p)
+core.joins_varying.add(select_n_p)
 
 
 def select_n(which: Any, *cases: Any) -> Any:
@@ -204,6 +205,7 @@ def _clamp_dtype(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> np.dtype:
 clamp_p = standard_primitive("clamp", _clamp_shape, _clamp_dtype,
                              sharding_rule=sharding_rules.same_as(1))
 dispatch.def_backend_impl(clamp_p)
+core.joins_varying.add(clamp_p)
 
 
 def clamp(min: Any, x: Any, max: Any) -> Any:

@@ -555,6 +555,7 @@ def _pad_lower(ctx: LoweringRuleContext, x: Value, value: Value, *,
 
 
 dispatch.def_backend_impl(pad_p)
+core.joins_varying.add(pad_p)
 lowering.register_lowering(pad_p, _pad_lower)
 
 

@@ -645,6 +645,7 @@ def _concatenate_dtype(*operands: ShapedArray, dimension: int) -> np.dtype:
 concatenate_p = standard_primitive("concatenate", _concatenate_shape, _concatenate_dtype,
                                    sharding_rule=sharding_rules.concatenated)
 dispatch.def_backend_impl(concatenate_p)
+core.joins_varying.add(concatenate_p)
 
 
 def _concatenate_transpose(ct: Any, *operands: Any, dimension: int) -> list[Any]:

@@ -132,10 +132,10 @@ def _global_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedAr
     outer = type_sharding(NamedSharding(mesh, spec), aval.ndim)
     inner = aval._sharding
     if outer is None or inner is None:
-        return aval.update(shape=shape, sharding=outer or inner)
+        return aval.update(shape=shape, sharding=outer or inner, vma=())
     entries = [_entry_axes(a) + _entry_axes(b)
                for a, b in zip(outer.spec, inner.spec, strict=True)]
-    return aval.update(shape=shape, sharding=outer.update(spec=PartitionSpec(*entries)))
+    return aval.update(shape=shape, sharding=outer.update(spec=PartitionSpec(*entries)), vma=())
 
 
 def _compiler_sharding(mesh: Mesh, spec: PartitionSpec, rank: int) -> TensorSharding:

@@ -109,6 +109,11 @@ class _ShardMapped:
         if not isinstance(mesh, Mesh):
             raise TypeError(f"shard_map requires a `jax.sharding.Mesh` instance for its "
                             f"second argument, but got {mesh} of type {type(mesh)}.")
+        context = mesh_lib.get_abstract_mesh()
+        if self.given_mesh is not None and not context.empty \
+                and context != mesh.abstract_mesh:
+            raise ValueError(f"The context mesh {context} should match the mesh passed to "
+                             f"shard_map {mesh}")
         return mesh
 
     def __call__(self, args: tuple[Any, ...]) -> Any:
@@ -128,6 +133,11 @@ class _ShardMapped:
         self._check_types(avals, in_specs, mesh, manual)
         block_avals = [shard_map_lib.block_aval(a, s, mesh, manual)
                        for a, s in zip(avals, in_specs, strict=True)]
+        # Under check_vma, a block's type says which manual axes it varies along.
+        tracked = tuple(a for a in mesh.axis_names if a in manual) if self.check_vma else ()
+        block_avals = [a.update(vma=tuple(n for n in tracked
+                                          if n in shard_map_lib.spec_axes(s)))
+                       for a, s in zip(block_avals, in_specs, strict=True)]
         found: dict[str, Any] = {}
 
         def per_device(*blocks: Any) -> list[Any]:
@@ -140,7 +150,7 @@ class _ShardMapped:
                 and not any(isinstance(x, core.Tracer) or dtypes.is_extended(a.dtype)
                             for x, a in zip(flat, avals, strict=True))):
             return self._run_eagerly(per_device, flat, in_specs, mesh, manual, found)
-        with shard_map_lib.body_axis(mesh, manual):
+        with shard_map_lib.body_axis(mesh, manual), core.tracking_varying_axes(tracked):
             closed = staging.trace_to_jaxpr(per_device, block_avals,
                                             staging.debug_info("shard_map", self.f))
         out_tree = found["out_tree"]
@@ -311,7 +321,7 @@ class _ShardMapped:
         """The call on concrete arrays: the body runs op by op on every device at once
         (`shard_map_eager`); each result is assembled from the devices' blocks."""
         stacked, varying, trace = shard_map_eager.run_eagerly(per_device, flat, in_specs, mesh,
-                                                              manual)
+                                                              manual, self.check_vma)
         out_tree = found["out_tree"]
         out_specs = self._broadcast(self.out_specs, out_tree, "out_specs")
         for spec in out_specs:
@@ -320,7 +330,10 @@ class _ShardMapped:
                        for s in stacked]
         self._check_outs(block_avals, out_specs)
         if self.check_vma:
-            self._check_replication(varying, out_specs, mesh, manual)
+            # JAX checks an eager call's results one by one, each in a shard_map of its own
+            # helper, whose name its message gives.
+            for found, spec in zip(varying, out_specs, strict=True):
+                self._check_replication([found], [spec], mesh, manual, "_rem_singleton")
         outs = []
         for value, spec, aval in zip(stacked, out_specs, block_avals, strict=True):
             per_device = ([np.asarray(b)[0] for b in value.device_blocks()]
@@ -333,25 +346,37 @@ class _ShardMapped:
 
     def _check_replication(self, varying: Sequence[frozenset],
                            out_specs: Sequence[PartitionSpec], mesh: Mesh,
-                           manual: frozenset) -> None:
-        """JAX's error for a result that may vary along a manual axis its spec leaves out
-        (`varying`: per result, the axes it may vary along)."""
-        for spec, found in zip(out_specs, varying, strict=True):
+                           manual: frozenset, name: str | None = None) -> None:
+        """JAX's error for results that may vary along manual axes their specs leave out
+        (`varying`: per result, the axes it may vary along), one line per such result."""
+        def text(axes: Any) -> str:
+            return "{" + ",".join(str(a) for a in mesh.axis_names if a in axes) + "}"
+
+        lines = []
+        for k, (spec, found) in enumerate(zip(out_specs, varying, strict=True)):
             allowed = shard_map_lib.spec_axes(spec)
             extra = (found & manual) - allowed
             if not extra:
                 continue
-
-            def text(axes: Any) -> str:
-                return "{" + ", ".join(str(a) for a in mesh.axis_names if a in axes) + "}"
-
-            raise ValueError(
-                f"shard_map applied to the function '{self.name}' was given out_specs which "
-                "require replication which can't be statically inferred given the mesh:\n\n"
-                + self._mesh_text(mesh) + f"\n\nout_specs is {spec} which implies that the "
-                "corresponding output value is only varying across mesh axes "
-                f"{text(allowed)} and not {text(extra)}, but it was inferred to be possibly "
-                f"varying over {text(found & manual)}\n\nCheck if these output values are meant "
-                "to be replicated over those mesh axes. If not, consider revising the "
-                "corresponding out_specs entries. If so, consider disabling the check by "
-                "passing the check_vma=False argument to `jax.shard_map`.")
+            where = f"out_specs[{k}]" if len(out_specs) > 1 else "out_specs"
+            unmentioned = [a for a in mesh.axis_names if a not in allowed]
+            if len(unmentioned) > 1:
+                lines.append(f"* {where} is {spec} which implies that the corresponding output "
+                             f"value is only varying across mesh axes {text(allowed)} and not "
+                             f"{text(extra)}, but it was inferred to be possibly varying over "
+                             f"{text(found & manual)}")
+            else:
+                lines.append(f"* {where} is {spec} which implies that the corresponding output "
+                             f"value is replicated across mesh axis '{unmentioned[0]}', but "
+                             "could not infer replication over any axes")
+        if not lines:
+            return
+        if len(lines) == 1:
+            lines = [lines[0][2:]]
+        raise ValueError(
+            f"shard_map applied to the function '{name or self.name}' was given out_specs which "
+            "require replication which can't be statically inferred given the mesh:\n\n"
+            + self._mesh_text(mesh) + "\n\n" + "\n\n".join(lines) + "\n\nCheck if these "
+            "output values are meant to be replicated over those mesh axes. If not, consider "
+            "revising the corresponding out_specs entries. If so, consider disabling the check "
+            "by passing the check_vma=False argument to `jax.shard_map`.")

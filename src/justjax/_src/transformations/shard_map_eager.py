@@ -42,7 +42,8 @@ class ShardMapTracer(core.Tracer):
         self.stacked = stacked
         self.varying = varying
         full = core.get_aval(stacked)
-        self._aval = full.update(shape=full.shape[1:])
+        self._aval = full.update(shape=full.shape[1:], vma=tuple(
+            a for a in trace.tracked if a in varying))
 
     @property
     def aval(self) -> ShapedArray:
@@ -74,10 +75,12 @@ class ShardMapTrace(core.Trace):
 
     tracer_name = "ShardMapTracer"
 
-    def __init__(self, mesh: Mesh, manual: frozenset) -> None:
+    def __init__(self, mesh: Mesh, manual: frozenset, check_vma: bool = False) -> None:
         super().__init__()
         self.mesh = mesh
         self.manual = manual
+        # The manual axes a value's type says it varies along (under check_vma), in order.
+        self.tracked = tuple(a for a in mesh.axis_names if a in manual) if check_vma else ()
         self.spec = shard_map_lib.per_device_spec(mesh, manual)
         self._mesh_shape = spmd.mesh_shape(mesh)
         # Which block of a stacked value each mesh position holds.
@@ -167,13 +170,13 @@ def _one_op(primitive: core.Primitive, params: dict, avals: tuple[ShapedArray, .
 
 
 def run_eagerly(f: Callable[..., Any], args: Sequence[Any], in_specs: Sequence[PartitionSpec],
-                mesh: Mesh, manual: frozenset) -> tuple[list[Any], list[frozenset],
-                                                        ShardMapTrace]:
+                mesh: Mesh, manual: frozenset, check_vma: bool = False
+                ) -> tuple[list[Any], list[frozenset], ShardMapTrace]:
     """Runs `f` (on flat leaves) over the devices of `mesh`, op by op: returns each output's
     stacked blocks, the axes each may vary along, and the trace."""
     from justjax._src.runtime.array import Array, place
     from justjax._src.runtime.sharding import NamedSharding
-    trace = ShardMapTrace(mesh, manual)
+    trace = ShardMapTrace(mesh, manual, check_vma)
     tracers = []
     for x, spec in zip(args, in_specs, strict=True):
         aval = core.get_aval(x)
@@ -186,7 +189,8 @@ def run_eagerly(f: Callable[..., Any], args: Sequence[Any], in_specs: Sequence[P
         tracers.append(ShardMapTracer(trace, place(Array(stacked),
                                                     NamedSharding(mesh, trace.spec)),
                                       shard_map_lib.spec_axes(spec) & manual))
-    with shard_map_lib.body_axis(mesh, manual), core.set_current_trace(trace):
+    with shard_map_lib.body_axis(mesh, manual), core.set_current_trace(trace), \
+            core.tracking_varying_axes(trace.tracked):
         outs = f(*tracers)
     stacked, varying = zip(*(trace.stack(o) for o in outs)) if outs else ((), ())
     return list(stacked), list(varying), trace

@@ -2,17 +2,20 @@
 `vma` types (`f32[4]{V:x}`) say, inferred over the body's jaxpr. `shard_map`'s `check_vma`
 reads it to reject out_specs that call a varying result replicated.
 
-One rule per primitive that changes the set; every other primitive's results vary along the
-union of its operands' axes:
+The primitives that change the set have their rule in `core.vma_rules` (the same rules
+that give traced values their types: psum/pmax/pmin drop the reduced axes, pvary and the
+gathering collectives add theirs, declared in lax/parallel.py); axis_index varies along its
+axis. Every other primitive's results vary along the union of its operands' axes, and
+control flow is analysed here:
 
 | primitive | results vary along |
 | --- | --- |
-| psum, pmax, pmin | the operand's axes but the reduced ones (every device holds the total) |
-| axis_index, pvary (pcast to varying) | its axes |
-| all_gather, psum_scatter, ppermute, all_to_all | the operand's axes and theirs |
 | jit, remat, custom_jvp/vjp calls (one inner jaxpr) | as the inner jaxpr's results |
 | cond | the union over the branches (the predicate aside, as JAX) |
 | scan, while | the loop's carries at their fixed point |
+
+Types inside a body (`f32[3]{V:i}`) are not retyped by loops and branches, so `check_vma`
+reads this analysis rather than the traced types.
 """
 from __future__ import annotations
 
@@ -42,8 +45,11 @@ def infer(jaxpr: Jaxpr, ins: Sequence[Axes]) -> list[Axes]:
     for eqn in jaxpr.eqns:
         operands = [read(v) for v in eqn.invars]
         rule = _rules.get(eqn.primitive)
+        vma_rule = core.vma_rules.get(eqn.primitive)
         if rule is not None:
             outs = rule(eqn, operands)
+        elif vma_rule is not None:
+            outs = [frozenset(vma_rule(operands, **eqn.params))] * len(eqn.outvars)
         else:
             inner = _single_inner(eqn)
             outs = (infer(inner, operands) if inner is not None
@@ -71,18 +77,8 @@ def _single_inner(eqn: JaxprEqn) -> Jaxpr | None:
     return None
 
 
-def _names(eqn: JaxprEqn) -> Axes:
-    params = eqn.params
-    names = params["axes"] if "axes" in params else parallel._as_axes(params["axis_name"])
-    return frozenset(n for n in names if not isinstance(n, int))
-
-
-def _reduced(eqn: JaxprEqn, operands: list[Axes]) -> list[Axes]:
-    return [a - _names(eqn) for a in operands]
-
-
-def _added(eqn: JaxprEqn, operands: list[Axes]) -> list[Axes]:
-    return [_union(operands) | _names(eqn)] * len(eqn.outvars)
+def _axis_index(eqn: JaxprEqn, operands: list[Axes]) -> list[Axes]:
+    return [frozenset(parallel._as_axes(eqn.params["axis_name"]))]
 
 
 def _cond(eqn: JaxprEqn, operands: list[Axes]) -> list[Axes]:
@@ -120,15 +116,7 @@ def _while(eqn: JaxprEqn, operands: list[Axes]) -> list[Axes]:
 
 
 _rules: dict[core.Primitive, Rule] = {
-    parallel.psum_p: _reduced,
-    parallel.pmax_p: _reduced,
-    parallel.pmin_p: _reduced,
-    parallel.axis_index_p: _added,
-    parallel.pvary_p: _added,
-    parallel.all_gather_p: _added,
-    parallel.reduce_scatter_p: _added,
-    parallel.ppermute_p: _added,
-    parallel.all_to_all_p: _added,
+    parallel.axis_index_p: _axis_index,
     cond_p: _cond,
     scan_p: _scan,
     while_p: _while,
