@@ -319,7 +319,12 @@ def test_varying_manual_axes_in_shard_map_bodies():
             np.testing.assert_array_equal(run(values), np.asarray(values).reshape(
                 4, 2, 2).sum(1))
             assert seen == expected
-    unchecked = jax.shard_map(lambda a: (seen.append(typeof(a)), a)[1], mesh=mesh,
-                              in_specs=P("i"), out_specs=P("i"), check_vma=False)
-    unchecked(jnp.arange(4.0))
-    assert seen[-1] == "float32[2]"
+        unchecked = jax.shard_map(lambda a: (seen.append(typeof(a)), a)[1], mesh=mesh,
+                                  in_specs=P("i"), out_specs=P("i"), check_vma=False)
+        unchecked(jnp.arange(4.0))
+        assert seen[-1] == "float32[2]"
+    # A shard_map over another mesh than the one in context is JAX's error.
+    with pytest.raises(ValueError, match=r"The context mesh AbstractMesh\('X': 2, 'Y': 2, "
+                                         r".* should match the mesh passed to shard_map "
+                                         r"Mesh\('i': 2, 'j': 2, axis_types=\(Auto, Auto\)\)"):
+        f(jnp.arange(16.0).reshape(4, 4))
