@@ -408,3 +408,44 @@ def test_a_batched_linear_algebra_call_runs_on_each_devices_batch():
     assert scatters and all(op.result.type.shape[0] == 2 for op in scatters)
     assert all(op.operands[0].type.shape[0] == 2 for op in calls)
     np.testing.assert_allclose(_run(module, [SPD], "llvm")[0], np.asarray(f(SPD)), rtol=1e-5)
+
+
+def _conv(x, k, padding="SAME"):
+    return jax.lax.conv_general_dilated(x, k, (1, 1), padding,
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
+ROWS_SPLIT_IMAGES = RNG.standard_normal((2, 16, 8, 3)).astype(np.float32)
+WINDOW_KERNEL = RNG.standard_normal((3, 3, 3, 5)).astype(np.float32)
+
+
+@pytest.mark.parametrize("padding, permutes", [("SAME", 2), (((2, 0), (1, 1)), 1),
+                                               (((0, 2), (1, 1)), 1)])
+@pytest.mark.parametrize("backend", ["reference", "llvm"])
+def test_convolution_split_along_a_spatial_dimension_exchanges_halos(padding, permutes,
+                                                                     backend):
+    # Real JAX 0.10.2's compiled module for the SAME convolution with its input's rows split
+    # over 4 devices: two collective-permutes (the halos from each neighbour), no other
+    # collective, the result split as the input. Padding on one side only needs one halo.
+    mesh = MeshShape.iota(MESHES["1x4"])
+    module = _partitioned(lambda x, k: _conv(x, k, padding), [ROWS_SPLIT_IMAGES, WINDOW_KERNEL],
+                          [_spec(mesh, None, "b", None, None), _spec(mesh, None, None, None, None)])
+    ops = _opcodes(module)
+    assert ops.count("collective_permute") == permutes
+    assert not {"all_gather", "all_reduce", "all_to_all", "reduce_scatter"} & set(ops)
+    assert module.main.result_attrs[0][SHARDING] == _spec(mesh, None, "b", None, None)
+    (got,) = _run(module, [ROWS_SPLIT_IMAGES, WINDOW_KERNEL], backend)
+    np.testing.assert_allclose(got, np.asarray(_conv(ROWS_SPLIT_IMAGES, WINDOW_KERNEL, padding)), rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_halos_wider_than_a_block_gather_the_dimension():
+    mesh = MeshShape.iota(MESHES["1x4"])
+    kernel = np.ones((11, 1, 3, 2), np.float32)
+    padding = ((5, 5), (0, 0))
+    module = _partitioned(lambda x, k: _conv(x, k, padding), [ROWS_SPLIT_IMAGES, kernel],
+                          [_spec(mesh, None, "b", None, None), _spec(mesh, None, None, None, None)])
+    assert "collective_permute" not in _opcodes(module)
+    (got,) = _run(module, [ROWS_SPLIT_IMAGES, kernel], "llvm")
+    np.testing.assert_allclose(got, np.asarray(_conv(ROWS_SPLIT_IMAGES, kernel, padding)), rtol=1e-5,
+                               atol=1e-5)

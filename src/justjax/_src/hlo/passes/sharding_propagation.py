@@ -35,6 +35,8 @@ from __future__ import annotations
 import math
 from typing import Callable, Sequence
 
+import numpy as np
+
 from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Block, Op, Value
 from justjax._src.hlo.sharding import CONSTRAINT, MANUAL, MeshShape, TensorSharding, replicated
@@ -286,8 +288,10 @@ def _concatenate(op: Op) -> list[DimMap]:
 
 def _convolution(op: Op) -> list[DimMap] | None:
     """The input's batch to the output's, the kernel's output features to the output's
-    (ungrouped convolutions only); the contracted features are summed (a kept split), the
-    windowed spatial dimensions stay whole."""
+    (ungrouped convolutions only); the contracted features are summed (a kept split); a
+    spatial dimension the window slides over one step at a time, keeping its size, to the
+    output's (its blocks then exchange halos: `halo_dims`); other spatial dimensions stay
+    whole."""
     if len(op.operands) != 2:
         return None
     numbers = op.attributes["dimension_numbers"]
@@ -299,7 +303,27 @@ def _convolution(op: Op) -> list[DimMap] | None:
         lhs[numbers.input_batch_dimension] = numbers.output_batch_dimension
     if ungrouped:
         rhs[numbers.kernel_output_feature_dimension] = numbers.output_feature_dimension
+    for k in halo_dims(op):
+        lhs[numbers.input_spatial_dimensions[k]] = numbers.output_spatial_dimensions[k]
     return [lhs, rhs]
+
+
+def halo_dims(op: Op) -> list[int]:
+    """The spatial dimensions (by their index among them) of a convolution whose window
+    moves one element at a time over an undilated input of the output's size, padded by
+    zeros on both sides: split alike in input and output, each block needs only a few
+    elements of its neighbours' (a halo)."""
+    numbers = op.attributes["dimension_numbers"]
+    spatial = len(numbers.input_spatial_dimensions)
+    strides = op.attributes.get("window_strides") or (1,) * spatial
+    lhs_dilation = op.attributes.get("lhs_dilation") or (1,) * spatial
+    padding = op.attributes.get("padding")
+    padding = np.zeros((spatial, 2), np.int64) if padding is None else np.asarray(padding)
+    in_shape, out_shape = op.operands[0].type.shape, op.result.type.shape
+    return [k for k in range(spatial)
+            if strides[k] == 1 and lhs_dilation[k] == 1 and padding[k].min() >= 0
+            and in_shape[numbers.input_spatial_dimensions[k]]
+            == out_shape[numbers.output_spatial_dimensions[k]]]
 
 
 def _gather(op: Op) -> list[DimMap] | None:

@@ -312,11 +312,15 @@ class _Partitioner:
             return
         target = self.sharding_of(op.result)
         required = self._required(op, maps, target)
+        if op.opcode == "stablehlo.convolution" and required[0] is not None:
+            required[0] = self._within_neighbours(op, required[0])
         operands = [self.get(v, s) if s is not None else self.get(v, self._any(v))
                     for v, s in zip(op.operands, required, strict=True)]
         natural, summed = self._natural(op, maps, required)
         result_type = self._local_type(op.result.type, natural)
         attributes = _local_attributes(op, required, natural, self.mesh)
+        if op.opcode == "stablehlo.convolution" and required[0] is not None:
+            operands[0], attributes = self._with_halos(op, operands[0], required[0], attributes)
         base = None
         if summed and op.opcode == "stablehlo.scatter":
             # Each device's part is scattered into zeros; the operand is added once, after.
@@ -335,6 +339,71 @@ class _Partitioner:
         if base is not None:
             result = self.b.one("stablehlo.add", [result, base], result.type)
         self.local[op.result] = {natural: result}
+
+    def _within_neighbours(self, op: Op, sharding: TensorSharding) -> TensorSharding:
+        """A convolution input's sharding, whole along the spatial dimensions whose blocks
+        are narrower than the window's padding (their halos would come from further than the
+        next device)."""
+        numbers = op.attributes["dimension_numbers"]
+        padding = np.asarray(op.attributes["padding"])
+        block = sharding.shard_shape(op.operands[0].type.shape)
+        dims = list(sharding.dims)
+        for k in propagation.halo_dims(op):
+            d = numbers.input_spatial_dimensions[k]
+            if dims[d] and padding[k].max() > block[d]:
+                dims[d] = ()
+        return sharding.with_dims(dims)
+
+    def _with_halos(self, op: Op, lhs: Value, sharding: TensorSharding, attributes: dict
+                    ) -> tuple[Value, dict]:
+        """A convolution's input block split along a spatial dimension, extended by the
+        elements of its neighbours' blocks the window reaches (the padding's widths, from the
+        left and the right neighbour, by two collective-permutes; zeros at the ends, where
+        the padding was), and the padding of that dimension dropped: each device then
+        convolves its own block of the output, as XLA's halo exchange."""
+        numbers = op.attributes["dimension_numbers"]
+        padding = np.array(attributes["padding"], np.int64)
+        for k in propagation.halo_dims(op):
+            d = numbers.input_spatial_dimensions[k]
+            axes = sharding.dims[d]
+            if not axes:
+                continue
+            low, high = (int(w) for w in padding[k])
+            size = lhs.type.shape[d]
+            groups = self.mesh.groups(list(axes))
+            pieces = []
+            if low:
+                pieces.append(self._permute(self._cut(lhs, d, size - low, size),
+                                            [(g[i], g[i + 1]) for g in groups
+                                             for i in range(len(g) - 1)]))
+            pieces.append(lhs)
+            if high:
+                pieces.append(self._permute(self._cut(lhs, d, 0, high),
+                                            [(g[i + 1], g[i]) for g in groups
+                                             for i in range(len(g) - 1)]))
+            if len(pieces) > 1:
+                shape = list(lhs.type.shape)
+                shape[d] += low + high
+                lhs = self.b.one("stablehlo.concatenate", pieces,
+                                 ir.TensorType(tuple(shape), lhs.type.dtype),
+                                 dimension=d)
+            padding[k] = (0, 0)
+        return lhs, {**attributes, "padding": padding}
+
+    def _cut(self, value: Value, dim: int, start: int, limit: int) -> Value:
+        shape = list(value.type.shape)
+        starts = [0] * len(shape)
+        limits = list(shape)
+        starts[dim], limits[dim] = start, limit
+        shape[dim] = limit - start
+        return self.b.one("stablehlo.slice", [value], ir.TensorType(tuple(shape), value.type.dtype),
+                          start_indices=tuple(starts), limit_indices=tuple(limits),
+                          strides=(1,) * len(shape))
+
+    def _permute(self, value: Value, pairs: list[tuple[int, int]]) -> Value:
+        """`value` sent from each source position to its target (zeros where none is sent)."""
+        return self.b.one("stablehlo.collective_permute", [value], value.type,
+                          source_target_pairs=np.array(pairs, np.int64).reshape(-1, 2))
 
     def _is_zero(self, value: Value) -> bool:
         """Whether `value` is a zero constant or a broadcast of one."""
