@@ -217,10 +217,14 @@ def _const(example: Any, value: Any) -> Any:
 
 
 def _full_like(x: Any, value: Any, shape: Sequence[int] | None = None) -> Any:
-    """`value` broadcast to `x`'s shape (or `shape`), with `x`'s dtype and weak type: a
-    `broadcast_in_dim` of a scalar literal, as `lax.full_like`."""
+    """`value` broadcast to `x`'s shape (or `shape`), with `x`'s dtype and weak type (and,
+    of `x`'s shape, its type's split over Explicit mesh axes): a `broadcast_in_dim` of a
+    scalar literal, as `lax.full_like`."""
     aval = core.get_aval(x)
     fill = structural.convert_element_type(value, aval.dtype, aval.weak_type)
+    if shape is None and aval._sharding is not None:
+        return structural.broadcast_in_dim_p.bind(fill, shape=aval.shape, broadcast_dimensions=(),
+                                                  sharding=aval._sharding)
     return structural.broadcast(fill, aval.shape if shape is None else tuple(shape))
 
 

@@ -24,8 +24,9 @@ from justjax._src.core.shape_poly import exceeds, is_symbolic_dim
 from justjax._src.lax import elementwise as lax
 from justjax._src.lax import gather_scatter, slicing
 from justjax._src.lax import selection as lax_selection
-from justjax._src.lax import sharding_constraint, structural
+from justjax._src.lax import sharding_constraint, sharding_rules, structural
 from justjax._src.numpy import util
+from justjax._src.pytrees import tree_util
 from justjax._src.runtime.array import Array, from_numpy
 from justjax._src.runtime.sharding import NamedSharding
 
@@ -770,6 +771,28 @@ class _IndexUpdateHelper:
 IndexUpdateHelper = _IndexUpdateHelper
 
 
+def _laid_out(fun: Callable, out_sharding: Any, array: Any, index: Any, *values: Any) -> Any:
+    """`fun(array, index, *values)`, its result split as `out_sharding` says over the
+    Explicit mesh axes it names, which `fun` sees as Auto (JAX's way to index where the
+    operands' types leave the result's ambiguous): the arrays among `index` too."""
+    if out_sharding is None:
+        return fun(array, index, *values)
+    sharding = sharding_rules.user_out_sharding(out_sharding)
+    leaves, tree = tree_util.tree_flatten(index, is_leaf=lambda x: x is None)
+    dynamic = [k for k, leaf in enumerate(leaves)
+               if isinstance(leaf, (core.Tracer, Array, np.ndarray))]
+
+    def call(array: Any, arrays: list, *values: Any) -> Any:
+        full = list(leaves)
+        for k, leaf in zip(dynamic, arrays, strict=True):
+            full[k] = leaf
+        return fun(array, tree_util.tree_unflatten(tree, full), *values)
+
+    return sharding_constraint.auto_axes(call, axes=sharding.mesh.explicit_axes,
+                                         out_sharding=sharding)(
+        array, [leaves[k] for k in dynamic], *values)
+
+
 class _IndexUpdateRef:
     """`x.at[idx]`: the indexed update operations for one index."""
 
@@ -784,26 +807,35 @@ class _IndexUpdateRef:
 
     def _update(self, values: Any, op: Callable, indices_are_sorted: bool,
                 unique_indices: bool, mode: Any, wrap_negative_indices: bool,
-                array: Any = None) -> Any:
-        return _scatter_update(self.array if array is None else array, self.index, values, op,
-                               indices_are_sorted=indices_are_sorted,
-                               unique_indices=unique_indices, mode=mode,
-                               normalize_indices=wrap_negative_indices)
+                array: Any = None, out_sharding: Any = None) -> Any:
+        def update(target: Any, index: Any, values: Any) -> Any:
+            return _scatter_update(target, index, values, op,
+                                   indices_are_sorted=indices_are_sorted,
+                                   unique_indices=unique_indices, mode=mode,
+                                   normalize_indices=wrap_negative_indices)
+        return _laid_out(update, out_sharding, self.array if array is None else array,
+                         self.index, values)
 
     def get(self, *, indices_are_sorted: bool = False, unique_indices: bool = False,
             mode: str | GatherScatterMode | None = None, fill_value: Any = None,
-            wrap_negative_indices: bool = True) -> Any:
-        """`x[idx]`, with gather options (`mode='fill'` returns `fill_value` out of bounds)."""
-        return rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
-                              unique_indices=unique_indices, mode=mode, fill_value=fill_value,
-                              normalize_indices=wrap_negative_indices)
+            wrap_negative_indices: bool = True,
+            out_sharding: Any = None) -> Any:
+        """`x[idx]`, with gather options (`mode='fill'` returns `fill_value` out of bounds);
+        `out_sharding` splits the result over Explicit mesh axes where the operands' types
+        leave it ambiguous (JAX's: the gather runs with those axes Auto)."""
+        def take(array: Any, index: Any) -> Any:
+            return rewriting_take(array, index, indices_are_sorted=indices_are_sorted,
+                                  unique_indices=unique_indices, mode=mode, fill_value=fill_value,
+                                  normalize_indices=wrap_negative_indices)
+        return _laid_out(take, out_sharding, self.array, self.index)
 
     def set(self, values: Any, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
-            wrap_negative_indices: bool = True) -> Any:
+            wrap_negative_indices: bool = True,
+            out_sharding: Any = None) -> Any:
         """Pure `x[idx] = values`."""
         return self._update(values, gather_scatter.scatter, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices, out_sharding=out_sharding)
 
     def apply(self, func: Callable[[Any], Any], *, indices_are_sorted: bool = False,
               unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
@@ -818,61 +850,73 @@ class _IndexUpdateRef:
 
     def add(self, values: Any, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
-            wrap_negative_indices: bool = True) -> Any:
+            wrap_negative_indices: bool = True,
+            out_sharding: Any = None) -> Any:
         """Pure `x[idx] += values` (repeated indices accumulate)."""
         return self._update(values, gather_scatter.scatter_add, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices, out_sharding=out_sharding)
 
     def subtract(self, values: Any, *, indices_are_sorted: bool = False,
                  unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
-                 wrap_negative_indices: bool = True) -> Any:
+                 wrap_negative_indices: bool = True,
+                 out_sharding: Any = None) -> Any:
         """Pure `x[idx] -= values`."""
         return self._update(values, gather_scatter.scatter_sub, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices, out_sharding=out_sharding)
 
     def multiply(self, values: Any, *, indices_are_sorted: bool = False,
                  unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
-                 wrap_negative_indices: bool = True) -> Any:
+                 wrap_negative_indices: bool = True,
+                 out_sharding: Any = None) -> Any:
         """Pure `x[idx] *= values`."""
         return self._update(values, gather_scatter.scatter_mul, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices, out_sharding=out_sharding)
 
     mul = multiply
 
     def _scaled_ones(self, values: Any, indices_are_sorted: bool, unique_indices: bool,
                      mode: Any, wrap_negative_indices: bool) -> Any:
-        aval = core.get_aval(self.array)
-        ones = _full_like(self.array, 1, aval.shape)
+        ones = _full_like(self.array, 1, core.get_aval(self.array).shape)
         return self._update(values, gather_scatter.scatter_mul, indices_are_sorted, unique_indices,
                             mode, wrap_negative_indices, array=ones)
 
     def divide(self, values: Any, *, indices_are_sorted: bool = False,
                unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
-               wrap_negative_indices: bool = True) -> Any:
+               wrap_negative_indices: bool = True,
+               out_sharding: Any = None) -> Any:
         """Pure `x[idx] /= values` (`x / scatter-mul(ones, idx, values)`, so integer `x`
         gives a float result, as in JAX)."""
         from justjax._src.numpy import ufuncs  # ufuncs imports the array methods lazily too
-        return ufuncs.divide(self.array, self._scaled_ones(
-            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices))
+        def divide(x: Any, index: Any, v: Any) -> Any:
+            scaled = _IndexUpdateRef(x, index)._scaled_ones(
+                v, indices_are_sorted, unique_indices, mode, wrap_negative_indices)
+            return ufuncs.divide(x, scaled)
+        return _laid_out(divide, out_sharding, self.array, self.index, values)
 
     def power(self, values: Any, *, indices_are_sorted: bool = False,
               unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
-              wrap_negative_indices: bool = True) -> Any:
+              wrap_negative_indices: bool = True,
+              out_sharding: Any = None) -> Any:
         """Pure `x[idx] **= values` (`x ** scatter-mul(ones, idx, values)`)."""
         from justjax._src.numpy import ufuncs
-        return ufuncs.power(self.array, self._scaled_ones(
-            values, indices_are_sorted, unique_indices, mode, wrap_negative_indices))
+        def power(x: Any, index: Any, v: Any) -> Any:
+            scaled = _IndexUpdateRef(x, index)._scaled_ones(
+                v, indices_are_sorted, unique_indices, mode, wrap_negative_indices)
+            return ufuncs.power(x, scaled)
+        return _laid_out(power, out_sharding, self.array, self.index, values)
 
     def min(self, values: Any, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
-            wrap_negative_indices: bool = True) -> Any:
+            wrap_negative_indices: bool = True,
+            out_sharding: Any = None) -> Any:
         """Pure `x[idx] = minimum(x[idx], values)`."""
         return self._update(values, gather_scatter.scatter_min, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices, out_sharding=out_sharding)
 
     def max(self, values: Any, *, indices_are_sorted: bool = False,
             unique_indices: bool = False, mode: str | GatherScatterMode | None = None,
-            wrap_negative_indices: bool = True) -> Any:
+            wrap_negative_indices: bool = True,
+            out_sharding: Any = None) -> Any:
         """Pure `x[idx] = maximum(x[idx], values)`."""
         return self._update(values, gather_scatter.scatter_max, indices_are_sorted, unique_indices,
-                            mode, wrap_negative_indices)
+                            mode, wrap_negative_indices, out_sharding=out_sharding)
