@@ -367,3 +367,20 @@ def test_training_in_explicit_mode_matches_jax():
             "b1": "float32[32]", "emb": "float32[10,16]", "w1": "float32[16,32]",
             "w2": "float32[32@model,4]"}
         assert params["w2"].sharding.spec == P("model", None)
+
+
+def test_out_sharding_of_einsum_reshape_and_friends(m):
+    # Types read off real JAX 0.10.2.
+    b = reshard(jnp.arange(16.0).reshape(8, 2), P("Y"))
+    assert typeof(jnp.einsum("ij,jk->ik", m, b, out_sharding=P("X"))) == "float32[4@X,2]"
+    assert typeof(jnp.einsum("ij,jk->ki", m, b, out_sharding=P(None, "X"))) == "float32[2,4@X]"
+    np.testing.assert_allclose(jnp.einsum("ij,jk->ik", m, b, out_sharding=P("X")),
+                               np.ones((4, 8)) @ np.arange(16.0).reshape(8, 2))
+    with pytest.raises(ShardingTypeError, match="Contracting dimensions are sharded"):
+        jnp.einsum("ij,jk->ik", m, b)
+    assert typeof(jnp.reshape(m, (8, 4), out_sharding=P("X"))) == "float32[8@X,4]"
+    assert typeof(jnp.reshape(m, (8, 4), order="F", out_sharding=P("X"))) == "float32[8,4@X]"
+    assert typeof(jnp.ravel(m, out_sharding=P("X"))) == "float32[32@X]"
+    assert typeof(jnp.broadcast_to(jnp.ones(4), (8, 4), out_sharding=P("X"))) == "float32[8@X,4]"
+    assert typeof(jax.jit(lambda v: v.reshape((8, 4), out_sharding=P(None, "X")))(m)) == (
+        "float32[8,4@X]")

@@ -468,17 +468,21 @@ def collapse(x: Any, start_dimension: int, stop_dimension: int | None = None) ->
     return reshape(x, new_shape)
 
 
-def reshape(x: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:
-    """Reshapes `x` (row-major), after transposing by `dimensions` if given."""
+def reshape(x: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None, *,
+            out_sharding: Any = None) -> Any:
+    """Reshapes `x` (row-major), after transposing by `dimensions` if given; `out_sharding`
+    says how the result's type is split over Explicit mesh axes (where the operand's splits
+    do not say it)."""
     new_sizes = utils.as_int_tuple(new_sizes, "reshape new_sizes")
     aval = core.get_aval(x)
     dims = None if dimensions is None else tuple(dimensions)
     if dims is not None and dims == tuple(range(aval.ndim)):
         dims = None
-    if aval.shape and aval.shape == new_sizes and dims is None and \
+    sharding = sharding_rules.user_out_sharding(out_sharding)
+    if aval.shape and aval.shape == new_sizes and dims is None and sharding is None and \
             isinstance(x, (core.Tracer, Array)):
         return x
-    return reshape_p.bind(x, new_sizes=new_sizes, dimensions=dims, sharding=None)
+    return reshape_p.bind(x, new_sizes=new_sizes, dimensions=dims, sharding=sharding)
 
 
 # -- squeeze -----------------------------------------------------------------------------------

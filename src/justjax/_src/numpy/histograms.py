@@ -32,10 +32,10 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | N
       weights: optional weights, shaped like `x`.
       minlength: the least number of bins.
       length: the static number of bins (needed under `jit`); default `max(x) + 1`.
+      out_sharding: how the counts are laid out (their type split over Explicit axes).
     Returns:
       The counts (int, or the weights' dtype).
     """
-    del out_sharding
     x = util.ensure_arraylike("bincount", x)
     if not dtypes.issubdtype(x.dtype, np.integer):
         raise TypeError(f"x argument to bincount must have an integer type; got {x.dtype}")
@@ -59,7 +59,7 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, *, length: int | N
         if weights.shape != x.shape:
             raise ValueError("shape of weights must match shape of x.")
     zeros = array_creation.zeros(length, dtype=array_creation.asarray(weights).dtype)
-    return zeros.at[selection.clip(x, 0)].add(weights, mode="drop")
+    return zeros.at[selection.clip(x, 0)].add(weights, mode="drop", out_sharding=out_sharding)
 
 
 def _edges_for(a: Any, bins: Any, range_: Any) -> Any:

@@ -158,8 +158,14 @@ def repeat(a: Any, repeats: Any, axis: int | None = None, *,
     """Repeats each element `repeats` times (a scalar or one count per element).
 
     With traced `repeats`, `total_repeat_length` gives the static output length; the result is
-    a gather driven by cumulative sums of the counts, as in JAX.
+    a gather driven by cumulative sums of the counts, as in JAX. `out_sharding` says how the
+    result is laid out (split over Explicit mesh axes in its type).
     """
+    return util.place(_repeat(a, repeats, axis, total_repeat_length), None, out_sharding,
+                      "jnp.repeat")
+
+
+def _repeat(a: Any, repeats: Any, axis: int | None, total_repeat_length: int | None) -> Any:
     if isinstance(repeats, (int, np.integer)):
         util.check_arraylike("repeat", a)
     else:

@@ -21,6 +21,7 @@ from justjax._src.core import core
 from justjax._src.core.shape_poly import is_symbolic_dim
 from justjax._src.core.avals import ShapedArray
 from justjax._src.lax import structural as lax_struct
+from justjax._src.lax import sharding_rules
 from justjax._src.numpy import scalar_types, util
 from justjax._src.runtime.array import Array
 
@@ -192,15 +193,21 @@ def reshape(a: Any, shape: Any, order: str = "C", *, copy: bool | None = None,
 
     Lowers to StableHLO `reshape` (with a `transpose` for Fortran order).
     """
-    del copy, out_sharding
+    del copy
     util.check_arraylike("reshape", a)
     arr = _asarray(a)
     newshape = _compute_newshape(arr, shape)
     if order == "C":
-        return lax_struct.reshape(arr, newshape)
+        return lax_struct.reshape(arr, newshape, out_sharding=out_sharding)
     if order == "F":
+        # Reshaped reversed, then transposed: JAX reverses the spec's entries as given
+        # (not padded to the rank first), and so does this.
         dims = tuple(range(_ndim(arr)))[::-1]
-        return transpose(lax_struct.reshape(arr, newshape[::-1], dims))
+        sharding = sharding_rules.user_out_sharding(out_sharding)
+        if sharding is not None:
+            sharding = sharding.update(spec=sharding.spec.update(
+                partitions=tuple(sharding.spec)[::-1]))
+        return transpose(lax_struct.reshape(arr, newshape[::-1], dims, out_sharding=sharding))
     if order == "A":
         raise NotImplementedError("np.reshape order=A is not implemented.")
     raise ValueError(f"Unexpected value for 'order' argument: {order}.")
@@ -211,7 +218,7 @@ def ravel(a: Any, order: str = "C", *, out_sharding: Any = None) -> Any:
     a = util.ensure_arraylike("ravel", a)
     if order == "K":
         raise NotImplementedError("Ravel not implemented for order='K'.")
-    return reshape(a, (_aval(a).size,), order)
+    return reshape(a, (_aval(a).size,), order, out_sharding=out_sharding)
 
 
 def transpose(a: Any, axes: Sequence[int] | None = None) -> Any:
@@ -354,7 +361,8 @@ def broadcast_to(array: Any, shape: Any, *, out_sharding: Any = None) -> Any:
     arr = util.ensure_arraylike("broadcast_to", array)
     if not isinstance(shape, tuple) and np.ndim(shape) == 0:
         shape = (shape,)
-    return util.broadcast_to(arr, canonicalize_shape(shape))
+    out = util.broadcast_to(arr, canonicalize_shape(shape))
+    return util.place(out, None, out_sharding, "broadcast_to")
 
 
 def broadcast_arrays(*args: Any) -> list[Any]:

@@ -19,7 +19,7 @@ from justjax._src.lax import elementwise as lax
 from justjax._src.lax import reductions as lax_reductions
 from justjax._src.lax import slicing as lax_slicing
 from justjax._src.lax import selection as lax_selection
-from justjax._src.lax import sharding_rules
+from justjax._src.lax import sharding_constraint, sharding_rules
 from justjax._src.lax import structural as lax_struct
 from justjax._src.numpy import array_creation, dtype_ops, rearranging, shape_ops, ufuncs, util
 
@@ -392,8 +392,18 @@ def einsum(subscripts: Any, /, *operands: Any, out: None = None, optimize: Any =
     contractions = tuple((c[0], frozenset(c[1]), c[2]) for c in contractions)
     util.check_arraylike("einsum", *operand_arrays)
     arrays = [util.asarray_lite(x) for x in operand_arrays]
-    return _einsum(arrays, contractions, precision, preferred_element_type,
-                   _dot_general or lax_dot.dot_general)
+
+    def contract(*xs: Any) -> Any:
+        return _einsum(list(xs), contractions, precision, preferred_element_type,
+                       _dot_general or lax_dot.dot_general)
+
+    if out_sharding is None:
+        return contract(*arrays)
+    # The result split as `out_sharding` says: the contractions run with its Explicit axes
+    # Auto (they may contract split dimensions), the result resharded.
+    sharding = sharding_rules.user_out_sharding(out_sharding)
+    return sharding_constraint.auto_axes(contract, axes=sharding.mesh.explicit_axes,
+                                         out_sharding=sharding)(*arrays)
 
 
 def einsum_path(subscripts: Any, /, *operands: Any, optimize: Any = "auto") -> tuple[list, Any]:
