@@ -384,3 +384,40 @@ def test_out_sharding_of_einsum_reshape_and_friends(m):
     assert typeof(jnp.broadcast_to(jnp.ones(4), (8, 4), out_sharding=P("X"))) == "float32[8@X,4]"
     assert typeof(jax.jit(lambda v: v.reshape((8, 4), out_sharding=P(None, "X")))(m)) == (
         "float32[8,4@X]")
+
+
+_ABSTRACT = ("AbstractMesh('X': 2, 'Y': 2, axis_types=(Explicit, Explicit), device_kind=cpu, "
+             "num_cores=None, platform=cpu)")
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda m: jnp.sort(m, axis=1),
+     "Arguments to sort must be unsharded over the sorting dimension. Got arg sharding="
+     f"NamedSharding(mesh={_ABSTRACT}, spec=P('X', 'Y')) and sorting dimension=1"),
+    (lambda m: jnp.cumsum(m, axis=1),
+     "Input should be unsharded over the axis being reduced. Got input type=float32[4@X,8@Y] "
+     "and axis=1"),
+    (lambda m: jax.lax.top_k(m, 2),
+     "The input should be unsharded over the axis along which to compute the top_k values. "
+     "Got input type=float32[4@X,8@Y] and axis=1"),
+    (lambda m: jnp.tile(m, (1, 2)),
+     "Operand cannot be sharded on dimension 1 when the tiling is non-trivial. Got input type: "
+     "float32[4@X,8@Y] with reps: (1, 2)"),
+    (lambda m: jax.lax.dynamic_update_slice_in_dim(m, jnp.zeros((4, 2)), 2, axis=1),
+     "dynamic_update_slice operand sharding must be equal to update sharding, got operand "
+     "sharding float32[4@X,8@Y]({Explicit: ('X', 'Y')}) and update sharding "
+     "float32[4,2]({Explicit: ('X', 'Y')})."),
+])
+def test_rules_that_want_a_dimension_unsplit(m, make, message):
+    with pytest.raises(ShardingTypeError) as info:
+        jax.jit(make)(m)
+    assert str(info.value) == message
+
+
+def test_stack_split_and_windows_keep_splits(m):
+    assert typeof(jnp.stack([m, m])) == "float32[2,4@X,8@Y]"
+    assert typeof(jnp.split(m, 2, axis=1)[0]) == "float32[4@X,4@Y]"
+    pooled = jax.lax.reduce_window(m, 0.0, jax.lax.add, (1, 2), (1, 2), "VALID")
+    assert typeof(pooled) == "float32[4@X,4@Y]"
+    np.testing.assert_array_equal(pooled, np.full((4, 4), 2.0))
+    assert typeof(jnp.sort(reshard(m, P(None, "Y")), axis=0)) == "float32[4,8@Y]"

@@ -181,6 +181,11 @@ def cumlogsumexp_jvp(primals: Sequence[Any], tangents: Sequence[Any], *, axis: i
 
 # -- the primitives ----------------------------------------------------------------------
 
+_CUMULATIVE_SHARDING = sharding_rules.unsplit_along(
+    "axis", lambda aval, axis: "Input should be unsharded over the axis being reduced. Got "
+    f"input type={aval} and axis={axis}")
+
+
 def _cumred_shape_rule(x: ShapedArray, *, axis: int, reverse: bool) -> tuple[int, ...]:
     if axis < 0:
         raise ValueError("XLA operations do not allow negative axes")
@@ -191,7 +196,7 @@ def _cumred_shape_rule(x: ShapedArray, *, axis: int, reverse: bool) -> tuple[int
 
 def _cumulative_primitive(name: str) -> Primitive:
     prim = standard_primitive(name, _cumred_shape_rule, reductions.number_dtype_rule(name),
-                              sharding_rule=sharding_rules.same_as(0))
+                              sharding_rule=_CUMULATIVE_SHARDING)
     dispatch.def_backend_impl(prim)
     return prim
 

@@ -19,7 +19,7 @@ from justjax._src.core.core import Primitive
 from justjax._src.hlo.ir import TensorType, Value
 from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.interpreters.lowering import LoweringRuleContext
-from justjax._src.lax import reductions, structural, utils
+from justjax._src.lax import reductions, sharding_rules, structural, utils
 from justjax._src.lax.utils import standard_primitive
 from justjax._src.runtime.array import Array
 
@@ -76,7 +76,8 @@ def _tile_shape(x: ShapedArray, *, reps: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(d * r for d, r in zip(x.shape, reps, strict=True))
 
 
-tile_p = standard_primitive("tile", _tile_shape, lambda x, **_: x.dtype, utils.first_arg_weak)
+tile_p = standard_primitive("tile", _tile_shape, lambda x, **_: x.dtype, utils.first_arg_weak,
+                            sharding_rule=sharding_rules.tiled)
 dispatch.def_backend_impl(tile_p)
 
 
@@ -161,7 +162,8 @@ def _stack_dtype(*operands: ShapedArray, axis: int) -> np.dtype:
     return operands[0].dtype
 
 
-stack_p = standard_primitive("stack", _stack_shape, _stack_dtype)
+stack_p = standard_primitive("stack", _stack_shape, _stack_dtype,
+                             sharding_rule=sharding_rules.stacked)
 dispatch.def_backend_impl(stack_p)
 # Each operand's cotangent is its slice of the stacked cotangent.
 ad.deflinear2(stack_p, lambda ct, *operands, axis: unstack_p.bind(ct, axis=axis))
@@ -235,6 +237,7 @@ def _split_abstract(x: ShapedArray, *, sizes: tuple[int, ...], axis: int) -> lis
 
 split_p = Primitive("split", multiple_results=True)
 split_p.def_abstract_eval(_split_abstract)
+sharding_rules.register(split_p, sharding_rules.varying_shape("split"))
 dispatch.def_backend_impl(split_p)
 
 
@@ -311,6 +314,7 @@ def _unstack_abstract(x: ShapedArray, *, axis: int) -> list[ShapedArray]:
 
 unstack_p = Primitive("unstack", multiple_results=True)
 unstack_p.def_abstract_eval(_unstack_abstract)
+sharding_rules.register(unstack_p, sharding_rules.unstacked)
 dispatch.def_backend_impl(unstack_p)
 
 

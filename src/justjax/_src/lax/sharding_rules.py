@@ -511,3 +511,61 @@ def scatter(specs: Sequence[Spec], avals: Sequence[Any], outs: Sequence[ShapedAr
 def _agree(*entries: Any) -> bool:
     """The split entries among `entries` name the same axes."""
     return len({e for e in entries if e is not None}) <= 1
+
+
+def unsplit_along(param: str, message: Callable[[ShapedArray, int], str]) -> SpecRule:
+    """Results split as the operand, whose dimension `params[param]` (the one scanned,
+    sorted or selected along) must be unsplit (JAX's error otherwise)."""
+    def rule(specs: Sequence[Spec], avals: Sequence[Any], outs: Sequence[ShapedArray],
+             **params: Any) -> list[Spec]:
+        dim = params[param]
+        for aval, spec in zip(avals, specs, strict=True):
+            if aval._sharding is not None and spec[dim] is not None:
+                raise core.ShardingTypeError(message(aval, dim))
+        return [specs[0]] * len(outs)
+    return rule
+
+
+def tiled(specs: Sequence[Spec], avals: Sequence[Any], outs: Sequence[ShapedArray], *,
+          reps: Sequence[int]) -> list[Spec]:
+    """`tile`: split as the operand, whose repeated dimensions must be unsplit."""
+    for i, (r, entry) in enumerate(zip(reps, specs[0], strict=True)):
+        if r != 1 and entry is not None:
+            raise core.ShardingTypeError(
+                f"Operand cannot be sharded on dimension {i} when the tiling is non-trivial. "
+                f"Got input type: {avals[0]} with reps: {tuple(reps)}")
+    return [specs[0]]
+
+
+def stacked(specs: Sequence[Spec], avals: Sequence[Any], outs: Sequence[ShapedArray], *,
+            axis: int) -> list[Spec]:
+    """`stack`: the operands split alike (as `concatenate`'s), the new dimension unsplit."""
+    (spec,) = concatenated(specs, avals, outs)
+    return [spec[:axis] + (None,) + spec[axis:]]
+
+
+def unstacked(specs: Sequence[Spec], avals: Sequence[Any], outs: Sequence[ShapedArray], *,
+              axis: int) -> list[Spec]:
+    return [specs[0][:axis] + specs[0][axis + 1:]] * len(outs)
+
+
+def updated_in_place(specs: Sequence[Spec], avals: Sequence[Any],
+                     outs: Sequence[ShapedArray], **params: Any) -> list[Spec]:
+    """`dynamic_update_slice`: the update is split as the operand (JAX's error otherwise)."""
+    operand, update = avals[:2]
+    if operand.sharding != update.sharding:
+        raise core.ShardingTypeError(
+            "dynamic_update_slice operand sharding must be equal to update sharding, got "
+            f"operand sharding {_with_axis_types(operand)} and update sharding "
+            f"{_with_axis_types(update)}.")
+    return [specs[0]]
+
+
+def _with_axis_types(aval: ShapedArray) -> str:
+    """`float32[4@X,8]({Explicit: ('X', 'Y')})`: the type and its mesh's axes by type."""
+    mesh = aval.sharding.mesh
+    groups: dict[Any, list[str]] = {}
+    for name, kind in zip(mesh.axis_names, mesh.axis_types, strict=True):
+        groups.setdefault(kind, []).append(name)
+    text = ", ".join(f"{kind!r}: {tuple(names)}" for kind, names in groups.items())
+    return f"{aval.str_short(short_dtypes=False)}({{{text}}})"

@@ -261,7 +261,7 @@ def _dus_dtype(operand: ShapedArray, update: ShapedArray, *starts: ShapedArray) 
 
 
 dynamic_update_slice_p = standard_primitive("dynamic_update_slice", _dus_shape, _dus_dtype,
-                                            sharding_rule=sharding_rules.same_as(0))
+                                            sharding_rule=sharding_rules.updated_in_place)
 dispatch.def_backend_impl(dynamic_update_slice_p)
 # Start indices are clamped by StableHLO itself, exactly as the eager implementations do.
 lowering.register_lowering(
@@ -424,7 +424,8 @@ def _dynamic_slice_transpose(ct: Any, operand: Any, *starts: Any,
     unused = [None] * len(starts)
     if type(ct) is ad.Zero:
         return [ad.Zero(operand.aval), *unused]
-    zeros = _full(operand.aval.shape, 0, operand.aval.dtype)
+    # The zeros have the operand's type (JAX's), as the update's rule asks.
+    zeros = _full(operand.aval.shape, 0, operand.aval.dtype, sharding=operand.aval._sharding)
     return [dynamic_update_slice_p.bind(zeros, ct, *starts), *unused]
 
 

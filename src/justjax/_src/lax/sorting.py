@@ -57,7 +57,9 @@ def _sort_abstract_eval(*avals: ShapedArray, dimension: int, is_stable: bool, nu
 
 sort_p = Primitive("sort", multiple_results=True)
 sort_p.def_abstract_eval(_sort_abstract_eval)
-sharding_rules.register(sort_p, sharding_rules.same_as(0))
+sharding_rules.register(sort_p, sharding_rules.unsplit_along(
+    "dimension", lambda aval, dim: "Arguments to sort must be unsharded over the sorting "
+    f"dimension. Got arg sharding={aval.sharding} and sorting dimension={dim}"))
 dispatch.def_backend_impl(sort_p)
 
 _UINT32_MAX = int(np.iinfo(np.uint32).max)
@@ -191,6 +193,9 @@ def _top_k_abstract_eval(operand: ShapedArray, *, k: int, axis: int) -> list[Sha
 
 top_k_p = Primitive("top_k", multiple_results=True)
 top_k_p.def_abstract_eval(_top_k_abstract_eval)
+sharding_rules.register(top_k_p, sharding_rules.unsplit_along(
+    "axis", lambda aval, axis: "The input should be unsharded over the axis along which to "
+    f"compute the top_k values. Got input type={aval} and axis={axis}"))
 dispatch.def_backend_impl(top_k_p)
 
 

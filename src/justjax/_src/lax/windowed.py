@@ -23,7 +23,7 @@ from justjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, tracing_cach
 from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering, staging
 from justjax._src.lax import elementwise, reductions, selection, slicing
-from justjax._src.lax import utils
+from justjax._src.lax import sharding_rules, utils
 from justjax._src.lax.convolution import conv_general_vjp_lhs_padding, padtype_to_pads
 from justjax._src.lax.utils import standard_primitive
 from justjax._src.runtime.array import to_numpy
@@ -148,7 +148,8 @@ def _monoid_batch_rule(primitive: Primitive) -> Callable:
 
 
 reduce_window_sum_p = standard_primitive("reduce_window_sum", _sum_shape_rule, _operand_dtype,
-                                         utils.first_arg_weak)
+                                         utils.first_arg_weak,
+                                         sharding_rule=sharding_rules.varying_shape("reduce_window"))
 dispatch.def_backend_impl(reduce_window_sum_p)
 
 
@@ -190,14 +191,14 @@ def _chooser_jvp_rule(select_prim: Primitive) -> Callable:
 
 reduce_window_max_p = standard_primitive(
     "reduce_window_max", lambda x, **params: _common_shape_rule(x, **params), _operand_dtype,
-    utils.first_arg_weak)
+    utils.first_arg_weak, sharding_rule=sharding_rules.varying_shape("reduce_window"))
 dispatch.def_backend_impl(reduce_window_max_p)
 ad.defjvp(reduce_window_max_p, _chooser_jvp_rule(elementwise.ge_p))
 batching.primitive_batchers[reduce_window_max_p] = _monoid_batch_rule(reduce_window_max_p)
 
 reduce_window_min_p = standard_primitive(
     "reduce_window_min", lambda x, **params: _common_shape_rule(x, **params), _operand_dtype,
-    utils.first_arg_weak)
+    utils.first_arg_weak, sharding_rule=sharding_rules.varying_shape("reduce_window"))
 dispatch.def_backend_impl(reduce_window_min_p)
 ad.defjvp(reduce_window_min_p, _chooser_jvp_rule(elementwise.le_p))
 batching.primitive_batchers[reduce_window_min_p] = _monoid_batch_rule(reduce_window_min_p)
