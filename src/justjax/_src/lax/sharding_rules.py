@@ -26,8 +26,12 @@ from justjax._src.runtime.mesh import AbstractMesh
 from justjax._src.runtime.partition_spec import P
 from justjax._src.runtime.sharding import DuplicateSpecError, NamedSharding, type_sharding
 
-__all__ = ["register", "broadcasting", "same_as", "spec_of", "param_type_sharding",
-           "varying_shape"]
+__all__ = ["register", "spec_of", "param_type_sharding", "params_sharding_or",
+           "user_out_sharding", "over_context_mesh", "cotangent_sharding", "with_batch_dim",
+           "broadcasting", "same_as", "without_axes", "varying_shape",
+           "select_cases", "concatenated", "transposed", "squeezed", "broadcast_in_dim",
+           "dot_general", "reshaped", "bitcast", "gather", "scatter", "unsplit_along", "tiled",
+           "stacked", "unstacked", "updated_in_place"]
 
 Spec = tuple
 SpecRule = Callable[..., Sequence[Spec]]
@@ -139,12 +143,6 @@ def same_as(position: int = 0) -> SpecRule:
     return rule
 
 
-def each_as_its_operand(specs: Sequence[Spec], avals: Sequence[Any],
-                        outs: Sequence[ShapedArray], **params: Any) -> list[Spec]:
-    """Result k is split as operand k."""
-    return list(specs[:len(outs)])
-
-
 def without_axes(axes_param: str) -> SpecRule:
     """A reduction: the operand's spec without the reduced dimensions."""
     def rule(specs: Sequence[Spec], avals: Sequence[Any], outs: Sequence[ShapedArray],
@@ -239,15 +237,12 @@ def broadcast_in_dim(specs: Sequence[Spec], avals: Sequence[Any], outs: Sequence
 
 
 def dot_general(specs: Sequence[Spec], avals: Sequence[Any], outs: Sequence[ShapedArray], *,
-                dimension_numbers: Any, out_sharding: Any = None,
-                **params: Any) -> list[Spec]:
+                dimension_numbers: Any, **params: Any) -> list[Spec]:
     """Batch dimensions split alike give the result's batch splits, free dimensions keep
-    theirs; contracting dimensions split on both sides need `out_sharding` (JAX's errors)."""
+    theirs; contracting dimensions split on both sides need `out_sharding` (JAX's errors;
+    a given `out_sharding` is the result's: `params_sharding_or`)."""
     (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
     lhs, rhs = specs
-    if out_sharding is not None:
-        given = param_type_sharding(out_sharding, outs[0].ndim)
-        return [spec_of(outs[0].update(sharding=given))]
     lhs_batch_spec = tuple(lhs[i] for i in lhs_batch)
     rhs_batch_spec = tuple(rhs[i] for i in rhs_batch)
     _check_match(lhs_batch_spec, rhs_batch_spec,
