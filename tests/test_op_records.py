@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from typing import Any
 
 import numpy as np
 import pytest
@@ -52,40 +53,35 @@ def test_against_numpy(record: OpRecord, shapes: tuple, dtypes: tuple) -> None:
 
 
 @pytest.mark.parametrize("record,shapes,dtypes", CASES)
-def test_traced_matches_eager(record: OpRecord, shapes: tuple, dtypes: tuple) -> None:
-    """Evaluating the traced jaxpr gives the eager result, with the avals tracing promised."""
+def test_traced_and_jitted_match_eager(record: OpRecord, shapes: tuple, dtypes: tuple) -> None:
+    """On the same arguments, against one eager result: evaluating the traced jaxpr gives it,
+    with the avals tracing promised; the jitted function (lowered to StableHLO and compiled)
+    gives it with the same dtypes, shapes and weak types. Integers exactly."""
     args = [justjax.numpy.asarray(a)
             for a in record.make(_rng(record, shapes, dtypes), shapes, dtypes)]
     eager = record.fun(*args, **record.static)
+    eagers = list(eager) if isinstance(eager, (tuple, list)) else [eager]
+
+    def tolerance(got: Any) -> Any:
+        return 0 if got.dtype.kind in "biu" else record.tolerance(got.dtype)
+
     closed = justjax.make_jaxpr(lambda *xs: record.fun(*xs, **record.static))(*args)
     check_jaxpr(closed.jaxpr)
     traced = eval_jaxpr(closed.jaxpr, closed.consts, *args)
-    eagers = list(eager) if isinstance(eager, (tuple, list)) else [eager]
     assert len(traced) == len(eagers)
     for got, want, aval in zip(traced, eagers, closed.out_avals, strict=True):
         got = justjax.numpy.asarray(got)
         assert (aval.shape, aval.dtype) == (want.shape, want.dtype), (aval, want.aval)
         assert aval.weak_type == want.weak_type, (aval, want.aval)
-        assert_close(got, want, 0 if got.dtype.kind in "biu" else record.tolerance(got.dtype),
-                     context=record.name)
+        assert_close(got, want, tolerance(got), context=f"{record.name} (traced)")
 
-
-@pytest.mark.parametrize("record,shapes,dtypes", CASES)
-def test_jit_matches_eager(record: OpRecord, shapes: tuple, dtypes: tuple) -> None:
-    """The jitted function (lowered to StableHLO, run by the reference backend) gives the eager
-    result: same dtypes, shapes and weak types; integers exactly."""
-    args = [justjax.numpy.asarray(a)
-            for a in record.make(_rng(record, shapes, dtypes), shapes, dtypes)]
-    eager = record.fun(*args, **record.static)
     jitted = justjax.jit(lambda *xs: record.fun(*xs, **record.static))(*args)
-    eagers = list(eager) if isinstance(eager, (tuple, list)) else [eager]
     jitteds = list(jitted) if isinstance(jitted, (tuple, list)) else [jitted]
     assert len(jitteds) == len(eagers)
     for got, want in zip(jitteds, eagers, strict=True):
         assert isinstance(got, justjax.Array), type(got)
         assert got.aval == want.aval, (got.aval, want.aval)
-        assert_close(got, want, 0 if got.dtype.kind in "biu" else record.tolerance(got.dtype),
-                     context=record.name)
+        assert_close(got, want, tolerance(got), context=f"{record.name} (jit)")
 
 
 def _primitives_in(jaxpr) -> set[str]:
