@@ -421,3 +421,11 @@ def test_stack_split_and_windows_keep_splits(m):
     assert typeof(pooled) == "float32[4@X,4@Y]"
     np.testing.assert_array_equal(pooled, np.full((4, 4), 2.0))
     assert typeof(jnp.sort(reshard(m, P(None, "Y")), axis=0)) == "float32[4,8@Y]"
+
+
+def test_jacobians_keep_the_types(x):
+    # JAX 0.10.2: jacfwd of a sum is float32[4], jacrev of an elementwise map float32[4,4@X]
+    # (its basis's layout annotation names no split).
+    small = reshard(jnp.arange(4.0), P("X"))
+    assert typeof(jax.jacfwd(lambda v: jnp.sin(v).sum())(small)) == "float32[4]"
+    assert typeof(jax.jacrev(lambda v: jnp.sin(v) * 2)(small)) == "float32[4,4@X]"

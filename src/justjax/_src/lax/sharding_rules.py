@@ -96,12 +96,14 @@ def param_type_sharding(sharding: Any, ndim: int) -> NamedSharding | None:
 
 
 def params_sharding_or(name: str, rule: SpecRule) -> SpecRule:
-    """`rule`, unless the primitive's parameter `name` gives the result's sharding."""
+    """`rule`, unless the primitive's parameter `name` gives the result's sharding (a
+    NamedSharding; other values, such as the layout annotations of JAX's Jacobians, name no
+    split)."""
     def chosen(specs: Sequence[Spec], avals: Sequence[Any], outs: Sequence[ShapedArray],
                **params: Any) -> Sequence[Spec]:
-        given = param_type_sharding(params.get(name), outs[0].ndim)
-        if params.get(name) is not None:
-            return [spec_of(outs[0].update(sharding=given))]
+        given = params.get(name)
+        if isinstance(given, NamedSharding):
+            return [spec_of(outs[0].update(sharding=param_type_sharding(given, outs[0].ndim)))]
         return rule(specs, avals, outs, **params)
     return chosen
 

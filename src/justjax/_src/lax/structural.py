@@ -81,9 +81,9 @@ staging.const_fold_rules[convert_element_type_p] = _fold_scalar_convert
 
 class LayoutAnnotation:
     """A `sharding` for convert_element_type that names a layout rather than devices, as
-    JAX's Jacobians annotate their standard basis. justjax runs on one device, so it changes
-    no value; like JAX's forwarding rule, which keeps a conversion that names a sharding
-    other than its operand's, it keeps the equation staged."""
+    JAX's Jacobians annotate their standard basis. It changes no value and no type's split;
+    like JAX's forwarding rule, which keeps a conversion that names a sharding other than
+    its operand's, it keeps the equation staged."""
 
     def __init__(self, name: str) -> None:
         self.name = name
