@@ -441,9 +441,7 @@ def type_sharding(sharding: Any, ndim: int) -> NamedSharding | None:
     types = mesh._name_to_type
     entries = []
     for entry in sharding.spec._normalized_spec_for_aval(ndim):
-        names = entry if isinstance(entry, tuple) else (() if entry in (None, UNCONSTRAINED)
-                                                        else (entry,))
-        entries.append(tuple(n for n in names if types[n] == AxisType.Explicit))
+        entries.append(tuple(n for n in _entry_axes(entry) if types[n] == AxisType.Explicit))
     unreduced = sharding.spec.unreduced
     spec = P(*entries, unreduced=unreduced)
     if all(e is None for e in spec) and not unreduced:
