@@ -449,3 +449,65 @@ def test_halos_wider_than_a_block_gather_the_dimension():
     (got,) = _run(module, [ROWS_SPLIT_IMAGES, kernel], "llvm")
     np.testing.assert_allclose(got, np.asarray(_conv(ROWS_SPLIT_IMAGES, kernel, padding)), rtol=1e-5,
                                atol=1e-5)
+
+
+def _max_pool(x, window, strides, padding):
+    return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, window, strides, padding)
+
+
+def _avg_pool_sum(x, window, strides, padding):
+    return jax.lax.reduce_window(x, 0.0, jax.lax.add, window, strides, padding)
+
+
+# Real JAX 0.10.2's compiled modules with the images' batch over 'a' and rows over 'b' (2x2):
+# side-by-side windows (a pooling) need no collective; a SAME window moving one row at a time
+# needs two collective-permutes (one with padding on one side only), the ends filled with
+# the initial value.
+@pytest.mark.parametrize("pool", [_max_pool, _avg_pool_sum])
+@pytest.mark.parametrize("window, strides, padding, permutes", [
+    ((1, 2, 2, 1), (1, 2, 2, 1), "VALID", 0),
+    ((1, 4, 1, 1), (1, 4, 1, 1), "VALID", 0),
+    ((1, 3, 3, 1), (1, 1, 1, 1), "SAME", 2),
+    ((1, 3, 1, 1), (1, 1, 1, 1), ((0, 0), (2, 0), (0, 0), (0, 0)), 1),
+    ((1, 3, 1, 1), (1, 1, 1, 1), ((0, 0), (0, 2), (0, 0), (0, 0)), 1),
+])
+@pytest.mark.parametrize("backend", ["reference", "llvm"])
+def test_pooling_split_along_a_windowed_dimension(pool, window, strides, padding, permutes,
+                                                  backend):
+    mesh = MeshShape.iota(MESHES["2x2"])
+    images = RNG.standard_normal((4, 16, 8, 3)).astype(np.float32) - 2.0
+    split = _spec(mesh, "a", "b", None, None)
+    f = lambda x: pool(x, window, strides, padding)  # noqa: E731
+    module = _partitioned(f, [images], [split])
+    ops = _opcodes(module)
+    assert ops.count("collective_permute") == permutes
+    assert not {"all_gather", "all_reduce", "all_to_all", "reduce_scatter"} & set(ops)
+    assert module.main.result_attrs[0][SHARDING] == split
+    (got,) = _run(module, [images], backend)
+    np.testing.assert_allclose(got, np.asarray(f(images)), rtol=1e-6)
+
+
+def test_overlapping_strided_windows_gather_their_dimension():
+    mesh = MeshShape.iota(MESHES["1x4"])
+    images = RNG.standard_normal((2, 16, 8, 3)).astype(np.float32)
+    f = lambda x: _max_pool(x, (1, 3, 1, 1), (1, 2, 1, 1), "VALID")  # noqa: E731
+    module = _partitioned(f, [images], [_spec(mesh, None, "b", None, None)])
+    assert "collective_permute" not in _opcodes(module)
+    (got,) = _run(module, [images], "llvm")
+    np.testing.assert_allclose(got, np.asarray(f(images)))
+
+
+@pytest.mark.parametrize("backend", ["reference", "llvm"])
+def test_max_pooling_gradient_keeps_its_blocks_as_xla(backend):
+    # Real JAX 0.10.2: the gradient of a 2x2 max pooling of images split over batch and rows
+    # (2x2 mesh) has no collective and the images' sharding. Ties go to the first maximum.
+    mesh = MeshShape.iota(MESHES["2x2"])
+    images = (np.arange(4 * 16 * 8 * 3).reshape(4, 16, 8, 3) % 7).astype(np.float32)
+    split = _spec(mesh, "a", "b", None, None)
+    f = jax.grad(lambda x: _max_pool(x, (1, 2, 2, 1), (1, 2, 2, 1), "VALID").sum())
+    module = _partitioned(f, [images], [split])
+    assert not {"all_gather", "all_reduce", "all_to_all", "collective_permute"} & set(
+        _opcodes(module))
+    assert module.main.result_attrs[0][SHARDING] == split
+    (got,) = _run(module, [images], backend)
+    np.testing.assert_array_equal(got, np.asarray(f(images)))

@@ -303,27 +303,80 @@ def _convolution(op: Op) -> list[DimMap] | None:
         lhs[numbers.input_batch_dimension] = numbers.output_batch_dimension
     if ungrouped:
         rhs[numbers.kernel_output_feature_dimension] = numbers.output_feature_dimension
-    for k in halo_dims(op):
-        lhs[numbers.input_spatial_dimensions[k]] = numbers.output_spatial_dimensions[k]
+    for d, k in halo_dims(op):
+        lhs[d] = numbers.output_spatial_dimensions[k]
     return [lhs, rhs]
 
 
-def halo_dims(op: Op) -> list[int]:
-    """The spatial dimensions (by their index among them) of a convolution whose window
-    moves one element at a time over an undilated input of the output's size, padded by
-    zeros on both sides: split alike in input and output, each block needs only a few
-    elements of its neighbours' (a halo)."""
-    numbers = op.attributes["dimension_numbers"]
-    spatial = len(numbers.input_spatial_dimensions)
-    strides = op.attributes.get("window_strides") or (1,) * spatial
-    lhs_dilation = op.attributes.get("lhs_dilation") or (1,) * spatial
-    padding = op.attributes.get("padding")
-    padding = np.zeros((spatial, 2), np.int64) if padding is None else np.asarray(padding)
+def halo_dims(op: Op) -> list[tuple[int, int]]:
+    """The windowed dimensions of a convolution's input or a reduce_window's operand whose
+    window moves one element at a time over an undilated input of the output's size, padded
+    on both sides: split alike in input and output, each block needs only a few elements of
+    its neighbours' (a halo). Each as (operand dimension, its row of the `padding`)."""
+    if op.opcode == "stablehlo.convolution":
+        numbers = op.attributes["dimension_numbers"]
+        operand_dims = list(numbers.input_spatial_dimensions)
+        result_dims = list(numbers.output_spatial_dimensions)
+        base_dilation = op.attributes.get("lhs_dilation")
+    else:
+        operand_dims = result_dims = list(range(_rank(op.operands[0])))
+        base_dilation = op.attributes.get("base_dilations")
+    windowed = len(operand_dims)
+    strides = op.attributes.get("window_strides") or (1,) * windowed
+    base_dilation = base_dilation or (1,) * windowed
+    padding = _padding(op, windowed)
     in_shape, out_shape = op.operands[0].type.shape, op.result.type.shape
-    return [k for k in range(spatial)
-            if strides[k] == 1 and lhs_dilation[k] == 1 and padding[k].min() >= 0
-            and in_shape[numbers.input_spatial_dimensions[k]]
-            == out_shape[numbers.output_spatial_dimensions[k]]]
+    return [(d, k) for k, (d, r) in enumerate(zip(operand_dims, result_dims, strict=True))
+            if strides[k] == 1 and base_dilation[k] == 1 and padding[k].min() >= 0
+            and in_shape[d] == out_shape[r]]
+
+
+def _padding(op: Op, windowed: int) -> np.ndarray:
+    padding = op.attributes.get("padding")
+    if padding is None:
+        return np.zeros((windowed, 2), np.int64)
+    return np.asarray(padding, np.int64).reshape(windowed, 2)
+
+
+def _reduce_window(op: Op) -> list[DimMap] | None:
+    """A reduce_window's operand dimensions to the result's where each block reduces to a
+    block of its own: dimensions the window leaves alone (size and stride 1, unpadded),
+    windows side by side (stride equal to the size, unpadded, undilated, no remainder: a
+    pooling), and the halo dimensions of `halo_dims`; the initial value is a scalar."""
+    if len(op.operands) != 2:
+        return None
+    rank = _rank(op.operands[0])
+    a = op.attributes
+    window = a["window_dimensions"]
+    strides = a.get("window_strides") or (1,) * rank
+    base = a.get("base_dilations") or (1,) * rank
+    dilations = a.get("window_dilations") or (1,) * rank
+    padding = _padding(op, rank)
+    in_shape, out_shape = op.operands[0].type.shape, op.result.type.shape
+    mapping: DimMap = [None] * rank
+    for d in range(rank):
+        if (window[d] == strides[d] and base[d] == 1 and dilations[d] == 1
+                and not padding[d].any() and in_shape[d] == out_shape[d] * strides[d]):
+            mapping[d] = d
+    for d, _ in halo_dims(op):
+        mapping[d] = d
+    return [mapping, []]
+
+
+def _select_and_scatter(op: Op) -> list[DimMap] | None:
+    """A select_and_scatter (a max pooling's gradient): the operand's and the result's
+    dimensions, and the source's (the pooled values'), correspond where the windows lie side
+    by side (stride equal to the size, unpadded, no remainder): each block scatters into
+    itself. Overlapping windows would scatter across blocks; they stay whole."""
+    operand, source = op.operands[0].type.shape, op.operands[1].type.shape
+    rank = len(operand)
+    window = op.attributes["window_dimensions"]
+    strides = op.attributes.get("window_strides") or (1,) * rank
+    padding = _padding(op, rank)
+    mapping: DimMap = [d if window[d] == strides[d] and not padding[d].any()
+                       and operand[d] == source[d] * strides[d] else None
+                       for d in range(rank)]
+    return [mapping, list(mapping), []]
 
 
 def _gather(op: Op) -> list[DimMap] | None:
@@ -407,6 +460,8 @@ _RULES: dict[str, Callable[[Op], list[DimMap] | None]] = {
     "stablehlo.reshape": _reshape,
     "stablehlo.dot_general": _dot_general,
     "stablehlo.reduce": _reduce,
+    "stablehlo.reduce_window": _reduce_window,
+    "stablehlo.select_and_scatter": _select_and_scatter,
     "stablehlo.slice": _slice,
     "stablehlo.pad": _pad,
     "stablehlo.reverse": _reverse,

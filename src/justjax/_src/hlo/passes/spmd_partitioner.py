@@ -49,6 +49,8 @@ from justjax._src.hlo.sharding import (CONSTRAINT, MANUAL, SHARDING, MeshShape, 
 
 __all__ = ["SpmdPartitioner", "UnevenShardingError"]
 _I32 = np.dtype(np.int32)
+# Ops whose operand 0 is windowed (its blocks exchange halos: `propagation.halo_dims`).
+_WINDOWED = frozenset({"stablehlo.convolution", "stablehlo.reduce_window"})
 
 
 class UnevenShardingError(ValueError):
@@ -312,15 +314,16 @@ class _Partitioner:
             return
         target = self.sharding_of(op.result)
         required = self._required(op, maps, target)
-        if op.opcode == "stablehlo.convolution" and required[0] is not None:
+        windowed = op.opcode in _WINDOWED and required[0] is not None
+        if windowed:
             required[0] = self._within_neighbours(op, required[0])
         operands = [self.get(v, s) if s is not None else self.get(v, self._any(v))
                     for v, s in zip(op.operands, required, strict=True)]
         natural, summed = self._natural(op, maps, required)
         result_type = self._local_type(op.result.type, natural)
         attributes = _local_attributes(op, required, natural, self.mesh)
-        if op.opcode == "stablehlo.convolution" and required[0] is not None:
-            operands[0], attributes = self._with_halos(op, operands[0], required[0], attributes)
+        if windowed:
+            attributes = self._with_halos(op, operands, required[0], attributes)
         base = None
         if summed and op.opcode == "stablehlo.scatter":
             # Each device's part is scattered into zeros; the operand is added once, after.
@@ -341,46 +344,48 @@ class _Partitioner:
         self.local[op.result] = {natural: result}
 
     def _within_neighbours(self, op: Op, sharding: TensorSharding) -> TensorSharding:
-        """A convolution input's sharding, whole along the spatial dimensions whose blocks
-        are narrower than the window's padding (their halos would come from further than the
+        """A windowed op's input sharding, whole along the halo dimensions whose blocks are
+        narrower than the window's padding (their halos would come from further than the
         next device)."""
-        numbers = op.attributes["dimension_numbers"]
         padding = np.asarray(op.attributes["padding"])
         block = sharding.shard_shape(op.operands[0].type.shape)
         dims = list(sharding.dims)
-        for k in propagation.halo_dims(op):
-            d = numbers.input_spatial_dimensions[k]
+        for d, k in propagation.halo_dims(op):
             if dims[d] and padding[k].max() > block[d]:
                 dims[d] = ()
         return sharding.with_dims(dims)
 
-    def _with_halos(self, op: Op, lhs: Value, sharding: TensorSharding, attributes: dict
-                    ) -> tuple[Value, dict]:
-        """A convolution's input block split along a spatial dimension, extended by the
-        elements of its neighbours' blocks the window reaches (the padding's widths, from the
-        left and the right neighbour, by two collective-permutes; zeros at the ends, where
-        the padding was), and the padding of that dimension dropped: each device then
-        convolves its own block of the output, as XLA's halo exchange."""
-        numbers = op.attributes["dimension_numbers"]
+    def _with_halos(self, op: Op, operands: list[Value], sharding: TensorSharding,
+                    attributes: dict) -> dict:
+        """A convolution's or reduce_window's input block split along a windowed dimension,
+        extended by the elements of its neighbours' blocks the window reaches (the padding's
+        widths, from the left and the right neighbour, by two collective-permutes; the
+        padding value at the ends: a convolution's zeros, a reduce_window's initial value),
+        and the padding of that dimension dropped: each device then computes its own block of
+        the output, as XLA's halo exchange. Returns the attributes."""
+        lhs = operands[0]
+        fill = None if op.opcode == "stablehlo.convolution" else operands[1]
         padding = np.array(attributes["padding"], np.int64)
-        for k in propagation.halo_dims(op):
-            d = numbers.input_spatial_dimensions[k]
+        for d, k in propagation.halo_dims(op):
             axes = sharding.dims[d]
             if not axes:
                 continue
             low, high = (int(w) for w in padding[k])
             size = lhs.type.shape[d]
             groups = self.mesh.groups(list(axes))
+            width = groups.shape[1]
             pieces = []
             if low:
-                pieces.append(self._permute(self._cut(lhs, d, size - low, size),
-                                            [(g[i], g[i + 1]) for g in groups
-                                             for i in range(len(g) - 1)]))
+                pieces.append(self._edge_filled(
+                    self._permute(self._cut(lhs, d, size - low, size),
+                                  [(g[i], g[i + 1]) for g in groups for i in range(width - 1)]),
+                    fill, sharding, d, 0))
             pieces.append(lhs)
             if high:
-                pieces.append(self._permute(self._cut(lhs, d, 0, high),
-                                            [(g[i + 1], g[i]) for g in groups
-                                             for i in range(len(g) - 1)]))
+                pieces.append(self._edge_filled(
+                    self._permute(self._cut(lhs, d, 0, high),
+                                  [(g[i + 1], g[i]) for g in groups for i in range(width - 1)]),
+                    fill, sharding, d, width - 1))
             if len(pieces) > 1:
                 shape = list(lhs.type.shape)
                 shape[d] += low + high
@@ -388,7 +393,28 @@ class _Partitioner:
                                  ir.TensorType(tuple(shape), lhs.type.dtype),
                                  dimension=d)
             padding[k] = (0, 0)
-        return lhs, {**attributes, "padding": padding}
+        operands[0] = lhs
+        return {**attributes, "padding": padding}
+
+    def _edge_filled(self, halo: Value, fill: Value | None, sharding: TensorSharding,
+                     dim: int, edge: int) -> Value:
+        """`halo` where a neighbour sent it; `fill` broadcast on the devices whose block
+        along `dim` is the `edge` one (no neighbour there: a collective-permute leaves them
+        zeros, the padding a convolution wants, so `fill` None keeps them)."""
+        if fill is None:
+            return halo
+        table = np.array([sharding.block_index(p)[dim] == edge
+                          for p in range(self.mesh.device_count)], _I32)
+        at_edge = self.b.one("stablehlo.compare", [self._lookup(table), self.b.constant(1, _I32)],
+                             ir.TensorType((), np.dtype(np.bool_)),
+                             comparison_direction=ir.Enum("comparison_direction", "EQ"),
+                             compare_type=ir.Enum("comparison_type", "SIGNED"))
+        pred = self.b.one("stablehlo.broadcast_in_dim", [at_edge],
+                          ir.TensorType(halo.type.shape, np.dtype(np.bool_)),
+                          broadcast_dimensions=())
+        filled = self.b.one("stablehlo.broadcast_in_dim", [fill], halo.type,
+                            broadcast_dimensions=())
+        return self.b.one("stablehlo.select", [pred, filled, halo], halo.type)
 
     def _cut(self, value: Value, dim: int, start: int, limit: int) -> Value:
         shape = list(value.type.shape)
