@@ -19,8 +19,8 @@ from justjax._src.interpreters import lowering
 from tests.harness import hand_built_module
 
 SRC = pathlib.Path(justjax.__file__).parent
-OPCODE = re.compile(r"^(stablehlo|chlo|func|hlo|sdy)\.[a-z][a-z_0-9]*$")
-QUOTED = re.compile(r"""["']((?:stablehlo|chlo|func|hlo|sdy)\.[a-z][a-z_0-9]*)["']""")
+OPCODE = re.compile(r"^(stablehlo|chlo|func|hlo|sdy|spmd)\.[a-z][a-z_0-9]*$")
+QUOTED = re.compile(r"""["']((?:stablehlo|chlo|func|hlo|sdy|spmd)\.[a-z][a-z_0-9]*)["']""")
 # Quoted names of the form `dialect.name` in src/ that are not opcodes of the IR.
 NOT_OPCODES = {
     "func.func",                       # the function keyword of the text syntax

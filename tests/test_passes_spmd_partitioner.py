@@ -511,3 +511,50 @@ def test_max_pooling_gradient_keeps_its_blocks_as_xla(backend):
     assert module.main.result_attrs[0][SHARDING] == split
     (got,) = _run(module, [images], backend)
     np.testing.assert_array_equal(got, np.asarray(f(images)))
+
+
+GRID = np.arange(16 * 8, dtype=np.float32).reshape(16, 8)
+
+
+# Real JAX 0.10.2 rolls a 2x2-split f32[16,8] by 1 or -3 along rows, or by 5 along columns,
+# with one collective-permute and keeps the split.
+@pytest.mark.parametrize("rows", [("b",), ("a", "b")])
+@pytest.mark.parametrize("shift", [1, -1, 3, -3, 4, 5, 8, 13])
+@pytest.mark.parametrize("backend", ["reference", "llvm"])
+def test_a_roll_along_a_split_dimension_is_collective_permutes(rows, shift, backend):
+    mesh = MeshShape.iota(MESHES["2x2"])
+    split = _spec(mesh, rows, None if len(rows) == 2 else "a")
+    f = lambda x: jnp.roll(x, shift, 0)  # noqa: E731
+    module = _partitioned(f, [GRID], [split])
+    ops = _opcodes(module)
+    width = 4 if len(rows) == 2 else 2
+    block = 16 // width
+    # A block from one device when the shift is whole blocks, else from two; from itself
+    # when the blocks come round to where they were.
+    sources = {(shift // block + k) % width for k in ((0,) if shift % block == 0 else (0, 1))}
+    assert ops.count("collective_permute") == len(sources - {0})
+    assert not {"all_gather", "all_reduce", "all_to_all", "reduce_scatter"} & set(ops)
+    assert module.main.result_attrs[0][SHARDING] == split
+    (got,) = _run(module, [GRID], backend)
+    np.testing.assert_array_equal(got, np.roll(GRID, shift, 0))
+
+
+def test_a_roll_along_both_split_dimensions():
+    mesh = MeshShape.iota(MESHES["2x2"])
+    split = _spec(mesh, "b", "a")
+    f = lambda x: jnp.roll(x, (3, -1), (0, 1))  # noqa: E731
+    module = _partitioned(f, [GRID], [split])
+    assert _opcodes(module).count("collective_permute") == 2
+    assert module.main.result_attrs[0][SHARDING] == split
+    (got,) = _run(module, [GRID], "llvm")
+    np.testing.assert_array_equal(got, np.roll(GRID, (3, -1), (0, 1)))
+
+
+def test_a_roll_of_a_whole_dimension_stays_local():
+    mesh = MeshShape.iota(MESHES["2x2"])
+    split = _spec(mesh, "b", "a")
+    f = lambda x: jnp.roll(x, 2, 0) * 2.0  # noqa: E731
+    module = _partitioned(f, [GRID], [split], [_spec(mesh, None, "a")])
+    (got,) = _run(module, [GRID], "reference")
+    np.testing.assert_array_equal(got, np.roll(GRID, 2, 0) * 2.0)
+    assert "rotate" not in " ".join(_opcodes(module))

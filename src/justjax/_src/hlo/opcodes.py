@@ -273,6 +273,11 @@ _add("sharding_constraint", dialect="sdy", arity=1, properties=_props("sharding"
 _add("manual_computation", dialect="sdy", control_flow=BRANCH, expense=EXPENSIVE,
      properties=_props("in_shardings", "manual_axes", "out_shardings"))
 _add("return", dialect="sdy", bytes_read=READS_NOTHING)
+# A rotation along `dimension` (element i of the result is element (i + shift) mod n of the
+# operand): the SPMD partitioner's name for a concatenate of two slices of one value
+# (`jnp.roll`), which it splits with collective-permutes as XLA's; it never leaves the
+# partitioner.
+_add("rotate", dialect="spmd", arity=1, properties=_props("dimension", "shift"))
 _add("tuple", bytes_read=READS_NOTHING)
 _add("get_tuple_element", arity=1, bytes_read=READS_NOTHING, properties=_props("index"))
 _add("after_all create_token", bytes_read=READS_NOTHING)

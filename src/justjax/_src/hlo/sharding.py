@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["CONSTRAINT", "MANUAL", "MeshShape", "SHARDING", "TensorSharding", "is_sharded",
+__all__ = ["CONSTRAINT", "MANUAL", "ROTATE", "MeshShape", "SHARDING", "TensorSharding", "is_sharded",
            "manual_mesh", "replicated"]
 
 # The key of a sharding (a `TensorSharding`) in an entry argument's or result's attributes,
@@ -32,6 +32,7 @@ __all__ = ["CONSTRAINT", "MANUAL", "MeshShape", "SHARDING", "TensorSharding", "i
 SHARDING = "sdy.sharding"
 CONSTRAINT = "sdy.sharding_constraint"
 MANUAL = "sdy.manual_computation"
+ROTATE = "spmd.rotate"
 
 
 @dataclass(frozen=True)

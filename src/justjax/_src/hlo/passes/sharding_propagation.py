@@ -39,7 +39,8 @@ import numpy as np
 
 from justjax._src.hlo import ir, opcodes
 from justjax._src.hlo.ir import Block, Op, Value
-from justjax._src.hlo.sharding import CONSTRAINT, MANUAL, MeshShape, TensorSharding, replicated
+from justjax._src.hlo.sharding import (CONSTRAINT, MANUAL, ROTATE, MeshShape, TensorSharding,
+                                       replicated)
 
 __all__ = ["carry", "constraints", "correspondence", "DimMap", "fits", "invert", "loop_carries",
            "propagate", "propagate_block", "shared_factors", "ShardingMismatchError"]
@@ -167,7 +168,7 @@ def correspondence(op: Op) -> list[DimMap] | None:
 
 
 _SAME_SHAPE = frozenset({"stablehlo.convert", "stablehlo.bitcast_convert",
-                         "stablehlo.reduce_precision", "stablehlo.optimization_barrier"})
+                         "stablehlo.reduce_precision", "stablehlo.optimization_barrier", ROTATE})
 
 
 def _rank(value: Value) -> int:

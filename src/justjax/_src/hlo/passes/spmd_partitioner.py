@@ -43,9 +43,9 @@ from justjax._src.hlo.passes.all_reduce_combiner import AllReduceCombiner
 from justjax._src.hlo.passes.inline import CallInlining
 from justjax._src.hlo.passes.pipeline import Pass
 from justjax._src.hlo.passes.util import (clone_ops, free_values, replace_uses,
-                                            replace_uses_map)
-from justjax._src.hlo.sharding import (CONSTRAINT, MANUAL, SHARDING, MeshShape, manual_mesh,
-                                       TensorSharding, is_sharded, replicated)
+                                            replace_uses_map, users)
+from justjax._src.hlo.sharding import (CONSTRAINT, MANUAL, ROTATE, SHARDING, MeshShape,
+                                       manual_mesh, TensorSharding, is_sharded, replicated)
 
 __all__ = ["SpmdPartitioner", "UnevenShardingError"]
 _I32 = np.dtype(np.int32)
@@ -71,6 +71,7 @@ class SpmdPartitioner(Pass):
         CallInlining().run(module)
         main = module.main
         _drop_nested_constraints(main.body)
+        _mark_rotations(main.body)
         seeds = {value: sharding for value, sharding in zip(
             [*main.args, *main.body.terminator.operands], _given(main), strict=True)
             if sharding is not None}
@@ -113,6 +114,53 @@ def _drop_nested_constraints(block: ir.Block) -> None:
                 else:
                     kept.append(nested)
             inner.ops = kept
+
+
+def _mark_rotations(block: ir.Block) -> None:
+    """Each concatenate of a value's two slices [s:n] and [0:s] along one dimension (a
+    `jnp.roll`) becomes one rotation (`ROTATE`), whose blocks the partitioner moves by
+    collective-permutes where the slices alone would need the whole dimension; slices left
+    without another use go."""
+    producers = {r: op for op in block.ops for r in op.results}
+    rotations = {}
+    for op in block.ops:
+        found = _rotation(op, producers)
+        if found is not None:
+            rotations[op] = Op(ROTATE, [found[0]], list(op.results),
+                               {"dimension": found[1], "shift": found[2]})
+    if not rotations:
+        return
+    block.ops = [rotations.get(op, op) for op in block.ops]
+    used = users(block)
+    block.ops = [op for op in block.ops
+                 if not (op.opcode == "stablehlo.slice" and not used.get(op.result))]
+
+
+def _rotation(op: Op, producers: dict[Value, Op]) -> tuple[Value, int, int] | None:
+    """(operand, dimension, shift) when `op` rotates a value, else None."""
+    if op.opcode != "stablehlo.concatenate" or len(op.operands) != 2:
+        return None
+    slices = [producers.get(v) for v in op.operands]
+    if any(s is None or s.opcode != "stablehlo.slice" for s in slices):
+        return None
+    whole = slices[0].operands[0]
+    if slices[1].operands[0] is not whole or whole.type != op.result.type:
+        return None
+    d = op.attributes["dimension"]
+    n = whole.type.shape[d]
+    (start, _), (_, stop) = ((int(s.attributes["start_indices"][d]),
+                              int(s.attributes["limit_indices"][d])) for s in slices)
+    bounds = [(0, size) for size in whole.type.shape]
+    expected = [bounds[:d] + [(start, n)] + bounds[d + 1:],
+                bounds[:d] + [(0, start)] + bounds[d + 1:]]
+    for s, want in zip(slices, expected, strict=True):
+        got = list(zip(s.attributes["start_indices"], s.attributes["limit_indices"], strict=True))
+        if [tuple(map(int, g)) for g in got] != want or any(
+                int(k) != 1 for k in s.attributes["strides"]):
+            return None
+    if not 0 < start < n or stop != start:
+        return None
+    return whole, d, start
 
 
 def _check_even(value: Value, sharding: TensorSharding) -> None:
@@ -296,6 +344,9 @@ class _Partitioner:
         if op.opcode == "stablehlo.while":
             self._loop(op)
             return
+        if op.opcode == ROTATE:
+            self._rotate(op)
+            return
         factors = propagation.shared_factors(op)
         if factors is not None:
             self._factored(op, factors)
@@ -416,7 +467,40 @@ class _Partitioner:
                             broadcast_dimensions=())
         return self.b.one("stablehlo.select", [pred, filled, halo], halo.type)
 
+    def _rotate(self, op: Op) -> None:
+        """A rotation of a value split along its dimension: each device's block is the end of
+        one block and the start of the next (in the rotated order), at most two
+        collective-permutes, none for a block that is the device's own, as XLA's."""
+        target = self.sharding_of(op.result)
+        d, shift = op.attributes["dimension"], op.attributes["shift"]
+        x = self.get(op.operands[0], target)
+        axes = target.dims[d]
+        size = x.type.shape[d]
+        if not axes:
+            pieces = [self._cut(x, d, shift, size), self._cut(x, d, 0, shift)]
+        else:
+            groups = self.mesh.groups(list(axes))
+            width = groups.shape[1]
+            first, start = divmod(shift, size)
+            pieces = [self._cut(self._from_block(x, groups, first % width), d, start, size)]
+            if start:
+                pieces.append(self._cut(self._from_block(x, groups, (first + 1) % width),
+                                        d, 0, start))
+        result = pieces[0] if len(pieces) == 1 else self.b.one(
+            "stablehlo.concatenate", pieces, x.type, dimension=d)
+        self.local[op.result] = {target: result}
+
+    def _from_block(self, x: Value, groups: np.ndarray, offset: int) -> Value:
+        """Each device's `x` from the device `offset` blocks after it in its group (cyclic)."""
+        if offset == 0:
+            return x
+        width = groups.shape[1]
+        return self._permute(x, [(g[(i + offset) % width], g[i]) for g in groups
+                                 for i in range(width)])
+
     def _cut(self, value: Value, dim: int, start: int, limit: int) -> Value:
+        if (start, limit) == (0, value.type.shape[dim]):
+            return value
         shape = list(value.type.shape)
         starts = [0] * len(shape)
         limits = list(shape)
