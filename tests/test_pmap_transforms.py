@@ -29,9 +29,11 @@ def spmd_runs(monkeypatch):
     runs: list[tuple[int, ...]] = []
     run_replicas = replicas.run_replicas
 
-    def spy(executable, per_replica_args, device_ids=None, thread_setup=None, donated=()):
+    def spy(executable, per_replica_args, device_ids=None, thread_setup=None, donated=(),
+            fingerprint=None):
         runs.append(tuple(device_ids))
-        return run_replicas(executable, per_replica_args, device_ids, thread_setup, donated)
+        return run_replicas(executable, per_replica_args, device_ids, thread_setup, donated,
+                            fingerprint)
 
     monkeypatch.setattr(replicas, "run_replicas", spy)
     return runs

@@ -56,6 +56,11 @@ from justjax._src.api import (
     vmap as vmap,
 )
 from justjax._src.runtime.devices import Device as Device
+from justjax._src.runtime.global_arrays import make_array_from_callback as make_array_from_callback
+from justjax._src.runtime.global_arrays import (
+    make_array_from_process_local_data as make_array_from_process_local_data)
+from justjax._src.runtime.global_arrays import (
+    make_array_from_single_device_arrays as make_array_from_single_device_arrays)
 from justjax._src.runtime.mesh import make_mesh as make_mesh
 from justjax._src.runtime.mesh import set_mesh as set_mesh
 from justjax._src.runtime.partition_spec import P as P
@@ -92,6 +97,7 @@ from justjax._src.source_info_util import named_call as named_call
 from justjax._src.source_info_util import named_scope as named_scope
 from justjax import debug as debug
 from justjax import dlpack as dlpack
+from justjax import distributed as distributed
 from justjax import errors as errors
 from justjax import experimental as experimental
 from justjax import lax as lax

@@ -21,6 +21,7 @@ from justjax._src.core.jaxpr import ClosedJaxpr
 from justjax._src.interpreters import batching, staging
 from justjax._src.pytrees.tree_errors import flatten_axes, is_none, keystr
 from justjax._src.runtime import devices as devices_lib
+from justjax._src.runtime import processes
 from justjax._src.runtime import transfer_guard
 from justjax._src.runtime.array import Array, put, to_array
 from justjax._src.runtime.devices import Device
@@ -188,15 +189,18 @@ default_device = devices_lib.default_device
 
 
 def local_devices(process_index: int | None = None, backend: str | None = None) -> list[Device]:
-    return devices_lib.devices(backend)
+    """The devices of process `process_index` (default: this process's)."""
+    return devices_lib.local_devices(process_index, backend)
 
 
 def device_count(backend: str | None = None) -> int:
+    """The number of devices of every process."""
     return len(devices_lib.devices(backend))
 
 
 def local_device_count(backend: str | None = None) -> int:
-    return len(devices_lib.devices(backend))
+    """The number of this process's devices."""
+    return len(devices_lib.local_devices(None, backend))
 
 
 def default_backend() -> str:
@@ -204,11 +208,15 @@ def default_backend() -> str:
 
 
 def process_index() -> int:
-    return 0
+    """This process's index among the processes of the run (`jax.distributed`)."""
+    return devices_lib.this_process()
 
 
 def process_count() -> int:
-    return 1
+    """The number of processes of the run (1 unless `jax.distributed.initialize` joined
+    others)."""
+    cluster = processes.cluster()
+    return 1 if cluster is None else cluster.count
 
 
 # ---------------------------------------------------------------------------------------------

@@ -514,6 +514,11 @@ config.define("justjax_resource_mesh", None, "The mesh of the deprecated `with m
               "context.", affects_tracing=True)
 typed_flag("jax_num_cpu_devices", -1, int, "Number of virtual CPU devices; -1 (or None) "
            "takes XLA_FLAGS=--xla_force_host_platform_device_count=N, else 1.")
+# justjax's own: how long a collective between processes (`runtime/processes.py`) waits for
+# the others before it raises.
+typed_flag("justjax_collective_timeout", 300.0, float, "Seconds a collective between "
+           "processes waits for the others (a process that failed, exited, or runs another "
+           "program) before it raises.")
 config.define("jax_disable_jit", False, "Run jitted functions eagerly.", parse=_parse_bool,
               validate=_as_bool, context_default=True, kind=bool)
 bool_flag("jax_softmax_custom_jvp", False, "jax.nn.softmax differentiates through a "

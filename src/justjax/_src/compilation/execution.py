@@ -294,17 +294,20 @@ def host_buffer(arg: Any, dtype: np.dtype) -> np.ndarray:
     return to_numpy(arg, dtype)
 
 
-def blocks_result(blocks: Sequence[np.ndarray], aval: ShapedArray, sharding: Any,
+def blocks_result(blocks: Sequence[np.ndarray | None], aval: ShapedArray, sharding: Any,
                    input_ids: Collection[int]) -> Any:
     """The Array (or key array) laid out as `sharding` says whose devices hold `blocks` (a
-    block that is an input or a view of one is copied)."""
+    block that is an input or a view of one is copied; None for another process's
+    device)."""
     if aval.dtype == dtypes.float0:
         return np.zeros(aval.shape, dtypes.float0)
-    blocks = [b if (type(b) is np.ndarray and b.base is None and b.flags.c_contiguous
-                    and id(b) not in input_ids) else np.array(b, copy=True) for b in blocks]
+    blocks = [b if b is None or (type(b) is np.ndarray and b.base is None
+                                 and b.flags.c_contiguous and id(b) not in input_ids)
+              else np.array(b, copy=True) for b in blocks]
     if dtypes.is_extended(aval.dtype):
         # A key array's base array: its key dimensions last, whole on every device.
-        physical = ShapedArray(aval.shape + blocks[0].shape[aval.ndim:],
+        held = next(b for b in blocks if b is not None)
+        physical = ShapedArray(aval.shape + held.shape[aval.ndim:],
                                aval.dtype.physical_dtype)
         base = Array.from_blocks(blocks, physical, sharding)
         return core.logical_value_handlers[type(aval.dtype)](aval, base)

@@ -8,7 +8,8 @@ The runtime's shardings (`NamedSharding` over a `Mesh` of devices) and the compi
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+import zlib
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -20,7 +21,7 @@ from justjax._src.hlo.passes.spmd_partitioner import SpmdPartitioner
 from justjax._src.hlo.passes.util import clone_module
 from justjax._src.hlo.sharding import (CONSTRAINT, SHARDING, MeshShape, TensorSharding,
                                        is_sharded)
-from justjax._src.runtime import replicas
+from justjax._src.runtime import processes, replicas
 from justjax._src.runtime.array import Array
 from justjax._src.runtime.partition_spec import UNCONSTRAINED, PartitionSpec
 from justjax._src.pytrees import tree_util
@@ -320,12 +321,14 @@ def runtime_mesh(mesh: MeshShape) -> Mesh:
 
 @dataclass(frozen=True)
 class SpmdLayout:
-    """How a partitioned program runs: its mesh's device ids in order, and the sharding of
-    each entry argument and result."""
+    """How a partitioned program runs: its mesh's device ids in order, the sharding of each
+    entry argument and result, and what names the program (checked to be the same in every
+    process of a run of several: `processes.agree`)."""
 
     device_ids: tuple[int, ...]
     args: tuple[TensorSharding, ...]
     results: tuple[TensorSharding, ...]
+    fingerprint: int = field(compare=False, default=0)
 
 
 def partition(module: ir.Module) -> tuple[ir.Module, SpmdLayout | None]:
@@ -342,7 +345,16 @@ def partition(module: ir.Module) -> tuple[ir.Module, SpmdLayout | None]:
     results = tuple(a[SHARDING] for a in main.result_attrs or ())
     if not args and not results:
         return partitioned, None
-    return partitioned, SpmdLayout((*args, *results)[0].mesh.device_ids, args, results)
+    # Only a run of several processes checks it (the text of a large program takes a while).
+    fingerprint = _fingerprint(partitioned) if processes.cluster() is not None else 0
+    return partitioned, SpmdLayout((*args, *results)[0].mesh.device_ids, args, results,
+                                   fingerprint)
+
+
+def _fingerprint(module: ir.Module) -> int:
+    """A number naming the partitioned program (its text's checksum)."""
+    from justjax._src.hlo import stablehlo_printer
+    return zlib.crc32(stablehlo_printer.print_module(module).encode())
 
 
 def block_of(whole: np.ndarray, sharding: TensorSharding, position: int) -> np.ndarray:
@@ -381,16 +393,26 @@ def matching_blocks(array: Array, sharding: TensorSharding) -> tuple[np.ndarray,
 
 
 def run(executable: Any, layout: SpmdLayout, inputs: Sequence[Any],
-        thread_setup: Callable[[], None]) -> tuple[list[list[np.ndarray]], set[int]]:
-    """Runs the partitioned program on every device of the mesh, each on its blocks of the
-    `inputs` (per argument, the whole value to cut, or a tuple of the devices' blocks in mesh
-    order); returns, per result, the devices' blocks in mesh order, and the ids of the
-    input blocks (a result that is one must be copied)."""
+        thread_setup: Callable[[], None]) -> tuple[list[list[np.ndarray | None]], set[int]]:
+    """Runs the partitioned program on every device of the mesh that this process drives
+    (all of them but in a run of several processes), each on its blocks of the `inputs`
+    (per argument, the whole value to cut, or a tuple of the devices' blocks in mesh order);
+    returns, per result, the devices' blocks in mesh order (None for other processes'
+    devices), and the ids of the input blocks (a result that is one must be copied)."""
     count = len(layout.device_ids)
+    local = local_positions(layout.device_ids)
     per_device = [[value[p] if isinstance(value, tuple) else block_of(value, s, p)
                    for value, s in zip(inputs, layout.args, strict=True)]
-                  for p in range(count)]
-    outs = replicas.run_replicas(executable, per_device, layout.device_ids, thread_setup)
-    input_ids = {id(b) for blocks in per_device for b in blocks}
-    return [[outs[p][k] for p in range(count)] for k in range(len(layout.results))], input_ids
+                  if p in local else None for p in range(count)]
+    outs = replicas.run_replicas(executable, per_device, layout.device_ids, thread_setup,
+                                 fingerprint=layout.fingerprint)
+    input_ids = {id(b) for blocks in per_device if blocks is not None for b in blocks}
+    return [[outs[p][k] if p in local else None for p in range(count)]
+            for k in range(len(layout.results))], input_ids
 
+
+def local_positions(device_ids: Sequence[int]) -> frozenset[int]:
+    """The mesh positions of this process's devices among `device_ids`."""
+    me = devices_lib.this_process()
+    return frozenset(p for p, i in enumerate(device_ids)
+                     if i // processes.MAX_LOCAL_DEVICES == me)

@@ -15,7 +15,7 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.runtime.devices import (Device, default_device, default_device_override,
-                                          start_backend)
+                                          is_local, start_backend)
 from justjax._src.runtime.sharding import Sharding, SingleDeviceSharding, check_fits, type_sharding
 
 
@@ -123,14 +123,16 @@ class Array(metaclass=abc.ABCMeta):
         return array
 
     @classmethod
-    def from_blocks(cls, blocks: Sequence[np.ndarray], aval: ShapedArray,
+    def from_blocks(cls, blocks: Sequence[np.ndarray | None], aval: ShapedArray,
                     sharding: Sharding) -> Array:
         """An Array laid out as `sharding` says over several devices, holding only each
         device's block (`blocks`, in the order of the sharding's devices; fresh buffers
-        nothing else references, of `aval`'s dtype)."""
+        nothing else references, of `aval`'s dtype; None for another process's device: a
+        global array of a run of several processes)."""
         array = object.__new__(cls)
         for block in blocks:
-            block.setflags(write=False)
+            if block is not None:
+                block.setflags(write=False)
         array._buffer = None
         array._blocks = tuple(blocks)
         array._address = 0
@@ -153,6 +155,13 @@ class Array(metaclass=abc.ABCMeta):
             if self._blocks is None:
                 raise RuntimeError(f"Array has been deleted with shape="
                                    f"{self.aval.str_short(short_dtypes=False)}.")
+            if not _holds_whole_value(self._blocks, self.shape, self._sharding):
+                raise RuntimeError(
+                    "Fetching value for `jax.Array` that spans non-addressable (non process "
+                    "local) devices is not possible. You can use "
+                    "`jax.experimental.multihost_utils.process_allgather` to print the "
+                    "global array or use `.addressable_shards` method of jax.Array to "
+                    "inspect the addressable (process local) shards.")
             buffer = self._buffer = _assembled(self._blocks, self.aval, self._sharding)
         return buffer
 
@@ -237,16 +246,11 @@ class Array(metaclass=abc.ABCMeta):
         lays it out (the whole array for an array on one device)."""
         if self._sharding is None:
             return [Shard(self.device, (slice(None),) * self.ndim, self)]
-        indices = self._sharding.addressable_devices_indices_map(self.shape)
-        replicas = replica_ids(indices)
-        blocks = self.device_blocks()
-        return [Shard(device, index, Array(block, self.aval.weak_type, device,
-                                           committed=True), replica_id=replicas[device])
-                for (device, index), block in zip(indices.items(), blocks, strict=True)]
+        return [shard for shard in self.global_shards if shard.data is not None]
 
-    def device_blocks(self) -> tuple[np.ndarray, ...]:
+    def device_blocks(self) -> tuple[np.ndarray | None, ...]:
         """Each device's block, in the order of the sharding's devices (views of the whole
-        value for an array that holds it)."""
+        value for an array that holds it; None for another process's device)."""
         if self._blocks is not None:
             return self._blocks
         value = self._value
@@ -255,8 +259,19 @@ class Array(metaclass=abc.ABCMeta):
 
     @property
     def global_shards(self) -> list[Shard]:
-        """Every shard (one process drives every device: the addressable ones)."""
-        return self.addressable_shards
+        """Every device's shard, in the order of the sharding's devices; those of other
+        processes' devices (a global array of a run of several processes) without data."""
+        if self._sharding is None:
+            return self.addressable_shards
+        indices = self._sharding.devices_indices_map(self.shape)
+        replicas = replica_ids(indices)
+        blocks = self.device_blocks()
+        return [Shard(device, indices[device],
+                      None if block is None else Array(block, self.aval.weak_type, device,
+                                                       committed=True),
+                      replica_id=replicas[device])
+                for device, block in zip(self._sharding._device_assignment, blocks,
+                                         strict=True)]
 
     # -- host interop ----------------------------------------------------------------------
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -373,7 +388,16 @@ class Array(metaclass=abc.ABCMeta):
         return format(self._value, spec)
 
     def __str__(self) -> str:
+        if not self._holds_value():
+            return repr(self)
         return str(self._value)
+
+    def _holds_value(self) -> bool:
+        """Whether this process holds the whole value (not so for a global array of a run of
+        several processes split over other processes' devices)."""
+        blocks = self._blocks
+        return (blocks is None or self._buffer is not None
+                or _holds_whole_value(blocks, self.shape, self._sharding))
 
     def __repr__(self) -> str:
         prefix = "Array("
@@ -381,6 +405,8 @@ class Array(metaclass=abc.ABCMeta):
         if self.weak_type:
             dtype_str += ", weak_type=True"
         line_width = np.get_printoptions()["linewidth"]
+        if not self._holds_value():
+            return f"{prefix}shape={self.shape}, {dtype_str})"
         if self.size == 0:
             body = f"[], shape={self.shape}"
         else:
@@ -412,6 +438,8 @@ def donatable_blocks(array: Array) -> tuple[np.ndarray, ...] | None:
     None."""
     blocks = array._blocks
     if blocks is None or not array._owner:
+        return None
+    if any(b is None for b in blocks):
         return None
     if _block_references(blocks) != [_SOLE_BLOCK_REFERENCES] * len(blocks) or \
             not all(b.flags.owndata for b in blocks):
@@ -461,18 +489,34 @@ class Shard:
                 f"replica_id={self.replica_id}, data={self.data})")
 
 
-def _assembled(blocks: Sequence[np.ndarray], aval: ShapedArray,
+def _holds_whole_value(blocks: Sequence[np.ndarray | None], shape: tuple[int, ...],
+                       sharding: Sharding) -> bool:
+    """Whether the blocks this process holds (all but in a run of several processes) make up
+    the whole value: every distinct block of the sharding is among them."""
+    if all(block is not None for block in blocks):
+        return True
+    indices = sharding.devices_indices_map(shape)
+    pieces = [tuple(s.indices(n)[:2] for s, n in zip(indices[d], shape, strict=True))
+              for d in sharding._device_assignment]
+    held = {piece for piece, block in zip(pieces, blocks, strict=True) if block is not None}
+    return held == set(pieces)
+
+
+def _assembled(blocks: Sequence[np.ndarray | None], aval: ShapedArray,
                sharding: Sharding) -> np.ndarray:
-    """The whole value of the devices' `blocks` laid out as `sharding` says (read-only)."""
-    dtype = blocks[0].dtype
+    """The whole value of the devices' `blocks` laid out as `sharding` says (read-only; the
+    blocks this process holds, which `_holds_whole_value` has checked cover it)."""
+    first = next(block for block in blocks if block is not None)
+    dtype = first.dtype
     # A key array's base array has trailing key dimensions no sharding splits.
-    shape = aval.shape + blocks[0].shape[len(aval.shape):]
+    shape = aval.shape + first.shape[len(aval.shape):]
     whole = np.empty(shape, dtype)
     indices = sharding.devices_indices_map(aval.shape)
     # Where devices hold the same block, the first one's is the value (later ones written
     # first), as JAX reads a replicated array.
     for device, block in reversed(list(zip(sharding._device_assignment, blocks, strict=True))):
-        whole[indices[device]] = block
+        if block is not None:
+            whole[indices[device]] = block
     whole.setflags(write=False)
     return whole
 
@@ -482,7 +526,8 @@ def blocks_of(value: np.ndarray, shape: tuple[int, ...], sharding: Sharding
     """Each device's own copy of its block of `value` (of logical `shape`), in the order of
     the sharding's devices."""
     indices = sharding.devices_indices_map(shape)
-    return tuple(np.array(value[indices[d]], copy=True) for d in sharding._device_assignment)
+    return tuple(np.array(value[indices[d]], copy=True) if is_local(d) else None
+                 for d in sharding._device_assignment)
 
 
 def replica_ids(indices: dict[Device, tuple[slice, ...]]) -> dict[Device, int]:

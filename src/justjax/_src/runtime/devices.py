@@ -11,17 +11,20 @@ from justjax._src.config import config
 
 
 class Device:
-    """One CPU device (`jax.Device`): `CpuDevice(id=0)`."""
+    """One CPU device (`jax.Device`): `CpuDevice(id=0)`. In a run of several processes
+    (`jax.distributed`), every process sees every process's devices; only its own
+    (`process_index` its index) can hold its data and run its programs."""
 
     platform = "cpu"
     device_kind = "cpu"
 
-    def __init__(self, id: int) -> None:
+    def __init__(self, id: int, process_index: int, local_hardware_id: int | None) -> None:
         self.id = id
-        self.process_index = 0
-        self.host_id = 0
-        # The device's number among its process's devices (one process: its id).
-        self.local_hardware_id = id
+        self.process_index = process_index
+        self.host_id = process_index
+        # The device's number among its process's devices; None seen from another
+        # process (as JAX's).
+        self.local_hardware_id = local_hardware_id
 
     def memory_stats(self) -> None:
         """Allocator statistics; CPU devices have none (None, as in JAX)."""
@@ -42,16 +45,24 @@ class Device:
 
 @functools.lru_cache(maxsize=None)
 def _devices(count: int) -> tuple[Device, ...]:
-    return tuple(Device(i) for i in range(count))
+    """Every process's devices: this process's `count` alone, or, in a run of several
+    processes, each one's local devices numbered as XLA's CPU client numbers them."""
+    from justjax._src.runtime import processes  # processes reads the device count
+    cluster = processes.cluster()
+    if cluster is None:
+        return tuple(Device(i, 0, i) for i in range(count))
+    return tuple(Device(p * processes.MAX_LOCAL_DEVICES + i, p,
+                        i if p == cluster.index else None)
+                 for p, local in enumerate(cluster.local_device_counts) for i in range(local))
 
 
 _FORCE_COUNT = re.compile(r"--xla_force_host_platform_device_count=(\d+)")
 
 
 def device_count() -> int:
-    """The number of virtual CPU devices: config `jax_num_cpu_devices` when set, else
-    `--xla_force_host_platform_device_count=N` in the environment's `XLA_FLAGS` (as JAX
-    reads it), else 1."""
+    """The number of this process's virtual CPU devices: config `jax_num_cpu_devices` when
+    set, else `--xla_force_host_platform_device_count=N` in the environment's `XLA_FLAGS`
+    (as JAX reads it), else 1."""
     count = config.read("jax_num_cpu_devices")
     if count is not None and count >= 1:
         return int(count)
@@ -60,11 +71,31 @@ def device_count() -> int:
 
 
 def devices(backend: str | None = None) -> list[Device]:
-    """All devices (`jax.devices()`)."""
+    """All devices, every process's (`jax.devices()`)."""
     check_platforms()
     if backend not in (None, "cpu"):
         raise RuntimeError(f"Unknown backend {backend}; only 'cpu' is available")
     return list(_devices(device_count()))
+
+
+def local_devices(process_index: int | None = None, backend: str | None = None
+                  ) -> list[Device]:
+    """The devices of process `process_index` (default this one's: `jax.local_devices()`)."""
+    if process_index is None:
+        process_index = this_process()
+    return [d for d in devices(backend) if d.process_index == process_index]
+
+
+def this_process() -> int:
+    """This process's index among the processes of the run (0 when alone)."""
+    from justjax._src.runtime import processes
+    cluster = processes.cluster()
+    return 0 if cluster is None else cluster.index
+
+
+def is_local(device: Device) -> bool:
+    """Whether `device` is one of this process's."""
+    return device.process_index == this_process()
 
 
 def initialized() -> bool:
@@ -92,7 +123,7 @@ def start_backend() -> None:
 
 
 def default_device() -> Device:
-    return devices()[0]
+    return local_devices()[0]
 
 
 def default_device_override() -> Device | None:

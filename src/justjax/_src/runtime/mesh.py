@@ -205,8 +205,9 @@ class Mesh(_BaseMesh):
 
     @property
     def local_devices(self) -> list:
-        # One process drives every device (multi-process runs are a later issue).
-        return [d for d in self._flat_devices_tuple if d.process_index == 0]
+        """The mesh's devices this process drives."""
+        me = devices_lib.this_process()
+        return [d for d in self._flat_devices_tuple if d.process_index == me]
 
     @property
     def _local_devices_set(self) -> set:
@@ -218,10 +219,23 @@ class Mesh(_BaseMesh):
 
     @property
     def local_mesh(self) -> Mesh:
-        if self.is_multi_process:
-            raise ValueError("local_mesh of a mesh spanning several processes is not "
-                             "supported: every device here is in process 0")
-        return self
+        """The part of the mesh this process drives: the smallest block of the device grid
+        holding its devices, which must hold no other process's (a mesh of Auto axes)."""
+        if self.empty:
+            return self
+        me = devices_lib.this_process()
+        mine = np.vectorize(lambda d: d.process_index == me, otypes=[bool])(self.devices)
+        hull = []
+        for axis in range(mine.ndim):
+            others = tuple(a for a in range(mine.ndim) if a != axis)
+            present = np.flatnonzero(mine.any(axis=others))
+            hull.append(slice(int(present.min()), int(present.max()) + 1))
+        if not mine[tuple(hull)].all():
+            raise ValueError("When passing host local inputs to pjit, devices connected to a "
+                             "single host must form a contiguous subcube of the global "
+                             "device mesh")
+        local = Mesh(self.devices[tuple(hull)], self.axis_names)
+        return self if local == self else local
 
     @functools.cached_property
     def abstract_mesh(self) -> AbstractMesh:

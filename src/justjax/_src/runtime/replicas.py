@@ -4,10 +4,14 @@ device's executor thread, meeting at every collective op.
 `run_replicas(executable, per_replica_args)` starts replica i on device i's thread with
 `context()` telling the running code its index and the `Rendezvous` of the run. A
 collective kernel (`backends/reference/kernels/collectives.py`; the native backend calls
-back into it) hands its operands to `Rendezvous.exchange` and gets every replica's; since
-all replicas run the same program, they reach their collectives in the same order. A
-replica that fails breaks the rendezvous, so the others stop at their next collective
-instead of waiting forever, and the first error is raised.
+back into it) hands its operands to the rendezvous and gets its result; since all replicas
+run the same program, they reach their collectives in the same order. A replica that fails
+breaks the rendezvous, so the others stop at their next collective instead of waiting
+forever, and the first error is raised.
+
+In a run of several processes (`runtime/processes.py`) each process runs the replicas of its
+own devices; its rendezvous meets those, and the collective's function, run once per process
+when they have all arrived, does the part between processes.
 """
 from __future__ import annotations
 
@@ -16,29 +20,62 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Collection, Sequence
 
 from justjax._src.config import config
+from justjax._src.runtime import processes
 
 __all__ = ["Rendezvous", "ReplicaContext", "context", "run_replicas"]
 
 
 class Rendezvous:
-    """Where the replicas of one run exchange values."""
+    """Where the replicas of one run that this process runs meet at each collective.
 
-    def __init__(self, count: int) -> None:
-        self.count = count
-        self._barrier = threading.Barrier(count)
-        self._slots: list[Any] = [None] * count
+    `local`: their positions among all replicas of the run (every process's);
+    `process_of`: per position, the index of the process running it.
+    """
+
+    def __init__(self, local: Sequence[int], process_of: Sequence[int]) -> None:
+        self.local = tuple(local)
+        self.process_of = tuple(process_of)
+        self.count = len(self.process_of)
+        self.spans_processes = len(set(self.process_of)) > 1
+        self._given: dict[int, Any] = {}
+        self._combine: Callable[[dict[int, Any]], dict[int, Any]] | None = None
+        self._results: dict[int, Any] = {}
+        self._arrived = threading.Barrier(len(self.local), action=self._run_combine)
+        self._read = threading.Barrier(len(self.local))
+
+    def combine(self, replica: int, value: Any,
+                combine: Callable[[dict[int, Any]], dict[int, Any]]) -> Any:
+        """Replica `replica`'s result of `combine`, called once (in one of the replicas'
+        threads) when every local replica has given its `value`, with them by position, and
+        returning each one's result by position."""
+        self._given[replica] = value
+        self._combine = combine
+        self._arrived.wait()
+        result = self._results[replica]
+        # No replica may give its next value before all have read their results.
+        self._read.wait()
+        return result
 
     def exchange(self, replica: int, value: Any) -> list[Any]:
-        """Every replica's `value`, in replica order, once all have given theirs."""
-        self._slots[replica] = value
-        self._barrier.wait()
-        values = list(self._slots)
-        # No replica may overwrite its slot (at its next collective) before all have read.
-        self._barrier.wait()
-        return values
+        """Every replica's `value`, in replica order, once all have given theirs (a run of
+        one process)."""
+        assert not self.spans_processes
+        return self.combine(replica, value, _everyone)
+
+    def _run_combine(self) -> None:
+        combine = self._combine
+        assert combine is not None
+        self._results = combine(dict(self._given))
+        self._given.clear()
 
     def abort(self) -> None:
-        self._barrier.abort()
+        self._arrived.abort()
+        self._read.abort()
+
+
+def _everyone(given: dict[int, Any]) -> dict[int, list[Any]]:
+    values = [given[p] for p in range(len(given))]
+    return {p: values for p in given}
 
 
 class ReplicaContext:
@@ -80,18 +117,25 @@ def device_thread(device_id: int) -> ThreadPoolExecutor:
         return executor
 
 
-def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any]],
+def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | None],
                  device_ids: Sequence[int] | None = None,
                  thread_setup: Callable[[], None] | None = None,
-                 donated: Collection[int] = ()) -> list[list[Any]]:
+                 donated: Collection[int] = (),
+                 fingerprint: int | None = None) -> list[list[Any] | None]:
     """Runs `executable.execute(args)` once per entry of `per_replica_args`, all at once,
     replica i on device `device_ids[i]` (default i); returns each replica's results.
+    In a run of several processes, the entries of other processes' devices are None, and so
+    are their results; `fingerprint` then names the program, checked to be the same on
+    every process first (`processes.agree`).
     `thread_setup` runs first on each device thread (the backend's per-thread settings).
     `donated`: the parameters whose buffers every replica may write (each replica's own,
     given up by the caller: `Executable.execute`)."""
     count = len(per_replica_args)
     ids = list(device_ids) if device_ids is not None else list(range(count))
-    rendezvous = Rendezvous(count)
+    local = [i for i in range(count) if per_replica_args[i] is not None]
+    rendezvous = Rendezvous(local, [i // processes.MAX_LOCAL_DEVICES for i in ids])
+    if rendezvous.spans_processes and fingerprint is not None:
+        processes.agree(fingerprint, "a program split over the processes' devices")
     # The caller's context managers (`with jax.enable_x64():` ...) hold in the replicas too
     # (their host callbacks read the configuration).
     overrides = config.local_overrides()
@@ -117,12 +161,12 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any]],
     # otherwise device 0 could hold run A's replica waiting for A's replica on device 1,
     # queued there behind run B's replica waiting for B's on device 0.
     with _submit_lock:
-        futures = [device_thread(ids[i]).submit(run, i) for i in range(count)]
+        futures = {i: device_thread(ids[i]).submit(run, i) for i in local}
     errors: list[BaseException] = []
-    results: list[list[Any]] = []
-    for future in futures:
+    results: list[list[Any] | None] = [None] * count
+    for i, future in futures.items():
         try:
-            results.append(future.result())
+            results[i] = future.result()
         except threading.BrokenBarrierError as error:
             errors.append(error)  # a consequence of another replica's failure
         except BaseException as error:

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from justjax._src.core.avals import ShapedArray
 from justjax._src.runtime import mesh as mesh_lib
-from justjax._src.runtime.devices import Device
+from justjax._src.runtime.devices import Device, is_local
 from justjax._src.runtime.mesh import AbstractMesh, AxisType, Mesh, empty_abstract_mesh
 from justjax._src.runtime.partition_spec import UNCONSTRAINED, P, PartitionSpec
 
@@ -110,7 +110,7 @@ class Sharding:
     @property
     def addressable_devices(self) -> set[Device]:
         """The devices of the sharding that this process drives."""
-        return {d for d in self.device_set if d.process_index == 0}
+        return {d for d in self.device_set if is_local(d)}
 
     @property
     def has_addressable_devices(self) -> bool:
@@ -208,7 +208,7 @@ class SingleDeviceSharding(Sharding):
 
     @property
     def is_fully_addressable(self) -> bool:
-        return self._device.process_index == 0
+        return is_local(self._device)
 
     @property
     def _device_assignment(self) -> tuple[Device, ...]:

@@ -279,11 +279,12 @@ def run_sharded(jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: Sequence[PartitionSpec
     inputs = [given.get(k) if k in given else _input(x, spec, aval, mesh)
               for k, (x, spec, aval) in enumerate(zip(args, in_specs, jaxpr.in_avals,
                                                       strict=True))]
+    local = spmd.local_positions(device_ids(mesh))
     per_device = [[value[p] if isinstance(value, tuple) else
                    _block(value, _compiler_sharding(mesh, spec, aval.ndim), p, k in given)
                    for k, (value, spec, aval) in enumerate(zip(inputs, in_specs,
                                                                jaxpr.in_avals, strict=True))]
-                  for p in range(mesh.size)]
+                  if p in local else None for p in range(mesh.size)]
     try:
         outs = replicas.run_replicas(program.call.executable, per_device, device_ids(mesh),
                                      program.thread_setup, frozenset(given))
@@ -292,15 +293,16 @@ def run_sharded(jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: Sequence[PartitionSpec
             execution.device_array(args[k]).delete()
         raise
     donor_of = {j: k for k, j in program.aliased.items() if k in given}
-    input_ids = {id(b) for blocks in per_device for b in blocks}
+    input_ids = {id(b) for blocks in per_device if blocks is not None for b in blocks}
     results = []
     for j, (spec, aval) in enumerate(zip(out_specs, jaxpr.out_avals, strict=True)):
-        blocks = [outs[p][j] for p in range(mesh.size)]
+        blocks = [outs[p][j] if p in local else None for p in range(mesh.size)]
         k = donor_of.get(j)
         # The devices wrote this output over their blocks of a donated buffer laid out as
         # the output is: the buffer is the result.
         reused = (given[k] if k is not None and in_specs[k] == spec
-                  and all(b is per_device[p][k] for p, b in enumerate(blocks)) else None)
+                  and all(p not in local or b is per_device[p][k]
+                          for p, b in enumerate(blocks)) else None)
         results.append(_join(blocks, spec, aval, mesh, reused, input_ids))
     for k in taken:
         execution.device_array(args[k]).delete()

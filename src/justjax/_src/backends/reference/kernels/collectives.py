@@ -2,41 +2,118 @@
 `stablehlo.all_reduce`, `all_gather`, `all_to_all`, `collective_permute`, `reduce_scatter`,
 `replica_id` and `partition_id`.
 
-Each kernel hands its operands to the run's rendezvous and computes its result from every
-replica's. `replica_groups` (one row per group of replica indices) says which replicas
-combine; a replica in no group keeps its operand. The SPMD runs here are one-dimensional:
-a replica's index is both its replica id and its partition id.
+Each kernel hands its operands to the run's rendezvous with the function that computes every
+local replica's result from them (called once per process, when its replicas have all
+arrived). `replica_groups` (one row per group of replica indices) says which replicas
+combine; a replica in no group keeps its operand. The SPMD runs here are one-dimensional: a
+replica's index is both its replica id and its partition id.
+
+In a run of several processes (`runtime/processes.py`), a group whose members live in
+several processes is combined in two parts: the members of each process through the
+rendezvous, then between the processes through MPI: Allreduce of each process's partial
+result for a sum, product, maximum or minimum of MPI's types (a float sum then adds the
+processes' partial sums, not each member in turn: the last bits may differ from one
+process's run), Allgatherv of the members' values for everything else (folded in the
+group's order: the same bits as one process's run), and messages between pairs of
+processes for a collective-permute.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from justjax._src.backends.reference import Compiler, Kernel, register
 from justjax._src.backends.reference.kernels.reductions import RegionFn
 from justjax._src.hlo.ir import Op
-from justjax._src.runtime import replicas
+from justjax._src.numerics import monoids
+from justjax._src.runtime import processes, replicas
+
+# Given: per local replica position, its operands. Returns: per local position, its results.
+Combine = Callable[[dict[int, list[np.ndarray]]], dict[int, Any]]
+
+# The element types MPI reduces natively (mpi4py maps them to MPI datatypes).
+_MPI_REDUCIBLE = frozenset(np.dtype(t) for t in (
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float32, np.float64, np.complex64, np.complex128, np.bool_))
 
 
-def _group(op: Op, replica: int) -> list[int]:
-    """The members of `replica`'s group, in the group's order (just itself if none)."""
+def _groups(op: Op, count: int) -> list[list[int]]:
+    """Every group of the op's `count` replicas, in the op's order; a replica in no group
+    is a group of its own (after the op's groups)."""
     groups = np.asarray(op.attributes.get("replica_groups", np.zeros((0, 0), np.int64)))
-    for row in groups.reshape(len(groups), -1) if groups.size else []:
-        members = [int(m) for m in row if m >= 0]
-        if replica in members:
-            return members
-    return [replica]
+    rows = [[int(m) for m in row if m >= 0]
+            for row in (groups.reshape(len(groups), -1) if groups.size else [])]
+    grouped = {m for row in rows for m in row}
+    return rows + [[r] for r in range(count) if r not in grouped]
 
 
 def _int(attribute: Any) -> int:
     return int(getattr(attribute, "value", attribute))
 
 
-def _exchange(values: Sequence[np.ndarray]) -> tuple[int, list[list[np.ndarray]]]:
+def _run(operands: Sequence[np.ndarray], combine: Combine) -> Any:
+    """This replica's result of `combine` over every local replica's `operands`."""
     context = replicas.context()
-    return context.replica, context.rendezvous.exchange(
-        context.replica, [np.array(v, copy=True) for v in values])
+    return context.rendezvous.combine(context.replica,
+                                      [np.array(v, copy=True) for v in operands], combine)
+
+
+def _local_groups(op: Op, given: dict[int, list[np.ndarray]]) -> list[list[int]]:
+    """The groups with a member among the local replicas (`given`), in the op's order (the
+    same order in every process: their exchanges meet)."""
+    count = replicas.context().rendezvous.count
+    return [g for g in _groups(op, count) if any(m in given for m in g)]
+
+
+def _processes_of(members: Sequence[int]) -> list[int]:
+    process_of = replicas.context().rendezvous.process_of
+    return sorted({process_of[m] for m in members})
+
+
+def _members_values(members: Sequence[int], given: dict[int, list[np.ndarray]]
+                    ) -> dict[int, list[np.ndarray]]:
+    """Every member's operands: the local ones as given, the others' from their processes
+    (one Allgatherv of each process's members' bytes; every member's operands have the same
+    types, as every replica runs the same program)."""
+    involved = _processes_of(members)
+    if len(involved) == 1:
+        return {m: given[m] for m in members}
+    process_of = replicas.context().rendezvous.process_of
+    template = given[next(m for m in members if m in given)]
+    sizes = [v.nbytes for v in template]
+    per_member = sum(sizes)
+    local = [m for m in members if m in given]
+    send = (np.concatenate([np.array(v, order="C").reshape(-1).view(np.uint8)
+                            for m in local for v in given[m]])
+            if per_member else np.zeros(0, np.uint8))
+    counts = [per_member * sum(1 for m in members if process_of[m] == p) for p in involved]
+    pieces = processes.allgather(send, involved, counts)
+    values: dict[int, list[np.ndarray]] = {}
+    for p, piece in zip(involved, pieces, strict=True):
+        at = 0
+        for m in (m for m in members if process_of[m] == p):
+            operands = []
+            for v, size in zip(template, sizes, strict=True):
+                operands.append(piece[at:at + size].view(v.dtype).reshape(v.shape))
+                at += size
+            values[m] = given[m] if m in given else operands
+    return values
+
+
+def _fold(values: Sequence[list[np.ndarray]], body: RegionFn, each: bool) -> list[np.ndarray]:
+    """`values` (each a list of operands) reduced in their order by the op's region."""
+    acc = list(values[0])
+    for value in values[1:]:
+        if each:
+            acc = [body([a, x])[0] for a, x in zip(acc, value, strict=True)]
+        else:
+            acc = body([*acc, *value])
+    return acc
+
+
+def _one_or_all(results: list[np.ndarray]) -> Any:
+    return results[0] if len(results) == 1 else results
 
 
 @register("stablehlo.replica_id", "stablehlo.partition_id")
@@ -50,36 +127,50 @@ def _all_reduce(op: Op, compiler: Compiler) -> Kernel:
     dtypes = [t.dtype for t in op.result_types]
     # StableHLO's variadic form: a region of two arguments reduces each operand on its own
     # (the all-reduce combiner's); one of 2N arguments reduces the operands together.
-    each = len(op.operands) > 1 and len(op.regions[0].block.args) == 2
+    each = len(op.operands) == 1 or len(op.regions[0].block.args) == 2
+    monoid = (monoids.region_monoid(op.regions[0], dtypes[0])
+              if each and all(np.dtype(d) in _MPI_REDUCIBLE and d == dtypes[0]
+                              for d in dtypes) else None)
 
-    def all_reduce(*operands: np.ndarray) -> Any:
-        replica, every = _exchange(operands)
-        members = _group(op, replica)
-        # Folded in the group's order, as XLA CPU's all-reduce does.
-        acc = list(every[members[0]])
-        for member in members[1:]:
-            if each:
-                acc = [body([a, x])[0] for a, x in zip(acc, every[member], strict=True)]
+    def combine(given: dict[int, list[np.ndarray]]) -> dict[int, Any]:
+        results: dict[int, Any] = {}
+        for members in _local_groups(op, given):
+            involved = _processes_of(members)
+            if len(involved) > 1 and monoid is not None:
+                # Folded in the group's order within the process, then across processes.
+                partial = _fold([given[m] for m in members if m in given], body, each)
+                acc = [processes.allreduce(np.asarray(a, d), monoid, involved)
+                       for a, d in zip(partial, dtypes, strict=True)]
             else:
-                acc = body([*acc, *every[member]])
-        results = [np.asarray(a, dtype) for a, dtype in zip(acc, dtypes, strict=True)]
-        return results[0] if len(results) == 1 else results
+                # Folded in the group's order, as XLA CPU's all-reduce does.
+                values = _members_values(members, given)
+                acc = _fold([values[m] for m in members], body, each)
+            out = _one_or_all([np.asarray(a, d) for a, d in zip(acc, dtypes, strict=True)])
+            for m in members:
+                if m in given:
+                    results[m] = out
+        return results
 
-    return all_reduce
+    return lambda *operands: _run(operands, combine)
 
 
 @register("stablehlo.all_gather")
 def _all_gather(op: Op, compiler: Compiler) -> Kernel:
     dim = _int(op.attributes["all_gather_dim"])
 
-    def all_gather(*operands: np.ndarray) -> Any:
-        replica, every = _exchange(operands)
-        members = _group(op, replica)
-        results = [np.concatenate([every[m][k] for m in members], axis=dim)
-                   for k in range(len(operands))]
-        return results[0] if len(results) == 1 else results
+    def combine(given: dict[int, list[np.ndarray]]) -> dict[int, Any]:
+        results: dict[int, Any] = {}
+        for members in _local_groups(op, given):
+            values = _members_values(members, given)
+            count = len(values[members[0]])
+            out = _one_or_all([np.concatenate([values[m][k] for m in members], axis=dim)
+                               for k in range(count)])
+            for m in members:
+                if m in given:
+                    results[m] = out
+        return results
 
-    return all_gather
+    return lambda *operands: _run(operands, combine)
 
 
 @register("stablehlo.reduce_scatter")
@@ -87,17 +178,26 @@ def _reduce_scatter(op: Op, compiler: Compiler) -> Kernel:
     body = RegionFn(op.regions[0], compiler)
     dim = _int(op.attributes["scatter_dimension"])
     dtype = op.result.type.dtype
+    monoid = (monoids.region_monoid(op.regions[0], dtype)
+              if np.dtype(dtype) in _MPI_REDUCIBLE else None)
 
-    def reduce_scatter(operand: np.ndarray) -> np.ndarray:
-        replica, every = _exchange([operand])
-        members = _group(op, replica)
-        acc = every[members[0]][0]
-        for member in members[1:]:
-            acc = body([acc, every[member][0]])[0]
-        piece = np.split(np.asarray(acc, dtype), len(members), axis=dim)
-        return piece[members.index(replica)]
+    def combine(given: dict[int, list[np.ndarray]]) -> dict[int, Any]:
+        results: dict[int, Any] = {}
+        for members in _local_groups(op, given):
+            involved = _processes_of(members)
+            if len(involved) > 1 and monoid is not None:
+                partial = _fold([given[m] for m in members if m in given], body, True)[0]
+                acc = processes.allreduce(np.asarray(partial, dtype), monoid, involved)
+            else:
+                values = _members_values(members, given)
+                acc = _fold([values[m] for m in members], body, True)[0]
+            pieces = np.split(np.asarray(acc, dtype), len(members), axis=dim)
+            for position, m in enumerate(members):
+                if m in given:
+                    results[m] = np.ascontiguousarray(pieces[position])
+        return results
 
-    return reduce_scatter
+    return lambda operand: _run([operand], combine)
 
 
 @register("stablehlo.all_to_all")
@@ -105,29 +205,45 @@ def _all_to_all(op: Op, compiler: Compiler) -> Kernel:
     split_dim = _int(op.attributes["split_dimension"])
     concat_dim = _int(op.attributes["concat_dimension"])
 
-    def all_to_all(*operands: np.ndarray) -> Any:
-        replica, every = _exchange(operands)
-        members = _group(op, replica)
-        position = members.index(replica)
-        results = []
-        for k in range(len(operands)):
-            pieces = [np.split(every[m][k], len(members), axis=split_dim)[position]
-                      for m in members]
-            results.append(np.concatenate(pieces, axis=concat_dim))
-        return results[0] if len(results) == 1 else results
+    def combine(given: dict[int, list[np.ndarray]]) -> dict[int, Any]:
+        results: dict[int, Any] = {}
+        for members in _local_groups(op, given):
+            values = _members_values(members, given)
+            for position, m in enumerate(members):
+                if m not in given:
+                    continue
+                results[m] = _one_or_all([
+                    np.concatenate([np.split(values[source][k], len(members),
+                                             axis=split_dim)[position]
+                                    for source in members], axis=concat_dim)
+                    for k in range(len(given[m]))])
+        return results
 
-    return all_to_all
+    return lambda *operands: _run(operands, combine)
 
 
 @register("stablehlo.collective_permute")
 def _collective_permute(op: Op, compiler: Compiler) -> Kernel:
-    pairs = np.asarray(op.attributes["source_target_pairs"]).reshape(-1, 2)
-    source_of = {int(target): int(source) for source, target in pairs}
+    pairs = [(int(s), int(t)) for s, t in
+             np.asarray(op.attributes["source_target_pairs"]).reshape(-1, 2)]
+    source_of = {target: source for source, target in pairs}
 
-    def collective_permute(operand: np.ndarray) -> np.ndarray:
-        replica, every = _exchange([operand])
-        source = source_of.get(replica)
+    def combine(given: dict[int, list[np.ndarray]]) -> dict[int, Any]:
+        process_of = replicas.context().rendezvous.process_of
+        template = next(iter(given.values()))[0]
         # A replica no pair sends to gets zeros (XLA's semantics).
-        return np.zeros_like(operand) if source is None else every[source][0]
+        results: dict[int, Any] = {m: np.zeros_like(template) for m in given}
+        sends, receives = [], []
+        for source, target in pairs:
+            if source in given and target in given:
+                results[target] = given[source][0]
+            elif source in given:
+                sends.append((process_of[target], target, given[source][0]))
+            elif target in given:
+                results[target] = np.empty_like(template)
+                receives.append((process_of[source], target, results[target]))
+        if sends or receives:
+            processes.exchange(sends, receives)
+        return results
 
-    return collective_permute
+    return lambda operand: _run([operand], combine)

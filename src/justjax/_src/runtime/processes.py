@@ -1,0 +1,337 @@
+"""Several processes running one program (multi-controller SPMD), joined by MPI.
+
+`jax.distributed.initialize()` under `mpiexec -n N` makes this process one of N: each keeps
+its own virtual CPU devices (`jax_num_cpu_devices`), and every process sees all N processes'
+devices (`runtime/devices.py` numbers them as XLA does: process p's device i is
+`p * MAX_LOCAL_DEVICES + i`). Everything between processes goes through MPI (mpi4py), never a
+transport of our own: the collectives of a program split over the processes' devices
+(`backends/reference/kernels/collectives.py`) do the part inside a process through the
+replicas' rendezvous and call the functions here for the part between processes.
+
+What is per process: its devices, their executor threads, the blocks of global arrays they
+hold, its compiled programs. What is global: the device list, the meshes, the programs'
+collectives. Each collective's cross-process part involves only the processes holding
+members of its groups (a communicator per such set of processes, made once).
+
+A collective waits at most `justjax_collective_timeout` seconds for the other
+processes (a process that died or ran another program), then raises; an exception that ends
+a process aborts the MPI job, so that the others stop instead of waiting.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from justjax._src.config import config
+
+__all__ = ["MAX_LOCAL_DEVICES", "DistributedError", "Cluster", "cluster", "initialize",
+           "is_initialized", "shutdown"]
+
+# XLA CPU's global device ids: process p's local device i is p * 2048 + i.
+MAX_LOCAL_DEVICES = 2048
+
+# Environment variables an MPI launcher (`mpiexec`) sets in the processes it starts: MPICH's
+# Hydra (PMI), Open MPI's, and PMIx-based launchers'.
+_MPI_LAUNCHER_VARIABLES = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
+                           "MPI_LOCALRANKID")
+
+class DistributedError(RuntimeError):
+    """A failure between processes: a collective that timed out, processes that disagree."""
+
+
+@dataclass
+class Cluster:
+    """The processes of this run: MPI's world communicator (a duplicate, ours alone), this
+    process's index and the count, and each process's number of local devices."""
+
+    comm: Any
+    index: int
+    count: int
+    local_device_counts: tuple[int, ...]
+    groups: dict[tuple[int, ...], Any]
+
+    def communicator(self, processes: Sequence[int]) -> Any:
+        """The communicator of `processes` (sorted, this one among them), made the first
+        time (collectively over those processes only: every process asks for its sets in the
+        same order, as they run the same program)."""
+        key = tuple(processes)
+        comm = self.groups.get(key)
+        if comm is None:
+            if key == tuple(range(self.count)):
+                comm = self.comm
+            else:
+                group = self.comm.Get_group().Incl(list(key))
+                comm = self.comm.Create_group(group, tag=_group_tag(key))
+                group.Free()
+            self.groups[key] = comm
+        return comm
+
+
+_cluster: Cluster | None = None
+_lock = threading.Lock()
+
+
+def cluster() -> Cluster | None:
+    """The processes of this run, or None when this process runs alone."""
+    return _cluster
+
+
+def is_initialized() -> bool:
+    """Whether `initialize` has joined this process to others (`jax.distributed.is_initialized`)."""
+    return _cluster is not None
+
+
+def _under_mpi_launcher() -> bool:
+    return any(name in os.environ for name in _MPI_LAUNCHER_VARIABLES)
+
+
+def initialize(coordinator_address: str | None = None, num_processes: int | None = None,
+               process_id: int | None = None, local_device_ids: Any = None,
+               cluster_detection_method: str | None = None,
+               initialization_timeout: int = 300, heartbeat_timeout_seconds: int = 100,
+               shutdown_timeout_seconds: int = 300, coordinator_bind_address: str | None = None,
+               slice_index: int | None = None, partition_index: int | None = None) -> None:
+    """Joins this process to the others of its MPI job (`jax.distributed.initialize`).
+
+    Under an MPI launcher (`mpiexec -n N python prog.py`), or with
+    `cluster_detection_method="mpi4py"`, the process count and this process's index are
+    MPI's; `num_processes` and `process_id`, when given, must agree with them.
+    `coordinator_address` is accepted for JAX's signature: MPI needs no coordinator.
+
+    Raises:
+      RuntimeError: called twice, or after devices were used (JAX's messages); several
+        processes asked for outside an MPI launcher.
+      ValueError, TypeError: arguments JAX rejects (its messages).
+    """
+    global _cluster
+    from justjax._src.runtime import devices as devices_lib  # devices reads the cluster
+    if devices_lib.initialized():
+        raise RuntimeError("jax.distributed.initialize() must be called before any JAX calls "
+                           "that might initialise the XLA backend. This includes any "
+                           "computation, but also calls to jax.devices, jax.device_put, and "
+                           "others.")
+    with _lock:
+        if _cluster is not None:
+            raise RuntimeError("distributed.initialize should only be called once.")
+        use_mpi = (cluster_detection_method == "mpi4py"
+                   or (cluster_detection_method != "deactivate" and _under_mpi_launcher()))
+        if not use_mpi:
+            _check_explicit(coordinator_address, num_processes, process_id)
+            if num_processes != 1:
+                raise RuntimeError(
+                    f"jax.distributed.initialize: {num_processes} processes were asked for, "
+                    "but this process was not started by an MPI launcher. justjax joins "
+                    "processes through MPI: start them with `mpiexec -n "
+                    f"{num_processes} python ...` (mpiexec comes with the `mpich` package).")
+        comm = _world()
+        rank, size = comm.Get_rank(), comm.Get_size()
+        if num_processes is not None or process_id is not None:
+            _check_explicit(coordinator_address or "mpi", num_processes if num_processes
+                            is not None else size, process_id if process_id is not None
+                            else rank)
+            if (num_processes not in (None, size)) or (process_id not in (None, rank)):
+                raise ValueError(
+                    f"jax.distributed.initialize(num_processes={num_processes}, "
+                    f"process_id={process_id}) disagrees with the MPI job this process "
+                    f"runs in: process {rank} of {size}")
+        local = devices_lib.device_count()
+        counts = tuple(int(c) for c in comm.allgather(local))
+        _cluster = Cluster(comm, rank, size, counts, {})
+        _abort_on_uncaught_exceptions()
+
+
+def _check_explicit(coordinator_address: Any, num_processes: Any, process_id: Any) -> None:
+    """JAX's checks of explicitly given arguments, in its order and words."""
+    if coordinator_address is None:
+        raise ValueError("coordinator_address should be defined.")
+    if num_processes is None:
+        raise ValueError("Number of processes must be defined.")
+    if process_id is None:
+        raise ValueError("The process id of the current process must be defined.")
+    if not isinstance(process_id, int):
+        raise TypeError("process_id must be a nonnegative int. "
+                        f"Got process_id={process_id} of type {type(process_id)}.")
+    if not isinstance(num_processes, int):
+        raise TypeError("num_processes must be a positive int. "
+                        f"Got num_processes={num_processes} of type {type(num_processes)}.")
+    if not 0 <= process_id < num_processes:
+        raise ValueError("process_id and num_processes must be nonnegative, with process_id "
+                         f"< num_processes. Got process_id={process_id}, "
+                         f"num_processes={num_processes}.")
+
+
+def _world() -> Any:
+    """A duplicate of MPI's world communicator (our messages never meet the program's own)."""
+    try:
+        import mpi4py
+    except ImportError:
+        raise RuntimeError("jax.distributed.initialize needs mpi4py (pip install mpich "
+                           "mpi4py)") from None
+    # Collectives run on whichever device thread reaches them last.
+    mpi4py.rc.thread_level = "multiple"
+    from mpi4py import MPI
+    return MPI.COMM_WORLD.Dup()
+
+
+def shutdown() -> None:
+    """Leaves the cluster (`jax.distributed.shutdown`): waits for the other processes, then
+    frees the communicators. Does nothing when not initialized."""
+    global _cluster
+    with _lock:
+        current = _cluster
+        if current is None:
+            return
+        current.comm.Barrier()
+        for comm in current.groups.values():
+            if comm is not current.comm:
+                comm.Free()
+        current.comm.Free()
+        _cluster = None
+
+
+def _group_tag(processes: tuple[int, ...]) -> int:
+    """A tag telling apart the communicators made at once for different process sets."""
+    return sum(1 << p for p in processes) % 32767
+
+
+_previous_hook: Callable[..., Any] | None = None
+
+
+def _abort_on_uncaught_exceptions() -> None:
+    """An exception that ends this process aborts the whole MPI job once its traceback is
+    printed: the other processes would otherwise wait at their next collective."""
+    global _previous_hook
+    if _previous_hook is not None:
+        return
+    _previous_hook = sys.excepthook
+
+    def hook(kind: type, value: BaseException, traceback: Any) -> None:
+        assert _previous_hook is not None
+        _previous_hook(kind, value, traceback)
+        current = _cluster
+        if current is not None and current.count > 1:
+            sys.stderr.write(f"justjax: process {current.index} failed; aborting the other "
+                             f"{current.count - 1} process(es) of the MPI job\n")
+            sys.stderr.flush()
+            current.comm.Abort(1)
+
+    sys.excepthook = hook
+
+
+# ------------------------------------------------------------------------------- transport
+
+def wait(requests: Sequence[Any], what: str) -> None:
+    """Waits for MPI `requests`, at most the collective timeout; raises DistributedError
+    naming `what` when the other processes do not come (after cancelling what can be)."""
+    from mpi4py import MPI
+    if not requests:
+        return
+    deadline = time.monotonic() + float(config.read("justjax_collective_timeout"))
+    pause = 0.0
+    while not MPI.Request.Testall(list(requests)):
+        if time.monotonic() > deadline:
+            current = _cluster
+            where = f"process {current.index} of {current.count}" if current else "a process"
+            raise DistributedError(
+                f"{what} on {where} waited more than "
+                f"{config.read('justjax_collective_timeout')} s for the other "
+                "processes (one failed, exited, or runs a different program)")
+        # Spin first (a collective of a few microseconds), then yield the core.
+        time.sleep(pause)
+        pause = min(pause * 2 + 1e-6, 1e-3)
+
+
+def allreduce(buffer: np.ndarray, opcode: str, processes: Sequence[int]) -> np.ndarray:
+    """`buffer` combined elementwise over `processes` by the monoid `opcode` (a key of
+    `numerics.monoids.MONOID_OPCODES`: `stablehlo.add`, `multiply`, `maximum`, `minimum`,
+    `and`, `or`, `xor`): MPI's Allreduce."""
+    current = _require()
+    from mpi4py import MPI
+    name = opcode.rpartition(".")[2]
+    ops = {"add": MPI.SUM, "multiply": MPI.PROD, "maximum": MPI.MAX, "minimum": MPI.MIN,
+           "and": MPI.BAND, "or": MPI.BOR, "xor": MPI.BXOR}
+    if buffer.dtype == np.bool_:
+        ops.update({"and": MPI.LAND, "or": MPI.LOR, "xor": MPI.LXOR, "add": MPI.LOR,
+                    "multiply": MPI.LAND, "maximum": MPI.LOR, "minimum": MPI.LAND})
+    send = _contiguous(buffer)
+    out = np.empty_like(send)
+    comm = current.communicator(processes)
+    wait([comm.Iallreduce(send, out, op=ops[name])], "an all-reduce")
+    return out
+
+
+def allgather(buffer: np.ndarray, processes: Sequence[int],
+              counts: Sequence[int]) -> list[np.ndarray]:
+    """Each of `processes`' flat `buffer` (of `counts[k]` elements on the k-th), in their
+    order: MPI's Allgatherv."""
+    current = _require()
+    comm = current.communicator(processes)
+    send = _contiguous(buffer).reshape(-1)
+    out = np.empty(sum(counts), send.dtype)
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    mpi_type = _byte_view_type()
+    itemsize = send.dtype.itemsize
+    wait([comm.Iallgatherv([send.view(np.uint8), mpi_type],
+                           [out.view(np.uint8), ([c * itemsize for c in counts],
+                                                 [int(o) * itemsize for o in offsets]),
+                            mpi_type])], "an all-gather")
+    return [out[o:o + c] for o, c in zip(offsets, counts, strict=True)]
+
+
+def exchange(sends: Sequence[tuple[int, int, np.ndarray]],
+             receives: Sequence[tuple[int, int, np.ndarray]]) -> None:
+    """Point-to-point messages between processes: each `(process, tag, buffer)` of `sends`
+    goes to that process, each of `receives` is filled from it (MPI's Isend/Irecv, matched
+    in order per pair of processes and tag)."""
+    current = _require()
+    from mpi4py import MPI
+    byte = MPI.BYTE
+    requests = [current.comm.Irecv([_bytes(buffer), byte], source=p, tag=t)
+                for p, t, buffer in receives]
+    requests += [current.comm.Isend([_bytes(_contiguous(buffer)), byte], dest=p, tag=t)
+                 for p, t, buffer in sends]
+    wait(requests, "a collective-permute")
+
+
+def agree(value: int, what: str) -> None:
+    """Checks that every process gives the same `value` (a program's fingerprint at its
+    launch); raises DistributedError naming `what` when they differ."""
+    current = _require()
+    from mpi4py import MPI
+    mine = np.array([value, -value], np.int64)
+    seen = np.empty_like(mine)
+    wait([current.comm.Iallreduce(mine, seen, op=MPI.MAX)], what)
+    if seen[0] != value or -seen[1] != value:
+        raise DistributedError(
+            f"process {current.index} of {current.count} runs {what}, but other processes "
+            "run a different program at the same point: every process must run the same "
+            "programs in the same order")
+
+
+def _contiguous(buffer: np.ndarray) -> np.ndarray:
+    """`buffer`, or a C-ordered copy of it (of the same shape: 0-d stays 0-d)."""
+    return buffer if buffer.flags.c_contiguous else np.array(buffer, order="C")
+
+
+def _bytes(buffer: np.ndarray) -> np.ndarray:
+    """A flat view of a C-contiguous `buffer`'s bytes (writing it writes `buffer`)."""
+    return buffer.reshape(-1).view(np.uint8)
+
+
+def _byte_view_type() -> Any:
+    from mpi4py import MPI
+    return MPI.BYTE
+
+
+def _require() -> Cluster:
+    current = _cluster
+    if current is None:
+        raise RuntimeError("a collective between processes, but jax.distributed.initialize() "
+                           "was not called")
+    return current
