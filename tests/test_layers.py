@@ -58,6 +58,7 @@ LAYER_OF_PREFIX = [
     ("justjax._src.transformations.saved_residuals", 7), ("justjax._src.jax_alias", 8),
     ("justjax._src.export", 7),
     ("justjax._src.environment", 8), ("justjax._src.ode", 8),
+    ("justjax._src.multihost_utils", 8),
     # JAX's example libraries are written against the public API, as JAX's are.
     ("justjax._src.example_libraries", 8), ("justjax._src.sparse", 8),
     ("justjax._src.test_util", 7),

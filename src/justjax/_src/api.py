@@ -132,6 +132,11 @@ def _put_leaf(x: Any, target: Device | Sharding | None) -> Any:
     _guard_put(x, target)
     if target is None:
         return to_array(x)
+    if type(x) is Array and not x._holds_value() and x.sharding != target:
+        # A global array of a run of several processes: its blocks move between them as a
+        # partitioned program moves them.
+        from justjax._src.compilation.jit import jit
+        return jit(lambda v: v, out_shardings=target)(x)
     return put(x, target)
 
 

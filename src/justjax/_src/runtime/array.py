@@ -248,6 +248,10 @@ class Array(metaclass=abc.ABCMeta):
             return [Shard(self.device, (slice(None),) * self.ndim, self)]
         return [shard for shard in self.global_shards if shard.data is not None]
 
+    def addressable_data(self, index: int) -> Array:
+        """The data of this process's `index`-th shard (an Array on its device)."""
+        return self.addressable_shards[index].data
+
     def device_blocks(self) -> tuple[np.ndarray | None, ...]:
         """Each device's block, in the order of the sharding's devices (views of the whole
         value for an array that holds it; None for another process's device)."""

@@ -72,6 +72,7 @@ class SpmdPartitioner(Pass):
         main = module.main
         _drop_nested_constraints(main.body)
         _mark_rotations(main.body)
+        _separate_forwarded_results(main)
         seeds = {value: sharding for value, sharding in zip(
             [*main.args, *main.body.terminator.operands], _given(main), strict=True)
             if sharding is not None}
@@ -114,6 +115,22 @@ def _drop_nested_constraints(block: ir.Block) -> None:
                 else:
                     kept.append(nested)
             inner.ops = kept
+
+
+def _separate_forwarded_results(main: ir.Function) -> None:
+    """A result given its own sharding that is an argument (or another result) as it is
+    gets a value of its own (a sharding constraint): the argument keeps its sharding, and
+    the value is moved to the result's."""
+    given = _given(main)
+    results = main.body.terminator.operands
+    shardings = given[len(main.args):]
+    taken = set(main.args)
+    for k, (value, sharding) in enumerate(zip(list(results), shardings, strict=True)):
+        if value in taken and sharding is not None:
+            constraint = Op(CONSTRAINT, [value], [Value(value.type)], {"sharding": sharding})
+            main.body.ops.insert(len(main.body.ops) - 1, constraint)
+            results[k] = constraint.result
+        taken.add(results[k])
 
 
 def _mark_rotations(block: ir.Block) -> None:
