@@ -6,7 +6,6 @@ the plain local operation.
 """
 from __future__ import annotations
 
-import math
 import zlib
 from typing import Any
 
@@ -19,7 +18,8 @@ from justjax._src.pytrees import tree_util
 from justjax._src.pytrees.tree_errors import broadcast_prefix
 from justjax._src.runtime import mesh as mesh_lib
 from justjax._src.runtime.array import Array
-from justjax._src.runtime.global_arrays import make_array_from_single_device_arrays
+from justjax._src.runtime.global_arrays import (global_to_host_local, host_local_to_global,
+                                                make_array_from_single_device_arrays)
 from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.runtime.sharding import NamedSharding
@@ -126,26 +126,6 @@ def assert_equal(in_tree: Any, fail_message: str = "") -> None:
         raise AssertionError(f"{fail_message}. Expected: {out}; got: {in_tree}.")
 
 
-def _array_mapping(spec: PartitionSpec) -> dict[int, tuple[str, ...]]:
-    out = {}
-    for d, entry in enumerate(spec):
-        if entry is None:
-            continue
-        out[d] = tuple(entry) if isinstance(entry, tuple) else (entry,)
-    return out
-
-
-def _retiled(shape: tuple[int, ...], spec: PartitionSpec, from_sizes: dict[str, int],
-             to_sizes: dict[str, int]) -> tuple[int, ...]:
-    """`shape` cut into the blocks of mesh axes of `from_sizes`, then grown by those of
-    `to_sizes` (JAX's `tile_aval_nd` then `untile_aval_nd`)."""
-    out = list(shape)
-    for d, axes in _array_mapping(spec).items():
-        out[d] = out[d] // math.prod(from_sizes[a] for a in axes) \
-            * math.prod(to_sizes[a] for a in axes)
-    return tuple(out)
-
-
 def _check_spec(spec: Any) -> None:
     if spec is None:
         raise ValueError("`None` is not a valid input to the pspecs argument. Please use "
@@ -179,16 +159,7 @@ def _to_global(x: Any, mesh: Mesh, spec: PartitionSpec) -> Any:
     value = np.asarray(x)
     if value.dtype == dtypes.float0:
         value = np.zeros(value.shape, np.bool_)
-    value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
-    local = mesh.local_mesh
-    shape = _retiled(value.shape, spec, dict(local.shape), dict(mesh.shape))
-    local_sharding = NamedSharding(local, spec)
-    pieces = {d: value[index]
-              for d, index in local_sharding.devices_indices_map(value.shape).items()}
-    sharding = NamedSharding(mesh, spec)
-    arrays = [api.device_put(pieces[d], d)
-              for d in sharding.addressable_devices_indices_map(shape)]
-    return make_array_from_single_device_arrays(shape, sharding, arrays)
+    return host_local_to_global(value, mesh, spec)
 
 
 def global_array_to_host_local_array(global_inputs: Any, global_mesh: Mesh,
@@ -205,16 +176,11 @@ def _to_local(x: Any, mesh: Mesh, spec: PartitionSpec) -> Any:
     _check_spec(spec)
     if type(x) is Array and x.is_fully_addressable:
         return x
-    local = mesh.local_mesh
-    sharding = NamedSharding(mesh, spec)
     if type(x) is not Array:
         value = np.asarray(x)
         value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
-        return api.device_put(value, NamedSharding(local, spec))
+        return api.device_put(value, NamedSharding(mesh.local_mesh, spec))
+    sharding = NamedSharding(mesh, spec)
     if not x.sharding.is_equivalent_to(sharding, x.ndim):
         x = api.device_put(x, sharding)
-    shape = _retiled(x.shape, spec, dict(mesh.shape), dict(local.shape))
-    blocks = {shard.device: shard.data for shard in x.addressable_shards}
-    local_sharding = NamedSharding(local, spec)
-    return make_array_from_single_device_arrays(
-        shape, local_sharding, [blocks[d] for d in local_sharding._device_assignment])
+    return global_to_host_local(x, mesh, spec)

@@ -7,6 +7,7 @@ devices' blocks.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -22,8 +23,8 @@ from justjax._src.runtime.devices import is_local
 from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.runtime.sharding import Index, NamedSharding, Sharding, SingleDeviceSharding
 
-__all__ = ["make_array_from_callback", "make_array_from_process_local_data",
-           "make_array_from_single_device_arrays"]
+__all__ = ["global_to_host_local", "host_local_to_global", "make_array_from_callback",
+           "make_array_from_process_local_data", "make_array_from_single_device_arrays"]
 
 
 def make_array_from_callback(shape: Sequence[int], sharding: Sharding,
@@ -252,3 +253,39 @@ def _assembled(shape: tuple[int, ...], dtype: np.dtype, sharding: Sharding,
     blocks = [np.array(values[d], order="C", copy=True) if is_local(d) else None
               for d in sharding._device_assignment]
     return Array.from_blocks(blocks, aval, sharding)
+
+
+def _retiled(shape: Sequence[int], spec: PartitionSpec, from_sizes: dict[str, int],
+             to_sizes: dict[str, int]) -> tuple[int, ...]:
+    """`shape` cut into the blocks the mesh axes of `from_sizes` make along the dimensions
+    `spec` splits, then grown by those of `to_sizes` (local to global and back)."""
+    out = list(shape)
+    for d, entry in enumerate(spec):
+        if entry is None:
+            continue
+        axes = tuple(entry) if isinstance(entry, tuple) else (entry,)
+        out[d] = out[d] // math.prod(from_sizes[a] for a in axes) \
+            * math.prod(to_sizes[a] for a in axes)
+    return tuple(out)
+
+
+def host_local_to_global(value: np.ndarray, mesh: Any, spec: PartitionSpec) -> Array:
+    """The global array laid out on `mesh` as `spec` says of which `value` is this
+    process's part: cut over the process's devices (`mesh.local_mesh`) as `spec` cuts it,
+    the processes' parts side by side along the dimensions `spec` splits over them."""
+    value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
+    local = mesh.local_mesh
+    shape = _retiled(value.shape, spec, dict(local.shape), dict(mesh.shape))
+    pieces = NamedSharding(local, spec).devices_indices_map(value.shape)
+    sharding = NamedSharding(mesh, spec)
+    values = {d: value[pieces[d]] for d in sharding.addressable_devices_indices_map(shape)}
+    return _assembled(shape, value.dtype, sharding, values)
+
+
+def global_to_host_local(x: Array, mesh: Any, spec: PartitionSpec) -> Array:
+    """This process's part of the global array `x` (laid out on `mesh` as `spec` says): an
+    array over the process's devices (`mesh.local_mesh`), laid out as `spec` says."""
+    local = mesh.local_mesh
+    shape = _retiled(x.shape, spec, dict(mesh.shape), dict(local.shape))
+    blocks = {shard.device: np.asarray(shard.data) for shard in x.addressable_shards}
+    return _assembled(shape, x.dtype, NamedSharding(local, spec), blocks)

@@ -22,7 +22,7 @@ from justjax._src import api, util
 from justjax._src.transformations import shard_map
 from justjax._src.pytrees import tree_util
 from justjax._src.config import config
-from justjax._src.core import core
+from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.core.jaxpr import ClosedJaxpr
 from justjax._src.interpreters import partial_eval as pe
@@ -30,6 +30,7 @@ from justjax._src.interpreters import staging
 from justjax._src.compilation.jit_primitive import jit_p
 from justjax._src.lax import structural
 from justjax._src.runtime import devices as devices_lib
+from justjax._src.runtime import global_arrays, processes
 
 __all__ = ["pmap"]
 
@@ -91,8 +92,20 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
         size = api._mapped_axis_size(fun, in_tree, flat, in_dims, "pmap", axis_size)
         in_dims = [None if d is None else d % max(np.ndim(x), 1)
                    for x, d in zip(flat, in_dims, strict=True)]
-        mesh = shard_map.axis_mesh(_devices(devices, size),
-                                   axis_name if axis_name is not None else _UNNAMED_AXIS)
+        name = axis_name if axis_name is not None else _UNNAMED_AXIS
+        # Under a transformation (jit, make_jaxpr, checkify ...) the call is staged even
+        # when its operands are concrete; only plain evaluation runs it at once.
+        eager = (isinstance(core.current_trace(), core.EvalTrace)
+                 and not any(isinstance(x, core.Tracer) for x in flat))
+        spanning = _processes_devices(devices, size) if eager else None
+        if spanning is not None:
+            # Each process maps its own values over its devices; together they are one
+            # program over every process's devices, each process's values its part.
+            mesh = shard_map.axis_mesh(spanning, name)
+            flat = [_global_operand(x, d, mesh, name) for x, d in zip(flat, in_dims,
+                                                                   strict=True)]
+        else:
+            mesh = shard_map.axis_mesh(_devices(devices, size), name)
         avals = tuple(core.get_aval(x) for x in flat)
         key = (in_tree, avals, tuple(in_dims), mesh, tuple(sorted(static_args.items())),
                config.trace_context())
@@ -104,8 +117,6 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
         operands = [*mapped.consts, *flat]
         donated = [False] * len(mapped.consts) + _donated_leaves(dynamic, args, static_args,
                                                                  donated_argnums, kwargs)
-        # Under a transformation (jit, make_jaxpr, checkify ...) the call is staged even
-        # when its operands are concrete; only plain evaluation runs it at once.
         if (not isinstance(core.current_trace(), core.EvalTrace)
                 or any(isinstance(x, core.Tracer) for x in operands)):
             outs = jit_p.bind(*operands, jaxpr=mapped.program, name="_fun",
@@ -117,6 +128,9 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
             outs = shard_map.run_sharded(mapped.body, mesh, mapped.in_specs,
                                          mapped.out_specs, operands,
                                          getattr(fun, "__name__", "fun"), donated)
+            if spanning is not None:  # each process gets its devices' part, as JAX's
+                outs = [global_arrays.global_to_host_local(o, mesh, spec)
+                        for o, spec in zip(outs, mapped.out_specs, strict=True)]
         return tree_util.tree_unflatten(mapped.out_tree, outs)
 
     def lower(*args: Any, **kwargs: Any) -> Any:
@@ -202,6 +216,30 @@ def _expand(x: Any, dim: int) -> Any:
     shape = list(np.shape(x))
     shape.insert(dim, 1)
     return structural.broadcast_in_dim(x, shape, [i for i in range(len(shape)) if i != dim])
+
+
+def _processes_devices(devices: Any, size: int) -> list[devices_lib.Device] | None:
+    """The devices a pmap of `size` per process runs on when it spans the processes of a
+    multi-process run (no `devices` given): each process's first `size` devices; else
+    None."""
+    cluster = processes.cluster()
+    if devices is not None or cluster is None or cluster.count == 1:
+        return None
+    local = devices_lib.local_devices()
+    if size > len(local):
+        _devices(local, size)  # JAX's error
+    return [d for p in range(cluster.count) for d in devices_lib.local_devices(p)[:size]]
+
+
+def _global_operand(x: Any, dim: int | None, mesh: shard_map.Mesh, name: Any) -> Any:
+    """This process's operand `x` as its part of the global operand: mapped along `dim`
+    (the processes' values side by side), or the same in every process (`dim` None)."""
+    if dtypes.is_extended(getattr(x, "dtype", None)):
+        raise TypeError("pmap over the devices of several processes takes arrays of numeric "
+                        f"types; got {core.get_aval(x).str_short()}: pass the key's data "
+                        "(jax.random.key_data) and wrap it inside")
+    return global_arrays.host_local_to_global(np.asarray(x), mesh,
+                                              shard_map.spec_for(dim, name))
 
 
 def _devices(devices: Any, size: int) -> list[devices_lib.Device]:
