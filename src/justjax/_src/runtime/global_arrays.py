@@ -21,7 +21,8 @@ from justjax._src.runtime import processes
 from justjax._src.runtime.array import Array, put, set_sharding
 from justjax._src.runtime.devices import is_local
 from justjax._src.runtime.partition_spec import PartitionSpec
-from justjax._src.runtime.sharding import Index, NamedSharding, Sharding, SingleDeviceSharding
+from justjax._src.runtime.sharding import (Index, NamedSharding, Sharding, SingleDeviceSharding,
+                                          type_sharding)
 
 __all__ = ["global_to_host_local", "host_local_to_global", "make_array_from_callback",
            "make_array_from_process_local_data", "make_array_from_single_device_arrays"]
@@ -78,23 +79,33 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Shardin
     if any(isinstance(a, core.Tracer) for a in arrays):
         raise ValueError("jax.make_array_from_single_device_arrays requires a list of "
                          f"concrete arrays as input, but got types {set(map(type, arrays))}")
+    for a in arrays:
+        if not isinstance(a, Array):
+            raise TypeError(f"Unsupported type for elements in `arrays`: {type(a)}")
+        if len(a.sharding.device_set) > 1:
+            raise ValueError("When making an array from single-device arrays the input arrays "
+                             f"must have one shard each. An argument array had "
+                             f"{len(a.sharding.device_set)} shard(s).")
     shape = tuple(int(d) for d in shape)
     addressable = list(sharding.addressable_devices_indices_map(shape))
     if len(arrays) != len(addressable):
         raise ValueError(
             f"Expected {len(addressable)} per-device arrays (this is how many "
             f"devices are addressable by the sharding), but got {len(arrays)}")
-    values: dict[Any, np.ndarray] = {}
-    for array in arrays:
-        device = getattr(array, "device", None)
-        if device not in addressable or device in values:
-            raise ValueError(
-                "Addressable devices and per-device arrays devices do not match. Sharding "
-                f"contains devices {sorted(d.id for d in addressable)} that are not present "
-                f"in per-device arrays. Per-device arrays contain devices "
-                f"{sorted(getattr(getattr(a, 'device', None), 'id', -1) for a in arrays)} "
-                "that are not present in the sharding.")
-        values[device] = np.asarray(array)
+    given = [a.device for a in arrays]
+    if len(set(given)) != len(given):
+        raise ValueError("When making an array from single-device arrays, the input arrays "
+                         "must be from distinct devices, but got device IDs "
+                         f"{[d.id for d in given]}")
+    if set(given) != set(addressable):
+        missing = {d.id for d in addressable} - {d.id for d in given}
+        extra = {d.id for d in given} - {d.id for d in addressable}
+        raise ValueError(
+            "Addressable devices and per-device arrays devices do not match. Sharding "
+            f"contains devices {missing} that are not present in per-device arrays. "
+            f"Per-device arrays contain devices {extra} that are not present in the "
+            "sharding.")
+    values = {a.device: np.asarray(a) for a in arrays}
     if dtype is None:
         dtype = values[addressable[0]].dtype if values else None
         if dtype is None:
@@ -235,6 +246,9 @@ def _assembled(shape: tuple[int, ...], dtype: np.dtype, sharding: Sharding,
     """The Array whose local devices hold `values` (checked against the blocks' shape and
     dtype, as JAX's `_validate_shape_and_dtype_for_per_device_arrays`)."""
     aval = ShapedArray(shape, dtype)
+    typed = type_sharding(sharding, len(shape))
+    if typed is not None:
+        aval = aval.update(sharding=typed)
     expected = tuple(sharding.shard_shape(shape))
     for value in values.values():
         if value.dtype != dtype:
@@ -243,7 +257,8 @@ def _assembled(shape: tuple[int, ...], dtype: np.dtype, sharding: Sharding,
         if value.shape != expected:
             raise ValueError(
                 f"Expected shard shape {expected} doesn't match the single device array "
-                f"shape {value.shape}. Shape of Array is {aval.str_short()} with sharding "
+                f"shape {value.shape}. Shape of Array is "
+                f"{aval.str_short(short_dtypes=False)} with sharding "
                 f"{sharding}")
     if isinstance(sharding, SingleDeviceSharding) or sharding.num_devices == 1:
         (value,) = values.values()

@@ -180,14 +180,15 @@ def _world() -> Any:
 
 
 def shutdown() -> None:
-    """Leaves the cluster (`jax.distributed.shutdown`): waits for the other processes, then
-    frees the communicators. Does nothing when not initialized."""
+    """Leaves the cluster (`jax.distributed.shutdown`): waits for the other processes (at
+    most the collective timeout: DistributedError when one never comes), then frees the
+    communicators. Does nothing when not initialized."""
     global _cluster
     with _lock:
         current = _cluster
         if current is None:
             return
-        current.comm.Barrier()
+        wait([current.comm.Ibarrier()], "jax.distributed.shutdown")
         for comm in current.groups.values():
             if comm is not current.comm:
                 comm.Free()

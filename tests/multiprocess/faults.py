@@ -1,0 +1,95 @@
+"""Failures between processes, each a mode run under `mpiexec -n 2` (2 devices each) by
+tests/test_multiprocess.py: `python faults.py MODE REPORT`. Modes that report an error write
+`REPORTED <class>: <message>` to the file REPORT.<process> and exit 0; the others fail the
+whole job. (Files, not standard output: the launcher may interleave the processes' lines.)"""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+import justjax as jax
+import justjax.numpy as jnp
+from justjax.experimental import multihost_utils
+from justjax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+
+def report(error: BaseException) -> None:
+    # MPICH's launcher numbers the processes in PMI_RANK (read before initialize, too).
+    path = f"{sys.argv[2]}.{os.environ.get('PMI_RANK', '0')}"
+    with open(path, "a") as out:
+        out.write(f"REPORTED {type(error).__name__}: {error}\n")
+
+
+def global_x():
+    mesh = Mesh(np.array(jax.devices()), ("x",))
+    return jax.make_array_from_process_local_data(NamedSharding(mesh, P("x")),
+                                                  np.ones(2, np.float32))
+
+
+def main() -> None:
+    mode = sys.argv[1]
+    jax.config.update("jax_num_cpu_devices", 2)
+    if mode == "after_devices":
+        jax.devices()
+        try:
+            jax.distributed.initialize()
+        except RuntimeError as error:
+            report(error)
+        return
+    jax.distributed.initialize()
+    me = jax.process_index()
+    if mode == "twice":
+        try:
+            jax.distributed.initialize()
+        except RuntimeError as error:
+            report(error)
+    elif mode == "raises":
+        # Process 1 fails before the collective that process 0 waits at.
+        if me == 1:
+            raise RuntimeError("process 1 fails on purpose")
+        jax.jit(lambda v: v.sum())(global_x()).block_until_ready()
+    elif mode == "mismatch":
+        scale = 2.0 if me == 0 else 3.0
+        try:
+            jax.jit(lambda v: (v * scale).sum())(global_x()).block_until_ready()
+        except RuntimeError as error:
+            report(error)
+    elif mode == "exits":
+        jax.config.update("justjax_collective_timeout", 3.0)
+        if me == 1:
+            return
+        try:
+            jax.jit(lambda v: v.sum())(global_x()).block_until_ready()
+        except RuntimeError as error:
+            report(error)
+    elif mode == "bad_shards":
+        mesh = Mesh(np.array(jax.devices()), ("x",))
+        sharding = NamedSharding(mesh, P("x"))
+        arrays = [jax.device_put(np.zeros(3, np.float32), d) for d in jax.local_devices()]
+        try:
+            jax.make_array_from_single_device_arrays((8,), sharding, arrays)
+        except ValueError as error:
+            report(error)
+    elif mode == "bad_dtypes":
+        mesh = Mesh(np.array(jax.devices()), ("x",))
+        sharding = NamedSharding(mesh, P("x"))
+        arrays = [jax.device_put(np.zeros(2, dtype), d)
+                  for d, dtype in zip(jax.local_devices(), (np.float32, np.int32))]
+        try:
+            jax.make_array_from_single_device_arrays((8,), sharding, arrays)
+        except ValueError as error:
+            report(error)
+    elif mode == "mixed_mesh":
+        d = jax.devices()
+        mesh = Mesh(np.array([[d[0], d[2]], [d[3], d[1]]]), ("a", "b"))
+        try:
+            multihost_utils.host_local_array_to_global_array(np.ones((2, 2)), mesh, P("a"))
+        except ValueError as error:
+            report(error)
+    jax.distributed.shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""Several processes running one program over MPI (`jax.distributed`): global programs give
+the results of one process over the same devices, and failures between processes are
+reported within a bounded time. The programs are scripts launched with the venv's
+`mpiexec` (from the `mpich` package), 2 processes of 2 devices and 4 processes of 1."""
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+HERE = pathlib.Path(__file__).parent / "multiprocess"
+MPIEXEC = pathlib.Path(sys.executable).parent / "mpiexec"
+# A run is a few seconds; a hang is what this bounds.
+LIMIT = 240
+
+
+def _environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PMI_", "PMIX_", "OMPI_", "HYDRA_", "MPI_"))}
+    env["PYTHONPATH"] = str(HERE.parent.parent)
+    env.pop("XLA_FLAGS", None)
+    env.pop("JAX_NUM_CPU_DEVICES", None)
+    return env
+
+
+def _run(args: list[str], processes: int | None) -> subprocess.CompletedProcess:
+    command = [sys.executable, *args]
+    if processes is not None:
+        command = [str(MPIEXEC), "-n", str(processes), *command]
+    return subprocess.run(command, capture_output=True, text=True, timeout=LIMIT,
+                          env=_environment(), cwd=str(HERE))
+
+
+@pytest.fixture(scope="module")
+def one_process(tmp_path_factory):
+    out = tmp_path_factory.mktemp("one") / "results.npz"
+    done = _run([str(HERE / "programs.py"), str(out), "4"], None)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return np.load(out)
+
+
+# Where the order of a floating-point sum is the processes' (their partial sums added by
+# MPI's Allreduce), the last bits may differ from one process's run; elsewhere they agree
+# bit for bit.
+REORDERED_SUMS = {"dp_losses", "dp_w1", "dp_w2", "coll_psum", "coll_psum_scatter"}
+
+
+@pytest.mark.parametrize("processes, local_devices", [(2, 2), (4, 1)])
+def test_global_programs_agree_with_one_process(one_process, tmp_path, processes,
+                                                local_devices):
+    out = tmp_path / "results.npz"
+    done = _run([str(HERE / "programs.py"), str(out), "4", str(local_devices)], processes)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    several = np.load(out)
+    assert sorted(several.files) == sorted(one_process.files)
+    for name in one_process.files:
+        if name == "broadcast":
+            continue
+        want, got = one_process[name], several[name]
+        if name in REORDERED_SUMS:
+            np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6, err_msg=name)
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=name)
+    # Process 0's value reached every process (and process 0 wrote what it got).
+    np.testing.assert_array_equal(several["broadcast"], np.arange(3))
+    np.testing.assert_array_equal(one_process["broadcast"], np.arange(3))
+
+
+def _fault(mode: str, folder: pathlib.Path) -> tuple[subprocess.CompletedProcess, float]:
+    start = time.monotonic()
+    done = _run([str(HERE / "faults.py"), mode, str(folder / "report")], 2)
+    return done, time.monotonic() - start
+
+
+def _reports(folder: pathlib.Path) -> list[str]:
+    """Every process's reports, process 0's first."""
+    return [line for path in sorted(folder.glob("report.*"))
+            for line in path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("mode, message", [
+    ("twice", "RuntimeError: distributed.initialize should only be called once."),
+    ("after_devices", "RuntimeError: jax.distributed.initialize() must be called before any "
+                      "JAX calls that might initialise the XLA backend."),
+    ("mismatch", "DistributedError: process {p} of 2 runs a program split over the processes' "
+                 "devices, but other processes run a different program at the same point"),
+    ("bad_shards", "ValueError: Expected shard shape (2,) doesn't match the single device "
+                   "array shape (3,). Shape of Array is float32[8] with sharding"),
+    ("bad_dtypes", "ValueError: Input buffers to `Array` must have matching dtypes. Got int32, "
+                   "expected float32"),
+    ("mixed_mesh", "ValueError: When passing host local inputs to pjit, devices connected to "
+                   "a single host must form a contiguous subcube of the global device mesh"),
+])
+def test_bad_input_is_reported_in_every_process(mode, message, tmp_path):
+    done, _ = _fault(mode, tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    reports = _reports(tmp_path)
+    assert len(reports) == 2, done.stdout + done.stderr[-2000:]
+    for p, report in enumerate(reports):
+        assert report.startswith("REPORTED " + message.format(p=p)), report
+
+
+def test_a_failing_process_aborts_the_others(tmp_path):
+    # Process 1 raises before the collective process 0 waits at: its uncaught exception
+    # aborts the MPI job, so process 0 does not wait for the collective timeout (300 s).
+    done, seconds = _fault("raises", tmp_path)
+    assert done.returncode != 0
+    assert "process 1 fails on purpose" in done.stderr
+    assert "justjax: process 1 failed; aborting the other 1 process(es)" in done.stderr
+    assert seconds < 60
+
+
+def test_a_process_that_leaves_is_reported_after_the_collective_timeout(tmp_path):
+    # Process 1 returns without joining the collective: process 0 raises after the 3 s
+    # timeout the mode sets, and again at shutdown, which then aborts the job.
+    done, seconds = _fault("exits", tmp_path)
+    (report,) = _reports(tmp_path)
+    assert report.startswith("REPORTED DistributedError: a program split over the "
+                             "processes' devices on process 0 of 2 waited more than 3.0 s")
+    assert done.returncode != 0
+    assert seconds < 60
+
+
+def test_several_processes_outside_an_mpi_launcher_is_an_error():
+    code = ("import justjax as jax\n"
+            "try:\n"
+            "    jax.distributed.initialize('127.0.0.1:1234', num_processes=2, process_id=0)\n"
+            "except RuntimeError as e:\n"
+            "    print('REPORTED', e)\n"
+            "try:\n"
+            "    jax.distributed.initialize()\n"
+            "except ValueError as e:\n"
+            "    print('REPORTED', e)\n"
+            "print(jax.process_count(), jax.process_index(), jax.distributed.is_initialized())\n")
+    done = _run(["-c", code], None)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("REPORTED jax.distributed.initialize: 2 processes were asked "
+                               "for, but this process was not started by an MPI launcher")
+    assert lines[1] == "REPORTED coordinator_address should be defined."
+    assert lines[2] == "1 0 False"
