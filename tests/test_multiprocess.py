@@ -120,8 +120,8 @@ def test_a_process_that_leaves_is_reported_after_the_collective_timeout(tmp_path
     # timeout the mode sets, and again at shutdown, which then aborts the job.
     done, seconds = _fault("exits", tmp_path)
     (report,) = _reports(tmp_path)
-    assert report.startswith("REPORTED DistributedError: a program split over the "
-                             "processes' devices on process 0 of 2 waited more than 3.0 s")
+    assert report.startswith("REPORTED DistributedError: an all-reduce on process 0 of 2 "
+                             "waited more than 3.0 s for the other processes")
     assert done.returncode != 0
     assert seconds < 60
 

@@ -9,6 +9,7 @@ The runtime's shardings (`NamedSharding` over a `Mesh` of devices) and the compi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import functools
 import zlib
 from typing import Any, Callable, Sequence
 
@@ -323,7 +324,7 @@ def runtime_mesh(mesh: MeshShape) -> Mesh:
 class SpmdLayout:
     """How a partitioned program runs: its mesh's device ids in order, the sharding of each
     entry argument and result, and what names the program (checked to be the same in every
-    process of a run of several: `processes.agree`)."""
+    process of a run of several: `processes.Agreement`)."""
 
     device_ids: tuple[int, ...]
     args: tuple[TensorSharding, ...]
@@ -375,21 +376,26 @@ def matching_blocks(array: Array, sharding: TensorSharding) -> tuple[np.ndarray,
     blocks = array._blocks
     if blocks is None or array.is_deleted():
         return None
-    have = array.sharding
+    return blocks if _lays_out_as(array.sharding, array.shape, sharding) else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _lays_out_as(have: Sharding, shape: tuple[int, ...], sharding: TensorSharding) -> bool:
+    """Whether the devices of `have` hold, for a value of `shape`, the blocks `sharding`
+    gives the devices in the same positions (a call's arguments ask it once per layout)."""
     mesh = sharding.mesh
     if tuple(d.id for d in have._device_assignment) != mesh.device_ids:
-        return None
-    shape = array.shape
+        return False
     if len(shape) != sharding.rank:
-        return None
+        return False
     indices = have.devices_indices_map(shape)
     block = sharding.shard_shape(shape)
     for position, device in enumerate(have._device_assignment):
         want = [(i * b, (i + 1) * b) for i, b in zip(sharding.block_index(position), block,
                                                       strict=True)]
         if [s.indices(n)[:2] for s, n in zip(indices[device], shape, strict=True)] != want:
-            return None
-    return blocks
+            return False
+    return True
 
 
 def run(executable: Any, layout: SpmdLayout, inputs: Sequence[Any],

@@ -30,8 +30,8 @@ import numpy as np
 
 from justjax._src.config import config
 
-__all__ = ["MAX_LOCAL_DEVICES", "DistributedError", "Cluster", "cluster", "initialize",
-           "is_initialized", "shutdown"]
+__all__ = ["MAX_LOCAL_DEVICES", "Agreement", "DistributedError", "Cluster", "cluster",
+           "initialize", "is_initialized", "shutdown"]
 
 # XLA CPU's global device ids: process p's local device i is p * 2048 + i.
 MAX_LOCAL_DEVICES = 2048
@@ -229,29 +229,39 @@ def _abort_on_uncaught_exceptions() -> None:
 
 def wait(requests: Sequence[Any], what: str) -> None:
     """Waits for MPI `requests`, at most the collective timeout; raises DistributedError
-    naming `what` when the other processes do not come (after cancelling what can be)."""
+    naming `what` when the other processes do not come.
+
+    It polls (`Testall`), as MPI's own blocking wait does: each poll also drives MPI's
+    progress (a large all-reduce is many steps), so it never sleeps between polls; past the
+    first milliseconds each poll yields the core (to the other processes sharing it)."""
     from mpi4py import MPI
     if not requests:
         return
-    deadline = time.monotonic() + float(config.read("justjax_collective_timeout"))
-    pause = 0.0
-    while not MPI.Request.Testall(list(requests)):
-        if time.monotonic() > deadline:
+    requests = list(requests)
+    start = time.monotonic()
+    limit = float(config.read("justjax_collective_timeout"))
+    polls = 0
+    while not MPI.Request.Testall(requests):
+        polls += 1
+        if polls % 64:
+            continue
+        waited = time.monotonic() - start
+        if waited > limit:
             current = _cluster
             where = f"process {current.index} of {current.count}" if current else "a process"
             raise DistributedError(
-                f"{what} on {where} waited more than "
-                f"{config.read('justjax_collective_timeout')} s for the other "
-                "processes (one failed, exited, or runs a different program)")
-        # Spin first (a collective of a few microseconds), then yield the core.
-        time.sleep(pause)
-        pause = min(pause * 2 + 1e-6, 1e-3)
+                f"{what} on {where} waited more than {limit} s for the other processes "
+                "(one failed, exited, or runs a different program)")
+        if waited > 2e-3:
+            time.sleep(0)
 
 
-def allreduce(buffer: np.ndarray, opcode: str, processes: Sequence[int]) -> np.ndarray:
+def allreduce(buffer: np.ndarray, opcode: str, processes: Sequence[int],
+              out: np.ndarray | None = None) -> np.ndarray:
     """`buffer` combined elementwise over `processes` by the monoid `opcode` (a key of
     `numerics.monoids.MONOID_OPCODES`: `stablehlo.add`, `multiply`, `maximum`, `minimum`,
-    `and`, `or`, `xor`): MPI's Allreduce."""
+    `and`, `or`, `xor`): MPI's Allreduce, received into `out` (a C-contiguous array of the
+    buffer's type that does not overlap it) when given."""
     current = _require()
     from mpi4py import MPI
     name = opcode.rpartition(".")[2]
@@ -261,7 +271,8 @@ def allreduce(buffer: np.ndarray, opcode: str, processes: Sequence[int]) -> np.n
         ops.update({"and": MPI.LAND, "or": MPI.LOR, "xor": MPI.LXOR, "add": MPI.LOR,
                     "multiply": MPI.LAND, "maximum": MPI.LOR, "minimum": MPI.LAND})
     send = _contiguous(buffer)
-    out = np.empty_like(send)
+    if out is None:
+        out = np.empty_like(send)
     comm = current.communicator(processes)
     wait([comm.Iallreduce(send, out, op=ops[name])], "an all-reduce")
     return out
@@ -300,19 +311,32 @@ def exchange(sends: Sequence[tuple[int, int, np.ndarray]],
     wait(requests, "a collective-permute")
 
 
-def agree(value: int, what: str) -> None:
-    """Checks that every process gives the same `value` (a program's fingerprint at its
-    launch); raises DistributedError naming `what` when they differ."""
-    current = _require()
-    from mpi4py import MPI
-    mine = np.array([value, -value], np.int64)
-    seen = np.empty_like(mine)
-    wait([current.comm.Iallreduce(mine, seen, op=MPI.MAX)], what)
-    if seen[0] != value or -seen[1] != value:
-        raise DistributedError(
-            f"process {current.index} of {current.count} runs {what}, but other processes "
-            "run a different program at the same point: every process must run the same "
-            "programs in the same order")
+class Agreement:
+    """A check that every process gives the same number (a program's fingerprint at its
+    launch), started at once and finished later (`check`), so that its messages travel
+    while the program runs."""
+
+    def __init__(self, value: int, what: str) -> None:
+        from mpi4py import MPI
+        self._current = _require()
+        self._value, self._what = value, what
+        self._mine = np.array([value, -value], np.int64)
+        self._seen = np.empty_like(self._mine)
+        self._request = self._current.comm.Iallreduce(self._mine, self._seen, op=MPI.MAX)
+
+    def check(self, wait_for_others: bool = True) -> None:
+        """Raises DistributedError when the other processes' numbers differ; waits for them
+        first (else checks only if they have all come)."""
+        if wait_for_others:
+            wait([self._request], self._what)
+        elif not self._request.Test():
+            return
+        current = self._current
+        if self._seen[0] != self._value or -self._seen[1] != self._value:
+            raise DistributedError(
+                f"process {current.index} of {current.count} runs {self._what}, but other "
+                "processes run a different program at the same point: every process must "
+                "run the same programs in the same order")
 
 
 def _contiguous(buffer: np.ndarray) -> np.ndarray:

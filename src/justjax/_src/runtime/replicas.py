@@ -48,6 +48,8 @@ class Rendezvous:
         """Replica `replica`'s result of `combine`, called once (in one of the replicas'
         threads) when every local replica has given its `value`, with them by position, and
         returning each one's result by position."""
+        if len(self.local) == 1:  # no other thread to meet
+            return combine({replica: value})[replica]
         self._given[replica] = value
         self._combine = combine
         self._arrived.wait()
@@ -117,6 +119,16 @@ def device_thread(device_id: int) -> ThreadPoolExecutor:
         return executor
 
 
+_device_locks: dict[int, threading.Lock] = {}
+
+
+def _device_lock(device_id: int) -> threading.Lock:
+    """The lock that keeps runs on device `device_id` one at a time (runs in the calling
+    thread; the device's executor thread does that for the others)."""
+    with _executors_lock:
+        return _device_locks.setdefault(device_id, threading.Lock())
+
+
 def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | None],
                  device_ids: Sequence[int] | None = None,
                  thread_setup: Callable[[], None] | None = None,
@@ -126,7 +138,7 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | Non
     replica i on device `device_ids[i]` (default i); returns each replica's results.
     In a run of several processes, the entries of other processes' devices are None, and so
     are their results; `fingerprint` then names the program, checked to be the same on
-    every process first (`processes.agree`).
+    every process while it runs (`processes.Agreement`).
     `thread_setup` runs first on each device thread (the backend's per-thread settings).
     `donated`: the parameters whose buffers every replica may write (each replica's own,
     given up by the caller: `Executable.execute`)."""
@@ -134,8 +146,9 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | Non
     ids = list(device_ids) if device_ids is not None else list(range(count))
     local = [i for i in range(count) if per_replica_args[i] is not None]
     rendezvous = Rendezvous(local, [i // processes.MAX_LOCAL_DEVICES for i in ids])
-    if rendezvous.spans_processes and fingerprint is not None:
-        processes.agree(fingerprint, "a program split over the processes' devices")
+    agreement = (processes.Agreement(fingerprint, "a program split over the processes' "
+                                     "devices")
+                 if rendezvous.spans_processes and fingerprint is not None else None)
     # The caller's context managers (`with jax.enable_x64():` ...) hold in the replicas too
     # (their host callbacks read the configuration).
     overrides = config.local_overrides()
@@ -157,20 +170,39 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | Non
         finally:
             _local.context = None
 
-    # Runs started from several Python threads queue on every device in the same order:
-    # otherwise device 0 could hold run A's replica waiting for A's replica on device 1,
-    # queued there behind run B's replica waiting for B's on device 0.
-    with _submit_lock:
-        futures = {i: device_thread(ids[i]).submit(run, i) for i in local}
     errors: list[BaseException] = []
     results: list[list[Any] | None] = [None] * count
-    for i, future in futures.items():
-        try:
-            results[i] = future.result()
-        except threading.BrokenBarrierError as error:
-            errors.append(error)  # a consequence of another replica's failure
-        except BaseException as error:
-            errors.insert(0, error)
+    if len(local) == 1 and rendezvous.spans_processes:
+        # This process's only replica (one device per process) runs in the calling thread:
+        # it meets no other thread, and its BLAS keeps every core.
+        (i,) = local
+        with _device_lock(ids[i]):
+            _local.context = ReplicaContext(i, rendezvous)
+            try:
+                args = list(per_replica_args[i])
+                results[i] = (executable.execute(args, donated) if donated
+                              else executable.execute(args))
+            except BaseException as error:
+                errors.append(error)
+            finally:
+                _local.context = None
+    else:
+        # Runs started from several Python threads queue on every device in the same
+        # order: otherwise device 0 could hold run A's replica waiting for A's replica on
+        # device 1, queued there behind run B's replica waiting for B's on device 0.
+        with _submit_lock:
+            futures = {i: device_thread(ids[i]).submit(run, i) for i in local}
+        for i, future in futures.items():
+            try:
+                results[i] = future.result()
+            except threading.BrokenBarrierError as error:
+                errors.append(error)  # a consequence of another replica's failure
+            except BaseException as error:
+                errors.insert(0, error)
+    if agreement is not None:
+        # A program that differs between the processes is reported even when its
+        # collectives happened to match (or failed for it, once the check is in).
+        agreement.check(wait_for_others=not errors)
     if errors:
         raise errors[0]
     return results

@@ -33,6 +33,38 @@ KernelBuilder = Callable[[Op, "Compiler"], Kernel]
 kernel_builders: dict[str, KernelBuilder] = {}
 
 
+_destinations = threading.local()
+
+
+class writing_into:
+    """While it is entered, the op a caller runs alone (the native backend's fallback of one
+    op) may write its results straight into `buffers` (per result, a C-contiguous array of
+    its type, or None): a kernel that can asks `destination(k)`, and returns that very
+    buffer, which the caller then does not copy."""
+
+    def __init__(self, buffers: Sequence[np.ndarray | None]) -> None:
+        self.buffers = buffers
+
+    def __enter__(self) -> None:
+        self._previous = getattr(_destinations, "buffers", None)
+        _destinations.buffers = self.buffers
+
+    def __exit__(self, *exc: Any) -> None:
+        _destinations.buffers = self._previous
+
+
+def destination(k: int, shape: Sequence[int], dtype: Any) -> np.ndarray | None:
+    """Where result `k` of the op run alone in this thread may be written, if it has that
+    shape and dtype (`writing_into`); else None."""
+    buffers = getattr(_destinations, "buffers", None)
+    if buffers is None or k >= len(buffers) or buffers[k] is None:
+        return None
+    buffer = buffers[k]
+    if buffer.shape != tuple(shape) or buffer.dtype != np.dtype(dtype):
+        return None
+    return buffer
+
+
 def register(*opcodes: str) -> Callable[[KernelBuilder], KernelBuilder]:
     """Registers a kernel builder for each of `opcodes`."""
     def decorate(builder: KernelBuilder) -> KernelBuilder:

@@ -25,7 +25,9 @@ from __future__ import annotations
 import ctypes
 import functools
 import itertools
+import math
 import re
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -284,6 +286,24 @@ def buffer_address(buffer: np.ndarray) -> int:
         return buffer.ctypes.data
 
 
+# Outputs this large reuse their last call's buffer once it is free (`_output_buffer`);
+# smaller ones come from the allocator's warm memory anyway.
+_REUSED_OUTPUT_BYTES = 256 << 10
+
+
+def _pooled_references() -> int:
+    """What `sys.getrefcount` says of a pooled buffer nothing else references (measured: it
+    depends on the interpreter); -1 without reference counts (no buffer is reused)."""
+    if not hasattr(sys, "getrefcount"):
+        return -1
+    pool = {0: np.empty(1)}
+    buffer = pool[0]
+    return sys.getrefcount(buffer)
+
+
+_POOLED_REFERENCES = _pooled_references()
+
+
 def _aligned_bytes(nbytes: int) -> np.ndarray:
     raw = np.empty(nbytes + _ALIGN, np.uint8)
     start = -raw.ctypes.data % _ALIGN
@@ -339,6 +359,8 @@ class LLVMExecutable(Executable, tiers.Hot):
         # the tier-up swaps the entry point, and a disposed engine frees its code.
         self._engines = [compiled.engine]
         self._entry = _ENTRY_TYPE(compiled.engine.get_function_address(compiled.entry))
+        # Per thread, the last large output buffer of each allocation (`_output_buffer`).
+        self._output_pools = threading.local()
         self.tier = 1 if quick is not None else 2
         # Calls before the one that starts the tier-up (None: none to start).
         self.calls_to_tier_up: int | None = 1 if self.tier == 1 else None
@@ -435,12 +457,28 @@ class LLVMExecutable(Executable, tiers.Hot):
             arrays[slot] = a
             table[slot] = a.ctypes.data
         for slot, shape, dtype in self._fresh:
-            a = arrays[slot] = np.empty(shape, dtype)
+            a = arrays[slot] = self._output_buffer(slot, shape, dtype)
             table[slot] = a.ctypes.data
         for slot, size in self._temp:
             arena = arrays[slot] = _aligned_bytes(size)
             table[slot] = arena.ctypes.data
         return table, arrays
+
+    def _output_buffer(self, slot: int, shape: tuple, dtype: np.dtype) -> np.ndarray:
+        """A buffer for output allocation `slot`: a large one is the buffer this thread's
+        last call gave, when nothing references it any more (its memory is already mapped:
+        fresh pages cost the kernel zeroing them, as much as a collective moving them);
+        else a fresh one, kept for the next call."""
+        if math.prod(shape) * dtype.itemsize < _REUSED_OUTPUT_BYTES:
+            return np.empty(shape, dtype)
+        pool = self._output_pools.__dict__
+        buffer = pool.get(slot)
+        # Referenced by the pool, `buffer` and getrefcount's argument alone: nothing reads it.
+        if buffer is not None and sys.getrefcount(buffer) == _POOLED_REFERENCES:
+            buffer.setflags(write=True)
+            return buffer
+        buffer = pool[slot] = np.empty(shape, dtype)
+        return buffer
 
     def execute_async(self, args: Sequence[np.ndarray], donated: Collection[int] = ()
                       ) -> tuple[list[np.ndarray], Any]:
@@ -550,11 +588,17 @@ class LLVMExecutable(Executable, tiers.Hot):
             runner = self._fallback_runners[fallback_id] = _reference_runner(self.module, fb)
         args = [_view(inputs[i], v.type) if isinstance(v.type, hlo.TensorType) else None
                 for i, v in enumerate(fb.inputs)]
-        with np.errstate(all="ignore"):
+        views = [_view(results[i], value.type)
+                 if isinstance(value.type, hlo.TensorType) and value.type.nbytes else None
+                 for i, value in enumerate(fb.op.results)]
+        # A kernel may write its results in place (`reference.destination`): a collective
+        # receives straight into the program's buffer.
+        from justjax._src.backends import reference
+        with np.errstate(all="ignore"), reference.writing_into(views):
             outs = runner(args)
-        for i, (value, out) in enumerate(zip(fb.op.results, outs, strict=True)):
-            if isinstance(value.type, hlo.TensorType) and value.type.nbytes:
-                np.copyto(_view(results[i], value.type), np.asarray(out), casting="no")
+        for view, out in zip(views, outs, strict=True):
+            if view is not None and out is not view:
+                np.copyto(view, np.asarray(out), casting="no")
 
 
 def _reference_runner(module: hlo.Module, fb: program.Fallback) -> Any:

@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from justjax._src.backends.reference import Compiler, Kernel, register
+from justjax._src.backends.reference import Compiler, Kernel, destination, register
 from justjax._src.backends.reference.kernels.reductions import RegionFn
 from justjax._src.hlo.ir import Op
 from justjax._src.numerics import monoids
@@ -53,17 +53,40 @@ def _int(attribute: Any) -> int:
 
 
 def _run(operands: Sequence[np.ndarray], combine: Combine) -> Any:
-    """This replica's result of `combine` over every local replica's `operands`."""
+    """This replica's result of `combine` over every local replica's `operands`. The
+    operands are the replicas' own buffers, read in place (MPI sends from them): every
+    replica waits in the rendezvous while `combine` runs, so they stay as they are; a
+    result must not be another replica's operand (which changes once it goes on)."""
     context = replicas.context()
-    return context.rendezvous.combine(context.replica,
-                                      [np.array(v, copy=True) for v in operands], combine)
+    return context.rendezvous.combine(context.replica, [np.asarray(v) for v in operands],
+                                      combine)
 
 
-def _local_groups(op: Op, given: dict[int, list[np.ndarray]]) -> list[list[int]]:
-    """The groups with a member among the local replicas (`given`), in the op's order (the
-    same order in every process: their exchanges meet)."""
-    count = replicas.context().rendezvous.count
-    return [g for g in _groups(op, count) if any(m in given for m in g)]
+def _destination(operands: Sequence[np.ndarray], shape: Sequence[int],
+                 dtype: Any) -> np.ndarray | None:
+    """The buffer this replica's (one) result may be written into in place
+    (`reference.destination`), unless it overlaps an operand."""
+    buffer = destination(0, shape, dtype)
+    if buffer is None or any(np.shares_memory(buffer, v) for v in operands):
+        return None
+    return buffer
+
+
+class _LocalGroups:
+    """The groups of an op with a member among the local replicas (`given`), in the op's
+    order (the same order in every process: their exchanges meet); the op's groups are
+    read once per replica count."""
+
+    def __init__(self, op: Op) -> None:
+        self.op = op
+        self.by_count: dict[int, list[list[int]]] = {}
+
+    def __call__(self, given: dict[int, list[np.ndarray]]) -> list[list[int]]:
+        count = replicas.context().rendezvous.count
+        groups = self.by_count.get(count)
+        if groups is None:
+            groups = self.by_count[count] = _groups(self.op, count)
+        return [g for g in groups if any(m in given for m in g)]
 
 
 def _processes_of(members: Sequence[int]) -> list[int]:
@@ -123,6 +146,7 @@ def _replica_id(op: Op, compiler: Compiler) -> Kernel:
 
 @register("stablehlo.all_reduce")
 def _all_reduce(op: Op, compiler: Compiler) -> Kernel:
+    local_groups = _LocalGroups(op)
     body = RegionFn(op.regions[0], compiler)
     dtypes = [t.dtype for t in op.result_types]
     # StableHLO's variadic form: a region of two arguments reduces each operand on its own
@@ -134,13 +158,15 @@ def _all_reduce(op: Op, compiler: Compiler) -> Kernel:
 
     def combine(given: dict[int, list[np.ndarray]]) -> dict[int, Any]:
         results: dict[int, Any] = {}
-        for members in _local_groups(op, given):
+        for members in local_groups(given):
             involved = _processes_of(members)
             if len(involved) > 1 and monoid is not None:
-                # Folded in the group's order within the process, then across processes.
-                partial = _fold([given[m] for m in members if m in given], body, each)
-                acc = [processes.allreduce(np.asarray(a, d), monoid, involved)
-                       for a, d in zip(partial, dtypes, strict=True)]
+                # Folded in the group's order within the process, then across processes
+                # (received in place into the program's buffer of a process's only member).
+                local = [m for m in members if m in given]
+                partial = _fold([given[m] for m in local], body, each)
+                into = destinations.get(local[0]) if len(local) == 1 else None
+                acc = _allreduce_together(partial, dtypes[0], monoid, involved, into)
             else:
                 # Folded in the group's order, as XLA CPU's all-reduce does.
                 values = _members_values(members, given)
@@ -151,16 +177,45 @@ def _all_reduce(op: Op, compiler: Compiler) -> Kernel:
                     results[m] = out
         return results
 
-    return lambda *operands: _run(operands, combine)
+    # Each local replica's buffer for the result, when it can receive in place (a
+    # single-operand all-reduce); read by `combine` in whichever replica's thread runs it.
+    destinations: dict[int, np.ndarray | None] = {}
+
+    def all_reduce(*operands: np.ndarray) -> Any:
+        if len(operands) == 1:
+            destinations[replicas.context().replica] = _destination(
+                operands, op.result_types[0].shape, dtypes[0])
+        return _run(operands, combine)
+
+    return all_reduce
+
+
+def _allreduce_together(values: Sequence[np.ndarray], dtype: Any, monoid: str,
+                        involved: Sequence[int], into: np.ndarray | None = None
+                        ) -> list[np.ndarray]:
+    """`values` (of one dtype) each combined over the `involved` processes, in one MPI
+    Allreduce of them side by side (a combined all-reduce of a data-parallel gradient's
+    parameters is one message); one value may be received into `into`."""
+    arrays = [np.asarray(v, dtype) for v in values]
+    if len(arrays) == 1:
+        return [processes.allreduce(arrays[0], monoid, involved, out=into)]
+    combined = processes.allreduce(np.concatenate([a.reshape(-1) for a in arrays]), monoid,
+                                   involved)
+    out, at = [], 0
+    for a in arrays:
+        out.append(combined[at:at + a.size].reshape(a.shape))
+        at += a.size
+    return out
 
 
 @register("stablehlo.all_gather")
 def _all_gather(op: Op, compiler: Compiler) -> Kernel:
+    local_groups = _LocalGroups(op)
     dim = _int(op.attributes["all_gather_dim"])
 
     def combine(given: dict[int, list[np.ndarray]]) -> dict[int, Any]:
         results: dict[int, Any] = {}
-        for members in _local_groups(op, given):
+        for members in local_groups(given):
             values = _members_values(members, given)
             count = len(values[members[0]])
             out = _one_or_all([np.concatenate([values[m][k] for m in members], axis=dim)
@@ -175,6 +230,7 @@ def _all_gather(op: Op, compiler: Compiler) -> Kernel:
 
 @register("stablehlo.reduce_scatter")
 def _reduce_scatter(op: Op, compiler: Compiler) -> Kernel:
+    local_groups = _LocalGroups(op)
     body = RegionFn(op.regions[0], compiler)
     dim = _int(op.attributes["scatter_dimension"])
     dtype = op.result.type.dtype
@@ -183,7 +239,7 @@ def _reduce_scatter(op: Op, compiler: Compiler) -> Kernel:
 
     def combine(given: dict[int, list[np.ndarray]]) -> dict[int, Any]:
         results: dict[int, Any] = {}
-        for members in _local_groups(op, given):
+        for members in local_groups(given):
             involved = _processes_of(members)
             if len(involved) > 1 and monoid is not None:
                 partial = _fold([given[m] for m in members if m in given], body, True)[0]
@@ -202,12 +258,13 @@ def _reduce_scatter(op: Op, compiler: Compiler) -> Kernel:
 
 @register("stablehlo.all_to_all")
 def _all_to_all(op: Op, compiler: Compiler) -> Kernel:
+    local_groups = _LocalGroups(op)
     split_dim = _int(op.attributes["split_dimension"])
     concat_dim = _int(op.attributes["concat_dimension"])
 
     def combine(given: dict[int, list[np.ndarray]]) -> dict[int, Any]:
         results: dict[int, Any] = {}
-        for members in _local_groups(op, given):
+        for members in local_groups(given):
             values = _members_values(members, given)
             for position, m in enumerate(members):
                 if m not in given:
@@ -236,7 +293,7 @@ def _collective_permute(op: Op, compiler: Compiler) -> Kernel:
         sends, receives = [], []
         for source, target in pairs:
             if source in given and target in given:
-                results[target] = given[source][0]
+                results[target] = given[source][0].copy()
             elif source in given:
                 sends.append((process_of[target], target, given[source][0]))
             elif target in given:
