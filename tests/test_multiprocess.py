@@ -4,6 +4,7 @@ reported within a bounded time. The programs are scripts launched with the venv'
 `mpiexec` (from the `mpich` package), 2 processes of 2 devices and 4 processes of 1."""
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import subprocess
@@ -93,6 +94,10 @@ def _reports(folder: pathlib.Path) -> list[str]:
                    "array shape (3,). Shape of Array is float32[8] with sharding"),
     ("bad_dtypes", "ValueError: Input buffers to `Array` must have matching dtypes. Got int32, "
                    "expected float32"),
+    ("put_differs", "AssertionError: <class 'numpy.ndarray'> passed to device_put is not "
+                    "the same on each process. Make sure you are passing the same value of "
+                    "<class 'numpy.ndarray'> on each process.. Expected: [  0.   1.   2.   3. "
+                    "100. 101. 102. 103.]; got: "),
     ("mixed_mesh", "ValueError: When passing host local inputs to pjit, devices connected to "
                    "a single host must form a contiguous subcube of the global device mesh"),
 ])
@@ -144,3 +149,36 @@ def test_several_processes_outside_an_mpi_launcher_is_an_error():
                                "for, but this process was not started by an MPI launcher")
     assert lines[1] == "REPORTED coordinator_address should be defined."
     assert lines[2] == "1 0 False"
+
+
+def test_the_multiprocess_example_trains_as_one_process(tmp_path):
+    # examples/multiprocess_train.py: the loss curve of data-parallel training over 2
+    # processes equals the one-process run's (to the rounding of the gradient sum's order).
+    example = str(HERE.parent.parent / "examples" / "multiprocess_train.py")
+    curves = []
+    for processes in (None, 2):
+        out = tmp_path / f"losses-{processes}.json"
+        done = _run([example, "--epochs", "2", "--losses", str(out)], processes)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "epoch 2: loss" in done.stdout
+        curves.append(json.loads(out.read_text()))
+    alone, together = curves
+    assert len(alone) == 2 and alone[1] < alone[0]
+    np.testing.assert_allclose(together, alone, rtol=1e-5)
+
+
+def test_explicit_arguments_under_mpiexec_must_match_the_job(tmp_path):
+    # Each process writes its own file: the launcher may interleave their output lines.
+    code = ("import justjax as jax, os, sys\n"
+            "rank = int(os.environ['PMI_RANK'])\n"
+            "jax.distributed.initialize('127.0.0.1:1234', num_processes=2, process_id=rank)\n"
+            "with open(f'{sys.argv[1]}.{rank}', 'w') as out:\n"
+            "    print(jax.process_index(), jax.process_count(), jax.local_device_count(),\n"
+            "          [d.process_index for d in jax.devices()],\n"
+            "          jax.local_devices(process_index=1),\n"
+            "          jax.devices()[-1].local_hardware_id, file=out)\n")
+    done = _run(["-c", code, str(tmp_path / "out")], 2)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [(tmp_path / f"out.{rank}").read_text().strip() for rank in (0, 1)]
+    assert lines == ["0 2 1 [0, 1] [CpuDevice(id=2048)] None",
+                     "1 2 1 [0, 1] [CpuDevice(id=2048)] 0"]

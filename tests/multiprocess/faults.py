@@ -81,6 +81,15 @@ def main() -> None:
             jax.make_array_from_single_device_arrays((8,), sharding, arrays)
         except ValueError as error:
             report(error)
+    elif mode == "put_differs":
+        mesh = Mesh(np.array(jax.devices()), ("x",))
+        same = jax.device_put(np.arange(8.0, dtype=np.float32), NamedSharding(mesh, P("x")))
+        assert [np.asarray(s.data).tolist() for s in same.addressable_shards] == \
+            [[2.0 * k, 2.0 * k + 1] for k in (2 * me, 2 * me + 1)]
+        try:
+            jax.device_put(np.arange(4.0) + 100 * me, NamedSharding(mesh, P("x")))
+        except AssertionError as error:
+            report(error)
     elif mode == "mixed_mesh":
         d = jax.devices()
         mesh = Mesh(np.array([[d[0], d[2]], [d[3], d[1]]]), ("a", "b"))

@@ -132,6 +132,13 @@ def _put_leaf(x: Any, target: Device | Sharding | None) -> Any:
     _guard_put(x, target)
     if target is None:
         return to_array(x)
+    cluster = processes.cluster()
+    if (cluster is not None and isinstance(target, Sharding)
+            and len({d.process_index for d in target.device_set}) == cluster.count > 1
+            and not (type(x) is Array and x.committed)):
+        # Host data put on every process's devices: each gives its devices' blocks of its
+        # own copy, so the copies must agree (as JAX checks).
+        processes.check_same_everywhere(x, str(type(x)))
     if type(x) is Array and not x._holds_value() and x.sharding != target:
         # A global array of a run of several processes: its blocks move between them as a
         # partitioned program moves them.

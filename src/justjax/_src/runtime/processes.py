@@ -23,6 +23,7 @@ import os
 import sys
 import threading
 import time
+import zlib
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -337,6 +338,29 @@ class Agreement:
                 f"process {current.index} of {current.count} runs {self._what}, but other "
                 "processes run a different program at the same point: every process must "
                 "run the same programs in the same order")
+
+
+def check_same_everywhere(value: Any, what: str) -> None:
+    """Checks that every process gives the same `value` (host data put on devices of several
+    processes, which each process must give alike): their checksums first, their values
+    only when those differ.
+
+    Raises:
+      AssertionError: the values differ (JAX's message: every process's value, joined
+        along the first dimension, then this process's).
+    """
+    current = _require()
+    array = np.asarray(value)
+    digest = (array.shape, array.dtype.str,
+              zlib.crc32(np.ascontiguousarray(array).view(np.uint8).reshape(-1)))
+    if len(set(current.comm.allgather(digest))) == 1:
+        return
+    values = current.comm.allgather(array)
+    joined = np.concatenate([np.atleast_1d(v) for v in values])
+    raise AssertionError(
+        f"{what} passed to device_put is not the same on each process. Make sure you are "
+        f"passing the same value of {what} on each process.. Expected: {joined}; got: "
+        f"{value}.")
 
 
 def _contiguous(buffer: np.ndarray) -> np.ndarray:
