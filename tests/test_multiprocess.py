@@ -48,7 +48,8 @@ def one_process(tmp_path_factory):
 # Where the order of a floating-point sum is the processes' (their partial sums added by
 # MPI's Allreduce), the last bits may differ from one process's run; elsewhere they agree
 # bit for bit.
-REORDERED_SUMS = {"dp_losses", "dp_w1", "dp_w2", "coll_psum", "coll_psum_scatter"}
+REORDERED_SUMS = {"dp_losses", "dp_w1", "dp_w2", "coll_psum", "coll_psum_scatter",
+                  "coll_psum_scatter_columns"}
 
 
 @pytest.mark.parametrize("processes, local_devices", [(2, 2), (4, 1)])

@@ -87,7 +87,7 @@ def collectives(results, devices):
     mesh = Mesh(np.array(devices), ("x",))
     value = np.arange(n * 4 * n, dtype=np.float32).reshape(n * 4, n) / 7
     x = global_array(value, NamedSharding(mesh, P("x")))
-    ints = global_array(np.arange(n * 6, dtype=np.int32).reshape(n * 2, 3),
+    ints = global_array(np.arange(n * n * 3, dtype=np.int32).reshape(n * n, 3),
                         NamedSharding(mesh, P("x")))
     halves = global_array(value.astype(jnp.bfloat16), NamedSharding(mesh, P("x")))
 
@@ -97,13 +97,16 @@ def collectives(results, devices):
                 jax.lax.psum_scatter(v, "x", scatter_dimension=0, tiled=True),
                 jax.lax.ppermute(v, "x", ring), jax.lax.all_to_all(v, "x", 1, 1, tiled=True),
                 jax.lax.axis_index("x")[None], jax.lax.psum(i, "x"), jax.lax.pmin(i, "x"),
-                jax.lax.psum(h, "x"))
+                jax.lax.psum(h, "x"),
+                jax.lax.psum_scatter(v, "x", scatter_dimension=1, tiled=True),
+                jax.lax.all_to_all(i, "x", 0, 0, tiled=True))
 
-    specs = (P(), P(), P(), P("x"), P("x"), P("x"), P("x"), P(), P(), P())
+    specs = (P(), P(), P(), P("x"), P("x"), P("x"), P("x"), P(), P(), P(), P("x"), P("x"))
     f = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=(P("x"), P("x"), P("x")),
                               out_specs=specs, check_vma=False))
     names = ("psum", "pmax", "all_gather", "psum_scatter", "ppermute", "all_to_all",
-             "axis_index", "psum_int", "pmin_int", "psum_bf16")
+             "axis_index", "psum_int", "pmin_int", "psum_bf16", "psum_scatter_columns",
+             "all_to_all_rows")
     for name, out in zip(names, f(x, ints, halves), strict=True):
         results[f"coll_{name}"] = whole(out).astype(np.float32)
 

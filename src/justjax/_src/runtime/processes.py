@@ -264,18 +264,25 @@ def allreduce(buffer: np.ndarray, opcode: str, processes: Sequence[int],
     `and`, `or`, `xor`): MPI's Allreduce, received into `out` (a C-contiguous array of the
     buffer's type that does not overlap it) when given."""
     current = _require()
-    from mpi4py import MPI
-    name = opcode.rpartition(".")[2]
-    ops = {"add": MPI.SUM, "multiply": MPI.PROD, "maximum": MPI.MAX, "minimum": MPI.MIN,
-           "and": MPI.BAND, "or": MPI.BOR, "xor": MPI.BXOR}
-    if buffer.dtype == np.bool_:
-        ops.update({"and": MPI.LAND, "or": MPI.LOR, "xor": MPI.LXOR, "add": MPI.LOR,
-                    "multiply": MPI.LAND, "maximum": MPI.LOR, "minimum": MPI.LAND})
     send = _contiguous(buffer)
     if out is None:
         out = np.empty_like(send)
     comm = current.communicator(processes)
-    wait([comm.Iallreduce(send, out, op=ops[name])], "an all-reduce")
+    wait([comm.Iallreduce(send, out, op=_mpi_op(opcode, send.dtype))], "an all-reduce")
+    return out
+
+
+def reduce_scatter(buffer: np.ndarray, opcode: str, processes: Sequence[int],
+                   counts: Sequence[int]) -> np.ndarray:
+    """The k-th of `processes` gets its `counts[k]` elements (in order) of the flat `buffer`
+    combined over the processes by the monoid `opcode` (as `allreduce`): MPI's
+    Reduce_scatter."""
+    current = _require()
+    comm = current.communicator(processes)
+    send = _contiguous(buffer).reshape(-1)
+    out = np.empty(counts[list(processes).index(current.index)], send.dtype)
+    wait([comm.Ireduce_scatter(send, out, list(counts), op=_mpi_op(opcode, send.dtype))],
+         "a reduce-scatter")
     return out
 
 
@@ -361,6 +368,17 @@ def check_same_everywhere(value: Any, what: str) -> None:
         f"{what} passed to device_put is not the same on each process. Make sure you are "
         f"passing the same value of {what} on each process.. Expected: {joined}; got: "
         f"{value}.")
+
+
+def _mpi_op(opcode: str, dtype: np.dtype) -> Any:
+    """MPI's operation for the monoid `opcode` over `dtype` (bools: the logical ones)."""
+    from mpi4py import MPI
+    name = opcode.rpartition(".")[2]
+    if dtype == np.bool_:
+        return {"and": MPI.LAND, "or": MPI.LOR, "xor": MPI.LXOR, "add": MPI.LOR,
+                "multiply": MPI.LAND, "maximum": MPI.LOR, "minimum": MPI.LAND}[name]
+    return {"add": MPI.SUM, "multiply": MPI.PROD, "maximum": MPI.MAX, "minimum": MPI.MIN,
+            "and": MPI.BAND, "or": MPI.BOR, "xor": MPI.BXOR}[name]
 
 
 def _contiguous(buffer: np.ndarray) -> np.ndarray:

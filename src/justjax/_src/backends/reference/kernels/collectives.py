@@ -19,6 +19,7 @@ processes for a collective-permute.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -241,8 +242,16 @@ def _reduce_scatter(op: Op, compiler: Compiler) -> Kernel:
         results: dict[int, Any] = {}
         for members in local_groups(given):
             involved = _processes_of(members)
+            local = [m for m in members if m in given]
+            if len(involved) > 1 and monoid is not None and _by_process(members):
+                # Each process's members' pieces lie together in the group's order: MPI's
+                # Reduce_scatter leaves each process the sum of its pieces only.
+                partial = np.asarray(_fold([given[m] for m in local], body, True)[0], dtype)
+                results.update(zip(local, _reduce_scatter_pieces(
+                    partial, dim, members, involved, monoid)))
+                continue
             if len(involved) > 1 and monoid is not None:
-                partial = _fold([given[m] for m in members if m in given], body, True)[0]
+                partial = _fold([given[m] for m in local], body, True)[0]
                 acc = processes.allreduce(np.asarray(partial, dtype), monoid, involved)
             else:
                 values = _members_values(members, given)
@@ -256,6 +265,29 @@ def _reduce_scatter(op: Op, compiler: Compiler) -> Kernel:
     return lambda operand: _run([operand], combine)
 
 
+def _by_process(members: Sequence[int]) -> bool:
+    """Whether each process's members come together in the group's order (processes in
+    increasing order)."""
+    process_of = replicas.context().rendezvous.process_of
+    owners = [process_of[m] for m in members]
+    return owners == sorted(owners)
+
+
+def _reduce_scatter_pieces(partial: np.ndarray, dim: int, members: Sequence[int],
+                           involved: Sequence[int], monoid: str) -> list[np.ndarray]:
+    """This process's members' pieces (along `dim`, in the group's order) of the sum over
+    the processes of their `partial`s."""
+    process_of = replicas.context().rendezvous.process_of
+    moved = np.ascontiguousarray(np.moveaxis(partial, dim, 0))
+    piece_shape = (moved.shape[0] // len(members),) + moved.shape[1:]
+    piece_size = math.prod(piece_shape)
+    counts = [piece_size * sum(1 for m in members if process_of[m] == p) for p in involved]
+    mine = processes.reduce_scatter(moved.reshape(-1), monoid, involved, counts)
+    pieces = mine.reshape((-1,) + piece_shape[1:])
+    return [np.ascontiguousarray(np.moveaxis(piece, 0, dim))
+            for piece in np.split(pieces, len(mine) // piece_size)]
+
+
 @register("stablehlo.all_to_all")
 def _all_to_all(op: Op, compiler: Compiler) -> Kernel:
     local_groups = _LocalGroups(op)
@@ -263,20 +295,50 @@ def _all_to_all(op: Op, compiler: Compiler) -> Kernel:
     concat_dim = _int(op.attributes["concat_dimension"])
 
     def combine(given: dict[int, list[np.ndarray]]) -> dict[int, Any]:
+        process_of = replicas.context().rendezvous.process_of
         results: dict[int, Any] = {}
         for members in local_groups(given):
-            values = _members_values(members, given)
-            for position, m in enumerate(members):
-                if m not in given:
-                    continue
-                results[m] = _one_or_all([
-                    np.concatenate([np.split(values[source][k], len(members),
-                                             axis=split_dim)[position]
-                                    for source in members], axis=concat_dim)
-                    for k in range(len(given[m]))])
+            n = len(members)
+            count = len(given[next(m for m in members if m in given)])
+            # piece[(source position, target position, operand)]: each local source's
+            # pieces; the others' pieces for local targets come from their processes.
+            pieces: dict[tuple[int, int, int], np.ndarray] = {}
+            sends, receives = [], []
+            for i, source in enumerate(members):
+                for k in range(count):
+                    if source in given:
+                        parts = np.split(given[source][k], n, axis=split_dim)
+                        for j, target in enumerate(members):
+                            if target in given:
+                                pieces[i, j, k] = parts[j]
+                            else:
+                                sends.append((process_of[target], (i * n + j) * count + k,
+                                              parts[j]))
+                    else:
+                        for j, target in enumerate(members):
+                            if target in given:
+                                shape = _split_shape(op.operands[k].type.shape, n,
+                                                     split_dim)
+                                piece = np.empty(shape, op.result_types[k].dtype)
+                                pieces[i, j, k] = piece
+                                receives.append((process_of[source],
+                                                 (i * n + j) * count + k, piece))
+            if sends or receives:
+                processes.exchange(sends, receives)
+            for j, target in enumerate(members):
+                if target in given:
+                    results[target] = _one_or_all([
+                        np.concatenate([pieces[i, j, k] for i in range(n)], axis=concat_dim)
+                        for k in range(count)])
         return results
 
     return lambda *operands: _run(operands, combine)
+
+
+def _split_shape(shape: Sequence[int], parts: int, dim: int) -> tuple[int, ...]:
+    out = list(shape)
+    out[dim] //= parts
+    return tuple(out)
 
 
 @register("stablehlo.collective_permute")
