@@ -121,6 +121,13 @@ def test_a_failing_process_aborts_the_others(tmp_path):
     assert seconds < 60
 
 
+def test_a_killed_process_ends_the_job(tmp_path):
+    # The MPI launcher ends the whole job when one of its processes dies (MPICH's Hydra).
+    done, seconds = _fault("dies", tmp_path)
+    assert done.returncode != 0
+    assert seconds < 60
+
+
 def test_a_process_that_leaves_is_reported_after_the_collective_timeout(tmp_path):
     # Process 1 returns without joining the collective: process 0 raises after the 3 s
     # timeout the mode sets, and again at shutdown, which then aborts the job.

@@ -50,6 +50,11 @@ def main() -> None:
         if me == 1:
             raise RuntimeError("process 1 fails on purpose")
         jax.jit(lambda v: v.sum())(global_x()).block_until_ready()
+    elif mode == "dies":
+        # Process 1 is killed (no exception, no exit handler) before the collective.
+        if me == 1:
+            os.kill(os.getpid(), 9)
+        jax.jit(lambda v: v.sum())(global_x()).block_until_ready()
     elif mode == "mismatch":
         scale = 2.0 if me == 0 else 3.0
         try:
