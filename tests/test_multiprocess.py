@@ -87,6 +87,8 @@ def _reports(folder: pathlib.Path) -> list[str]:
 
 @pytest.mark.parametrize("mode, message", [
     ("twice", "RuntimeError: distributed.initialize should only be called once."),
+    ("shutdown", "RuntimeError: jax.distributed.initialize() must be called before any JAX "
+                 "calls that might initialise the XLA backend."),
     ("after_devices", "RuntimeError: jax.distributed.initialize() must be called before any "
                       "JAX calls that might initialise the XLA backend."),
     ("mismatch", "DistributedError: process {p} of 2 runs a program split over the processes' "

@@ -50,6 +50,19 @@ def main() -> None:
         if me == 1:
             raise RuntimeError("process 1 fails on purpose")
         jax.jit(lambda v: v.sum())(global_x()).block_until_ready()
+    elif mode == "shutdown":
+        # After shutdown, as JAX's: not initialized, the devices as they were, programs on
+        # this process's devices still run, and initialize refuses (the backend is up).
+        jax.distributed.shutdown()
+        jax.distributed.shutdown()
+        local = float(jax.jit(lambda v: v.sum())(np.ones(3, np.float32)))
+        assert (jax.distributed.is_initialized(), jax.process_count(), local) == (False, 2, 3.0)
+        assert len(jax.devices()) == 4 and jax.local_devices()[0].process_index == me
+        try:
+            jax.distributed.initialize()
+        except RuntimeError as error:
+            report(error)
+        return
     elif mode == "dies":
         # Process 1 is killed (no exception, no exit handler) before the collective.
         if me == 1:

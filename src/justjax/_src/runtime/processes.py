@@ -48,8 +48,10 @@ class DistributedError(RuntimeError):
 
 @dataclass
 class Cluster:
-    """The processes of this run: MPI's world communicator (a duplicate, ours alone), this
-    process's index and the count, and each process's number of local devices."""
+    """The processes of this run: MPI's world communicator (a duplicate, ours alone; None
+    once `shutdown` let it go: the devices stay as they were, as JAX's, and only the
+    collectives between processes end), this process's index and the count, and each
+    process's number of local devices."""
 
     comm: Any
     index: int
@@ -84,8 +86,9 @@ def cluster() -> Cluster | None:
 
 
 def is_initialized() -> bool:
-    """Whether `initialize` has joined this process to others (`jax.distributed.is_initialized`)."""
-    return _cluster is not None
+    """Whether `initialize` has joined this process to others and `shutdown` has not
+    ended that (`jax.distributed.is_initialized`)."""
+    return _cluster is not None and _cluster.comm is not None
 
 
 def _under_mpi_launcher() -> bool:
@@ -118,7 +121,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
                            "computation, but also calls to jax.devices, jax.device_put, and "
                            "others.")
     with _lock:
-        if _cluster is not None:
+        if is_initialized():
             raise RuntimeError("distributed.initialize should only be called once.")
         use_mpi = (cluster_detection_method == "mpi4py"
                    or (cluster_detection_method != "deactivate" and _under_mpi_launcher()))
@@ -183,18 +186,19 @@ def _world() -> Any:
 def shutdown() -> None:
     """Leaves the cluster (`jax.distributed.shutdown`): waits for the other processes (at
     most the collective timeout: DistributedError when one never comes), then frees the
-    communicators. Does nothing when not initialized."""
-    global _cluster
+    communicators. The devices stay as they were (programs on this process's devices still
+    run, as JAX's); collectives between processes end. Does nothing when not initialized."""
     with _lock:
         current = _cluster
-        if current is None:
+        if current is None or current.comm is None:
             return
         wait([current.comm.Ibarrier()], "jax.distributed.shutdown")
         for comm in current.groups.values():
             if comm is not current.comm:
                 comm.Free()
         current.comm.Free()
-        _cluster = None
+        current.comm = None
+        current.groups.clear()
 
 
 def _group_tag(processes: tuple[int, ...]) -> int:
@@ -217,7 +221,7 @@ def _abort_on_uncaught_exceptions() -> None:
         assert _previous_hook is not None
         _previous_hook(kind, value, traceback)
         current = _cluster
-        if current is not None and current.count > 1:
+        if current is not None and current.comm is not None and current.count > 1:
             sys.stderr.write(f"justjax: process {current.index} failed; aborting the other "
                              f"{current.count - 1} process(es) of the MPI job\n")
             sys.stderr.flush()
@@ -398,7 +402,7 @@ def _byte_view_type() -> Any:
 
 def _require() -> Cluster:
     current = _cluster
-    if current is None:
+    if current is None or current.comm is None:
         raise RuntimeError("a collective between processes, but jax.distributed.initialize() "
-                           "was not called")
+                           "was not called, or jax.distributed.shutdown() was")
     return current
