@@ -58,6 +58,7 @@ class Cluster:
     count: int
     local_device_counts: tuple[int, ...]
     groups: dict[tuple[int, ...], Any]
+    shutdown_timeout: float
 
     def communicator(self, processes: Sequence[int]) -> Any:
         """The communicator of `processes` (sorted, this one among them), made the first
@@ -106,7 +107,11 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     Under an MPI launcher (`mpiexec -n N python prog.py`), or with
     `cluster_detection_method="mpi4py"`, the process count and this process's index are
     MPI's; `num_processes` and `process_id`, when given, must agree with them.
-    `coordinator_address` is accepted for JAX's signature: MPI needs no coordinator.
+    `shutdown_timeout_seconds` bounds `shutdown`'s wait for the others. The other arguments
+    are accepted for JAX's signature and have nothing to do here: MPI needs no coordinator
+    (`coordinator_address`, `coordinator_bind_address`), its launcher has started every
+    process (`initialization_timeout`) and ends the job when one dies
+    (`heartbeat_timeout_seconds`), and every local CPU device is used (`local_device_ids`).
 
     Raises:
       RuntimeError: called twice, or after devices were used (JAX's messages); several
@@ -146,7 +151,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
                     f"runs in: process {rank} of {size}")
         local = devices_lib.device_count()
         counts = tuple(int(c) for c in comm.allgather(local))
-        _cluster = Cluster(comm, rank, size, counts, {})
+        _cluster = Cluster(comm, rank, size, counts, {}, float(shutdown_timeout_seconds))
         _abort_on_uncaught_exceptions()
 
 
@@ -192,7 +197,8 @@ def shutdown() -> None:
         current = _cluster
         if current is None or current.comm is None:
             return
-        wait([current.comm.Ibarrier()], "jax.distributed.shutdown")
+        wait([current.comm.Ibarrier()], "jax.distributed.shutdown",
+             current.shutdown_timeout)
         for comm in current.groups.values():
             if comm is not current.comm:
                 comm.Free()
@@ -232,9 +238,9 @@ def _abort_on_uncaught_exceptions() -> None:
 
 # ------------------------------------------------------------------------------- transport
 
-def wait(requests: Sequence[Any], what: str) -> None:
-    """Waits for MPI `requests`, at most the collective timeout; raises DistributedError
-    naming `what` when the other processes do not come.
+def wait(requests: Sequence[Any], what: str, limit: float | None = None) -> None:
+    """Waits for MPI `requests`, at most `limit` seconds (default the collective timeout);
+    raises DistributedError naming `what` when the other processes do not come.
 
     It polls (`Testall`), as MPI's own blocking wait does: each poll also drives MPI's
     progress (a large all-reduce is many steps), so it never sleeps between polls; past the
@@ -244,7 +250,8 @@ def wait(requests: Sequence[Any], what: str) -> None:
         return
     requests = list(requests)
     start = time.monotonic()
-    limit = float(config.read("justjax_collective_timeout"))
+    if limit is None:
+        limit = float(config.read("justjax_collective_timeout"))
     polls = 0
     while not MPI.Request.Testall(requests):
         polls += 1

@@ -37,6 +37,9 @@ class Rendezvous:
         self.process_of = tuple(process_of)
         self.count = len(self.process_of)
         self.spans_processes = len(set(self.process_of)) > 1
+        # Per local replica, where its collective's result may be written in place (set by
+        # the collective's kernel before it meets the others).
+        self.destinations: dict[int, Any] = {}
         self._given: dict[int, Any] = {}
         self._combine: Callable[[dict[int, Any]], dict[int, Any]] | None = None
         self._results: dict[int, Any] = {}

@@ -10,12 +10,14 @@ replica's index is both its replica id and its partition id.
 
 In a run of several processes (`runtime/processes.py`), a group whose members live in
 several processes is combined in two parts: the members of each process through the
-rendezvous, then between the processes through MPI: Allreduce of each process's partial
-result for a sum, product, maximum or minimum of MPI's types (a float sum then adds the
-processes' partial sums, not each member in turn: the last bits may differ from one
-process's run), Allgatherv of the members' values for everything else (folded in the
-group's order: the same bits as one process's run), and messages between pairs of
-processes for a collective-permute.
+rendezvous, then between the processes through MPI. A sum, product, maximum or minimum of
+MPI's types is an Allreduce of each process's partial result (received straight into the
+program's buffer when the process has one member), or a Reduce_scatter for a reduce-scatter;
+a float sum then adds the processes' partial sums, not each member in turn, so its last bits
+may differ from one process's run. Other reductions and all-gathers are an Allgatherv of the
+members' values (folded in the group's order: the same bits as one process's run);
+collective-permutes and all-to-alls send the pieces that cross processes between pairs of
+them.
 """
 from __future__ import annotations
 
@@ -166,7 +168,8 @@ def _all_reduce(op: Op, compiler: Compiler) -> Kernel:
                 # (received in place into the program's buffer of a process's only member).
                 local = [m for m in members if m in given]
                 partial = _fold([given[m] for m in local], body, each)
-                into = destinations.get(local[0]) if len(local) == 1 else None
+                into = (replicas.context().rendezvous.destinations.get(local[0])
+                        if len(local) == 1 else None)
                 acc = _allreduce_together(partial, dtypes[0], monoid, involved, into)
             else:
                 # Folded in the group's order, as XLA CPU's all-reduce does.
@@ -178,14 +181,13 @@ def _all_reduce(op: Op, compiler: Compiler) -> Kernel:
                     results[m] = out
         return results
 
-    # Each local replica's buffer for the result, when it can receive in place (a
-    # single-operand all-reduce); read by `combine` in whichever replica's thread runs it.
-    destinations: dict[int, np.ndarray | None] = {}
-
     def all_reduce(*operands: np.ndarray) -> Any:
-        if len(operands) == 1:
-            destinations[replicas.context().replica] = _destination(
-                operands, op.result_types[0].shape, dtypes[0])
+        # Where this replica's result may be received in place, for `combine` (which runs
+        # in whichever local replica's thread comes last).
+        context = replicas.context()
+        context.rendezvous.destinations[context.replica] = (
+            _destination(operands, op.result_types[0].shape, dtypes[0])
+            if len(operands) == 1 else None)
         return _run(operands, combine)
 
     return all_reduce
