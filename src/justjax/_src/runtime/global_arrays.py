@@ -12,6 +12,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from justjax._src import errors
 from justjax._src.core import core, dtypes
 from justjax._src.core.avals import ShapedArray
 from justjax._src.pytrees import tree_util
@@ -47,7 +48,6 @@ def make_array_from_callback(shape: Sequence[int], sharding: Sharding,
     def get(index: Index) -> np.ndarray:
         value = data_callback(index)
         if isinstance(value, core.Tracer):
-            from justjax._src import errors
             raise errors.UnexpectedTracerError(
                 "jax.make_array_from_callback cannot be called within a traced context.")
         return _host_value(value)
