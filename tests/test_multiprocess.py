@@ -101,6 +101,9 @@ def _reports(folder: pathlib.Path) -> list[str]:
                     "the same on each process. Make sure you are passing the same value of "
                     "<class 'numpy.ndarray'> on each process.. Expected: [  0.   1.   2.   3. "
                     "100. 101. 102. 103.]; got: "),
+    ("closure", "RuntimeError: Closing over jax.Array that spans non-addressable (non "
+                "process local) devices is not allowed. Please pass such arrays as arguments "
+                "to the function. Got jax.Array: float32[4]"),
     ("mixed_mesh", "ValueError: When passing host local inputs to pjit, devices connected to "
                    "a single host must form a contiguous subcube of the global device mesh"),
 ])

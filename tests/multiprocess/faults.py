@@ -109,6 +109,12 @@ def main() -> None:
             jax.device_put(np.arange(4.0) + 100 * me, NamedSharding(mesh, P("x")))
         except AssertionError as error:
             report(error)
+    elif mode == "closure":
+        x = global_x()
+        try:
+            jax.jit(lambda: x.sum())()
+        except RuntimeError as error:
+            report(error)
     elif mode == "mixed_mesh":
         d = jax.devices()
         mesh = Mesh(np.array([[d[0], d[2]], [d[3], d[1]]]), ("a", "b"))

@@ -281,8 +281,20 @@ def lower_closed_jaxpr_inline(ctx: LoweringRuleContext, closed: ClosedJaxpr,
 
 def _consts(b: Builder, closed: ClosedJaxpr) -> list[Value]:
     """A `stablehlo.constant` for each of `closed`'s consts, of its constvar's type."""
-    return [constant(b, np.asarray(core.physical_value(c), dtype=aval_to_type(v.aval).dtype))
+    return [constant(b, _const_value(c, aval_to_type(v.aval).dtype))
             for c, v in zip(closed.consts, closed.jaxpr.constvars, strict=True)]
+
+
+def _const_value(value: Any, dtype: Any) -> np.ndarray:
+    """A closed-over value as NumPy (JAX's error for a global array of a multi-process run
+    that this process does not hold whole)."""
+    holds = getattr(value, "_holds_value", None)
+    if holds is not None and not holds():
+        raise RuntimeError(
+            "Closing over jax.Array that spans non-addressable (non process local) devices "
+            "is not allowed. Please pass such arrays as arguments to the function. Got "
+            f"jax.Array: {value.aval.str_short(short_dtypes=False)}")
+    return np.asarray(core.physical_value(value), dtype=dtype)
 
 
 def lower_fun(fun: Callable[..., Any], multiple_results: bool = True) -> LoweringRule:
