@@ -370,3 +370,31 @@ def test_tree_fast_path_invalidated_by_config():
         assert type(f(p, 2)) is Array
     with jax.checking_leaks():
         np.testing.assert_array_equal(f(p, 2), [6, 6])
+
+
+def test_partitioned_programs_have_a_fast_path_for_arrays_laid_out_as_they_read():
+    with jax.config.override("jax_num_cpu_devices", 4):
+        mesh = jax.sharding.Mesh(np.array(jax.devices()), ("i",))
+        rows = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("i"))
+        whole = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+        f = jax.jit(lambda a: a * 2 + 1)
+        x = jax.device_put(jnp.arange(8.0), rows)
+        f(x)
+        compiled = next(iter(f._cache.traced.values())).compiled
+        run = execution.fast_call(compiled, (x.aval,), True)
+        assert run is not None and _fast_calls(f) == 1
+        out = run((x,))
+        assert out.sharding == rows
+        np.testing.assert_array_equal(out, np.arange(8.0) * 2 + 1)
+        # Anything laid out otherwise is the general path's: an array on one device, or
+        # replicated over the mesh (the same aval), a NumPy value.
+        assert run((jnp.arange(8.0),)) is execution.MISS
+        assert run((jax.device_put(jnp.arange(8.0), whole),)) is execution.MISS
+        assert run((np.arange(8.0, dtype=np.float32),)) is execution.MISS
+        for y in (jax.device_put(jnp.arange(8.0) + 1, whole), jnp.arange(8.0) + 1, x):
+            np.testing.assert_array_equal(f(y), np.asarray(y) * 2 + 1)
+        # Donated programs are not served.
+        g = jax.jit(lambda a: a * 2, donate_argnums=0)
+        g(jax.device_put(jnp.arange(8.0), rows))
+        compiled = next(iter(g._cache.traced.values())).compiled
+        assert execution.fast_call(compiled, (x.aval,), True) is None

@@ -359,6 +359,45 @@ def _plain_aval(aval: ShapedArray) -> bool:
             and aval.dtype != dtypes.float0)
 
 
+def _partitioned_fast_call(call: CompiledCall, in_avals: tuple[ShapedArray, ...],
+                           single: bool) -> Callable[[tuple], Any] | None:
+    """`fast_call` of a partitioned program: a runner of it on Arrays already laid out as
+    it reads them (their devices' blocks read as they are, checked once per sharding), or
+    None when it needs the general path (donation, key or float0 values)."""
+    layout = call._spmd
+    assert layout is not None and call._out_shardings is not None
+    if call._aliased or not all(map(_plain_aval, (*in_avals, *call._out_avals))):
+        return None
+    kept, count = call._kept, len(in_avals)
+    outputs = list(zip(call._out_avals, call._out_shardings, strict=True))
+    thread_setup = get_backend(call.backend).prepare_replica_thread
+    # Per kept argument, the last sharding its Arrays came with whose blocks matched.
+    matched: list[Any] = [None] * len(kept)
+
+    def run(args: tuple) -> Any:
+        if len(args) != count:
+            return MISS
+        inputs = []
+        for i, k in enumerate(kept):
+            arg, aval = args[k], in_avals[k]
+            if type(arg) is not Array or (arg.aval is not aval and arg.aval != aval):
+                return MISS
+            blocks = arg._blocks
+            if blocks is None:
+                return MISS
+            if arg._sharding is not matched[i]:
+                if spmd_lib.matching_blocks(arg, layout.args[i]) is None:
+                    return MISS
+                matched[i] = arg._sharding
+            inputs.append(blocks)
+        outs, input_ids = spmd_lib.run(call.executable, layout, inputs, thread_setup)
+        results = [blocks_result(blocks, aval, sharding, input_ids)
+                   for blocks, (aval, sharding) in zip(outs, outputs, strict=True)]
+        return results[0] if single else results
+
+    return run
+
+
 def fast_call(call: CompiledCall, in_avals: tuple[ShapedArray, ...], single: bool
               ) -> Callable[[tuple], Any] | None:
     """A runner of `call` on a tuple of Arrays of exactly `in_avals` (`jit`'s cached calls
@@ -371,8 +410,9 @@ def fast_call(call: CompiledCall, in_avals: tuple[ShapedArray, ...], single: boo
     It reads the Arrays' buffers in place by their addresses (cached on the Arrays) and
     builds the results without the general constructor. Valid under `plain_config()` only.
     """
-    if (call._aliased or call._spmd is not None
-            or call._out_shardings is not None
+    if call._spmd is not None:
+        return _partitioned_fast_call(call, in_avals, single)
+    if (call._aliased or call._out_shardings is not None
             or not all(map(_plain_aval, (*in_avals, *call._out_avals)))):
         return None
     kept, count, out_avals = call._kept, len(in_avals), call._out_avals

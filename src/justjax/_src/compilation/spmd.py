@@ -419,6 +419,10 @@ def run(executable: Any, layout: SpmdLayout, inputs: Sequence[Any],
 
 def local_positions(device_ids: Sequence[int]) -> frozenset[int]:
     """The mesh positions of this process's devices among `device_ids`."""
-    me = devices_lib.this_process()
+    return _local_positions(tuple(device_ids), devices_lib.this_process())
+
+
+@functools.lru_cache(maxsize=256)
+def _local_positions(device_ids: tuple[int, ...], me: int) -> frozenset[int]:
     return frozenset(p for p, i in enumerate(device_ids)
                      if i // processes.MAX_LOCAL_DEVICES == me)

@@ -43,15 +43,18 @@ class Rendezvous:
         self._given: dict[int, Any] = {}
         self._combine: Callable[[dict[int, Any]], dict[int, Any]] | None = None
         self._results: dict[int, Any] = {}
-        self._arrived = threading.Barrier(len(self.local), action=self._run_combine)
-        self._read = threading.Barrier(len(self.local))
+        # One local replica meets no other thread (`combine` calls through).
+        several = len(self.local) > 1
+        self._arrived = (threading.Barrier(len(self.local), action=self._run_combine)
+                         if several else None)
+        self._read = threading.Barrier(len(self.local)) if several else None
 
     def combine(self, replica: int, value: Any,
                 combine: Callable[[dict[int, Any]], dict[int, Any]]) -> Any:
         """Replica `replica`'s result of `combine`, called once (in one of the replicas'
         threads) when every local replica has given its `value`, with them by position, and
         returning each one's result by position."""
-        if len(self.local) == 1:  # no other thread to meet
+        if self._arrived is None or self._read is None:  # no other thread to meet
             return combine({replica: value})[replica]
         self._given[replica] = value
         self._combine = combine
@@ -74,8 +77,9 @@ class Rendezvous:
         self._given.clear()
 
     def abort(self) -> None:
-        self._arrived.abort()
-        self._read.abort()
+        if self._arrived is not None and self._read is not None:
+            self._arrived.abort()
+            self._read.abort()
 
 
 def _everyone(given: dict[int, Any]) -> dict[int, list[Any]]:
