@@ -119,6 +119,11 @@ def eager_and_rolled(results, devices):
     results["eager_affine"] = whole(y)
     results["eager_sum"] = whole(jnp.sum(x, axis=0))
     results["eager_gram"] = whole(x.T @ x)
+    # A replicated result of a global program is read in every process, as in JAX.
+    total = jnp.sum(x)
+    assert total.is_fully_replicated
+    results["eager_total"] = np.asarray(float(total))
+    results["printed_total"] = np.array(str(total))
     results["rolled"] = whole(jax.jit(lambda v: jnp.roll(v, 3, 0) - v)(x))
 
 
