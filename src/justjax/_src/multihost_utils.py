@@ -132,9 +132,14 @@ def _check_spec(spec: Any) -> None:
                          "jax.sharding.PartitionSpec() if you wanted to replicate your input.")
 
 
-def _flat_specs(pspecs: Any, tree: Any) -> list[Any]:
-    return broadcast_prefix(pspecs, tree_util.tree_unflatten(tree, [0] * tree.num_leaves),
-                            is_leaf=lambda x: x is None or isinstance(x, PartitionSpec))
+def _with_specs(convert: Any, inputs: Any, mesh: Mesh, pspecs: Any) -> Any:
+    """`convert(leaf, mesh, spec)` of each leaf of `inputs` with its spec of `pspecs` (a
+    prefix of `inputs`)."""
+    leaves, tree = tree_util.tree_flatten(inputs)
+    specs = broadcast_prefix(pspecs, tree_util.tree_unflatten(tree, [0] * tree.num_leaves),
+                             is_leaf=lambda x: x is None or isinstance(x, PartitionSpec))
+    return tree_util.tree_unflatten(tree, [convert(x, mesh, spec)
+                                           for x, spec in zip(leaves, specs, strict=True)])
 
 
 def host_local_array_to_global_array(local_inputs: Any, global_mesh: Mesh,
@@ -143,10 +148,7 @@ def host_local_array_to_global_array(local_inputs: Any, global_mesh: Mesh,
     `global_mesh` as `pspecs` say: along a dimension split over processes the global array
     is the processes' values side by side; each process's value is cut over its devices
     (which must form a block of the mesh: `Mesh.local_mesh`)."""
-    leaves, tree = tree_util.tree_flatten(local_inputs)
-    specs = _flat_specs(pspecs, tree)
-    return tree_util.tree_unflatten(tree, [_to_global(x, global_mesh, s)
-                                           for x, s in zip(leaves, specs, strict=True)])
+    return _with_specs(_to_global, local_inputs, global_mesh, pspecs)
 
 
 def _to_global(x: Any, mesh: Mesh, spec: PartitionSpec) -> Any:
@@ -166,10 +168,7 @@ def global_array_to_host_local_array(global_inputs: Any, global_mesh: Mesh,
                                      pspecs: Any) -> Any:
     """Each global array of `global_inputs` as this process's part of it: an array over
     the process's devices (`global_mesh.local_mesh`) laid out as `pspecs` say."""
-    leaves, tree = tree_util.tree_flatten(global_inputs)
-    specs = _flat_specs(pspecs, tree)
-    return tree_util.tree_unflatten(tree, [_to_local(x, global_mesh, s)
-                                           for x, s in zip(leaves, specs, strict=True)])
+    return _with_specs(_to_local, global_inputs, global_mesh, pspecs)
 
 
 def _to_local(x: Any, mesh: Mesh, spec: PartitionSpec) -> Any:
