@@ -64,8 +64,8 @@ def test_global_programs_agree_with_one_process(one_process, tmp_path, processes
         if name == "broadcast":
             continue
         want, got = one_process[name], several[name]
-        if name in REORDERED_SUMS:
-            np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6, err_msg=name)
+        if name in REORDERED_SUMS or name.startswith("fuzz_"):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=name)
         else:
             np.testing.assert_array_equal(got, want, err_msg=name)
     # Process 0's value reached every process (and process 0 wrote what it got).
