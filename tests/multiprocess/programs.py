@@ -125,6 +125,8 @@ def eager_and_rolled(results, devices):
     results["eager_total"] = np.asarray(float(total))
     results["printed_total"] = np.array(str(total))
     results["rolled"] = whole(jax.jit(lambda v: jnp.roll(v, 3, 0) - v)(x))
+    # A NumPy argument is the same global value in every process.
+    results["numpy_argument"] = whole(jax.jit(lambda a, b: a * b)(x, value + 1))
 
 
 def pmapped(results, devices):
