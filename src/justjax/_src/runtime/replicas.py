@@ -126,14 +126,15 @@ def device_thread(device_id: int) -> ThreadPoolExecutor:
         return executor
 
 
-_device_locks: dict[int, threading.Lock] = {}
+_device_locks: dict[int, threading.RLock] = {}
 
 
-def _device_lock(device_id: int) -> threading.Lock:
+def _device_lock(device_id: int) -> threading.RLock:
     """The lock that keeps runs on device `device_id` one at a time (runs in the calling
-    thread; the device's executor thread does that for the others)."""
+    thread; the device's executor thread does that for the others). Reentrant: a host
+    callback of a run may start another on the same device."""
     with _executors_lock:
-        return _device_locks.setdefault(device_id, threading.Lock())
+        return _device_locks.setdefault(device_id, threading.RLock())
 
 
 def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | None],
@@ -183,6 +184,7 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | Non
         # This process's only replica (one device per process) runs in the calling thread:
         # it meets no other thread, and its BLAS keeps every core.
         (i,) = local
+        outer = getattr(_local, "context", None)  # a run whose host callback runs this one
         with _device_lock(ids[i]):
             _local.context = ReplicaContext(i, rendezvous)
             try:
@@ -192,7 +194,7 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | Non
             except BaseException as error:
                 errors.append(error)
             finally:
-                _local.context = None
+                _local.context = outer
     else:
         # Runs started from several Python threads queue on every device in the same
         # order: otherwise device 0 could hold run A's replica waiting for A's replica on
