@@ -140,6 +140,15 @@ def pmapped(results, devices):
     else:
         out = [np.asarray(o) for o in f(value)]
     results["pmap_psum"], results["pmap_scaled"] = out
+    # Key arrays cross the processes with their data.
+    keys = jax.random.split(jax.random.key(0), n)
+    sample = jax.pmap(lambda k: jax.random.normal(jax.random.split(k)[1], (3,)))
+    if jax.process_count() > 1:
+        rows = [k for k, d in enumerate(devices) if d.process_index == jax.process_index()]
+        results["pmap_keys"] = multihost_utils.process_allgather(sample(keys[np.array(rows)]),
+                                                                 tiled=True)
+    else:
+        results["pmap_keys"] = np.asarray(sample(keys))
 
 
 def fuzzed(results, devices):

@@ -129,7 +129,7 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
                                          mapped.out_specs, operands,
                                          getattr(fun, "__name__", "fun"), donated)
             if spanning is not None:  # each process gets its devices' part, as JAX's
-                outs = [global_arrays.global_to_host_local(o, mesh, spec)
+                outs = [_local_result(o, mesh, spec)
                         for o, spec in zip(outs, mapped.out_specs, strict=True)]
         return tree_util.tree_unflatten(mapped.out_tree, outs)
 
@@ -233,13 +233,21 @@ def _processes_devices(devices: Any, size: int) -> list[devices_lib.Device] | No
 
 def _global_operand(x: Any, dim: int | None, mesh: shard_map.Mesh, name: Any) -> Any:
     """This process's operand `x` as its part of the global operand: mapped along `dim`
-    (the processes' values side by side), or the same in every process (`dim` None)."""
+    (the processes' values side by side), or the same in every process (`dim` None). A key
+    array moves with its base array (its key dimensions last, unsplit)."""
+    spec = shard_map.spec_for(dim, name)
     if dtypes.is_extended(getattr(x, "dtype", None)):
-        raise TypeError("pmap over the devices of several processes takes arrays of numeric "
-                        f"types; got {core.get_aval(x).str_short()}: pass the key's data "
-                        "(jax.random.key_data) and wrap it inside")
-    return global_arrays.host_local_to_global(np.asarray(x), mesh,
-                                              shard_map.spec_for(dim, name))
+        base = global_arrays.host_local_to_global(np.asarray(x._base_array), mesh, spec)
+        return type(x)(x._impl, base)
+    return global_arrays.host_local_to_global(np.asarray(x), mesh, spec)
+
+
+def _local_result(out: Any, mesh: shard_map.Mesh, spec: Any) -> Any:
+    """This process's part of a global result (a key array's: of its base array)."""
+    if dtypes.is_extended(getattr(out, "dtype", None)):
+        return type(out)(out._impl, global_arrays.global_to_host_local(out._base_array, mesh,
+                                                                       spec))
+    return global_arrays.global_to_host_local(out, mesh, spec)
 
 
 def _devices(devices: Any, size: int) -> list[devices_lib.Device]:
