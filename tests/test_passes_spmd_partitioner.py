@@ -18,6 +18,7 @@ from justjax._src.hlo.passes.spmd_partitioner import SpmdPartitioner, UnevenShar
 from justjax._src.hlo.passes.util import clone_module
 from justjax._src.hlo.sharding import SHARDING, MeshShape, TensorSharding
 from justjax._src.runtime import replicas
+from tests import random_programs
 
 MESHES = {"2x2": [("a", 2), ("b", 2)], "1x4": [("a", 1), ("b", 4)],
           "4x1": [("a", 4), ("b", 1)]}
@@ -241,33 +242,8 @@ def test_random_programs_with_random_shardings(seed):
     at random over a 2x2 mesh give the unpartitioned results."""
     rng = np.random.default_rng(seed)
     mesh = MeshShape.iota(MESHES["2x2"])
-    a = rng.standard_normal((4, 8), np.float32)
-    b = rng.standard_normal((8, 4), np.float32)
-    steps = rng.integers(0, 5, size=4)
-
-    def f(x, y):
-        for step in steps:
-            if step == 0:
-                x = jnp.tanh(x) + 1.0
-            elif step == 1:
-                x = (x @ y) @ x if x.shape == (4, 8) else x
-            elif step == 2:
-                x = x.T.T * 2.0
-            elif step == 3:
-                x = x + jnp.sum(x, axis=0)
-            else:
-                x = x * jnp.max(x, axis=1, keepdims=True)
-        return x, jnp.sum(x * x) + jnp.sum(y)
-
-    choices = [None, "a", "b", ("a", "b")]
-    specs = []
-    for shape in (a.shape, b.shape):
-        while True:
-            dims = [choices[i] for i in rng.integers(0, 4, size=2)]
-            axes = [d for dim in dims if dim for d in (dim if isinstance(dim, tuple) else (dim,))]
-            if len(axes) == len(set(axes)):
-                break
-        specs.append(_spec(mesh, *dims))
+    f, a, b = random_programs.chain(rng)
+    specs = [_spec(mesh, *random_programs.split(rng)) for _ in range(2)]
     module = _partitioned(f, [a, b], specs)
     got = _run(module, [a, b], "reference")
     want = f(a, b)

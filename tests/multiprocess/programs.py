@@ -15,6 +15,7 @@ import justjax as jax
 import justjax.numpy as jnp
 from justjax.experimental import multihost_utils
 from justjax.sharding import Mesh, NamedSharding, PartitionSpec as P
+from tests import random_programs
 
 UNDER_MPI = any(v in os.environ for v in ("PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK"))
 
@@ -155,36 +156,11 @@ def fuzzed(results, devices):
     """Random chains of elementwise ops, transposes, sums and dots over inputs split at
     random over a 2x2 mesh (whose axes cross processes differently with 2 and 4 processes)."""
     mesh = Mesh(np.array(devices).reshape(2, 2), ("a", "b"))
-    choices = [None, "a", "b", ("a", "b")]
     for seed in range(12):
         rng = np.random.default_rng(100 + seed)
-        a = rng.standard_normal((4, 8)).astype(np.float32)
-        b = rng.standard_normal((8, 4)).astype(np.float32)
-        steps = rng.integers(0, 5, size=4)
-
-        def f(x, y, steps=steps):
-            for step in steps:
-                if step == 0:
-                    x = jnp.tanh(x) + 1.0
-                elif step == 1:
-                    x = (x @ y) @ x
-                elif step == 2:
-                    x = x.T.T * 2.0
-                elif step == 3:
-                    x = x + jnp.sum(x, axis=0)
-                else:
-                    x = x * jnp.max(x, axis=1, keepdims=True)
-            return x, jnp.sum(x * x) + jnp.sum(y)
-
-        inputs = []
-        for value in (a, b):
-            while True:
-                dims = [choices[i] for i in rng.integers(0, 4, size=2)]
-                axes = [d for dim in dims if dim
-                        for d in (dim if isinstance(dim, tuple) else (dim,))]
-                if len(axes) == len(set(axes)):
-                    break
-            inputs.append(global_array(value, NamedSharding(mesh, P(*dims))))
+        f, a, b = random_programs.chain(rng)
+        inputs = [global_array(value, NamedSharding(mesh, P(*random_programs.split(rng))))
+                  for value in (a, b)]
         x, total = jax.jit(f)(*inputs)
         results[f"fuzz_{seed}_x"] = whole(x)
         results[f"fuzz_{seed}_total"] = whole(total)

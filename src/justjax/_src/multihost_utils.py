@@ -18,8 +18,7 @@ from justjax._src.pytrees import tree_util
 from justjax._src.pytrees.tree_errors import broadcast_prefix
 from justjax._src.runtime import mesh as mesh_lib
 from justjax._src.runtime.array import Array
-from justjax._src.runtime.global_arrays import (global_to_host_local, host_local_to_global,
-                                                make_array_from_single_device_arrays)
+from justjax._src.runtime.global_arrays import global_to_host_local, host_local_to_global
 from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.runtime.sharding import NamedSharding
@@ -89,10 +88,7 @@ def _allgather(x: Any, tiled: bool) -> np.ndarray:
     if value.ndim == 0 or not tiled:
         value = value[None]
     mesh = _process_mesh()
-    spec = PartitionSpec("processes")
-    shape = (value.shape[0] * api.process_count(),) + value.shape[1:]
-    blocks = [api.device_put(value, d) for d in api.local_devices()]
-    whole = make_array_from_single_device_arrays(shape, NamedSharding(mesh, spec), blocks)
+    whole = host_local_to_global(value, mesh, PartitionSpec("processes"))
     with mesh_lib.set_mesh(mesh):
         out = jit(_identity, out_shardings=PartitionSpec())(whole)
     return np.asarray(out.addressable_data(0))

@@ -302,16 +302,16 @@ def allgather(buffer: np.ndarray, processes: Sequence[int],
     """Each of `processes`' flat `buffer` (of `counts[k]` elements on the k-th), in their
     order: MPI's Allgatherv."""
     current = _require()
+    from mpi4py import MPI
     comm = current.communicator(processes)
     send = _contiguous(buffer).reshape(-1)
     out = np.empty(sum(counts), send.dtype)
     offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    mpi_type = _byte_view_type()
     itemsize = send.dtype.itemsize
-    wait([comm.Iallgatherv([send.view(np.uint8), mpi_type],
-                           [out.view(np.uint8), ([c * itemsize for c in counts],
-                                                 [int(o) * itemsize for o in offsets]),
-                            mpi_type])], "an all-gather")
+    wait([comm.Iallgatherv([_bytes(send), MPI.BYTE],
+                           [_bytes(out), ([c * itemsize for c in counts],
+                                          [int(o) * itemsize for o in offsets]),
+                            MPI.BYTE])], "an all-gather")
     return [out[o:o + c] for o, c in zip(offsets, counts, strict=True)]
 
 
@@ -400,11 +400,6 @@ def _contiguous(buffer: np.ndarray) -> np.ndarray:
 def _bytes(buffer: np.ndarray) -> np.ndarray:
     """A flat view of a C-contiguous `buffer`'s bytes (writing it writes `buffer`)."""
     return buffer.reshape(-1).view(np.uint8)
-
-
-def _byte_view_type() -> Any:
-    from mpi4py import MPI
-    return MPI.BYTE
 
 
 def _require() -> Cluster:

@@ -165,36 +165,33 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | Non
         with config.in_overrides(overrides):
             return run_replica(replica)
 
-    def run_replica(replica: int) -> list[Any]:
+    def run_replica(replica: int, setup: Callable[[], None] | None = thread_setup
+                    ) -> list[Any]:
+        # The context of a run whose host callback started this one (in its thread).
+        outer = getattr(_local, "context", None)
         _local.context = ReplicaContext(replica, rendezvous)
         try:
-            if thread_setup is not None:
-                thread_setup()
+            if setup is not None:
+                setup()
             args = list(per_replica_args[replica])
             return executable.execute(args, donated) if donated else executable.execute(args)
         except BaseException:
             rendezvous.abort()
             raise
         finally:
-            _local.context = None
+            _local.context = outer
 
     errors: list[BaseException] = []
     results: list[list[Any] | None] = [None] * count
     if len(local) == 1 and rendezvous.spans_processes:
         # This process's only replica (one device per process) runs in the calling thread:
-        # it meets no other thread, and its BLAS keeps every core.
+        # it meets no other thread, and its BLAS keeps every core (no thread setup).
         (i,) = local
-        outer = getattr(_local, "context", None)  # a run whose host callback runs this one
         with _device_lock(ids[i]):
-            _local.context = ReplicaContext(i, rendezvous)
             try:
-                args = list(per_replica_args[i])
-                results[i] = (executable.execute(args, donated) if donated
-                              else executable.execute(args))
+                results[i] = run_replica(i, setup=None)
             except BaseException as error:
                 errors.append(error)
-            finally:
-                _local.context = outer
     else:
         # Runs started from several Python threads queue on every device in the same
         # order: otherwise device 0 could hold run A's replica waiting for A's replica on

@@ -110,7 +110,7 @@ def _members_values(members: Sequence[int], given: dict[int, list[np.ndarray]]
     sizes = [v.nbytes for v in template]
     per_member = sum(sizes)
     local = [m for m in members if m in given]
-    send = (np.concatenate([np.array(v, order="C").reshape(-1).view(np.uint8)
+    send = (np.concatenate([np.ascontiguousarray(v).reshape(-1).view(np.uint8)
                             for m in local for v in given[m]])
             if per_member else np.zeros(0, np.uint8))
     counts = [per_member * sum(1 for m in members if process_of[m] == p) for p in involved]
