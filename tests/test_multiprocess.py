@@ -134,13 +134,25 @@ def test_a_killed_process_ends_the_job(tmp_path):
 
 
 def test_a_process_that_leaves_is_reported_after_the_collective_timeout(tmp_path):
-    # Process 1 returns without joining the collective: process 0 raises after the 3 s
+    # Process 1 returns without starting the program: process 0 raises after the 3 s
     # timeout the mode sets, and again at shutdown, which then aborts the job.
     done, seconds = _fault("exits", tmp_path)
     (report,) = _reports(tmp_path)
-    assert report.startswith("REPORTED DistributedError: an all-reduce on process 0 of 2 "
-                             "waited more than 3.0 s for the other processes")
+    assert report.startswith("REPORTED DistributedError: a program split over the processes' "
+                             "devices on process 0 of 2 waited more than 3.0 s for the other "
+                             "processes")
     assert done.returncode != 0
+    assert seconds < 60
+
+
+def test_a_collective_that_outlasts_the_timeout_aborts_the_job(tmp_path):
+    # Process 1 is stuck in a host callback of the program both started, process 0 waits in
+    # the blocking all-reduce after it: the watchdog aborts the job after the 2 s timeout.
+    done, seconds = _fault("stuck", tmp_path)
+    assert done.returncode != 0
+    assert ("justjax: on process 0 of 2, an all-reduce waited more than 2.0 s for the other "
+            "processes") in done.stderr, done.stderr[-3000:]
+    assert "aborting the MPI job" in done.stderr
     assert seconds < 60
 
 

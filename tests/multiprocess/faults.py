@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -83,6 +84,22 @@ def main() -> None:
             jax.jit(lambda v: v.sum())(global_x()).block_until_ready()
         except RuntimeError as error:
             report(error)
+    elif mode == "stuck":
+        # Both processes start the same program; process 1 is stuck in a host callback
+        # while process 0 waits in the all-reduce after it, a blocking MPI call: the
+        # watchdog aborts the job after the 2 s timeout the mode sets.
+        jax.config.update("justjax_collective_timeout", 2.0)
+
+        def pause(block):
+            if me == 1:
+                time.sleep(120)
+            return block
+
+        def f(v):
+            jax.debug.callback(pause, v)
+            return v.sum()
+
+        jax.jit(f)(global_x()).block_until_ready()
     elif mode == "bad_shards":
         mesh = Mesh(np.array(jax.devices()), ("x",))
         sharding = NamedSharding(mesh, P("x"))

@@ -324,7 +324,7 @@ def runtime_mesh(mesh: MeshShape) -> Mesh:
 class SpmdLayout:
     """How a partitioned program runs: its mesh's device ids in order, the sharding of each
     entry argument and result, and what names the program (checked to be the same in every
-    process of a run of several: `processes.Agreement`)."""
+    process of a run of several: `processes.agree`)."""
 
     device_ids: tuple[int, ...]
     args: tuple[TensorSharding, ...]

@@ -13,12 +13,18 @@ hold, its compiled programs. What is global: the device list, the meshes, the pr
 collectives. Each collective's cross-process part involves only the processes holding
 members of its groups (a communicator per such set of processes, made once).
 
-A collective waits at most `justjax_collective_timeout` seconds for the other
-processes (a process that died or ran another program), then raises; an exception that ends
-a process aborts the MPI job, so that the others stop instead of waiting.
+A program split over the processes starts only once every process has said it runs the same
+one (`agree`, which waits at most `justjax_collective_timeout` seconds for the others, then
+raises DistributedError): from there its collectives meet the other processes' in the same
+order, so they are MPI's blocking calls. A blocking call cannot be given up: a watchdog thread
+aborts the MPI job when one outlasts the timeout (a process stuck in a host callback, or gone
+without the launcher noticing; MPI has no recovery from a collective left half done). An
+exception that ends a process aborts the job too, so that the others stop instead of waiting.
 """
 from __future__ import annotations
 
+import functools
+import itertools
 import os
 import sys
 import threading
@@ -31,7 +37,7 @@ import numpy as np
 
 from justjax._src.config import config
 
-__all__ = ["MAX_LOCAL_DEVICES", "Agreement", "DistributedError", "Cluster", "cluster",
+__all__ = ["MAX_LOCAL_DEVICES", "agree", "DistributedError", "Cluster", "cluster",
            "initialize", "is_initialized", "shutdown"]
 
 # XLA CPU's global device ids: process p's local device i is p * 2048 + i.
@@ -279,7 +285,7 @@ def allreduce(buffer: np.ndarray, opcode: str, processes: Sequence[int],
     if out is None:
         out = np.empty_like(send)
     comm = current.communicator(processes)
-    wait([comm.Iallreduce(send, out, op=_mpi_op(opcode, send.dtype))], "an all-reduce")
+    _blocking("an all-reduce", comm.Allreduce, send, out, op=_mpi_op(opcode, send.dtype))
     return out
 
 
@@ -292,8 +298,8 @@ def reduce_scatter(buffer: np.ndarray, opcode: str, processes: Sequence[int],
     comm = current.communicator(processes)
     send = _contiguous(buffer).reshape(-1)
     out = np.empty(counts[list(processes).index(current.index)], send.dtype)
-    wait([comm.Ireduce_scatter(send, out, list(counts), op=_mpi_op(opcode, send.dtype))],
-         "a reduce-scatter")
+    _blocking("a reduce-scatter", comm.Reduce_scatter, send, out, list(counts),
+              op=_mpi_op(opcode, send.dtype))
     return out
 
 
@@ -308,10 +314,9 @@ def allgather(buffer: np.ndarray, processes: Sequence[int],
     out = np.empty(sum(counts), send.dtype)
     offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
     itemsize = send.dtype.itemsize
-    wait([comm.Iallgatherv([_bytes(send), MPI.BYTE],
-                           [_bytes(out), ([c * itemsize for c in counts],
-                                          [int(o) * itemsize for o in offsets]),
-                            MPI.BYTE])], "an all-gather")
+    _blocking("an all-gather", comm.Allgatherv, [_bytes(send), MPI.BYTE],
+              [_bytes(out), ([c * itemsize for c in counts], [int(o) * itemsize for o in offsets]),
+               MPI.BYTE])
     return [out[o:o + c] for o, c in zip(offsets, counts, strict=True)]
 
 
@@ -327,35 +332,80 @@ def exchange(sends: Sequence[tuple[int, int, np.ndarray]],
                 for p, t, buffer in receives]
     requests += [current.comm.Isend([_bytes(_contiguous(buffer)), byte], dest=p, tag=t)
                  for p, t, buffer in sends]
-    wait(requests, "a collective-permute")
+    _blocking("a collective-permute", MPI.Request.Waitall, requests)
 
 
-class Agreement:
-    """A check that every process gives the same number (a program's fingerprint at its
-    launch), started at once and finished later (`check`), so that its messages travel
-    while the program runs."""
+def agree(value: int, what: str) -> None:
+    """Returns once every process has given the same number `value` (a program's fingerprint
+    before it starts `what`).
 
-    def __init__(self, value: int, what: str) -> None:
-        from mpi4py import MPI
-        self._current = _require()
-        self._value, self._what = value, what
-        self._mine = np.array([value, -value], np.int64)
-        self._seen = np.empty_like(self._mine)
-        self._request = self._current.comm.Iallreduce(self._mine, self._seen, op=MPI.MAX)
+    Raises:
+      DistributedError: the other processes gave other numbers (they run a different
+        program here), or did not come within the collective timeout.
+    """
+    from mpi4py import MPI
+    current = _require()
+    mine = np.array([value, -value], np.int64)
+    seen = np.empty_like(mine)
+    wait([current.comm.Iallreduce(mine, seen, op=MPI.MAX)], what)
+    if seen[0] != value or -seen[1] != value:
+        raise DistributedError(
+            f"process {current.index} of {current.count} runs {what}, but other processes run "
+            "a different program at the same point: every process must run the same programs "
+            "in the same order")
 
-    def check(self, wait_for_others: bool = True) -> None:
-        """Raises DistributedError when the other processes' numbers differ; waits for them
-        first (else checks only if they have all come)."""
-        if wait_for_others:
-            wait([self._request], self._what)
-        elif not self._request.Test():
-            return
-        current = self._current
-        if self._seen[0] != self._value or -self._seen[1] != self._value:
-            raise DistributedError(
-                f"process {current.index} of {current.count} runs {self._what}, but other "
-                "processes run a different program at the same point: every process must "
-                "run the same programs in the same order")
+
+# ------------------------------------------------------------------------------- watchdog
+# The blocking collectives under way, by token: (deadline, the timeout, what).
+_watched: dict[int, tuple[float, float, str]] = {}
+_watch_tokens = itertools.count()
+_watchdog: list[threading.Thread] = []
+# How often the watchdog looks (a sleeping thread: it costs the collectives nothing).
+_WATCH_INTERVAL = 0.25
+
+
+def _blocking(what: str, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`call(*args, **kwargs)`, a blocking MPI call, under the watchdog's eye."""
+    if not _watchdog:
+        _start_watchdog()
+    limit = float(config.read("justjax_collective_timeout"))
+    token = next(_watch_tokens)
+    _watched[token] = (time.monotonic() + limit, limit, what)
+    try:
+        return call(*args, **kwargs)
+    finally:
+        del _watched[token]
+
+
+def _start_watchdog() -> None:
+    with _lock:
+        if not _watchdog:
+            thread = threading.Thread(target=_watch, name="justjax-collective-watchdog",
+                                      daemon=True)
+            thread.start()
+            _watchdog.append(thread)
+
+
+def _watch() -> None:
+    while True:
+        time.sleep(_WATCH_INTERVAL)
+        now = time.monotonic()
+        for deadline, limit, what in list(_watched.values()):
+            if now > deadline:
+                _abort_job(f"{what} waited more than {limit} s for the other processes (one "
+                           "is stuck, failed or runs a different program)")
+
+
+def _abort_job(why: str) -> None:
+    """Ends every process of the MPI job, saying `why` (this process's collective cannot be
+    given up)."""
+    current = _cluster
+    where = f"process {current.index} of {current.count}" if current else "a process"
+    sys.stderr.write(f"justjax: on {where}, {why}; aborting the MPI job\n")
+    sys.stderr.flush()
+    if current is not None and current.comm is not None:
+        current.comm.Abort(1)
+    os._exit(1)
 
 
 def check_same_everywhere(value: Any, what: str) -> None:
@@ -381,6 +431,7 @@ def check_same_everywhere(value: Any, what: str) -> None:
         f"{value}.")
 
 
+@functools.lru_cache(maxsize=None)
 def _mpi_op(opcode: str, dtype: np.dtype) -> Any:
     """MPI's operation for the monoid `opcode` over `dtype` (bools: the logical ones)."""
     from mpi4py import MPI

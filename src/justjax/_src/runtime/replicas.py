@@ -145,8 +145,8 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | Non
     """Runs `executable.execute(args)` once per entry of `per_replica_args`, all at once,
     replica i on device `device_ids[i]` (default i); returns each replica's results.
     In a run of several processes, the entries of other processes' devices are None, and so
-    are their results; `fingerprint` then names the program, checked to be the same on
-    every process while it runs (`processes.Agreement`).
+    are their results; `fingerprint` then names the program, which every process must run
+    (checked before it starts: `processes.agree`).
     `thread_setup` runs first on each device thread (the backend's per-thread settings).
     `donated`: the parameters whose buffers every replica may write (each replica's own,
     given up by the caller: `Executable.execute`)."""
@@ -154,9 +154,9 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | Non
     ids = list(device_ids) if device_ids is not None else list(range(count))
     local = [i for i in range(count) if per_replica_args[i] is not None]
     rendezvous = Rendezvous(local, [i // processes.MAX_LOCAL_DEVICES for i in ids])
-    agreement = (processes.Agreement(fingerprint, "a program split over the processes' "
-                                     "devices")
-                 if rendezvous.spans_processes and fingerprint is not None else None)
+    if rendezvous.spans_processes and fingerprint is not None:
+        # Its collectives block in MPI: every process must run this program (`processes`).
+        processes.agree(fingerprint, "a program split over the processes' devices")
     # The caller's context managers (`with jax.enable_x64():` ...) hold in the replicas too
     # (their host callbacks read the configuration).
     overrides = config.local_overrides()
@@ -205,10 +205,6 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | Non
                 errors.append(error)  # a consequence of another replica's failure
             except BaseException as error:
                 errors.insert(0, error)
-    if agreement is not None:
-        # A program that differs between the processes is reported even when its
-        # collectives happened to match (or failed for it, once the check is in).
-        agreement.check(wait_for_others=not errors)
     if errors:
         raise errors[0]
     return results

@@ -582,20 +582,46 @@ class LLVMExecutable(Executable, tiers.Hot):
 
     def run_fallback(self, fallback_id: int, inputs: Any, results: Any) -> None:
         """Runs fallback op `fallback_id` by the reference backend on the buffers."""
-        fb = self.program.fallbacks[fallback_id]
         runner = self._fallback_runners.get(fallback_id)
         if runner is None:
-            runner = self._fallback_runners[fallback_id] = _reference_runner(self.module, fb)
-        args = [_view(inputs[i], v.type) if isinstance(v.type, hlo.TensorType) else None
-                for i, v in enumerate(fb.inputs)]
-        views = [_view(results[i], value.type)
-                 if isinstance(value.type, hlo.TensorType) and value.type.nbytes else None
-                 for i, value in enumerate(fb.op.results)]
+            runner = self._fallback_runners[fallback_id] = _FallbackRunner(
+                self.module, self.program.fallbacks[fallback_id])
+        runner.run(inputs, results)
+
+
+class _FallbackRunner:
+    """A fallback op's reference runner, and views of the buffers its last run had (a
+    program's buffers are mostly the same from run to run: its pooled outputs, the
+    arguments of a loop)."""
+
+    def __init__(self, module: hlo.Module, fb: program.Fallback) -> None:
+        from justjax._src.backends import reference
+        self._reference = reference
+        self._runner = _reference_runner(module, fb)
+        self._in_types = [v.type if isinstance(v.type, hlo.TensorType) else None
+                          for v in fb.inputs]
+        self._out_types = [v.type if isinstance(v.type, hlo.TensorType) and v.type.nbytes
+                           else None for v in fb.op.results]
+        self._views: dict[tuple[int, hlo.TensorType], np.ndarray] = {}
+
+    def _view(self, address: int | None, type_: hlo.TensorType | None) -> np.ndarray | None:
+        if type_ is None:
+            return None
+        key = (address, type_)
+        view = self._views.get(key)
+        if view is None:
+            if len(self._views) >= 64:
+                self._views.clear()
+            view = self._views[key] = _view(address, type_)
+        return view
+
+    def run(self, inputs: Any, results: Any) -> None:
+        args = [self._view(inputs[i], t) for i, t in enumerate(self._in_types)]
+        views = [self._view(results[i], t) for i, t in enumerate(self._out_types)]
         # A kernel may write its results in place (`reference.destination`): a collective
         # receives straight into the program's buffer.
-        from justjax._src.backends import reference
-        with np.errstate(all="ignore"), reference.writing_into(views):
-            outs = runner(args)
+        with np.errstate(all="ignore"), self._reference.writing_into(views):
+            outs = self._runner(args)
         for view, out in zip(views, outs, strict=True):
             if view is not None and out is not view:
                 np.copyto(view, np.asarray(out), casting="no")

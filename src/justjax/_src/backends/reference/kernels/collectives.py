@@ -92,6 +92,24 @@ class _LocalGroups:
         return [g for g in groups if any(m in given for m in g)]
 
 
+class _GroupProcesses:
+    """The processes holding the members of a replica's group of an op (sorted), per run
+    layout (replica count and processes) and replica, worked out once."""
+
+    def __init__(self, op: Op) -> None:
+        self.op = op
+        self.known: dict[tuple, list[int]] = {}
+
+    def __call__(self, rendezvous: replicas.Rendezvous, replica: int) -> list[int]:
+        key = (rendezvous.process_of, replica)
+        involved = self.known.get(key)
+        if involved is None:
+            process_of = rendezvous.process_of
+            group = next(g for g in _groups(self.op, rendezvous.count) if replica in g)
+            involved = self.known[key] = sorted({process_of[m] for m in group})
+        return involved
+
+
 def _processes_of(members: Sequence[int]) -> list[int]:
     process_of = replicas.context().rendezvous.process_of
     return sorted({process_of[m] for m in members})
@@ -150,6 +168,7 @@ def _replica_id(op: Op, compiler: Compiler) -> Kernel:
 @register("stablehlo.all_reduce")
 def _all_reduce(op: Op, compiler: Compiler) -> Kernel:
     local_groups = _LocalGroups(op)
+    group_processes = _GroupProcesses(op)
     body = RegionFn(op.regions[0], compiler)
     dtypes = [t.dtype for t in op.result_types]
     # StableHLO's variadic form: a region of two arguments reduces each operand on its own
@@ -182,12 +201,20 @@ def _all_reduce(op: Op, compiler: Compiler) -> Kernel:
         return results
 
     def all_reduce(*operands: np.ndarray) -> Any:
+        context = replicas.context()
+        rendezvous = context.rendezvous
+        into = (_destination(operands, op.result_types[0].shape, dtypes[0])
+                if len(operands) == 1 else None)
+        if monoid is not None and len(rendezvous.local) == 1 and len(operands) == 1:
+            # A process's only replica: its partial result is its operand, combined with
+            # the other processes' at once (the same as `combine`, without the meeting).
+            involved = group_processes(rendezvous, context.replica)
+            if len(involved) > 1:
+                return processes.allreduce(np.asarray(operands[0], dtypes[0]), monoid,
+                                           involved, out=into)
         # Where this replica's result may be received in place, for `combine` (which runs
         # in whichever local replica's thread comes last).
-        context = replicas.context()
-        context.rendezvous.destinations[context.replica] = (
-            _destination(operands, op.result_types[0].shape, dtypes[0])
-            if len(operands) == 1 else None)
+        rendezvous.destinations[context.replica] = into
         return _run(operands, combine)
 
     return all_reduce
