@@ -91,6 +91,19 @@ class JaxRuntimeError(RuntimeError):
     `jax.errors.JaxRuntimeError` (XLA's runtime status, e.g. `INTERNAL: ...`)."""
 
 
+def out_of_memory(error: BaseException, nbytes: int | None = None) -> BaseException:
+    """XLA's error for a buffer that cannot be allocated (`RESOURCE_EXHAUSTED`), for NumPy's
+    `MemoryError`, or its ValueError for a size past the address space; `error` itself when
+    it is neither."""
+    too_big = ("array is too big", "Maximum allowed dimension exceeded")
+    if isinstance(error, MemoryError) or (isinstance(error, ValueError)
+                                          and str(error).startswith(too_big)):
+        nbytes = getattr(error, "_total_size", nbytes)  # NumPy's MemoryError knows it
+        size = f"{nbytes} bytes" if nbytes is not None else "a buffer"
+        return JaxRuntimeError(f"RESOURCE_EXHAUSTED: Out of memory allocating {size}.")
+    return error
+
+
 # JAX's error classes print as `jax.errors.X`; these as `justjax.errors.X`, their public home.
 for _cls in (JAXTypeError, JAXIndexError, ConcretizationTypeError, TracerBoolConversionError,
              TracerIntegerConversionError, TracerArrayConversionError,

@@ -23,7 +23,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from justjax._src import monitoring, source_info_util, util
+from justjax._src import errors, monitoring, source_info_util, util
 from justjax._src.compilation import caches
 from justjax._src.compilation import compiler
 from justjax._src.compilation import stages
@@ -52,16 +52,19 @@ def _as_tuple(value: Any) -> tuple:
 
 
 def _infer_argnums_and_argnames(fun: Callable, argnums: tuple[int, ...],
-                                argnames: tuple[str, ...]) -> tuple[tuple[int, ...],
-                                                                     tuple[str, ...]]:
-    """Completes positions from names and names from positions through `fun`'s signature,
-    as JAX does, so `static_argnums=1` also covers the argument passed by keyword."""
+                                argnames: tuple[str, ...], kind: str
+                                ) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Checks `argnums`/`argnames` (`kind` "static" or "donate") against `fun`'s signature
+    and completes positions from names and names from positions, as JAX does, so
+    `static_argnums=1` also covers the argument passed by keyword."""
     if not argnums and not argnames:
         return argnums, argnames  # nothing to complete (and `inspect` is slow at import)
     try:
         parameters = inspect.signature(fun).parameters
     except (TypeError, ValueError):
         return argnums, argnames
+    _check_argnums(parameters, argnums, f"{kind}_argnums")
+    _check_argnames(parameters, argnames, f"{kind}_argnames")
     positional = [name for name, p in parameters.items()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     keyword_ok = {name for name, p in parameters.items()
@@ -76,6 +79,38 @@ def _infer_argnums_and_argnames(fun: Callable, argnums: tuple[int, ...],
             nums.add(positional.index(name))
     return tuple(sorted(nums)), tuple(sorted(names, key=list(parameters).index)
                                       if all(n in parameters for n in names) else names)
+
+
+def _check_argnums(parameters: Any, argnums: tuple[int, ...], what: str) -> None:
+    """JAX's ValueError for positions the function cannot take (any, with `*args`)."""
+    kinds = [p.kind for p in parameters.values()]
+    if inspect.Parameter.VAR_POSITIONAL in kinds or not argnums:
+        return
+    count = sum(k in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                for k in kinds)
+    if -min(argnums) > count or max(argnums) >= count:
+        raise ValueError(f"Jitted function has {what}={argnums}, but only accepts {count} "
+                         "positional arguments.")
+
+
+def _check_argnames(parameters: Any, argnames: tuple[str, ...], what: str) -> None:
+    """JAX's ValueError for names the function takes by position only or not at all (any,
+    with `**kwargs`)."""
+    if not argnames or any(p.kind is inspect.Parameter.VAR_KEYWORD
+                           for p in parameters.values()):
+        return
+    positional_only = {n for n, p in parameters.items()
+                       if p.kind is inspect.Parameter.POSITIONAL_ONLY}
+    invalid = positional_only & set(argnames)
+    if invalid:
+        raise ValueError(f"Jitted function has invalid argnames {invalid} in {what}. These "
+                         "are positional-only")
+    invalid = set(argnames) - {n for n, p in parameters.items()
+                               if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                             inspect.Parameter.KEYWORD_ONLY)}
+    if invalid:
+        raise ValueError(f"Jitted function has invalid argnames {invalid} in {what}. "
+                         "Function does not take these args.")
 
 
 def _hash_static(values: Sequence[Any]) -> None:
@@ -260,6 +295,15 @@ class PjitFunction:
 
     # -- calls -----------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return self._dispatch(args, kwargs)
+        except (MemoryError, ValueError) as error:
+            raised = errors.out_of_memory(error)
+            if raised is error:
+                raise
+            raise raised from None
+
+    def _dispatch(self, args: tuple, kwargs: dict) -> Any:
         cache = self._cache
         # The fast paths, under the config the cache's fast calls were made for
         # (`_fast_ready`), called eagerly: positional Arrays of the signature called last,
@@ -649,9 +693,9 @@ def jit(fun: Callable | None = None, /, *, in_shardings: Any = None, out_shardin
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
     static_nums, static_names = _infer_argnums_and_argnames(
-        fun, _as_tuple(static_argnums), _as_tuple(static_argnames))
+        fun, _as_tuple(static_argnums), _as_tuple(static_argnames), "static")
     donate_nums, donate_names = _infer_argnums_and_argnames(
-        fun, _as_tuple(donate_argnums), _as_tuple(donate_argnames))
+        fun, _as_tuple(donate_argnums), _as_tuple(donate_argnames), "donate")
     options = _Options(static_nums, static_names, donate_nums, donate_names,
                        bool(keep_unused), bool(inline),
                        spmd.user_shardings(in_shardings, "in_shardings"),

@@ -93,6 +93,7 @@ class Primitive:
         except KeyError:
             raise NotImplementedError(f"abstract evaluation rule for '{self.name}' not implemented") from None
         out = rule(*avals, **params)
+        _check_nonnegative_shapes(self, out)
         for aval in avals:
             if getattr(aval, "_sharding", None) is not None or getattr(aval, "vma", None):
                 return _typed_outputs(self, avals, out, params)
@@ -108,6 +109,17 @@ class Primitive:
 
     def is_effectful(self, params: dict) -> bool:
         return self in effectful_abstract_eval_rules
+
+
+def _check_nonnegative_shapes(primitive: Primitive, out: Any) -> None:
+    """Raises JAX's TypeError when a primitive's result would have a negative dimension
+    (a negative size given to a shape-taking function): caught while tracing, with the
+    primitive's name, never later in a kernel."""
+    for aval in (out if primitive.multiple_results else (out,)):
+        shape = getattr(aval, "shape", None)
+        if shape and any(type(d) is int and d < 0 for d in shape):
+            raise TypeError(f"{primitive.name} shape must have every element be nonnegative, "
+                            f"got {tuple(shape)}.")
 
 
 # The core rule tables; each transform owns its own table in its own module.

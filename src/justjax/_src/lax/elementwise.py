@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 import enum
+import operator
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -765,8 +766,15 @@ ad.deflinear(reduce_precision_p, lambda t, **params: [reduce_precision_p.bind(t,
 def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> Any:
     """Rounds floats as if stored with the given exponent and mantissa widths
     (StableHLO `reduce_precision`); (8, 7) is bfloat16's precision, (5, 10) float16's."""
-    return reduce_precision_p.bind(operand, exponent_bits=int(exponent_bits),
-                                   mantissa_bits=int(mantissa_bits))
+    exponent_bits = operator.index(exponent_bits)
+    mantissa_bits = operator.index(mantissa_bits)
+    if exponent_bits < 1:
+        raise ValueError(f"reduce_precision: exponent_bits must be positive; got {exponent_bits}")
+    if mantissa_bits < 0:
+        raise ValueError("reduce_precision: mantissa_bits must be non-negative; got "
+                         f"{mantissa_bits}")
+    return reduce_precision_p.bind(operand, exponent_bits=exponent_bits,
+                                   mantissa_bits=mantissa_bits)
 
 
 # nextafter has no derivative rule in JAX either; differentiating it raises as in JAX.

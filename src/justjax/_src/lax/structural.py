@@ -612,7 +612,10 @@ def iota(dtype: Any, size: int) -> Any:
 
 def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
     """Counts along `dimension` of an array of `shape`."""
-    shape = utils.as_int_tuple(shape, "iota shape")
+    if any(isinstance(d, core.Tracer) for d in shape):
+        shape = utils.as_int_tuple(shape, "iota shape")  # a concretization error
+    else:
+        shape = core.canonicalize_shape(shape)
     return iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=shape,
                        dimension=int(dimension), sharding=None)
 

@@ -483,7 +483,7 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
     return util.place(out, device, None, "jnp.linspace")
 
 
-@util.jitted_as_in_jax(static_argnames=("num", "endpoint", "retstep", "dtype", "axis", "device"))
+@util.jitted_as_in_jax(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
 def _linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
               retstep: bool = False, dtype: Any = None, axis: int = 0) -> Any:
     """`linspace` with concrete `num` and `axis`, jitted as JAX jits it."""
