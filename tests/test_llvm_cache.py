@@ -11,8 +11,10 @@ the cache, the engines programs share are freed with the programs.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import json
 import os
+import struct
 import subprocess
 import sys
 import textwrap
@@ -107,7 +109,10 @@ from justjax._src.backends.llvm.runtime import object_cache
 folder, me = Path(sys.argv[1]), sys.argv[2]
 key = "ab" * 32
 path = folder / ("llvm-" + key)
-objects = {w: w.encode() * 5000 for w in ("A", "B")}
+# Two real objects (an entry's object code is checked when read), told apart by size.
+ir = "define i64 @entry(i64 %x) {{\\n  %y = mul i64 %x, {}\\n  ret i64 %y\\n}}\\n"
+objects = {w: object_cache.compile_object(ir.format(m), 0 if w == "A" else 3)[2]
+           for w, m in (("A", 3), ("B", 5))}
 (folder.parent / ("ready-" + me)).touch()
 deadline = time.time() + 60
 while not all((folder.parent / ("ready-" + w)).exists() for w in "AB"):
@@ -358,3 +363,209 @@ def test_code_of_programs_no_longer_used_is_freed(monkeypatch: pytest.MonkeyPatc
     compile_batch(100)
     compile_batch(200)
     assert _memory_mappings() - before < 100
+
+
+# --- altered entries: a matching checksum, a broken structure ------------------------------
+
+def _reseal(data: bytes, mutate: Any) -> bytes:
+    """The entry `data` with its object code changed by `mutate(bytearray)` and its checksum
+    recomputed: what an entry altered on purpose looks like."""
+    header = object_cache._HEADER
+    magic, version, key, obj_len, ir_len, _ = header.unpack_from(data)
+    obj = bytearray(data[header.size:header.size + obj_len])
+    mutate(obj)
+    payload = bytes(obj) + data[header.size + obj_len:]
+    return header.pack(magic, version, key, len(obj), ir_len,
+                       hashlib.sha256(payload).digest()) + payload
+
+
+def _sections(obj: bytearray) -> list[tuple[int, ...]]:
+    shoff = struct.unpack_from("<Q", obj, 0x28)[0]
+    count = struct.unpack_from("<H", obj, 0x3C)[0]
+    return [(shoff + i * 64, *struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * 64))
+            for i in range(count)]
+
+
+def _section_of_kind(obj: bytearray, kind: int) -> tuple[int, ...]:
+    return next(s for s in _sections(obj) if s[2] == kind)
+
+
+def _alter_section_table(obj: bytearray) -> None:
+    struct.pack_into("<Q", obj, 0x28, len(obj) + 4096)
+
+
+def _alter_section_offset(obj: bytearray) -> None:
+    at = _section_of_kind(obj, 2)[0]  # the symbol table's header
+    struct.pack_into("<Q", obj, at + 24, 1 << 40)
+
+
+def _alter_symbol_section(obj: bytearray) -> None:
+    symtab = _section_of_kind(obj, 2)
+    struct.pack_into("<H", obj, symtab[5] + 24 + 6, 900)  # symbol 1's section index
+
+
+def _alter_relocation_symbol(obj: bytearray) -> None:
+    rela = _section_of_kind(obj, 4)
+    struct.pack_into("<Q", obj, rela[5] + 8, (1 << 40) | 1)
+
+
+def _alter_relocation_type(obj: bytearray) -> None:
+    rela = _section_of_kind(obj, 4)
+    info = struct.unpack_from("<Q", obj, rela[5] + 8)[0]
+    struct.pack_into("<Q", obj, rela[5] + 8, (info & ~0xFFFFFFFF) | 250)
+
+
+def _alter_entry_name(obj: bytearray) -> None:
+    at = obj.index(b"entry\0")
+    obj[at:at + 6] = b"entrx\0"
+
+
+def _alter_machine(obj: bytearray) -> None:
+    struct.pack_into("<H", obj, 0x12, 3)  # i386
+
+
+def _alter_alignment(obj: bytearray) -> None:
+    struct.pack_into("<Q", obj, _sections(obj)[1][0] + 48, 1 << 50)
+
+
+@pytest.mark.parametrize("alter", [
+    _alter_section_table, _alter_section_offset, _alter_symbol_section,
+    _alter_relocation_symbol, _alter_relocation_type, _alter_entry_name, _alter_machine,
+    _alter_alignment])
+def test_altered_entry_with_a_matching_checksum_is_refused(cache_folder: Path,
+                                                          alter: Any) -> None:
+    if alter in (_alter_relocation_type, _alter_machine) and \
+            not llvmlite_triple().startswith("x86_64"):
+        pytest.skip("relocation types and machine codes checked on x86-64 hosts")
+    # A program with a relocation (a constant of its own, loaded by address).
+    object_cache.compile(_CONSTANT_IR, 3)
+    path = cache_folder / ("llvm-" + object_cache.cache_key(_CONSTANT_IR, 3))
+    good = path.read_bytes()
+    path.write_bytes(_reseal(good, alter))
+    before = _counts()
+    compiled = object_cache.compile(_CONSTANT_IR, 3)
+    assert _delta(before) == {"codegen": 1, "misses": 1, "rejected": 1, "writes": 1}
+    assert _call(compiled, 7) == 7 * 1234567
+    assert path.read_bytes() == good
+
+
+_CONSTANT_IR = """
+@table = internal constant [4 x i64] [i64 1234567, i64 2, i64 3, i64 4]
+@index = internal global i64 0
+
+define i64 @entry(i64 %x) {
+  %i = load volatile i64, ptr @index
+  %p = getelementptr [4 x i64], ptr @table, i64 0, i64 %i
+  %c = load i64, ptr %p
+  %y = mul i64 %x, %c
+  ret i64 %y
+}
+"""
+
+
+def llvmlite_triple() -> str:
+    import llvmlite.binding as llvm
+    return llvm.get_process_triple()
+
+
+_FUZZ = """
+import hashlib, random, struct, sys, json
+from pathlib import Path
+import justjax
+from justjax._src.backends.llvm.runtime import object_cache
+sys.path.insert(0, TESTS)
+from test_llvm_cache import _CONSTANT_IR, _reseal, _sections
+
+folder = Path(FOLDER)
+justjax.config.update("jax_compilation_cache_dir", str(folder))
+justjax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+object_cache.compile(_CONSTANT_IR, 3)
+path = folder / ("llvm-" + object_cache.cache_key(_CONSTANT_IR, 3))
+good = path.read_bytes()
+rng = random.Random(SEED)
+loaded = 0
+for trial in range(TRIALS):
+    def mutate(obj):
+        # Bytes the loader reads: the ELF header, the section table, the symbol and
+        # relocation tables.
+        spans = [(0, 64)] + [(s[0], s[0] + 64) for s in _sections(obj)]
+        spans += [(s[5], s[5] + s[6]) for s in _sections(obj) if s[2] in (2, 4) and s[6]]
+        for _ in range(rng.randint(1, 3)):
+            lo, hi = rng.choice(spans)
+            obj[rng.randrange(lo, min(hi, len(obj)))] = rng.randrange(256)
+    path.write_bytes(_reseal(good, mutate))
+    compiled = object_cache.compile(_CONSTANT_IR, 3)  # must not crash the process
+    loaded += compiled.cache_hit
+print(json.dumps({"rejected": object_cache.stats.rejected, "loaded": loaded}))
+"""
+
+
+def test_randomly_altered_entries_never_crash_the_loader(tmp_path: Path) -> None:
+    # 300 entries altered in the parts LLVM's loader reads, each resealed with a matching
+    # checksum, loaded in a child process: each is refused or loads; none kills it.
+    code = _FUZZ.replace("TESTS", repr(str(Path(__file__).parent))).replace(
+        "FOLDER", repr(str(tmp_path / "cache"))).replace("TRIALS", "300").replace("SEED", "0")
+    result = _result(_child(code, tmp_path))
+    assert result["rejected"] + result["loaded"] == 300
+    assert result["rejected"] > 150
+
+
+# --- the folder's size, read-only folders ------------------------------------------------
+
+def test_max_size_evicts_the_least_recently_used(cache_folder: Path) -> None:
+    object_cache.compile(_ir(21), 0)
+    one = _entries(cache_folder)[0].stat().st_size
+    limit = 3 * one + one // 2  # room for three entries
+    with justjax.config.override("jax_compilation_cache_max_size", limit):
+        for m in (22, 23):
+            object_cache.compile(_ir(m), 0)
+        first = cache_folder / ("llvm-" + object_cache.cache_key(_ir(21), 0))
+        os.utime(first, (1, 1))  # used long ago ...
+        object_cache.compile(_ir(21), 0)  # ... and now again: a hit marks it used
+        before = _counts()
+        object_cache.compile(_ir(24), 0)
+        assert _delta(before) == {"codegen": 1, "misses": 1, "writes": 1, "evicted": 1}
+        names = {p.name for p in _entries(cache_folder)}
+        assert sum(p.stat().st_size for p in _entries(cache_folder)) <= limit
+        assert first.name in names
+        assert "llvm-" + object_cache.cache_key(_ir(22), 0) not in names
+        # An entry larger than the whole cache is not written.
+        with justjax.config.override("jax_compilation_cache_max_size", one // 2):
+            before = _counts()
+            object_cache.compile(_ir(25), 0)
+            assert _delta(before) == {"codegen": 1, "misses": 1}
+
+
+def test_max_size_zero_turns_the_cache_off(cache_folder: Path) -> None:
+    with justjax.config.override("jax_compilation_cache_max_size", 0):
+        assert object_cache.cache_dir() is None
+        object_cache.compile(_ir(31), 0)
+    assert _entries(cache_folder) == []
+
+
+def test_a_read_only_folder_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "shared"
+    compilation_cache.reset_cache()
+    try:
+        with justjax.config.override("jax_compilation_cache_dir", str(folder)), \
+                justjax.config.override("jax_persistent_cache_min_compile_time_secs", 0.0):
+            object_cache.compile(_ir(41), 3)
+            written = {p.name: p.read_bytes() for p in _entries(folder)}
+            compilation_cache.reset_cache()
+            folder.chmod(0o555)
+            if os.geteuid() == 0:  # root may write anything: the folder says it may not
+                real_access = os.access
+                monkeypatch.setattr(object_cache.os, "access", lambda p, mode: (
+                    False if mode & os.W_OK and Path(p) == folder else real_access(p, mode)))
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                before = _counts()
+                assert _call(object_cache.compile(_ir(41), 3), 2) == 82
+                assert _delta(before) == {"hits": 1}
+                before = _counts()
+                assert _call(object_cache.compile(_ir(42), 3), 2) == 84
+                assert _delta(before) == {"codegen": 1, "misses": 1}
+            assert {p.name: p.read_bytes() for p in _entries(folder)} == written
+    finally:
+        folder.chmod(0o755)
+        compilation_cache.reset_cache()

@@ -552,6 +552,11 @@ typed_flag("jax_persistent_cache_min_compile_time_secs", 1.0, float, "The minimu
            "time of a program written to the persistent compilation cache.")
 typed_flag("jax_persistent_cache_min_entry_size_bytes", 0, int, "The minimum size (in "
            "bytes) of an entry written to the persistent compilation cache.")
+typed_flag("jax_compilation_cache_max_size", -1, int, "The maximum size (in bytes) allowed "
+           "for the persistent compilation cache. When set, the least recently accessed "
+           "cache entry(s) will be deleted once the total cache directory size exceeds the "
+           "specified limit. Caching will be disabled if this value is set to 0. A special "
+           "value of -1 indicates no limit, allowing the cache size to grow indefinitely.")
 # A runtime library compiled once per machine (the native backend's math functions) is kept
 # here, keyed by the host CPU and the library's sources, as an installed runtime would be.
 typed_flag("justjax_runtime_cache_dir",

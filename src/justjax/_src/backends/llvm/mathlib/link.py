@@ -158,7 +158,8 @@ def _cached_engine(symbol: str, name: str, dtype: str) -> llvm.ExecutionEngine:
     path = Path(folder) / f"{_PREFIX}{symbol}-{key[:16]}" if folder else None
     if path is not None:
         try:
-            entry, problem = object_cache.decode_entry(path.read_bytes(), key)
+            exported = [symbol] + [f"{symbol}_v{n}" for n in rare.LANES[dtype]]
+            entry, problem = object_cache.decode_entry(path.read_bytes(), key, exported)
         except OSError:
             entry, problem = None, ""
         if entry is not None:

@@ -19,8 +19,17 @@ As in JAX, an entry is written only when the compile took at least
 `jax_persistent_cache_min_compile_time_secs` and the entry is at least
 `jax_persistent_cache_min_entry_size_bytes` long, the folder is chosen once (at the first
 compile that finds it set; `reset_cache()` forgets it), and errors reading or writing the cache
-are warnings unless `jax_raise_persistent_cache_errors` is set. A folder that cannot be created
-or used is warned about once; programs then compile without the cache.
+are warnings unless `jax_raise_persistent_cache_errors` is set. A folder this process can read
+but not write is read from (a shared, prepared cache); one that cannot be created or read is
+warned about once, and programs then compile without the cache. With
+`jax_compilation_cache_max_size` (bytes; -1: no limit, 0: no cache), a write that takes the
+folder's entries past the limit removes the least recently used ones (a hit marks its entry
+used by its modification time); an entry larger than the limit is not written.
+
+An entry's object code is checked before LLVM loads it (`object_check`): its checksum, then
+its structure, so that a damaged or altered entry is refused (and replaced), never a crash.
+Whoever can write the folder can still run code in the processes that read it: its machine
+code is not judged, as with JAX's cache.
 """
 from __future__ import annotations
 
@@ -35,12 +44,13 @@ import warnings
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 import llvmlite
 import llvmlite.binding as llvm
 
 from justjax._src import monitoring
-from justjax._src.backends.llvm.runtime import host
+from justjax._src.backends.llvm.runtime import host, object_check
 from justjax._src.config import config
 
 __all__ = ["compile", "cache_key", "cache_dir", "reset_cache", "stats", "CompiledObject",
@@ -66,6 +76,7 @@ class Stats:
       misses: lookups that found no usable entry.
       writes: entries written.
       rejected: entries found unusable (truncated, corrupt, foreign) and not loaded.
+      evicted: entries removed to keep the folder within `jax_compilation_cache_max_size`.
     """
 
     codegen: int = 0
@@ -73,6 +84,7 @@ class Stats:
     misses: int = 0
     writes: int = 0
     rejected: int = 0
+    evicted: int = 0
 
 
 stats = Stats()
@@ -98,12 +110,14 @@ class CompiledObject:
 
 
 class _State:
-    """The cache folder, chosen once per process as JAX does (until `reset_cache`)."""
+    """The cache folder, chosen once per process as JAX does (until `reset_cache`), and
+    whether this process may write it."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.initialized = False
         self.directory: Path | None = None
+        self.writable = False
         self.warned: set[str] = set()
 
 
@@ -127,30 +141,35 @@ def cache_dir() -> Path | None:
     """
     if not config.read("jax_enable_compilation_cache"):
         return None
+    if config.read("jax_compilation_cache_max_size") == 0:
+        return None
     with _state.lock:
         if not _state.initialized:
             path = config.read("jax_compilation_cache_dir")
             if not path:
                 return None
             _state.initialized = True
-            _state.directory = _usable_directory(Path(path))
+            _state.directory, _state.writable = _usable_directory(Path(path))
         return _state.directory
 
 
-def _usable_directory(path: Path) -> Path | None:
-    """`path`, created if missing, if this process can list, read and write it; else None
-    after a warning."""
+def _usable_directory(path: Path) -> tuple[Path | None, bool]:
+    """`path`, created if missing, if this process can list and read it (else None after a
+    warning), and whether it can write it too."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        if not os.access(path, os.R_OK | os.W_OK | os.X_OK):
-            raise PermissionError(f"no read/write access to {str(path)!r}")
+        if not path.is_dir():
+            path.mkdir(parents=True, exist_ok=True)
+        if not os.access(path, os.R_OK | os.X_OK):
+            raise PermissionError(f"no read access to {str(path)!r}")
         os.listdir(path)
     except OSError as e:
         _error(f"Persistent compilation cache directory {str(path)!r} cannot be used; "
                f"compiling without the cache: {type(e).__name__}: {e}", e)
-        return None
-    logger.debug("Initialized persistent compilation cache at %s", path)
-    return path
+        return None, False
+    writable = os.access(path, os.W_OK)
+    logger.debug("Initialized persistent compilation cache at %s%s", path,
+                 "" if writable else " (read-only: entries are read, none written)")
+    return path, writable
 
 
 def _error(message: str, error: BaseException) -> None:
@@ -220,6 +239,7 @@ def compile(llvm_ir: str, opt_level: int, name: str = "program") -> CompiledObje
     start = time.perf_counter()
     entry, rejected = _read_entry(path, key, name)
     if entry is not None:
+        _mark_used(path)
         compiled = _load(entry, opt_level, name, key)
         monitoring.record_event("/jax/compilation_cache/cache_hits")
         monitoring.record_event_duration_secs("/jax/compilation_cache/cache_retrieval_time_sec",
@@ -228,6 +248,8 @@ def compile(llvm_ir: str, opt_level: int, name: str = "program") -> CompiledObje
     stats.misses += 1
     miss_level = logging.WARNING if config.read("jax_explain_cache_misses") else logging.DEBUG
     logger.log(miss_level, "PERSISTENT COMPILATION CACHE MISS for '%s' with key %r", name, key)
+    if not _state.writable:
+        return _compile_shared(llvm_ir, opt_level)  # a read-only folder takes no entry
     compiled, obj = _compile_fresh(llvm_ir, opt_level, keep_object=True)
     written = obj is not None and _maybe_write(path, key, name, obj, compiled)
     if rejected and not written:
@@ -381,9 +403,11 @@ def encode_entry(key: str, obj: bytes, optimized_ir: str) -> bytes:
     return header + payload
 
 
-def decode_entry(data: bytes, key: str) -> tuple[tuple[bytes, str] | None, str]:
+def decode_entry(data: bytes, key: str, symbols: Iterable[str] = ("entry",)
+                 ) -> tuple[tuple[bytes, str] | None, str]:
     """Checks and splits entry bytes: ((object code, optimized IR), "") or (None, what is
-    wrong with them)."""
+    wrong with them). Past the checksum, the object code's structure is checked
+    (`object_check`), with `symbols` (its entry points) defined in it."""
     if len(data) < _HEADER.size:
         return None, f"truncated ({len(data)} bytes, shorter than the header)"
     magic, version, entry_key, obj_len, ir_len, checksum = _HEADER.unpack_from(data)
@@ -402,6 +426,9 @@ def decode_entry(data: bytes, key: str) -> tuple[tuple[bytes, str] | None, str]:
         optimized_ir = zlib.decompress(payload[obj_len:]).decode()
     except (zlib.error, UnicodeDecodeError) as e:
         return None, f"undecodable IR ({e})"
+    why = object_check.problem(payload[:obj_len], symbols)
+    if why:
+        return None, why
     return (payload[:obj_len], optimized_ir), ""
 
 
@@ -420,16 +447,59 @@ def _maybe_write(path: Path, key: str, name: str, obj: bytes,
         logger.debug("Not writing persistent cache entry with key %r since its size (%d "
                      "bytes) is less than threshold (%d bytes)", key, len(data), min_size)
         return False
+    max_size = config.read("jax_compilation_cache_max_size")
+    if max_size > 0 and len(data) > max_size:
+        logger.debug("Not writing persistent cache entry with key %r since its size (%d "
+                     "bytes) exceeds the cache's maximum size (%d bytes)", key, len(data),
+                     max_size)
+        return False
     try:
         write_atomically(path, data)
     except OSError as e:
         _error(f"Error writing persistent compilation cache entry for '{name}': "
                f"{type(e).__name__}: {e}", e)
         return False
+    if max_size > 0:
+        _evict(path.parent, max_size, keep=path)
     stats.writes += 1
     logger.debug("Writing %s to persistent compilation cache with key %r", name, key)
     monitoring.record_event("/jax/compilation_cache/cache_misses")
     return True
+
+
+def _mark_used(path: Path) -> None:
+    """Marks the entry at `path` as just used (its modification time: the eviction's order;
+    access times are often not kept)."""
+    if _state.writable:
+        try:
+            os.utime(path)
+        except OSError:
+            pass  # removed meanwhile by another process's eviction
+
+
+def _evict(folder: Path, max_size: int, keep: Path) -> None:
+    """Removes the least recently used entries of `folder` until they take at most
+    `max_size` bytes (never `keep`, just written). Entries other processes remove meanwhile
+    are skipped."""
+    entries = []
+    for candidate in folder.glob(f"{_PREFIX}*"):
+        try:
+            info = candidate.stat()
+        except OSError:
+            continue
+        entries.append((info.st_mtime, info.st_size, candidate))
+    total = sum(size for _, size, _ in entries)
+    for _, size, candidate in sorted(entries, key=lambda e: e[0]):
+        if total <= max_size:
+            break
+        if candidate == keep:
+            continue
+        try:
+            candidate.unlink()
+        except OSError:
+            continue
+        stats.evicted += 1
+        total -= size
 
 
 def write_atomically(path: Path, data: bytes) -> None:
