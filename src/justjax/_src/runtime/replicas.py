@@ -16,7 +16,7 @@ when they have all arrived, does the part between processes.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, Callable, Collection, Sequence
 
 from justjax._src.config import config
@@ -198,6 +198,10 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | Non
         # device 1, queued there behind run B's replica waiting for B's on device 0.
         with _submit_lock:
             futures = {i: device_thread(ids[i]).submit(run, i) for i in local}
+        # Waited for here, where Ctrl-C interrupts the wait at once (the replicas run on
+        # to the end on their threads, which later runs queue behind); a replica's own
+        # error is read from its future below.
+        wait(futures.values())
         for i, future in futures.items():
             try:
                 results[i] = future.result()
