@@ -9,6 +9,11 @@ forms rather than calling libm (`F64_CHECKED`).
 
 XLA compiles for the host CPU, and some of its forms use instructions only some CPUs have, so
 the recorded bits hold for a host with the recorded CPU features; elsewhere the test skips.
+float32 rsqrt depends on the CPU itself: XLA's form is the hardware estimate (whose table is
+the CPU maker's own) refined by Newton steps on Intel CPUs, where the bits were recorded; on
+an AMD Zen 4 host with the same features real JAX gave other bits (80.5% identical to this
+form's there, measured side by side), so it is checked on Intel hosts only (float64's
+estimate, `vrsqrt14pd`, is exactly specified).
 """
 from __future__ import annotations
 
@@ -70,12 +75,33 @@ def _check(case: Case, dtype: str, recorded: dict[str, np.ndarray]) -> None:
                                     f"first differences (args, got, XLA): {described}"
 
 
+# The maker of the CPU the bits were recorded on, and the functions whose XLA forms depend on
+# it beyond the CPU's features.
+RECORDED_VENDOR = "GenuineIntel"
+VENDOR_DEPENDENT = (("rsqrt", "float32"),)  # vrsqrt14pd (float64) is exactly specified
+
+
+def _vendor() -> str:
+    for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("vendor_id"):
+            return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
+def _skip_if_vendor_dependent(name: str, dtype: str) -> None:
+    if (name, dtype) in VENDOR_DEPENDENT and _vendor() != RECORDED_VENDOR:
+        pytest.skip(f"XLA's {dtype} {name} depends on the CPU maker: recorded on "
+                    f"{RECORDED_VENDOR}, this host is {_vendor()}")
+
+
 @pytest.mark.parametrize("name", F32_CHECKED)
 def test_float32_bits_are_xla_bits(name: str, recorded: dict[str, np.ndarray]) -> None:
+    _skip_if_vendor_dependent(name, "float32")
     _check(CASES[name], "float32", recorded)
 
 
 @pytest.mark.parametrize("name", F64_CHECKED)
 def test_float64_bits_are_xla_bits(name: str, recorded: dict[str, np.ndarray]) -> None:
+    _skip_if_vendor_dependent(name, "float64")
     with justjax.experimental.enable_x64():
         _check(CASES[name], "float64", recorded)

@@ -90,7 +90,8 @@ _LINEARIZE_KNOWN_LOOPS = (
 _CONST_ORDER = ("a NumPy constant made by jnp.asarray inside the trace is numbered where JAX "
                 "registers it (at creation); justjax numbers it at first use (same values)")
 _NEGATIVE_SPLIT = ("JAX traces split(k, -1) to key<fry>[-1] and fails in MLIR's verifier with "
-                   "jaxlib's MLIRError; justjax raises TypeError from reshape while lowering")
+                   "jaxlib's MLIRError; justjax raises TypeError while tracing (issue #27: "
+                   "every negative dimension is caught then, naming the primitive)")
 _NEGATIVE_ORTHOGONAL = ("JAX's error comes from jnp.eye(-1) inside its jnp.diagonal (ValueError "
                         "negative dimensions); justjax's diagonal has no eye, so the first "
                         "broadcasting check raises TypeError")
@@ -98,6 +99,7 @@ KNOWN_DIFFERENCES: dict[str, dict[str, str]] = {
     "jaxpr": {
         "orthogonal/n_3": _DIAGONAL, "orthogonal/m_2": _DIAGONAL,
         "x64/orthogonal_float64": _DIAGONAL, "error/orthogonal_negative_n": _NEGATIVE_ORTHOGONAL,
+        "error/split_negative_num": _NEGATIVE_SPLIT,
         "grad/gamma_alpha": _LINEARIZE_KNOWN_LOOPS,
         "grad/gamma_alpha_scalar_jaxpr": _LINEARIZE_KNOWN_LOOPS,
         "grad/loggamma_alpha": _LINEARIZE_KNOWN_LOOPS, "grad/beta_a": _LINEARIZE_KNOWN_LOOPS,

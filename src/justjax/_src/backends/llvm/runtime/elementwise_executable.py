@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import operator
 import threading
+import weakref
 from typing import Any, Collection, Sequence
 
 import numpy as np
@@ -35,7 +36,8 @@ __all__ = ["ElementwiseExecutable", "signature"]
 
 # A 1-D extent no array reaches: the kernel's loop bounds come from its arguments.
 _EXTENT = 1 << 40
-_kernels: dict[tuple, Any] = {}
+# Held by the executables using them: a kernel no program uses is freed with its code.
+_kernels: weakref.WeakValueDictionary[tuple, Any] = weakref.WeakValueDictionary()
 _lock = threading.Lock()
 caches.register_cache(_kernels.clear)
 
