@@ -32,10 +32,17 @@ _MACHINES = {"x86_64": 62, "aarch64": 183, "arm64": 183}
 _MAX_ZEROED_BYTES = 1 << 28
 _MAX_ALIGNMENT = 1 << 16
 _SHF_TLS = 0x400
+# The section kinds LLVM gives a program's object (null, code and data, symbol and string
+# tables, RELA relocations, notes, zeroed data, init/fini arrays, x86-64 unwind tables, LLVM's
+# address-significance table); others (groups, extended section indices) the loader handles
+# only as their own rules say.
+_SECTION_KINDS = frozenset({0, 1, 2, 3, 4, 7, 8, 14, 15, 0x70000001, 0x6FFF4C03})
 # Symbol types and bindings the loader handles: no type, object, function, section, file;
 # local, global, weak (thread-local and indirect functions it cannot).
 _SYMBOL_TYPES = frozenset({0, 1, 2, 3, 4})
 _SYMBOL_BINDINGS = frozenset({0, 1, 2})
+# Those a relocation may refer to (a file symbol the loader cannot resolve).
+_RELOCATED_SYMBOL_TYPES = frozenset({0, 1, 2, 3})
 # The x86-64 relocation types RuntimeDyldELF implements (it aborts on others): 64, PC32,
 # PLT32, GOTPCREL, 32, 32S, PC64, GOTOFF64, GOTPC32, GOTPC64, GOTPCRELX, REX_GOTPCRELX
 # (LLVM emits 64 and PC64 in the large code model the backend uses).
@@ -78,7 +85,11 @@ def _problem(data: memoryview, symbols: tuple[str, ...]) -> str:
         return "section names not in a string table"
     if any(section[0] >= names[5] for section in sections):
         return "a section's name out of bounds"
+    if sections[0][1] != 0:
+        return "section 0 is not the null section"
     for index, (_, kind, flags, _, offset, size, link, _, align, _) in enumerate(sections):
+        if kind not in _SECTION_KINDS:
+            return f"section {index} of a kind LLVM's programs do not have ({kind:#x})"
         if kind != _SHT_NOBITS and offset + size > len(data):
             return f"section {index} out of bounds"
         if flags & _SHF_TLS:
@@ -151,8 +162,11 @@ def _check_relocations(data: memoryview, sections: list[tuple], table: tuple,
     target_size = sections[info][5]
     for k in range(size // _RELA.size):
         r_offset, r_info, _ = _RELA.unpack_from(data, offset + k * _RELA.size)
-        if r_info >> 32 >= symbol_count:
+        symbol = r_info >> 32
+        if symbol >= symbol_count:
             return f"relocation {k} names a symbol that is not there"
+        if data[symtab[4] + symbol * _SYMBOL.size + 4] & 0xF not in _RELOCATED_SYMBOL_TYPES:
+            return f"relocation {k} against a symbol of a type the loader cannot resolve"
         if r_offset >= target_size:
             return f"relocation {k} outside its section"
         if machine == 62 and (r_info & 0xFFFFFFFF) not in _X86_64_RELOCATIONS:
