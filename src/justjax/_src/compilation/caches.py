@@ -7,6 +7,8 @@ touched, as in JAX.
 """
 from __future__ import annotations
 
+import ctypes
+import gc
 from typing import Callable
 
 _clearers: list[Callable[[], None]] = []
@@ -19,9 +21,23 @@ def register_cache(clear: Callable[[], None]) -> Callable[[], None]:
 
 
 def clear_all_caches() -> None:
-    """Empties every registered cache."""
+    """Empties every registered cache, collects what referenced only them (compiled programs
+    and their code are cycles of references), and gives the C allocator's free memory back to
+    the system where it can (glibc's `malloc_trim`; Python's own small-object arenas it keeps
+    while any object lives in them)."""
     for clear in list(_clearers):
         clear()
+    gc.collect()
+    _trim_malloc()
+
+
+def _trim_malloc() -> None:
+    try:
+        libc = ctypes.CDLL(None)
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return  # not glibc
+    trim(0)
 
 
 def cached_function(fun: Callable) -> Callable:

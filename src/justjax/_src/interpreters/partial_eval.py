@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import weakref
 from typing import Any, Callable, Sequence
 
 from justjax._src.compilation import caches
@@ -50,28 +51,65 @@ def _holds_tracer(value: Any) -> bool:
 def transform_cache(fun: Callable[..., Any], maxsize: int = 1024) -> Callable[..., Any]:
     """Memoizes `fun` on its arguments (jaxprs compare by identity) and the config that
     changes tracing. Calls with unhashable arguments and results holding tracers (which
-    belong to one trace) are not cached."""
+    belong to one trace) are not cached.
+
+    A call whose first argument is a jaxpr is cached on that jaxpr (at most `PER_JAXPR` results
+    per function): its results (a compiled program, a transformed jaxpr) live as long as the
+    jaxpr, and go with it once the function that traced it is gone, as JAX's weakref-keyed
+    caches. Other calls share one table of the `maxsize` most recently used."""
     table: collections.OrderedDict[Any, Any] = collections.OrderedDict()
     caches.register_cache(table.clear)
 
     @functools.wraps(fun)
     def cached(*args: Any) -> Any:
-        key = (args, in_equation_context(), config.trace_context())
+        owner = args[0] if args and type(args[0]) in (ClosedJaxpr, Jaxpr) else None
+        if owner is None:
+            lru, size, key = table, maxsize, (args, in_equation_context(), config.trace_context())
+        else:
+            lru, size = _jaxpr_table(owner, cached), PER_JAXPR
+            key = (args[1:], in_equation_context(), config.trace_context())
         try:
-            hit = table.get(key)
+            hit = lru.get(key)
         except TypeError:
             return fun(*args)
         if hit is not None:
-            table.move_to_end(key)
+            lru.move_to_end(key)
             return hit
         result = fun(*args)
         if not _holds_tracer(result):
-            table[key] = result
-            if len(table) > maxsize:
-                table.popitem(last=False)
+            lru[key] = result
+            if len(lru) > size:
+                lru.popitem(last=False)
         return result
 
     return cached
+
+
+# Results cached on a jaxpr, per cached function; the jaxprs that hold some (so that
+# `jax.clear_caches()` can empty them).
+PER_JAXPR = 64
+_CACHE_ATTRIBUTE = "_transform_results"
+_jaxprs_with_results: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def _jaxpr_table(owner: Any, function: Callable[..., Any]) -> collections.OrderedDict:
+    tables = owner.__dict__.get(_CACHE_ATTRIBUTE)
+    if tables is None:
+        tables = owner.__dict__[_CACHE_ATTRIBUTE] = {}
+        _jaxprs_with_results.add(owner)
+    table = tables.get(function)
+    if table is None:
+        table = tables[function] = collections.OrderedDict()
+    return table
+
+
+def _clear_jaxpr_tables() -> None:
+    for owner in list(_jaxprs_with_results):
+        owner.__dict__.pop(_CACHE_ATTRIBUTE, None)
+    _jaxprs_with_results.clear()
+
+
+caches.register_cache(_clear_jaxpr_tables)
 
 
 # ---------------------------------------------------------------------------------------------
