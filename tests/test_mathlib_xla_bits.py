@@ -10,10 +10,10 @@ forms rather than calling libm (`F64_CHECKED`).
 XLA compiles for the host CPU, and some of its forms use instructions only some CPUs have, so
 the recorded bits hold for a host with the recorded CPU features; elsewhere the test skips.
 float32 rsqrt depends on the CPU itself: XLA's form is the hardware estimate (whose table is
-the CPU maker's own) refined by Newton steps on Intel CPUs, where the bits were recorded; on
-an AMD Zen 4 host with the same features real JAX gave other bits (80.5% identical to this
-form's there, measured side by side), so it is checked on Intel hosts only (float64's
-estimate, `vrsqrt14pd`, is exactly specified).
+the CPU maker's own) refined by two Newton steps on the Intel host the bits were recorded on;
+on an AMD Zen 4 host with the same features, real JAX 0.10.2's dumped IR refines `rsqrtss`
+by one step (its bits there: 100% those of one step, 80.5% those of two), so float32 rsqrt is
+checked on Intel hosts only (float64's estimate, `vrsqrt14pd`, is exactly specified).
 """
 from __future__ import annotations
 
