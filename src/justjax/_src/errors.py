@@ -1,7 +1,8 @@
 """JAX's error classes, with JAX's base classes so `except TypeError` still catches them."""
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, Callable
 
 _DOCS = "See https://docs.jax.dev/en/latest/errors.html#jax.errors."
 
@@ -91,17 +92,33 @@ class JaxRuntimeError(RuntimeError):
     `jax.errors.JaxRuntimeError` (XLA's runtime status, e.g. `INTERNAL: ...`)."""
 
 
-def out_of_memory(error: BaseException, nbytes: int | None = None) -> BaseException:
+def _out_of_memory(error: BaseException) -> JaxRuntimeError | None:
     """XLA's error for a buffer that cannot be allocated (`RESOURCE_EXHAUSTED`), for NumPy's
-    `MemoryError`, or its ValueError for a size past the address space; `error` itself when
-    it is neither."""
+    `MemoryError`, or its ValueError for a size past the address space; None for any other
+    error."""
     too_big = ("array is too big", "Maximum allowed dimension exceeded")
     if isinstance(error, MemoryError) or (isinstance(error, ValueError)
                                           and str(error).startswith(too_big)):
-        nbytes = getattr(error, "_total_size", nbytes)  # NumPy's MemoryError knows it
+        nbytes = getattr(error, "_total_size", None)  # NumPy's MemoryError knows it
         size = f"{nbytes} bytes" if nbytes is not None else "a buffer"
         return JaxRuntimeError(f"RESOURCE_EXHAUSTED: Out of memory allocating {size}.")
-    return error
+    return None
+
+
+def allocation_failures_as_xla(fun: Callable[..., Any]) -> Callable[..., Any]:
+    """`fun` (an entry point that runs programs: a jit call, an eager op), raising XLA's
+    `RESOURCE_EXHAUSTED` JaxRuntimeError where a buffer could not be allocated."""
+    @functools.wraps(fun)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fun(*args, **kwargs)
+        except (MemoryError, ValueError) as error:
+            raised = _out_of_memory(error)
+            if raised is None:
+                raise
+            raise raised from None
+
+    return run
 
 
 # JAX's error classes print as `jax.errors.X`; these as `justjax.errors.X`, their public home.

@@ -69,19 +69,10 @@ def compile_primitive(primitive: core.Primitive, avals: Sequence[ShapedArray],
                                   in_shardings)
 
 
+@errors.allocation_failures_as_xla
 def apply_primitive(primitive: core.Primitive, *args: Any, **params: Any) -> Any:
     """Runs `primitive` on concrete `args` through the backend: on the mesh the arguments
     are sharded over, if any (computation follows the data, as in JAX)."""
-    try:
-        return _apply(primitive, args, params)
-    except (MemoryError, ValueError) as error:
-        raised = errors.out_of_memory(error)
-        if raised is error:
-            raise
-        raise raised from None
-
-
-def _apply(primitive: core.Primitive, args: tuple, params: dict[str, Any]) -> Any:
     avals = tuple([a.aval if type(a) is Array else core.get_aval(a) for a in args])
     key = (primitive, avals, tuple(params.items()), config.trace_context())
     try:

@@ -294,16 +294,8 @@ class PjitFunction:
         return inspect.signature(self._fun)
 
     # -- calls -----------------------------------------------------------------------------
+    @errors.allocation_failures_as_xla
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return self._dispatch(args, kwargs)
-        except (MemoryError, ValueError) as error:
-            raised = errors.out_of_memory(error)
-            if raised is error:
-                raise
-            raise raised from None
-
-    def _dispatch(self, args: tuple, kwargs: dict) -> Any:
         cache = self._cache
         # The fast paths, under the config the cache's fast calls were made for
         # (`_fast_ready`), called eagerly: positional Arrays of the signature called last,
