@@ -1,4 +1,5 @@
-"""Failures between processes, each a mode run under `mpiexec -n 2` (2 devices each) by
+"""Failures between processes, each a mode run under `mpiexec -n 2` (2 devices each; 1 for
+the modes ending in `_native`) by
 tests/test_multiprocess.py: `python faults.py MODE REPORT`. Modes that report an error write
 `REPORTED <class>: <message>` to the file REPORT.<process> and exit 0; the others fail the
 whole job. (Files, not standard output: the launcher may interleave the processes' lines.)"""
@@ -31,7 +32,8 @@ def global_x():
 
 def main() -> None:
     mode = sys.argv[1]
-    jax.config.update("jax_num_cpu_devices", 2)
+    # A process's one device calls MPI from its compiled program (native collectives).
+    jax.config.update("jax_num_cpu_devices", 1 if mode.endswith("_native") else 2)
     if mode == "after_devices":
         jax.devices()
         try:
@@ -84,7 +86,7 @@ def main() -> None:
             jax.jit(lambda v: v.sum())(global_x()).block_until_ready()
         except RuntimeError as error:
             report(error)
-    elif mode == "stuck":
+    elif mode in ("stuck", "stuck_native"):
         # Both processes start the same program; process 1 is stuck in a host callback
         # while process 0 waits in the all-reduce after it, a blocking MPI call: the
         # watchdog aborts the job after the 2 s timeout the mode sets.

@@ -13,6 +13,7 @@ import numpy as np
 
 import justjax as jax
 import justjax.numpy as jnp
+from justjax._src.runtime import processes
 from justjax.experimental import multihost_utils
 from justjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 from tests import random_programs
@@ -166,6 +167,20 @@ def fuzzed(results, devices):
         results[f"fuzz_{seed}_total"] = whole(total)
 
 
+# The all-reduces compiled programs set up to do by calling MPI themselves (made on their
+# first run over processes that each hold one of the group's devices).
+native_all_reduces = []
+_make_native = processes.NativeAllReduce.__init__
+
+
+def _count_native(self, *args, **kwargs):
+    _make_native(self, *args, **kwargs)
+    native_all_reduces.append(self.what)
+
+
+processes.NativeAllReduce.__init__ = _count_native
+
+
 def main():
     out_path, device_count = sys.argv[1], int(sys.argv[2])
     if UNDER_MPI:
@@ -184,6 +199,7 @@ def main():
     multihost_utils.sync_global_devices("done")
     if jax.process_index() == 0:
         np.savez(out_path, **results)
+        print("NATIVE_ALLREDUCES", len(native_all_reduces))
     jax.distributed.shutdown()
 
 

@@ -406,6 +406,16 @@ def run(executable: Any, layout: SpmdLayout, inputs: Sequence[Any],
     returns, per result, the devices' blocks in mesh order (None for other processes'
     devices), and the ids of the input blocks (a result that is one must be copied)."""
     count = len(layout.device_ids)
+    alone = _alone_position(layout.device_ids, devices_lib.this_process())
+    if alone is not None:
+        # This process's only device of a run over several processes (one device each).
+        args = [value[alone] if isinstance(value, tuple) else block_of(value, s, alone)
+                for value, s in zip(inputs, layout.args, strict=True)]
+        outs = replicas.run_alone(executable, args, layout.device_ids, alone,
+                                  fingerprint=layout.fingerprint)
+        nones = [None] * count
+        return ([[*nones[:alone], out, *nones[alone + 1:]] for out in outs],
+                {id(b) for b in args})
     local = local_positions(layout.device_ids)
     per_device = [[value[p] if isinstance(value, tuple) else block_of(value, s, p)
                    for value, s in zip(inputs, layout.args, strict=True)]
@@ -420,6 +430,16 @@ def run(executable: Any, layout: SpmdLayout, inputs: Sequence[Any],
 def local_positions(device_ids: Sequence[int]) -> frozenset[int]:
     """The mesh positions of this process's devices among `device_ids`."""
     return _local_positions(tuple(device_ids), devices_lib.this_process())
+
+
+@functools.lru_cache(maxsize=256)
+def _alone_position(device_ids: tuple[int, ...], me: int) -> int | None:
+    """The mesh position of process `me`'s one device among `device_ids`, when the others
+    are other processes'; else None."""
+    local = _local_positions(device_ids, me)
+    if len(local) != 1 or len(local) == len(device_ids):
+        return None
+    return next(iter(local))
 
 
 @functools.lru_cache(maxsize=256)

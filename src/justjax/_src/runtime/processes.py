@@ -23,12 +23,14 @@ exception that ends a process aborts the job too, so that the others stop instea
 """
 from __future__ import annotations
 
+import ctypes
 import functools
 import itertools
 import os
 import sys
 import threading
 import time
+import weakref
 import zlib
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -47,6 +49,12 @@ MAX_LOCAL_DEVICES = 2048
 # Hydra (PMI), Open MPI's, and PMIx-based launchers'.
 _MPI_LAUNCHER_VARIABLES = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
                            "MPI_LOCALRANKID")
+
+# The element types MPI reduces itself (mpi4py maps them to MPI datatypes).
+MPI_REDUCIBLE = frozenset(np.dtype(t) for t in (
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float32, np.float64, np.complex64, np.complex128, np.bool_))
+
 
 class DistributedError(RuntimeError):
     """A failure between processes: a collective that timed out, processes that disagree."""
@@ -355,11 +363,81 @@ def agree(value: int, what: str) -> None:
             "in the same order")
 
 
+# ------------------------------------------------------------------------------- native calls
+
+class NativeAllReduce:
+    """An all-reduce over a set of processes that a compiled program calls MPI for itself
+    (the collective of a process's only replica in a run, whose combining is all between
+    processes): the 64-bit fields the program reads, at `address`, in the order of
+    `FIELDS`:
+
+      function: the address of MPI_Allreduce;
+      communicator, datatype, operation: MPI's handles (ints or pointers, as the MPI
+        library defines them; passed as 64-bit arguments, whose low half an `int`
+        parameter reads in the C calling conventions of x86-64 and AArch64);
+      in_place: MPI_IN_PLACE, sent when the result overwrites the operand;
+      calls: counted up on entering MPI and again on leaving it (odd while inside: the
+        watchdog's view of a native collective);
+      status: the error code of the last MPI call that failed (0: none).
+    """
+
+    FIELDS = ("function", "communicator", "datatype", "operation", "in_place", "calls",
+              "status")
+
+    def __init__(self, processes: Sequence[int], opcode: str, dtype: np.dtype) -> None:
+        from mpi4py import MPI
+        current = _require()
+        self.what = f"an all-reduce over processes {list(processes)}"
+        self.fields = (ctypes.c_int64 * len(self.FIELDS))()
+        handles = {"function": _mpi_function("MPI_Allreduce"),
+                   "communicator": current.communicator(processes).handle,
+                   # The type mpi4py gives a NumPy buffer of `dtype`.
+                   "datatype": MPI._typedict[np.dtype(dtype).char].handle,
+                   "operation": _mpi_op(opcode, np.dtype(dtype)).handle,
+                   "in_place": int(MPI.IN_PLACE)}
+        for name, value in handles.items():
+            # As C would pass them: two's complement in 64 bits.
+            self.fields[self.FIELDS.index(name)] = ctypes.c_int64(value).value
+        self.address = ctypes.addressof(self.fields)
+        self._seen = (0, 0.0)  # the watchdog's last look: (calls, when)
+        _start_watchdog()
+        _native_calls.add(self)
+
+    def check(self) -> None:
+        """Raises the error of the program's last call of MPI, if it failed."""
+        status = self.fields[self.FIELDS.index("status")]
+        if status:
+            from mpi4py import MPI
+            self.fields[self.FIELDS.index("status")] = 0
+            raise DistributedError(f"{self.what} failed in MPI: "
+                                   f"{MPI.Get_error_string(int(status))}")
+
+
+def native_calls_available() -> bool:
+    """Whether compiled programs can call MPI themselves (MPI's library is found)."""
+    return _mpi_function("MPI_Allreduce") is not None
+
+
+@functools.lru_cache(maxsize=None)
+def _mpi_function(name: str) -> int | None:
+    """The address of MPI's C function `name`: looked up from mpi4py's own module, whose
+    dependencies hold the MPI library it was loaded with."""
+    from mpi4py import MPI
+    for library in (MPI.__file__, None):
+        try:
+            return ctypes.cast(getattr(ctypes.CDLL(library), name), ctypes.c_void_p).value
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
 # ------------------------------------------------------------------------------- watchdog
 # The blocking collectives under way, by token: (deadline, the timeout, what).
 _watched: dict[int, tuple[float, float, str]] = {}
 _watch_tokens = itertools.count()
 _watchdog: list[threading.Thread] = []
+# The native collectives compiled programs may be in (`NativeAllReduce`).
+_native_calls: weakref.WeakSet[NativeAllReduce] = weakref.WeakSet()
 # How often the watchdog looks (a sleeping thread: it costs the collectives nothing).
 _WATCH_INTERVAL = 0.25
 
@@ -394,6 +472,18 @@ def _watch() -> None:
             if now > deadline:
                 _abort_job(f"{what} waited more than {limit} s for the other processes (one "
                            "is stuck, failed or runs a different program)")
+        calls_field = NativeAllReduce.FIELDS.index("calls")
+        for native in list(_native_calls):
+            calls = native.fields[calls_field]
+            if calls % 2 == 0:
+                continue  # not in MPI
+            if native._seen[0] != calls:
+                native._seen = (calls, now)  # entered since the last look
+                continue
+            limit = float(config.read("justjax_collective_timeout"))
+            if now - native._seen[1] > limit:
+                _abort_job(f"{native.what} waited more than {limit} s for the other "
+                           "processes (one is stuck, failed or runs a different program)")
 
 
 def _abort_job(why: str) -> None:

@@ -15,6 +15,7 @@ when they have all arrived, does the part between processes.
 """
 from __future__ import annotations
 
+import functools
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any, Callable, Collection, Sequence
@@ -22,7 +23,7 @@ from typing import Any, Callable, Collection, Sequence
 from justjax._src.config import config
 from justjax._src.runtime import processes
 
-__all__ = ["Rendezvous", "ReplicaContext", "context", "run_replicas"]
+__all__ = ["Rendezvous", "ReplicaContext", "context", "current", "run_replicas"]
 
 
 class Rendezvous:
@@ -104,11 +105,16 @@ def context() -> ReplicaContext:
     Raises:
       RuntimeError: outside an SPMD run (a collective in a program run on one device).
     """
-    current = getattr(_local, "context", None)
-    if current is None:
+    running = current()
+    if running is None:
         raise RuntimeError("A collective op ran outside an SPMD program: it needs the "
                            "replicas of pmap to exchange values with")
-    return current
+    return running
+
+
+def current() -> ReplicaContext | None:
+    """The running replica's context, or None outside an SPMD run."""
+    return getattr(_local, "context", None)
 
 
 _executors: dict[int, ThreadPoolExecutor] = {}
@@ -154,6 +160,11 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | Non
     ids = list(device_ids) if device_ids is not None else list(range(count))
     local = [i for i in range(count) if per_replica_args[i] is not None]
     rendezvous = Rendezvous(local, [i // processes.MAX_LOCAL_DEVICES for i in ids])
+    if len(local) == 1 and rendezvous.spans_processes:
+        (i,) = local
+        alone: list[list[Any] | None] = [None] * count
+        alone[i] = run_alone(executable, per_replica_args[i], ids, i, donated, fingerprint)
+        return alone
     if rendezvous.spans_processes and fingerprint is not None:
         # Its collectives block in MPI: every process must run this program (`processes`).
         processes.agree(fingerprint, "a program split over the processes' devices")
@@ -183,32 +194,50 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | Non
 
     errors: list[BaseException] = []
     results: list[list[Any] | None] = [None] * count
-    if len(local) == 1 and rendezvous.spans_processes:
-        # This process's only replica (one device per process) runs in the calling thread:
-        # it meets no other thread, and its BLAS keeps every core (no thread setup).
-        (i,) = local
-        with _device_lock(ids[i]):
-            try:
-                results[i] = run_replica(i, setup=None)
-            except BaseException as error:
-                errors.append(error)
-    else:
-        # Runs started from several Python threads queue on every device in the same
-        # order: otherwise device 0 could hold run A's replica waiting for A's replica on
-        # device 1, queued there behind run B's replica waiting for B's on device 0.
-        with _submit_lock:
-            futures = {i: device_thread(ids[i]).submit(run, i) for i in local}
-        # Waited for here, where Ctrl-C interrupts the wait at once (the replicas run on
-        # to the end on their threads, which later runs queue behind); a replica's own
-        # error is read from its future below.
-        wait(futures.values())
-        for i, future in futures.items():
-            try:
-                results[i] = future.result()
-            except threading.BrokenBarrierError as error:
-                errors.append(error)  # a consequence of another replica's failure
-            except BaseException as error:
-                errors.insert(0, error)
+    # Runs started from several Python threads queue on every device in the same
+    # order: otherwise device 0 could hold run A's replica waiting for A's replica on
+    # device 1, queued there behind run B's replica waiting for B's on device 0.
+    with _submit_lock:
+        futures = {i: device_thread(ids[i]).submit(run, i) for i in local}
+    # Waited for here, where Ctrl-C interrupts the wait at once (the replicas run on
+    # to the end on their threads, which later runs queue behind); a replica's own
+    # error is read from its future below.
+    wait(futures.values())
+    for i, future in futures.items():
+        try:
+            results[i] = future.result()
+        except threading.BrokenBarrierError as error:
+            errors.append(error)  # a consequence of another replica's failure
+        except BaseException as error:
+            errors.insert(0, error)
     if errors:
         raise errors[0]
     return results
+
+
+def run_alone(executable: Any, args: Sequence[Any], device_ids: Sequence[int], replica: int,
+              donated: Collection[int] = (), fingerprint: int | None = None) -> list[Any]:
+    """Runs `executable.execute(args)` as replica `replica` of a run over `device_ids`, the
+    only one of them on this process's devices, in the calling thread (it meets no other
+    thread, and its BLAS keeps every core); returns its results. `fingerprint`, `donated`:
+    as for `run_replicas`."""
+    context, lock = _alone(tuple(device_ids), replica)
+    if fingerprint is not None:
+        # Its collectives block in MPI: every process must run this program (`processes`).
+        processes.agree(fingerprint, "a program split over the processes' devices")
+    outer = current()  # the context of a run whose host callback started this one
+    _local.context = context
+    try:
+        with lock:
+            return executable.execute(args, donated) if donated else executable.execute(args)
+    finally:
+        _local.context = outer
+
+
+@functools.lru_cache(maxsize=256)
+def _alone(device_ids: tuple[int, ...], replica: int) -> tuple[ReplicaContext, Any]:
+    """The context of a run over `device_ids` whose only replica in this process is
+    `replica` (its rendezvous meets no thread and keeps nothing between runs, so one serves
+    them all), and the lock of its device."""
+    rendezvous = Rendezvous([replica], [i // processes.MAX_LOCAL_DEVICES for i in device_ids])
+    return ReplicaContext(replica, rendezvous), _device_lock(device_ids[replica])

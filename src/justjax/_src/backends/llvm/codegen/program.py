@@ -26,7 +26,7 @@ from typing import Callable, Sequence
 import numpy as np
 from llvmlite import ir
 
-from justjax._src.backends.llvm.codegen import emitter, fp_environment, stack
+from justjax._src.backends.llvm.codegen import collectives, emitter, fp_environment, stack
 from justjax._src.backends.llvm.codegen.emitter import Unsupported
 from justjax._src.backends.llvm.mathlib import link
 from justjax._src.backends.llvm.runtime import parallel_for
@@ -111,6 +111,9 @@ class Program:
     functions: dict[Op, list[str]] = field(default_factory=dict)
     # Whether it calls math functions linked by symbol (`mathlib/link.py`).
     linked_math: bool = False
+    # The collectives it can do by calling MPI itself (`collectives.py`), each with a slot of
+    # the table after the allocations'.
+    native_collectives: list = field(default_factory=list)
 
 
 class ProgramBuilder:
@@ -132,6 +135,7 @@ class ProgramBuilder:
         self.assignment = buffers.assign_buffers(module)
         self.constants: dict[int, np.ndarray] = {}
         self.fallbacks: list[Fallback] = []
+        self.native_collectives: list[collectives.NativeAllReduceSite] = []
         self.kernels: dict[str, int] = {}
         self._names = 0
         self._externals: dict[str, ir.Function] = {}
@@ -220,7 +224,8 @@ class ProgramBuilder:
                 value.linkage = "internal"
         linked = link.finish(self.module)
         return Program(self.module, self.assignment, self.constants, self.fallbacks,
-                       self.kernels, self.parallel_fusions, self.functions, linked)
+                       self.kernels, self.parallel_fusions, self.functions, linked,
+                       self.native_collectives)
 
     def emit_profiled(self, ops: Sequence[Op]) -> None:
         """Emits `ops`, adding the cycles each takes to its counter."""
@@ -297,6 +302,8 @@ class ProgramBuilder:
                     self.memmove(self.pointer(r), self.pointer(a), r.type.nbytes)
         elif op.opcode == "stablehlo.after_all":
             pass
+        elif (native := collectives.native_all_reduce(op)) is not None:
+            collectives.emit_all_reduce(self, op, *native)
         elif op.opcode == "stablehlo.reshape" or (
                 op.opcode == "stablehlo.bitcast_convert" and _same_bits(op)):
             # Row-major data does not move: XLA makes these bitcasts; here a copy.

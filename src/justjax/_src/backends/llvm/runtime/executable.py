@@ -47,6 +47,7 @@ from justjax._src.hlo.passes import util
 from justjax._src.hlo.passes.inline import CallInlining
 from justjax._src.hlo.passes import fusion
 from justjax._src.hlo.passes.fusion import FusionWrapper, InstructionFusion
+from justjax._src.runtime import processes, replicas
 
 __all__ = ["LLVMExecutable", "ASYNC_ELEMENTS", "FAST_COMPILE_ELEMENTS"]
 
@@ -368,6 +369,8 @@ class LLVMExecutable(Executable, tiers.Hot):
         self._work = program.work(self.module)
         self._layout()
         self._fallback_runners: dict[int, Any] = {}
+        # Per run layout, the contexts of the native collectives (`_native_collectives`).
+        self._natives: dict[tuple, list[Any]] = {}
 
     def _tier_up(self) -> None:
         """Compiles the program fully optimized (at O3, its math inlined) and swaps its entry
@@ -412,8 +415,10 @@ class LLVMExecutable(Executable, tiers.Hot):
         for j, value in enumerate(outputs):
             self._outputs.append((slot_of_output.get(j, -1), value.type))
         self._param_types = main.arg_types
-        self._table_type = ctypes.c_void_p * max(self._n, 1)
-        template = [None] * max(self._n, 1)
+        # After the allocations' slots, one per native collective (`codegen/collectives.py`).
+        slots = self._n + len(self.program.native_collectives)
+        self._table_type = ctypes.c_void_p * max(slots, 1)
+        template = [None] * max(slots, 1)
         for slot, const in self.program.constants.items():
             template[slot] = const.ctypes.data
         self._template = template
@@ -433,11 +438,42 @@ class LLVMExecutable(Executable, tiers.Hot):
         if self.calls_to_tier_up is not None:
             self.count_call()
         table, arrays = self._buffers(args, donated)
+        natives = self._native_collectives() if self.program.native_collectives else None
+        if natives is not None:
+            for site, native in zip(self.program.native_collectives, natives, strict=True):
+                table[site.slot] = native.address if native is not None else None
         if not self.program.fallbacks:
             self._entry(table, 0)
         else:
             self._run_with_fallbacks(table)
+        if natives is not None:
+            for native in natives:
+                if native is not None:
+                    native.check()
         return [self._result(arrays, slot, type_) for slot, type_ in self._outputs]
+
+    def _native_collectives(self) -> list[Any] | None:
+        """Per native collective site, the `processes.NativeAllReduce` this run calls MPI
+        with (None: the site runs its fallback), or None when no site does: outside a run
+        split over processes, or with several of the run's replicas in this process (they
+        meet in the rendezvous first). Made once per layout of the run."""
+        context = replicas.current()
+        if context is None or not processes.is_initialized():
+            return None
+        rendezvous = context.rendezvous
+        if len(rendezvous.local) != 1 or not rendezvous.spans_processes:
+            return None
+        key = (rendezvous.process_of, context.replica)
+        natives = self._natives.get(key)
+        if natives is None:
+            from justjax._src.backends.reference.kernels import collectives
+            natives = []
+            for site in self.program.native_collectives:
+                involved = collectives.group_processes(site.op, rendezvous, context.replica)
+                natives.append(processes.NativeAllReduce(involved, site.opcode, site.dtype)
+                               if len(involved) > 1 else None)
+            self._natives[key] = natives
+        return natives
 
     def _buffers(self, args: Sequence[np.ndarray],
                  donated: Collection[int]) -> tuple[Any, list[Any]]:

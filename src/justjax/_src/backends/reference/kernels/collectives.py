@@ -35,12 +35,6 @@ from justjax._src.runtime import processes, replicas
 # Given: per local replica position, its operands. Returns: per local position, its results.
 Combine = Callable[[dict[int, list[np.ndarray]]], dict[int, Any]]
 
-# The element types MPI reduces natively (mpi4py maps them to MPI datatypes).
-_MPI_REDUCIBLE = frozenset(np.dtype(t) for t in (
-    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-    np.float32, np.float64, np.complex64, np.complex128, np.bool_))
-
-
 def _groups(op: Op, count: int) -> list[list[int]]:
     """Every group of the op's `count` replicas, in the op's order; a replica in no group
     is a group of its own (after the op's groups)."""
@@ -104,10 +98,15 @@ class _GroupProcesses:
         key = (rendezvous.process_of, replica)
         involved = self.known.get(key)
         if involved is None:
-            process_of = rendezvous.process_of
-            group = next(g for g in _groups(self.op, rendezvous.count) if replica in g)
-            involved = self.known[key] = sorted({process_of[m] for m in group})
+            involved = self.known[key] = group_processes(self.op, rendezvous, replica)
         return involved
+
+
+def group_processes(op: Op, rendezvous: replicas.Rendezvous, replica: int) -> list[int]:
+    """The processes holding the members of `replica`'s group of collective `op` in the run
+    of `rendezvous` (sorted)."""
+    group = next(g for g in _groups(op, rendezvous.count) if replica in g)
+    return sorted({rendezvous.process_of[m] for m in group})
 
 
 def _processes_of(members: Sequence[int]) -> list[int]:
@@ -175,7 +174,7 @@ def _all_reduce(op: Op, compiler: Compiler) -> Kernel:
     # (the all-reduce combiner's); one of 2N arguments reduces the operands together.
     each = len(op.operands) == 1 or len(op.regions[0].block.args) == 2
     monoid = (monoids.region_monoid(op.regions[0], dtypes[0])
-              if each and all(np.dtype(d) in _MPI_REDUCIBLE and d == dtypes[0]
+              if each and all(np.dtype(d) in processes.MPI_REDUCIBLE and d == dtypes[0]
                               for d in dtypes) else None)
 
     def combine(given: dict[int, list[np.ndarray]]) -> dict[int, Any]:
@@ -265,7 +264,7 @@ def _reduce_scatter(op: Op, compiler: Compiler) -> Kernel:
     dim = _int(op.attributes["scatter_dimension"])
     dtype = op.result.type.dtype
     monoid = (monoids.region_monoid(op.regions[0], dtype)
-              if np.dtype(dtype) in _MPI_REDUCIBLE else None)
+              if np.dtype(dtype) in processes.MPI_REDUCIBLE else None)
 
     def combine(given: dict[int, list[np.ndarray]]) -> dict[int, Any]:
         results: dict[int, Any] = {}
