@@ -307,9 +307,10 @@ def test_each_replica_thread_uses_one_blas_thread(monkeypatch):
     from justjax._src.backends.llvm.codegen import program  # noqa: F401  (loads the kernels first)
     from justjax._src.backends.llvm.kernels import dot as kernels_dot
     prepared: list[str] = []
+    jax.effects_barrier()  # runs dispatched earlier (not waited for) are done
     monkeypatch.setattr(kernels_dot, "use_one_blas_thread_here",
                         lambda: prepared.append(threading.current_thread().name))
-    jax.pmap(lambda x: x @ x.T)(jnp.ones((DEVICES, 3, 3)))
+    jax.pmap(lambda x: x @ x.T)(jnp.ones((DEVICES, 3, 3))).block_until_ready()
     assert sorted(n.rsplit("_", 1)[0] for n in prepared) == [f"justjax-cpu{i}"
                                                              for i in range(DEVICES)]
 

@@ -27,15 +27,13 @@ def four_devices():
 def spmd_runs(monkeypatch):
     """The device ids of every SPMD run started while the test runs."""
     runs: list[tuple[int, ...]] = []
-    run_replicas = replicas.run_replicas
+    submit = replicas._submit  # where every run's replicas start, at once or not
 
-    def spy(executable, per_replica_args, device_ids=None, thread_setup=None, donated=(),
-            fingerprint=None):
-        runs.append(tuple(device_ids))
-        return run_replicas(executable, per_replica_args, device_ids, thread_setup, donated,
-                            fingerprint)
+    def spy(rendezvous, ids, calls, thread_setup):
+        runs.append(tuple(ids))
+        return submit(rendezvous, ids, calls, thread_setup)
 
-    monkeypatch.setattr(replicas, "run_replicas", spy)
+    monkeypatch.setattr(replicas, "_submit", spy)
     return runs
 
 

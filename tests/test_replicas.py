@@ -201,3 +201,100 @@ def test_ctrl_c_interrupts_a_running_pmap_at_once():
     assert result["interrupted"] is not None
     assert result["interrupted"] < result["full"] / 2, result
     assert result["same"]
+
+
+@pytest.fixture
+def devices():
+    import justjax as jax
+    with jax.config.override("jax_num_cpu_devices", REPLICAS):
+        yield REPLICAS
+
+
+def _hold_device(device_id: int) -> threading.Event:
+    """Keeps device `device_id`'s thread busy until the returned event is set (runs queued
+    there wait behind it)."""
+    release = threading.Event()
+    started = threading.Event()
+
+    def hold() -> None:
+        started.set()
+        release.wait(timeout=60)
+
+    replicas.device_thread(device_id).submit(hold)
+    assert started.wait(timeout=10)
+    return release
+
+
+def test_pmap_returns_before_its_run_ends_and_reading_waits(devices):
+    import justjax as jax
+    f = jax.pmap(lambda x: jax.lax.psum(x * 2, "i"), axis_name="i")
+    x = np.arange(jax.device_count() * 3, dtype=np.float32).reshape(-1, 3)
+    f(x).block_until_ready()  # compiled
+    release = _hold_device(0)
+    try:
+        y = f(x)  # queued behind the held device: dispatched, not run
+        z = f(y)  # reads y's blocks once device 0's replica of y's run wrote them
+        assert not y.is_ready() and not z.is_ready()
+    finally:
+        release.set()
+    want = np.broadcast_to(x.sum(0) * 2, x.shape)
+    np.testing.assert_array_equal(np.asarray(y), want)
+    np.testing.assert_array_equal(np.asarray(z),
+                                  np.broadcast_to(want.sum(0) * 2, x.shape))
+    assert y.is_ready() and z.is_ready()
+
+
+def test_effects_barrier_waits_for_runs_dispatched_on_the_devices(devices):
+    import justjax as jax
+    f = jax.pmap(lambda x: x + 1)
+    x = np.zeros((jax.device_count(), 2), np.float32)
+    f(x).block_until_ready()
+    release = _hold_device(1)
+    y = f(x)
+    threading.Timer(0.2, release.set).start()
+    jax.effects_barrier()
+    assert y.is_ready()
+    np.testing.assert_array_equal(np.asarray(y), x + 1)
+
+
+def test_an_asynchronous_run_raises_its_error_where_its_results_are_read(monkeypatch,
+                                                                     devices):
+    import justjax as jax
+    from justjax._src.backends.llvm.runtime import executable as llvm_executable
+    if backends.get_backend().name != "llvm":
+        pytest.skip("the native backend's asynchronous runs")
+    f = jax.pmap(lambda x: jax.lax.psum(x, "i") * 3, axis_name="i")  # a whole program
+    x = np.ones((jax.device_count(), 2), np.float32)
+    f(x).block_until_ready()
+    prepare = llvm_executable.LLVMExecutable.prepare
+
+    runs = []
+
+    def failing(self, args, donated=()):
+        outs, run = prepare(self, args, donated)
+        runs.append(None)
+        first = len(runs) <= jax.device_count()  # the first run's replicas fail
+
+        def fail() -> None:
+            if first and replicas.context().replica == 1:
+                raise ValueError("replica 1 failed")
+            run()
+        return outs, fail
+
+    monkeypatch.setattr(llvm_executable.LLVMExecutable, "prepare", failing)
+    y = f(x)  # returns: the error comes with the results
+    z = f(y)  # reads y's blocks: its inputs are not what they should be
+    with pytest.raises(ValueError, match="replica 1 failed"):
+        y.block_until_ready()
+    with pytest.raises(ValueError, match="replica 1 failed"):
+        np.asarray(z)
+    np.testing.assert_array_equal(np.asarray(f(x)), x * 3 * jax.device_count())
+
+
+def test_programs_calling_back_into_python_run_before_the_call_returns(devices):
+    import justjax as jax
+    seen: list[int] = []
+    f = jax.pmap(lambda x: jax.debug.callback(lambda v: seen.append(int(v.sum())), x) or x)
+    x = np.ones((jax.device_count(), 2), np.float32)
+    f(x)
+    assert sorted(seen) == [2] * jax.device_count()  # in order with the caller's code

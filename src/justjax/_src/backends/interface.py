@@ -12,6 +12,7 @@ here with a default that does without it, so callers call the hook and never pro
     Backend.reset_persistent_cache()   no-op: it keeps no compilation cache on disk
     Backend.start()                    no-op: nothing to ready before the first compile
     Executable.execute_async(...)      runs `execute` inline; no future
+    Executable.prepare(...)            None: a replica of an SPMD run calls `execute`
     Executable.inline_runner()         None: calls go through `execute_async`
     Executable.as_text(dialect)        None: no native code to show
 
@@ -57,6 +58,20 @@ class Executable(abc.ABC):
           None when it has finished. The default runs `execute` inline and returns None.
         """
         return self.execute(args, donated), None
+
+    def prepare(self, args: Sequence[np.ndarray], donated: Collection[int] = ()
+                ) -> tuple[list[np.ndarray], Callable[[], None]] | None:
+        """Readies a run of the program on `args` (`donated` as for `execute`) without
+        starting it: one replica of an SPMD run, which starts on its device's thread while
+        the caller goes on (`runtime/replicas.start_replicas`).
+
+        Returns:
+          The output buffers the run will write, and the call that runs it (on any thread,
+          once; it raises the program's error). The caller may write `args` as soon as this
+          returns. None (the default): the program cannot be run so (one calling back into
+          Python runs in order with the caller's code), and the replica calls `execute`.
+        """
+        return None
 
     def inline_runner(self) -> InlineRunner | None:
         """A function running the program at once in the calling thread on the addresses

@@ -107,5 +107,7 @@ def get_backend(name: str | None = None) -> Backend:
 def effects_barrier() -> None:
     """Waits until every program started so far, on every backend used, has finished, so
     its effects (and results) are complete."""
+    from justjax._src.runtime import replicas
+    replicas.wait_for_runs()  # SPMD runs started on the devices' threads
     for backend in list(_used.values()):
         backend.effects_barrier()

@@ -27,7 +27,7 @@ from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import transfer_guard
 from justjax._src.runtime.sharding import SingleDeviceSharding
 from justjax._src.runtime.array import (Array, donatable_buffer, from_numpy,
-                                        set_sharding, to_numpy)
+                                        pending_runs, set_sharding, to_numpy)
 
 
 @dataclass(frozen=True)
@@ -157,9 +157,12 @@ class CompiledCall:
             blocks = (spmd_lib.matching_blocks(array, layout.args[i])
                       if array is not None else None)
             inputs.append(blocks if blocks is not None else host_buffer(args[k], dtype))
-        outs, input_ids = spmd_lib.run(self.executable, layout, inputs,
-                                       get_backend(self.backend).prepare_replica_thread)
-        return [blocks_result(blocks, aval, sharding, input_ids) for blocks, aval, sharding
+        after = pending_runs([device_array(args[k]) for k in self._kept])
+        outs, input_ids, ready = spmd_lib.run(self.executable, layout, inputs,
+                                              get_backend(self.backend).prepare_replica_thread,
+                                              after)
+        return [blocks_result(blocks, aval, sharding, input_ids, ready)
+                for blocks, aval, sharding
                 in zip(outs, self._out_avals, self._out_shardings, strict=True)]
 
     def input_buffers(self, args: Sequence[Any]) -> list[np.ndarray]:
@@ -295,23 +298,29 @@ def host_buffer(arg: Any, dtype: np.dtype) -> np.ndarray:
 
 
 def blocks_result(blocks: Sequence[np.ndarray | None], aval: ShapedArray, sharding: Any,
-                   input_ids: Collection[int]) -> Any:
+                  input_ids: Collection[int], ready: Any = None) -> Any:
     """The Array (or key array) laid out as `sharding` says whose devices hold `blocks` (a
     block that is an input or a view of one is copied; None for another process's
-    device)."""
+    device). `ready`: the future of the SPMD run still writing them."""
     if aval.dtype == dtypes.float0:
         return np.zeros(aval.shape, dtypes.float0)
-    blocks = [b if b is None or (type(b) is np.ndarray and b.base is None
-                                 and b.flags.c_contiguous and id(b) not in input_ids)
-              else np.array(b, copy=True) for b in blocks]
+    adopted = [b is None or (type(b) is np.ndarray and b.base is None
+                             and b.flags.c_contiguous and id(b) not in input_ids)
+               for b in blocks]
+    if not all(adopted):
+        if ready is not None:
+            ready.result()  # a block that is copied must be complete first
+            ready = None
+        blocks = [b if kept else np.array(b, copy=True)
+                  for b, kept in zip(blocks, adopted, strict=True)]
     if dtypes.is_extended(aval.dtype):
         # A key array's base array: its key dimensions last, whole on every device.
         held = next(b for b in blocks if b is not None)
         physical = ShapedArray(aval.shape + held.shape[aval.ndim:],
                                aval.dtype.physical_dtype)
-        base = Array.from_blocks(blocks, physical, sharding)
+        base = Array.from_blocks(blocks, physical, sharding, ready)
         return core.logical_value_handlers[type(aval.dtype)](aval, base)
-    return Array.from_blocks(blocks, aval, sharding)
+    return Array.from_blocks(blocks, aval, sharding, ready)
 
 
 def _wrap_result(out: np.ndarray, aval: ShapedArray, input_ids: Collection[int],
@@ -390,8 +399,10 @@ def _partitioned_fast_call(call: CompiledCall, in_avals: tuple[ShapedArray, ...]
                     return MISS
                 matched[i] = arg._sharding
             inputs.append(blocks)
-        outs, input_ids = spmd_lib.run(call.executable, layout, inputs, thread_setup)
-        results = [blocks_result(blocks, aval, sharding, input_ids)
+        after = [args[k]._ready for k in kept if args[k]._ready is not None]
+        outs, input_ids, ready = spmd_lib.run(call.executable, layout, inputs, thread_setup,
+                                              after)
+        results = [blocks_result(blocks, aval, sharding, input_ids, ready)
                    for blocks, (aval, sharding) in zip(outs, outputs, strict=True)]
         return results[0] if single else results
 

@@ -399,12 +399,15 @@ def _lays_out_as(have: Sharding, shape: tuple[int, ...], sharding: TensorShardin
 
 
 def run(executable: Any, layout: SpmdLayout, inputs: Sequence[Any],
-        thread_setup: Callable[[], None]) -> tuple[list[list[np.ndarray | None]], set[int]]:
-    """Runs the partitioned program on every device of the mesh that this process drives
+        thread_setup: Callable[[], None], after: Sequence[Any] = ()
+        ) -> tuple[list[list[np.ndarray | None]], set[int], Any]:
+    """Starts the partitioned program on every device of the mesh that this process drives
     (all of them but in a run of several processes), each on its blocks of the `inputs`
     (per argument, the whole value to cut, or a tuple of the devices' blocks in mesh order);
     returns, per result, the devices' blocks in mesh order (None for other processes'
-    devices), and the ids of the input blocks (a result that is one must be copied)."""
+    devices), the ids of the input blocks (a result that is one must be copied), and the
+    future of the run still writing the blocks (None once it is done:
+    `replicas.start_replicas`; `after`: the futures of runs still writing input blocks)."""
     count = len(layout.device_ids)
     alone = _alone_position(layout.device_ids, devices_lib.this_process())
     if alone is not None:
@@ -415,16 +418,17 @@ def run(executable: Any, layout: SpmdLayout, inputs: Sequence[Any],
                                   fingerprint=layout.fingerprint)
         nones = [None] * count
         return ([[*nones[:alone], out, *nones[alone + 1:]] for out in outs],
-                {id(b) for b in args})
+                {id(b) for b in args}, None)
     local = local_positions(layout.device_ids)
     per_device = [[value[p] if isinstance(value, tuple) else block_of(value, s, p)
                    for value, s in zip(inputs, layout.args, strict=True)]
                   if p in local else None for p in range(count)]
-    outs = replicas.run_replicas(executable, per_device, layout.device_ids, thread_setup,
-                                 fingerprint=layout.fingerprint)
+    outs, ready = replicas.start_replicas(executable, per_device, layout.device_ids,
+                                          thread_setup, fingerprint=layout.fingerprint,
+                                          after=after)
     input_ids = {id(b) for blocks in per_device if blocks is not None for b in blocks}
     return [[outs[p][k] if p in local else None for p in range(count)]
-            for k in range(len(layout.results))], input_ids
+            for k in range(len(layout.results))], input_ids, ready
 
 
 def local_positions(device_ids: Sequence[int]) -> frozenset[int]:

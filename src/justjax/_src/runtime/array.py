@@ -124,11 +124,13 @@ class Array(metaclass=abc.ABCMeta):
 
     @classmethod
     def from_blocks(cls, blocks: Sequence[np.ndarray | None], aval: ShapedArray,
-                    sharding: Sharding) -> Array:
+                    sharding: Sharding, ready: Any = None) -> Array:
         """An Array laid out as `sharding` says over several devices, holding only each
         device's block (`blocks`, in the order of the sharding's devices; fresh buffers
         nothing else references, of `aval`'s dtype; None for another process's device: a
-        global array of a run of several processes)."""
+        global array of a run of several processes). `ready`: the future of the SPMD run
+        still writing the blocks (reading them waits for it; a later run on the same
+        devices reads them after it, queued behind it on each device's thread)."""
         array = object.__new__(cls)
         for block in blocks:
             if block is not None:
@@ -136,7 +138,7 @@ class Array(metaclass=abc.ABCMeta):
         array._buffer = None
         array._blocks = tuple(blocks)
         array._address = 0
-        array._ready = None
+        array._ready = ready
         array.aval = aval
         array._owner = True
         set_sharding(array, sharding)
@@ -146,10 +148,7 @@ class Array(metaclass=abc.ABCMeta):
     def _value(self) -> np.ndarray:
         """The buffer, once the program computing it has finished; a donated (deleted)
         array has none, as in JAX."""
-        ready = self._ready
-        if ready is not None:
-            ready.result()  # raises the program's error, if it failed
-            self._ready = None
+        self._wait()
         buffer = self._buffer
         if buffer is None:
             if self._blocks is None:
@@ -164,6 +163,13 @@ class Array(metaclass=abc.ABCMeta):
                     "inspect the addressable (process local) shards.")
             buffer = self._buffer = _assembled(self._blocks, self.aval, self._sharding)
         return buffer
+
+    def _wait(self) -> None:
+        """Waits for the program still computing the array, if any; raises its error."""
+        ready = self._ready
+        if ready is not None:
+            ready.result()
+            self._ready = None
 
     # -- metadata --------------------------------------------------------------------------
     @property
@@ -254,8 +260,10 @@ class Array(metaclass=abc.ABCMeta):
 
     def device_blocks(self) -> tuple[np.ndarray | None, ...]:
         """Each device's block, in the order of the sharding's devices (views of the whole
-        value for an array that holds it; None for another process's device)."""
+        value for an array that holds it; None for another process's device), once the
+        program computing them has finished."""
         if self._blocks is not None:
+            self._wait()
             return self._blocks
         value = self._value
         indices = self.sharding.devices_indices_map(self.shape)
@@ -315,7 +323,7 @@ class Array(metaclass=abc.ABCMeta):
     def block_until_ready(self) -> Array:
         """Waits until the program computing this array has finished (async dispatch)."""
         if self._ready is not None and not self.is_deleted():
-            self._value
+            self._wait()
         return self
 
     def is_ready(self) -> bool:
@@ -422,6 +430,12 @@ class Array(metaclass=abc.ABCMeta):
         return f"{prefix}{body},{separator}{dtype_str})"
 
 
+def pending_runs(values: Sequence[Any]) -> list[Any]:
+    """The futures of the runs still computing the Arrays among `values` (a run reading
+    their blocks fails with their errors: `replicas.start_replicas`)."""
+    return [v._ready for v in values if isinstance(v, Array) and v._ready is not None]
+
+
 def donatable_buffer(array: Array) -> np.ndarray | None:
     """The buffer of `array`, if a program it is donated to may write its result there:
     justjax allocated it (`_owner`: never a caller's NumPy array) and nothing but `array`
@@ -439,10 +453,11 @@ def donatable_buffer(array: Array) -> np.ndarray | None:
 def donatable_blocks(array: Array) -> tuple[np.ndarray, ...] | None:
     """The devices' blocks `array` holds, if programs it is donated to may write their
     results over them: blocks of fresh results, referenced by nothing but `array`. Else
-    None."""
+    None. Waits for the run computing `array`, if it still runs."""
     blocks = array._blocks
     if blocks is None or not array._owner:
         return None
+    array._wait()  # a run still writing the blocks holds them until it is done
     if any(b is None for b in blocks):
         return None
     if _block_references(blocks) != [_SOLE_BLOCK_REFERENCES] * len(blocks) or \
@@ -564,7 +579,7 @@ def place(x: Array, sharding: Sharding) -> Array:
     buffer is shared (both are read-only)."""
     if sharding.num_devices > 1:
         if x._blocks is not None and x.sharding == sharding:
-            out = Array.from_blocks(x._blocks, x.aval, sharding)
+            out = Array.from_blocks(x._blocks, x.aval, sharding, x._ready)
             out._owner = False  # the blocks are `x`'s too
             return out
         return Array.from_blocks(blocks_of(x._value, x.shape, sharding), x.aval, sharding)

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import functools
 import threading
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Collection, Sequence
 
 from justjax._src.config import config
 from justjax._src.runtime import processes
 
-__all__ = ["Rendezvous", "ReplicaContext", "context", "current", "run_replicas"]
+__all__ = ["Rendezvous", "ReplicaContext", "context", "current", "run_replicas",
+           "start_replicas", "wait_for_runs"]
 
 
 class Rendezvous:
@@ -168,51 +169,149 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | Non
     if rendezvous.spans_processes and fingerprint is not None:
         # Its collectives block in MPI: every process must run this program (`processes`).
         processes.agree(fingerprint, "a program split over the processes' devices")
-    # The caller's context managers (`with jax.enable_x64():` ...) hold in the replicas too
-    # (their host callbacks read the configuration).
-    overrides = config.local_overrides()
 
-    def run(replica: int) -> list[Any]:
-        with config.in_overrides(overrides):
-            return run_replica(replica)
+    def execute(replica: int) -> Callable[[], list[Any]]:
+        args = list(per_replica_args[replica])
+        return lambda: (executable.execute(args, donated) if donated
+                        else executable.execute(args))
 
-    def run_replica(replica: int, setup: Callable[[], None] | None = thread_setup
-                    ) -> list[Any]:
-        # The context of a run whose host callback started this one (in its thread).
-        outer = getattr(_local, "context", None)
-        _local.context = ReplicaContext(replica, rendezvous)
-        try:
-            if setup is not None:
-                setup()
-            args = list(per_replica_args[replica])
-            return executable.execute(args, donated) if donated else executable.execute(args)
-        except BaseException:
-            rendezvous.abort()
-            raise
-        finally:
-            _local.context = outer
-
-    errors: list[BaseException] = []
-    results: list[list[Any] | None] = [None] * count
-    # Runs started from several Python threads queue on every device in the same
-    # order: otherwise device 0 could hold run A's replica waiting for A's replica on
-    # device 1, queued there behind run B's replica waiting for B's on device 0.
-    with _submit_lock:
-        futures = {i: device_thread(ids[i]).submit(run, i) for i in local}
+    futures = _submit(rendezvous, ids, {i: execute(i) for i in local}, thread_setup)
     # Waited for here, where Ctrl-C interrupts the wait at once (the replicas run on
     # to the end on their threads, which later runs queue behind); a replica's own
     # error is read from its future below.
     wait(futures.values())
+    error = _first_error(futures)
+    if error is not None:
+        raise error
+    results: list[list[Any] | None] = [None] * count
     for i, future in futures.items():
-        try:
-            results[i] = future.result()
-        except threading.BrokenBarrierError as error:
-            errors.append(error)  # a consequence of another replica's failure
-        except BaseException as error:
-            errors.insert(0, error)
-    if errors:
-        raise errors[0]
+        results[i] = future.result()
     return results
+
+
+def start_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | None],
+                   device_ids: Sequence[int], thread_setup: Callable[[], None] | None = None,
+                   donated: Collection[int] = (), fingerprint: int | None = None,
+                   after: Sequence[Future] = ()
+                   ) -> tuple[list[list[Any] | None], Future | None]:
+    """`run_replicas`, dispatched asynchronously as jit's large programs are: returns once
+    every replica is queued on its device's thread, with each replica's output buffers
+    (being written) and the future of the run (done when every replica is; its error is
+    the first replica's). A later run on the same devices queues behind it, so it reads
+    these outputs complete.
+
+    The future is None when the run has already finished, as `run_replicas` runs it: a
+    run spanning processes (their collectives must meet in the order the processes start
+    them), or an executable that cannot be started so (`Executable.prepare`: one calling
+    back into Python runs in order with the caller's code).
+
+    `after`: the futures of the runs still writing blocks this one reads (queued before it
+    on the same devices); their error is this run's too, as its inputs are not what they
+    should be."""
+    count = len(per_replica_args)
+    local = [i for i in range(count) if per_replica_args[i] is not None]
+    process_of = [i // processes.MAX_LOCAL_DEVICES for i in device_ids]
+    prepared = (None if len(set(process_of)) > 1 or not local
+                else executable.prepare(list(per_replica_args[local[0]]), donated))
+    if prepared is None:
+        results = run_replicas(executable, per_replica_args, device_ids, thread_setup, donated,
+                               fingerprint)
+        # Done by now: their replicas ran before this run's on the same devices.
+        error = next((f.exception() for f in after if f.exception() is not None), None)
+        if error is not None:
+            raise error
+        return results, None
+    jobs = {local[0]: prepared}
+    for i in local[1:]:
+        jobs[i] = executable.prepare(list(per_replica_args[i]), donated)
+    rendezvous = Rendezvous(local, process_of)
+    futures = _submit(rendezvous, list(device_ids), {i: run for i, (_, run) in jobs.items()},
+                      thread_setup)
+    results: list[list[Any] | None] = [None] * count
+    for i, (outs, _) in jobs.items():
+        results[i] = outs
+    return results, _all_of(futures, after)
+
+
+def _submit(rendezvous: Rendezvous, ids: Sequence[int], calls: dict[int, Callable[[], Any]],
+            thread_setup: Callable[[], None] | None) -> dict[int, Future]:
+    """Starts `calls[i]` as replica i of the run of `rendezvous` on device `ids[i]`'s
+    thread, for each i; returns their futures."""
+    # The caller's context managers (`with jax.enable_x64():` ...) hold in the replicas too
+    # (their host callbacks read the configuration).
+    overrides = config.local_overrides()
+
+    def run(replica: int) -> Any:
+        with config.in_overrides(overrides):
+            # The context of a run whose host callback started this one (in its thread).
+            outer = current()
+            _local.context = ReplicaContext(replica, rendezvous)
+            try:
+                if thread_setup is not None:
+                    thread_setup()
+                return calls[replica]()
+            except BaseException:
+                rendezvous.abort()
+                raise
+            finally:
+                _local.context = outer
+
+    # Runs started from several Python threads queue on every device in the same order:
+    # otherwise device 0 could hold run A's replica waiting for A's replica on device 1,
+    # queued there behind run B's replica waiting for B's on device 0.
+    with _submit_lock:
+        return {i: device_thread(ids[i]).submit(run, i) for i in calls}
+
+
+def _first_error(futures: dict[int, Future]) -> BaseException | None:
+    """The error of the first replica that failed of its own accord (a broken rendezvous
+    is the consequence of another's failure), or None. The futures must be done."""
+    errors: list[BaseException] = []
+    for future in futures.values():
+        error = future.exception()
+        if isinstance(error, threading.BrokenBarrierError):
+            errors.append(error)
+        elif error is not None:
+            errors.insert(0, error)
+    return errors[0] if errors else None
+
+
+def _all_of(futures: dict[int, Future], after: Sequence[Future] = ()) -> Future:
+    """A future done when all of `futures` are, failing with the error of a run it comes
+    `after` (done by then: queued before it on the same devices), else their
+    `_first_error`."""
+    done: Future = Future()
+    left = [len(futures)]
+    lock = threading.Lock()
+
+    def finished(_: Future) -> None:
+        with lock:
+            left[0] -= 1
+            if left[0]:
+                return
+        error = next((f.exception() for f in after if f.exception() is not None),
+                     None) or _first_error(futures)
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(None)
+        _pending.discard(done)
+
+    _pending.add(done)
+    for future in futures.values():
+        future.add_done_callback(finished)
+    return done
+
+
+# The asynchronous runs not yet finished (`wait_for_runs`).
+_pending: set[Future] = set()
+
+
+def wait_for_runs() -> None:
+    """Waits until every run started by `start_replicas` so far has finished (their errors
+    are raised where their results are read)."""
+    for future in list(_pending):
+        future.exception()
 
 
 def run_alone(executable: Any, args: Sequence[Any], device_ids: Sequence[int], replica: int,

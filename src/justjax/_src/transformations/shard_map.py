@@ -49,7 +49,8 @@ from justjax._src.hlo import ir
 from justjax._src.hlo.sharding import MANUAL, TensorSharding, manual_mesh
 from justjax._src.runtime import devices as devices_lib
 from justjax._src.runtime import replicas
-from justjax._src.runtime.array import donatable_blocks, donatable_buffer, set_sharding
+from justjax._src.runtime.array import (donatable_blocks, donatable_buffer, pending_runs,
+                                        set_sharding)
 from justjax._src.runtime.mesh import Mesh
 from justjax._src.runtime.partition_spec import PartitionSpec
 from justjax._src.runtime.sharding import NamedSharding, type_sharding, without_axes
@@ -286,8 +287,9 @@ def run_sharded(jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: Sequence[PartitionSpec
                                                                jaxpr.in_avals, strict=True))]
                   if p in local else None for p in range(mesh.size)]
     try:
-        outs = replicas.run_replicas(program.call.executable, per_device, device_ids(mesh),
-                                     program.thread_setup, frozenset(given))
+        outs, ready = replicas.start_replicas(
+            program.call.executable, per_device, device_ids(mesh), program.thread_setup,
+            frozenset(given), after=pending_runs([execution.device_array(x) for x in args]))
     except BaseException:
         for k in given:  # the devices may have written the buffers before they failed
             execution.device_array(args[k]).delete()
@@ -303,7 +305,7 @@ def run_sharded(jaxpr: ClosedJaxpr, mesh: Mesh, in_specs: Sequence[PartitionSpec
         reused = (given[k] if k is not None and in_specs[k] == spec
                   and all(p not in local or b is per_device[p][k]
                           for p, b in enumerate(blocks)) else None)
-        results.append(_join(blocks, spec, aval, mesh, reused, input_ids))
+        results.append(_join(blocks, spec, aval, mesh, reused, input_ids, ready))
     for k in taken:
         execution.device_array(args[k]).delete()
     return results
@@ -381,15 +383,17 @@ def _padded(sharding: TensorSharding, rank: int) -> TensorSharding:
 
 
 def _join(blocks: Sequence[np.ndarray], spec: PartitionSpec, aval: ShapedArray,
-          mesh: Mesh, reused: np.ndarray | None, input_ids: set[int]) -> Any:
+          mesh: Mesh, reused: np.ndarray | None, input_ids: set[int], ready: Any) -> Any:
     """Every device's block of one result as one Array laid out over the mesh's devices as
     `spec` says, each holding its block (its `sharding`, `devices()` and
     `addressable_shards` say so). `reused`: the donated buffer the blocks were written over,
-    which the Array then holds whole."""
+    which the Array then holds whole. `ready`: the future of the run still writing them."""
     sharding = NamedSharding(mesh, spec)
     if reused is None or isinstance(reused, tuple):  # the donated blocks themselves
         return execution.blocks_result(blocks, _global_aval(aval, spec, mesh), sharding,
-                                       input_ids if reused is None else set())
+                                       input_ids if reused is None else set(), ready)
+    if ready is not None:
+        ready.result()  # the whole buffer is taken as it is: once the devices wrote it
     out = execution.result_array(reused, _global_aval(aval, spec, mesh))
     # A key array's sharding is its base array's; a float0 result (NumPy) has none.
     array = execution.device_array(out)

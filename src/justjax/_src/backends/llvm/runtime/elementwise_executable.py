@@ -18,7 +18,7 @@ import ctypes
 import operator
 import threading
 import weakref
-from typing import Any, Collection, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 import numpy as np
 
@@ -283,12 +283,19 @@ class ElementwiseExecutable(Executable):
         if not self._async:
             return self.execute(args, donated), None
         from justjax._src.backends.llvm.runtime import executable
+        outs, run = self.prepare(args, donated)
+        return outs, executable.device_executor().submit(run)
+
+    def prepare(self, args: Sequence[np.ndarray], donated: Collection[int] = ()
+                ) -> tuple[list[np.ndarray], Callable[[], None]]:
+        """`Executable.prepare`: the result allocated here, the run reads copies of the
+        caller's writable arguments."""
         private = [np.array(a, order="C", copy=True) if a.flags.writeable else _contiguous(a)
                    for a in args]
         out, kernel = self._output(private, donated)
         pointers = [private[p].ctypes.data for p in self._params]
         # The buffers stay referenced until the run is done, and no longer (see
-        # `LLVMExecutable._run_async`).
+        # `LLVMExecutable.prepare`).
         keep, address = [private, out], out.ctypes.data
 
         def run() -> None:
@@ -297,4 +304,4 @@ class ElementwiseExecutable(Executable):
             finally:
                 keep.clear()
 
-        return [out], executable.device_executor().submit(run)
+        return [out], run

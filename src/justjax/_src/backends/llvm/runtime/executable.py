@@ -32,7 +32,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Collection, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -47,7 +47,7 @@ from justjax._src.hlo.passes import util
 from justjax._src.hlo.passes.inline import CallInlining
 from justjax._src.hlo.passes import fusion
 from justjax._src.hlo.passes.fusion import FusionWrapper, InstructionFusion
-from justjax._src.runtime import processes, replicas
+from justjax._src.runtime import host_callbacks, processes, replicas
 
 __all__ = ["LLVMExecutable", "ASYNC_ELEMENTS", "FAST_COMPILE_ELEMENTS"]
 
@@ -369,6 +369,12 @@ class LLVMExecutable(Executable, tiers.Hot):
         self._work = program.work(self.module)
         self._layout()
         self._fallback_runners: dict[int, Any] = {}
+        # Host callbacks run in order with the caller's code: such a program is never
+        # started to run behind the caller's back (`prepare`).
+        self._calls_python = any(
+            op.opcode == "stablehlo.custom_call"
+            and op.attributes.get("call_target_name") == host_callbacks.CALL_TARGET
+            for op in self.module.walk())
         # Per run layout, the contexts of the native collectives (`_native_collectives`).
         self._natives: dict[tuple, list[Any]] = {}
 
@@ -438,6 +444,33 @@ class LLVMExecutable(Executable, tiers.Hot):
         if self.calls_to_tier_up is not None:
             self.count_call()
         table, arrays = self._buffers(args, donated)
+        self._run_table(table)
+        return [self._result(arrays, slot, type_) for slot, type_ in self._outputs]
+
+    def prepare(self, args: Sequence[np.ndarray], donated: Collection[int] = ()
+                ) -> tuple[list[np.ndarray], Callable[[], None]] | None:
+        """`Executable.prepare`: the outputs are allocated here, the run reads copies of the
+        caller's writable arguments (an Array's buffer is read-only and stays as it is)."""
+        if self._calls_python:
+            return None
+        if self.calls_to_tier_up is not None:
+            self.count_call()
+        private = [a if p in donated or not a.flags.writeable else np.array(a, copy=True)
+                   for p, a in enumerate(args)]
+        table, arrays = self._buffers(private, donated)
+        outs = [self._result(arrays, slot, type_) for slot, type_ in self._outputs]
+
+        def run() -> None:
+            try:
+                self._run_table(table)
+            finally:
+                arrays.clear()  # the buffers are the results' from here
+
+        return outs, run
+
+    def _run_table(self, table: Any) -> None:
+        """Runs the program on the call's `table` of addresses (in this thread), with the
+        contexts of its native collectives when the run of replicas gives them."""
         natives = self._native_collectives() if self.program.native_collectives else None
         if natives is not None:
             for site, native in zip(self.program.native_collectives, natives, strict=True):
@@ -450,7 +483,6 @@ class LLVMExecutable(Executable, tiers.Hot):
             for native in natives:
                 if native is not None:
                     native.check()
-        return [self._result(arrays, slot, type_) for slot, type_ in self._outputs]
 
     def _native_collectives(self) -> list[Any] | None:
         """Per native collective site, the `processes.NativeAllReduce` this run calls MPI
