@@ -294,7 +294,8 @@ def host_buffer(arg: Any, dtype: np.dtype) -> np.ndarray:
     # float0 (the tangent type of integers) has no bits: it travels as bool, as JAX lowers it.
     if dtype == dtypes.float0:
         return np.zeros(np.shape(arg), np.bool_)
-    return to_numpy(arg, dtype)
+    # A program reads a value as stored (flat above NumPy's rank limit).
+    return to_numpy(arg, dtype, elementwise=True)
 
 
 def blocks_result(blocks: Sequence[np.ndarray | None], aval: ShapedArray, sharding: Any,

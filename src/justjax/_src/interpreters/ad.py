@@ -110,7 +110,8 @@ def _add_any_impl(x: Any, y: Any) -> Any:
     if aval.dtype == dtypes.float0:
         return np.zeros(aval.shape, dtypes.float0)
     with np.errstate(all="ignore"):
-        total = np.add(to_numpy(x, aval.dtype), to_numpy(y, aval.dtype))
+        total = np.add(to_numpy(x, aval.dtype, elementwise=True),
+                       to_numpy(y, aval.dtype, elementwise=True))
     return from_numpy(total, aval)
 
 

@@ -289,7 +289,7 @@ def _maybe_broadcast(target_shape: Sequence[int], x: Any) -> Any:
 
 
 def _broadcast_shapes(*values: Any) -> tuple[int, ...]:
-    return tuple(np.broadcast_shapes(*[core.get_aval(v).shape for v in values]))
+    return tuple(utils.broadcast_shapes(*[core.get_aval(v).shape for v in values]))
 
 
 def _operand_aval(x: Any) -> ShapedArray:

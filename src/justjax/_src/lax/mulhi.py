@@ -16,7 +16,7 @@ import numpy as np
 from justjax._src.core import core, dtypes
 from justjax._src.interpreters import ad, lowering
 from justjax._src.lax import creation, elementwise, selection, structural
-from justjax._src.lax.utils import INT
+from justjax._src.lax.utils import INT, broadcast_shapes
 
 __all__ = ["mulhi", "mulhi_p"]
 
@@ -46,7 +46,7 @@ def _unsigned_mulhi(x: Any, y: Any, bits: int) -> Any:
 
 def _mulhi_decomposed(x: Any, y: Any) -> Any:
     """`mulhi` in ops of the operands' own width (the lowering's body)."""
-    shape = np.broadcast_shapes(np.shape(x), np.shape(y))
+    shape = broadcast_shapes(np.shape(x), np.shape(y))
     x, y = creation.broadcast_to(x, shape), creation.broadcast_to(y, shape)
     dtype = core.get_aval(x).dtype
     bits = dtypes.itemsize_bits(dtype)

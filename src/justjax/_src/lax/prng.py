@@ -28,7 +28,7 @@ from justjax._src.hlo import ir
 from justjax._src.interpreters import ad, batching, lowering
 from justjax._src.lax import elementwise as ew
 from justjax._src.lax import gather_scatter, reductions, selection, slicing, structural
-from justjax._src.lax.utils import broadcast_shapes_or_error
+from justjax._src.lax.utils import broadcast_shapes, broadcast_shapes_or_error
 from justjax._src.runtime.array import Array
 
 __all__ = ["KeyTy", "PRNGImpl", "PRNGKeyArray", "random_bits", "random_bits_p",
@@ -71,7 +71,7 @@ def _rotate_left(x: Any, d: int) -> Any:
 
 def _threefry2x32_rounds(key1: Any, key2: Any, x1: Any, x2: Any) -> list[Any]:
     """The 20 rounds, unrolled: five groups of four, the key schedule injected after each."""
-    shape = np.broadcast_shapes(*[np.shape(v) for v in (key1, key2, x1, x2)])
+    shape = broadcast_shapes(*[np.shape(v) for v in (key1, key2, x1, x2)])
     # lax broadcasting: a scalar, or an operand of the same rank with size-1 dimensions.
     key1, key2, x1, x2 = [
         v if np.shape(v) == shape else
@@ -500,7 +500,7 @@ random_fold_in_p = core.Primitive("random_fold_in")
 def _random_fold_in_abstract_eval(keys: ShapedArray, msgs: ShapedArray) -> ShapedArray:
     impl = _key_impl(keys, "random_fold_in")
     try:
-        shape = np.broadcast_shapes(keys.shape, msgs.shape)
+        shape = broadcast_shapes(keys.shape, msgs.shape)
     except ValueError:
         raise TypeError("random_fold_in got incompatible shapes for broadcasting: "
                         f"{keys.shape}, {msgs.shape}.") from None
@@ -514,7 +514,7 @@ batching.defbroadcasting(random_fold_in_p)
 
 
 def _fold_in_physical(keys: Any, msgs: Any, *, impl: PRNGImpl) -> Any:
-    shape = np.broadcast_shapes(np.shape(keys)[:-1], np.shape(msgs))
+    shape = broadcast_shapes(np.shape(keys)[:-1], np.shape(msgs))
     keys = structural.broadcast_in_dim(
         keys, (*shape, *impl.key_shape),
         tuple(range(len(shape) + 1 - np.ndim(keys), len(shape) + 1)))

@@ -53,7 +53,7 @@ def _convert_abstract(x: ShapedArray, *, new_dtype: np.dtype, weak_type: bool,
 
 def _convert_impl(x: Any, *, new_dtype: np.dtype, weak_type: bool, sharding: Any = None) -> Array:
     aval = core.get_aval(x)
-    value = to_numpy(x, aval.dtype)
+    value = to_numpy(x, aval.dtype, elementwise=True)
     if dtypes.is_complex(aval.dtype) and not dtypes.is_complex(new_dtype):
         # As the lowering: the real part, even for bool (`real(z) != 0`, not `z != 0`).
         value = np.real(value)

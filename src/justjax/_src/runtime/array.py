@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import abc
 import ctypes
+import math
 import sys
 from typing import Any, Collection, Iterator, Sequence
 
@@ -146,8 +147,18 @@ class Array(metaclass=abc.ABCMeta):
 
     @property
     def _value(self) -> np.ndarray:
-        """The buffer, once the program computing it has finished; a donated (deleted)
-        array has none, as in JAX."""
+        """The value as a NumPy array, once the program computing it has finished; a donated
+        (deleted) array has none, as in JAX; a value of more dimensions than NumPy holds
+        has none either (JAX's error)."""
+        buffer = self._data
+        if buffer.ndim != len(self.aval.shape):
+            raise ValueError(f"number of dimensions must be within [0, {NUMPY_MAX_RANK}]")
+        return buffer
+
+    @property
+    def _data(self) -> np.ndarray:
+        """The buffer as it is stored (flat for a value of more dimensions than NumPy holds:
+        `stored_shape`), once the program computing it has finished; what programs read."""
         self._wait()
         buffer = self._buffer
         if buffer is None:
@@ -444,7 +455,7 @@ def donatable_buffer(array: Array) -> np.ndarray | None:
     program computing `array`, if it still runs."""
     if array._buffer is None or not array._owner:
         return None
-    array._value  # a program still writing the buffer holds it until it is done
+    array._wait()  # a program still writing the buffer holds it until it is done
     if _references(array) != _SOLE_REFERENCES or not array._buffer.flags.owndata:
         return None
     return array._buffer
@@ -583,7 +594,8 @@ def place(x: Array, sharding: Sharding) -> Array:
             out._owner = False  # the blocks are `x`'s too
             return out
         return Array.from_blocks(blocks_of(x._value, x.shape, sharding), x.aval, sharding)
-    out = Array(x._value, x.weak_type)
+    data = x._data
+    out = Array(data, x.weak_type) if data.ndim == x.ndim else Array.adopt(data, x.aval)
     out._owner = x._owner  # the same memory: a donation takes it once `x` lets go of it
     set_sharding(out, sharding)
     return out
@@ -596,6 +608,18 @@ def put(x: Any, target: Device | Sharding) -> Array:
         target = SingleDeviceSharding(target)
     check_fits(target, np.shape(x), "device_put args")
     return place(to_array(x), target)
+
+
+# NumPy holds arrays of at most this many dimensions. A value of more (JAX computes with them)
+# is stored flat, its shape its aval's, as device memory is.
+NUMPY_MAX_RANK = 64
+
+
+def stored_shape(shape: Sequence[int]) -> tuple[int, ...]:
+    """The shape of the NumPy buffer holding a value of `shape`: `shape` itself, or one
+    dimension of all its elements above NumPy's rank limit."""
+    shape = tuple(shape)
+    return shape if len(shape) <= NUMPY_MAX_RANK else (math.prod(shape),)
 
 
 def to_array(x: Any) -> Array:
@@ -616,10 +640,12 @@ core.pytype_aval_mappings[Array] = _array_aval
 Array.register(core.Tracer)
 
 
-def to_numpy(x: Any, dtype: np.dtype | None = None) -> np.ndarray:
-    """A concrete value as a NumPy array, cast to `dtype` when given."""
+def to_numpy(x: Any, dtype: np.dtype | None = None, elementwise: bool = False) -> np.ndarray:
+    """A concrete value as a NumPy array, cast to `dtype` when given. `elementwise`: the
+    caller computes element by element (and wraps its result with `from_numpy`), so a value
+    of more dimensions than NumPy holds may come as it is stored, flat."""
     if type(x) is Array:
-        value = x._value
+        value = x._data if elementwise else x._value
         return value if dtype is None or value.dtype == dtype else value.astype(dtype)
     return dtypes.coerce_to_array(x, dtype)
 
@@ -634,6 +660,10 @@ def from_numpy(value: Any, aval: ShapedArray, input_ids: Collection[int] = ()) -
     value = np.asarray(value)
     if value.dtype != aval.dtype:
         value = value.astype(aval.dtype)
+    if len(aval.shape) > NUMPY_MAX_RANK:
+        # Stored flat (a program's buffer of such a value is flat already).
+        flat = np.array(np.broadcast_to(value.reshape(-1), (aval.size,)), copy=True)
+        return Array.adopt(flat, aval)
     if value.shape != aval.shape:
         value = np.broadcast_to(value, aval.shape)
     owned = value.base is None and id(value) not in input_ids

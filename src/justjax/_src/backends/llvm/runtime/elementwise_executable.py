@@ -31,6 +31,7 @@ from justjax._src.hlo import ir as hlo
 from justjax._src.hlo import opcodes
 from justjax._src.hlo.ir import Op, Value
 from justjax._src.hlo.passes import fusion
+from justjax._src.runtime.array import stored_shape
 
 __all__ = ["ElementwiseExecutable", "signature"]
 
@@ -242,7 +243,7 @@ class ElementwiseExecutable(Executable):
         pick = operator.itemgetter(*params, *params[:1]) if params else None
 
         def run(addresses: Sequence[int]) -> tuple[list[np.ndarray], list[int]]:
-            out = np.empty(shape, dtype)
+            out = np.empty(stored_shape(shape), dtype)
             address = buffer_address(out)
             pointers = addresses if in_order else pick(addresses)[:-1] if pick else ()
             if self._tasks == 1 and kernel.calls_to_tier_up is None:
@@ -261,7 +262,7 @@ class ElementwiseExecutable(Executable):
         p = self._donor
         if p is None or p not in donated or not executable.writable_in_place(args[p],
                                                                           self._result_type):
-            return np.empty(self._shape, self._dtype), self._kernel
+            return np.empty(stored_shape(self._shape), self._dtype), self._kernel
         if self._in_place_kernel is None:
             n = len(self._params)
             shared = frozenset([i for i, q in enumerate(self._params) if q == p] + [n])

@@ -48,6 +48,7 @@ from justjax._src.hlo.passes.inline import CallInlining
 from justjax._src.hlo.passes import fusion
 from justjax._src.hlo.passes.fusion import FusionWrapper, InstructionFusion
 from justjax._src.runtime import host_callbacks, processes, replicas
+from justjax._src.runtime.array import stored_shape
 
 __all__ = ["LLVMExecutable", "ASYNC_ELEMENTS", "FAST_COMPILE_ELEMENTS"]
 
@@ -275,7 +276,7 @@ def writable_in_place(buffer: Any, type_: hlo.Type) -> bool:
     by the caller: a C-contiguous NumPy array of exactly that type."""
     return (type(buffer) is np.ndarray and buffer.flags.c_contiguous
             and isinstance(type_, hlo.TensorType)
-            and buffer.dtype == type_.dtype and buffer.shape == tuple(type_.shape))
+            and buffer.dtype == type_.dtype and buffer.shape == stored_shape(type_.shape))
 
 
 def buffer_address(buffer: np.ndarray) -> int:
@@ -537,6 +538,7 @@ class LLVMExecutable(Executable, tiers.Hot):
         last call gave, when nothing references it any more (its memory is already mapped:
         fresh pages cost the kernel zeroing them, as much as a collective moving them);
         else a fresh one, kept for the next call."""
+        shape = stored_shape(shape)
         if math.prod(shape) * dtype.itemsize < _REUSED_OUTPUT_BYTES:
             return np.empty(shape, dtype)
         pool = self._output_pools.__dict__
@@ -610,7 +612,7 @@ class LLVMExecutable(Executable, tiers.Hot):
                 table[slot] = addresses[p]
             outs, out_addresses = [], []
             for slot, shape, dtype in outputs:
-                out = np.empty(shape, dtype)
+                out = np.empty(stored_shape(shape), dtype)
                 table[slot] = address = buffer_address(out)
                 outs.append(out)
                 out_addresses.append(address)
@@ -644,9 +646,10 @@ class LLVMExecutable(Executable, tiers.Hot):
         if not isinstance(type_, hlo.TensorType):
             return None
         array = arrays[slot]
-        if array.dtype == type_.dtype and array.shape == type_.shape:
+        shape = stored_shape(type_.shape)
+        if array.dtype == type_.dtype and array.shape == shape:
             return array
-        return array.view(np.uint8)[:type_.nbytes].view(type_.dtype).reshape(type_.shape)
+        return array.view(np.uint8)[:type_.nbytes].view(type_.dtype).reshape(shape)
 
     def run_fallback(self, fallback_id: int, inputs: Any, results: Any) -> None:
         """Runs fallback op `fallback_id` by the reference backend on the buffers."""
