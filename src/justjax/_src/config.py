@@ -564,6 +564,11 @@ typed_flag("justjax_runtime_cache_dir",
                         "justjax"), str,
            "Folder where the native backend keeps the runtime code it compiles once per "
            "machine (its math library); None or '': compile it in every process.")
+# llvmlite leaks about 90 KB per run of LLVM's O3 pipeline (`backends/llvm/runtime/optimizer.py`).
+typed_flag("justjax_llvm_optimizations_in_process", 256, int, "Runs of LLVM's O3 pipeline "
+           "done in this process; later ones run in a helper process, replaced every 256 "
+           "runs, which takes llvmlite's leak (about 90 KB a run) with it. -1: all in this "
+           "process.")
 config.define("justjax_tiered_compilation", True, "Compile large programs first with the "
               "math library linked (quick), then, once called again, fully optimized on a "
               "background thread (the same results, bit for bit); False: fully optimized "

@@ -50,7 +50,7 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from justjax._src import monitoring
-from justjax._src.backends.llvm.runtime import host, object_check
+from justjax._src.backends.llvm.runtime import host, object_check, optimizer
 from justjax._src.config import config
 
 __all__ = ["compile", "cache_key", "cache_dir", "reset_cache", "stats", "CompiledObject",
@@ -286,11 +286,9 @@ class _SharedEngine:
         with self.lock:
             self.count += 1
             entry = f"entry.{self.count}"
-            module = llvm.parse_assembly(llvm_ir.replace('define void @"entry"(',
-                                                         f'define void @"{entry}"(', 1))
-            module.verify()
-            if host.runs_ir_pipeline(opt_level):
-                host.optimize(module)
+            module = optimizer.parse(llvm_ir.replace('define void @"entry"(',
+                                                     f'define void @"{entry}"(', 1),
+                                     host.runs_ir_pipeline(opt_level))
             optimized_ir = str(module)
             engine, taken = self.engines.get(opt_level, (None, self.PROGRAMS_PER_ENGINE))
             if taken >= self.PROGRAMS_PER_ENGINE:
@@ -326,10 +324,7 @@ def compile_object(llvm_ir: str, opt_level: int, keep_object: bool = True
                    ) -> tuple[llvm.ExecutionEngine, str, bytes | None]:
     """A finalized engine of `llvm_ir` (parsed, verified, optimized and code generated at
     `opt_level`), its optimized IR and, with `keep_object`, the object code MCJIT produced."""
-    module = llvm.parse_assembly(llvm_ir)
-    module.verify()
-    if host.runs_ir_pipeline(opt_level):
-        host.optimize(module)
+    module = optimizer.parse(llvm_ir, host.runs_ir_pipeline(opt_level))
     optimized_ir = str(module)
     engine = llvm.create_mcjit_compiler(module, host.new_target_machine(opt_level))
     objects: list[bytes] = []
