@@ -298,3 +298,17 @@ def test_programs_calling_back_into_python_run_before_the_call_returns(devices):
     x = np.ones((jax.device_count(), 2), np.float32)
     f(x)
     assert sorted(seen) == [2] * jax.device_count()  # in order with the caller's code
+
+
+def test_writing_a_numpy_argument_after_the_call_does_not_change_the_run(devices):
+    import justjax as jax
+    f = jax.pmap(lambda x: jax.lax.psum(x, "i") + x, axis_name="i")
+    x = np.arange(jax.device_count() * 2, dtype=np.float32).reshape(-1, 2)
+    want = np.asarray(f(x))
+    release = _hold_device(0)
+    try:
+        y = f(x)  # queued; the run reads copies of the caller's writable buffers
+        x[:] = -1.0
+    finally:
+        release.set()
+    np.testing.assert_array_equal(np.asarray(y), want)
