@@ -401,7 +401,8 @@ class NativeAllReduce:
         self.address = ctypes.addressof(self.fields)
         self._seen = (0, 0.0)  # the watchdog's last look: (calls, when)
         _start_watchdog()
-        _native_calls.add(self)
+        with _native_calls_lock:
+            _native_calls.add(self)
 
     def check(self) -> None:
         """Raises the error of the program's last call of MPI, if it failed."""
@@ -438,6 +439,7 @@ _watch_tokens = itertools.count()
 _watchdog: list[threading.Thread] = []
 # The native collectives compiled programs may be in (`NativeAllReduce`).
 _native_calls: weakref.WeakSet[NativeAllReduce] = weakref.WeakSet()
+_native_calls_lock = threading.Lock()
 # How often the watchdog looks (a sleeping thread: it costs the collectives nothing).
 _WATCH_INTERVAL = 0.25
 
@@ -473,7 +475,9 @@ def _watch() -> None:
                 _abort_job(f"{what} waited more than {limit} s for the other processes (one "
                            "is stuck, failed or runs a different program)")
         calls_field = NativeAllReduce.FIELDS.index("calls")
-        for native in list(_native_calls):
+        with _native_calls_lock:  # a set another thread adds to cannot be iterated
+            natives = list(_native_calls)
+        for native in natives:
             calls = native.fields[calls_field]
             if calls % 2 == 0:
                 continue  # not in MPI
