@@ -39,8 +39,9 @@ import numpy as np
 
 from justjax._src.config import config
 
-__all__ = ["MAX_LOCAL_DEVICES", "agree", "DistributedError", "Cluster", "cluster",
-           "initialize", "is_initialized", "shutdown"]
+__all__ = ["MAX_LOCAL_DEVICES", "MPI_REDUCIBLE", "agree", "DistributedError", "Cluster",
+           "cluster", "initialize", "is_initialized", "NativeAllReduce",
+           "native_calls_available", "shutdown"]
 
 # XLA CPU's global device ids: process p's local device i is p * 2048 + i.
 MAX_LOCAL_DEVICES = 2048
