@@ -108,6 +108,8 @@ def _reports(folder: pathlib.Path) -> list[str]:
     ("closure", "RuntimeError: Closing over jax.Array that spans non-addressable (non "
                 "process local) devices is not allowed. Please pass such arrays as arguments "
                 "to the function. Got jax.Array: float32[4]"),
+    ("mpi_error_native", "DistributedError: an all-reduce over processes [0, 1] failed in "
+                         "MPI: Invalid MPI_Op"),
     ("mixed_mesh", "ValueError: When passing host local inputs to pjit, devices connected to "
                    "a single host must form a contiguous subcube of the global device mesh"),
 ])

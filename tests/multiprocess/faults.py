@@ -21,7 +21,9 @@ def report(error: BaseException) -> None:
     # MPICH's launcher numbers the processes in PMI_RANK (read before initialize, too).
     path = f"{sys.argv[2]}.{os.environ.get('PMI_RANK', '0')}"
     with open(path, "a") as out:
-        out.write(f"REPORTED {type(error).__name__}: {error}\n")
+        # Its first line (MPI's errors go on with their error stack).
+        first = str(error).splitlines()[0] if str(error) else ""
+        out.write(f"REPORTED {type(error).__name__}: {first}\n")
 
 
 def global_x():
@@ -132,6 +134,22 @@ def main() -> None:
         x = global_x()
         try:
             jax.jit(lambda: x.sum())()
+        except RuntimeError as error:
+            report(error)
+    elif mode == "mpi_error_native":
+        # MPI refuses the all-reduce a compiled program calls (a bitwise and of floats
+        # handed to it): the program stops there and the error is MPI's, in every process.
+        from mpi4py import MPI
+        from justjax._src.runtime import processes
+        make = processes.NativeAllReduce.__init__
+
+        def float_bitwise_and(self, *args, **kwargs):
+            make(self, *args, **kwargs)
+            self.fields[self.FIELDS.index("operation")] = MPI.BAND.handle
+
+        processes.NativeAllReduce.__init__ = float_bitwise_and
+        try:
+            jax.jit(lambda v: v.sum())(global_x()).block_until_ready()
         except RuntimeError as error:
             report(error)
     elif mode == "mixed_mesh":
