@@ -400,7 +400,7 @@ def _partitioned_fast_call(call: CompiledCall, in_avals: tuple[ShapedArray, ...]
                     return MISS
                 matched[i] = arg._sharding
             inputs.append(blocks)
-        after = [args[k]._ready for k in kept if args[k]._ready is not None]
+        after = pending_runs([args[k] for k in kept])
         outs, input_ids, ready = spmd_lib.run(call.executable, layout, inputs, thread_setup,
                                               after)
         results = [blocks_result(blocks, aval, sharding, input_ids, ready)

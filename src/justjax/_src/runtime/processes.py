@@ -473,8 +473,7 @@ def _watch() -> None:
         now = time.monotonic()
         for deadline, limit, what in list(_watched.values()):
             if now > deadline:
-                _abort_job(f"{what} waited more than {limit} s for the other processes (one "
-                           "is stuck, failed or runs a different program)")
+                _abort_waited(what, limit)
         calls_field = NativeAllReduce.FIELDS.index("calls")
         with _native_calls_lock:  # a set another thread adds to cannot be iterated
             natives = list(_native_calls)
@@ -487,8 +486,12 @@ def _watch() -> None:
                 continue
             limit = float(config.read("justjax_collective_timeout"))
             if now - native._seen[1] > limit:
-                _abort_job(f"{native.what} waited more than {limit} s for the other "
-                           "processes (one is stuck, failed or runs a different program)")
+                _abort_waited(native.what, limit)
+
+
+def _abort_waited(what: str, limit: float) -> None:
+    _abort_job(f"{what} waited more than {limit} s for the other processes (one is stuck, "
+               "failed or runs a different program)")
 
 
 def _abort_job(why: str) -> None:

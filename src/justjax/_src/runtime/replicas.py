@@ -172,8 +172,7 @@ def run_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | Non
 
     def execute(replica: int) -> Callable[[], list[Any]]:
         args = list(per_replica_args[replica])
-        return lambda: (executable.execute(args, donated) if donated
-                        else executable.execute(args))
+        return lambda: _execute(executable, args, donated)
 
     futures = _submit(rendezvous, ids, {i: execute(i) for i in local}, thread_setup)
     # Waited for here, where Ctrl-C interrupts the wait at once (the replicas run on
@@ -216,8 +215,7 @@ def start_replicas(executable: Any, per_replica_args: Sequence[Sequence[Any] | N
     if prepared is None:
         results = run_replicas(executable, per_replica_args, device_ids, thread_setup, donated,
                                fingerprint)
-        # Done by now: their replicas ran before this run's on the same devices.
-        error = next((f.exception() for f in after if f.exception() is not None), None)
+        error = _error_before(after)
         if error is not None:
             raise error
         return results, None
@@ -276,6 +274,12 @@ def _first_error(futures: dict[int, Future]) -> BaseException | None:
     return errors[0] if errors else None
 
 
+def _error_before(after: Sequence[Future]) -> BaseException | None:
+    """The error of the first of the runs a run comes `after` that failed, or None. Done by
+    the time that run is: their replicas ran before its own on the same devices."""
+    return next((f.exception() for f in after if f.exception() is not None), None)
+
+
 def _all_of(futures: dict[int, Future], after: Sequence[Future] = ()) -> Future:
     """A future done when all of `futures` are, failing with the error of a run it comes
     `after` (done by then: queued before it on the same devices), else their
@@ -289,8 +293,7 @@ def _all_of(futures: dict[int, Future], after: Sequence[Future] = ()) -> Future:
             left[0] -= 1
             if left[0]:
                 return
-        error = next((f.exception() for f in after if f.exception() is not None),
-                     None) or _first_error(futures)
+        error = _error_before(after) or _first_error(futures)
         if error is not None:
             done.set_exception(error)
         else:
@@ -328,9 +331,15 @@ def run_alone(executable: Any, args: Sequence[Any], device_ids: Sequence[int], r
     _local.context = context
     try:
         with lock:
-            return executable.execute(args, donated) if donated else executable.execute(args)
+            return _execute(executable, args, donated)
     finally:
         _local.context = outer
+
+
+def _execute(executable: Any, args: Sequence[Any], donated: Collection[int]) -> list[Any]:
+    """`executable.execute(args)`, with `donated` when there are any (an executable that
+    takes no donations need not accept the argument)."""
+    return executable.execute(args, donated) if donated else executable.execute(args)
 
 
 @functools.lru_cache(maxsize=256)

@@ -450,14 +450,14 @@ class LLVMExecutable(Executable, tiers.Hot):
 
     def prepare(self, args: Sequence[np.ndarray], donated: Collection[int] = ()
                 ) -> tuple[list[np.ndarray], Callable[[], None]] | None:
-        """`Executable.prepare`: the outputs are allocated here, the run reads copies of the
-        caller's writable arguments (an Array's buffer is read-only and stays as it is)."""
+        """`Executable.prepare`: the outputs are allocated here; the caller may write its
+        NumPy arguments as soon as this returns, so the run reads copies of them (an Array's
+        buffer is read-only and stays as it is)."""
         if self._calls_python:
             return None
         if self.calls_to_tier_up is not None:
             self.count_call()
-        private = [a if p in donated or not a.flags.writeable else np.array(a, copy=True)
-                   for p, a in enumerate(args)]
+        private = [np.array(a, copy=True) if a.flags.writeable else a for a in args]
         table, arrays = self._buffers(private, donated)
         outs = [self._result(arrays, slot, type_) for slot, type_ in self._outputs]
 
@@ -465,7 +465,9 @@ class LLVMExecutable(Executable, tiers.Hot):
             try:
                 self._run_table(table)
             finally:
-                arrays.clear()  # the buffers are the results' from here
+                # Let go of the buffers before the run counts as done: a buffer a later
+                # call wants to take over (donation) is then referenced by its Array alone.
+                arrays.clear()
 
         return outs, run
 
@@ -562,15 +564,8 @@ class LLVMExecutable(Executable, tiers.Hot):
         """
         if self._work < ASYNC_ELEMENTS or self.program.fallbacks:
             return self.execute(args, donated), None
-        if self.calls_to_tier_up is not None:
-            self.count_call()
-        # The caller may write its NumPy arguments as soon as the call returns: the program
-        # reads copies of them (an Array's buffer is read-only and stays as it is).
-        private = [np.array(a, copy=True) if a.flags.writeable else a for a in args]
-        table, arrays = self._buffers(private, donated)
-        outs = [self._result(arrays, slot, type_) for slot, type_ in self._outputs]
-        # `arrays` travels with the call: the buffers live until the program is done.
-        return outs, device_executor().submit(self._run_async, table, arrays)
+        outs, run = self.prepare(args, donated)
+        return outs, device_executor().submit(run)
 
     def inline_runner(self) -> Any:
         """`Executable.inline_runner`: for a program that runs inline (small, no fallback
@@ -622,14 +617,6 @@ class LLVMExecutable(Executable, tiers.Hot):
             return outs, out_addresses
 
         return run
-
-    def _run_async(self, table: Any, arrays: list[Any]) -> None:
-        try:
-            self._entry(table, 0)
-        finally:
-            # Let go of the buffers before the run counts as done: a buffer a later call
-            # wants to take over (donation) is then referenced by its Array alone.
-            arrays.clear()
 
     def _run_with_fallbacks(self, table: Any) -> None:
         run_id = next(_run_ids)
